@@ -1,0 +1,13 @@
+# Thin wrapper over meson; see README.md.
+.PHONY: all deps build demo test clean
+all: build
+deps:
+	@scripts/install-deps.sh
+build: deps
+	@scripts/build.sh build
+demo: build
+	@scripts/demo.sh
+test: deps
+	@test/run.sh
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,298 @@
+/* bpfvm: the eBPF runtime's public interface: programs, maps, helpers, object
+ * registry. No TCP knowledge lives here; program types (sock_ops) plug in through
+ * struct bpfvm_prog_type. Read RFC 9669 (the ISA) and SOCKOPS.md §5, §7 first.
+ *
+ * Ownership: every *_create/_load returns an object holding one reference; the
+ * caller drops it with the matching _put. Logs are caller buffers. */
+#ifndef SKOPS_BPFVM_BPFVM_H
+#define SKOPS_BPFVM_BPFVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One instruction, bit-compatible with the kernel's struct bpf_insn. */
+struct bpfvm_insn {
+	uint8_t code;
+	uint8_t dst : 4;
+	uint8_t src : 4;
+	int16_t off;
+	int32_t imm;
+};
+
+#define BPFVM_STACK_SIZE 512 /* bytes per frame */
+#define BPFVM_MAX_CALL_DEPTH 8
+#define BPFVM_MAX_TAIL_CALLS 33 /* MAX_TAIL_CALL_CNT */
+#define BPFVM_MAX_INSNS 1000000 /* processed-instruction limit */
+#define BPFVM_OBJ_NAME_LEN 16
+#define BPFVM_TAG_SIZE 8
+
+/* ---- logs -------------------------------------------------------------- */
+
+/* A caller-owned text buffer. level 0 logs nothing; 1 logs rejections; 2 logs
+ * every instruction walked. A message that does not fit sets truncated and the
+ * operation that produced it reports -ENOSPC only if it otherwise succeeded. */
+struct bpfvm_log {
+	uint32_t level;
+	char *buf;
+	size_t size;
+	size_t used;
+	bool truncated;
+};
+
+void bpfvm_log_printf(struct bpfvm_log *log, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- maps -------------------------------------------------------------- */
+
+/* Map types use the kernel's enum bpf_map_type numbers. */
+enum bpfvm_map_type {
+	BPFVM_MAP_HASH = 1,
+	BPFVM_MAP_ARRAY = 2,
+	BPFVM_MAP_PROG_ARRAY = 3,
+	BPFVM_MAP_PERF_EVENT_ARRAY = 4,
+	BPFVM_MAP_PERCPU_HASH = 5,
+	BPFVM_MAP_PERCPU_ARRAY = 6,
+	BPFVM_MAP_LRU_HASH = 9,
+	BPFVM_MAP_SK_STORAGE = 24,
+	BPFVM_MAP_RINGBUF = 27,
+};
+
+/* Update flags as the kernel's (BPF_ANY/BPF_NOEXIST/BPF_EXIST). */
+enum { BPFVM_ANY = 0, BPFVM_NOEXIST = 1, BPFVM_EXIST = 2 };
+
+struct bpfvm_map_def {
+	uint32_t type;
+	uint32_t key_size;
+	uint32_t value_size;
+	uint32_t max_entries;
+	uint32_t map_flags;
+	char name[BPFVM_OBJ_NAME_LEN];
+};
+
+struct bpfvm_map_info {
+	uint32_t type, id, key_size, value_size, max_entries, map_flags;
+	char name[BPFVM_OBJ_NAME_LEN];
+};
+
+struct bpfvm_registry;
+struct bpfvm_map;
+struct bpfvm_prog;
+
+/* Per-cpu maps and get_smp_processor_id() use the caller's cpu index, set once
+ * per thread (an lcore id); it must be < BPFVM_MAX_CPUS. Default 0. */
+#define BPFVM_MAX_CPUS 64
+void bpfvm_set_cpu(unsigned cpu);
+unsigned bpfvm_cpu(void);
+
+int bpfvm_map_create(struct bpfvm_registry *reg, const struct bpfvm_map_def *def,
+		     struct bpfvm_map **out);
+void bpfvm_map_get(struct bpfvm_map *map);
+void bpfvm_map_put(struct bpfvm_map *map);
+/* Borrowed pointer to the value (this cpu's slot for per-cpu maps), or NULL. */
+void *bpfvm_map_lookup(struct bpfvm_map *map, const void *key);
+int bpfvm_map_update(struct bpfvm_map *map, const void *key, const void *value, uint64_t flags);
+int bpfvm_map_delete(struct bpfvm_map *map, const void *key);
+/* key NULL → first key; -ENOENT after the last. */
+int bpfvm_map_get_next_key(struct bpfvm_map *map, const void *key, void *next_key);
+/* Per-cpu maps: copy all cpus' values (value_size rounded up to 8, per cpu). */
+int bpfvm_map_lookup_percpu(struct bpfvm_map *map, const void *key, void *values);
+void bpfvm_map_info(const struct bpfvm_map *map, struct bpfvm_map_info *info);
+uint32_t bpfvm_map_id(const struct bpfvm_map *map);
+const struct bpfvm_map_def *bpfvm_map_def(const struct bpfvm_map *map);
+
+/* sk_storage maps hold one value per owner (a socket). The owner calls
+ * bpfvm_sk_storage_release(owner) when it dies, removing it from every map. */
+void *bpfvm_sk_storage_get(struct bpfvm_map *map, const void *owner, const void *init,
+			   uint64_t flags);
+int bpfvm_sk_storage_delete(struct bpfvm_map *map, const void *owner);
+void bpfvm_sk_storage_release(struct bpfvm_registry *reg, const void *owner);
+
+/* ringbuf / perf output: user space drains records. Returns bytes copied, 0 if
+ * empty, -ENOSPC if buf is too small for the next record. */
+int bpfvm_ringbuf_consume(struct bpfvm_map *map, void *buf, size_t size);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+struct bpfvm_run; /* per-invocation state, see bpfvm_run_* below */
+
+/* Helpers get the five argument registers and the run state (JIT passes it in
+ * the sixth C argument register). */
+typedef uint64_t (*bpfvm_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				    uint64_t r5, struct bpfvm_run *run);
+
+/* Argument and return classes the verifier checks calls against (the kernel's
+ * bpf_func_proto, reduced to what skops' helpers need). */
+enum bpfvm_arg {
+	BPFVM_ARG_NONE = 0,
+	BPFVM_ARG_ANYTHING,	 /* any initialised scalar or pointer value */
+	BPFVM_ARG_SCALAR,	 /* initialised scalar only */
+	BPFVM_ARG_CTX,		 /* the program's ctx pointer, offset 0 */
+	BPFVM_ARG_MAP,		 /* const map pointer */
+	BPFVM_ARG_MAP_KEY,	 /* readable key_size bytes of the preceding map */
+	BPFVM_ARG_MAP_VALUE,	 /* readable value_size bytes of the preceding map */
+	BPFVM_ARG_MEM,		 /* readable initialised bytes, size in the next arg */
+	BPFVM_ARG_MEM_OR_NULL,	 /* as MEM, or NULL with size 0 */
+	BPFVM_ARG_MEM_UNINIT,	 /* writable bytes, size in the next arg */
+	BPFVM_ARG_SIZE,		 /* constant-bounded size > 0 for the preceding mem */
+	BPFVM_ARG_SIZE_OR_ZERO,	 /* same, may be 0 */
+	BPFVM_ARG_FUNC,		 /* callback: ld_imm64 BPF_PSEUDO_FUNC */
+	BPFVM_ARG_SOCK_OR_NULL,	 /* ctx->sk style socket pointer or NULL */
+	BPFVM_ARG_MAP_VALUE_OR_NULL, /* value pointer of the preceding map, or NULL */
+	BPFVM_ARG_RINGBUF_MEM,	 /* memory returned by ringbuf_reserve */
+	BPFVM_ARG_STR,		 /* NUL-terminated constant string in a map value */
+};
+
+enum bpfvm_ret {
+	BPFVM_RET_INTEGER = 0,
+	BPFVM_RET_VOID,
+	BPFVM_RET_MAP_VALUE_OR_NULL, /* value of the map in arg 1 */
+	BPFVM_RET_MEM_OR_NULL,	     /* ringbuf_reserve: size from arg 2 (constant) */
+};
+
+struct bpfvm_helper {
+	uint32_t id; /* enum bpf_func_id */
+	const char *name;
+	bpfvm_helper_fn fn;
+	enum bpfvm_ret ret;
+	enum bpfvm_arg args[5];
+};
+
+/* Base helpers any program type may use (SOCKOPS.md §5 "Base"). */
+const struct bpfvm_helper *bpfvm_base_helper(uint32_t id);
+
+/* ---- program types ----------------------------------------------------- */
+
+/* What a ctx access resolves to; filled by the type's ctx_access(). */
+enum bpfvm_ctx_reg {
+	BPFVM_CTX_SCALAR = 0,	  /* the load yields a scalar */
+	BPFVM_CTX_SOCK_OR_NULL, /* the load yields a socket pointer or NULL */
+	BPFVM_CTX_PKT,		  /* packet data start */
+	BPFVM_CTX_PKT_END,	  /* packet data end */
+};
+
+struct bpfvm_ctx_access {
+	int field;		  /* type-defined field index, recorded per insn */
+	enum bpfvm_ctx_reg result; /* for loads */
+};
+
+struct bpfvm_prog_type {
+	const char *name;
+	uint32_t type;	   /* enum bpf_prog_type */
+	uint32_t ctx_size; /* bytes of the user-visible ctx */
+	/* 0 if a load (write=false) or store of size bytes at off is allowed;
+	 * otherwise -EACCES with a reason of at most 64 chars in why. */
+	int (*ctx_access)(uint32_t off, uint32_t size, bool write, struct bpfvm_ctx_access *acc,
+			  char *why, size_t why_len);
+	/* Helper allowed for this type, or NULL. Usually falls back to base. */
+	const struct bpfvm_helper *(*helper)(uint32_t id);
+	int32_t ret_min, ret_max; /* R0 range enforced in strict mode */
+	uint32_t nr_fields;	  /* field indices are < nr_fields (<= 64) */
+};
+
+/* The generic type used by tests and the conformance runner: r1 = memory,
+ * r2 = its length; base helpers only. */
+extern const struct bpfvm_prog_type bpfvm_type_generic;
+
+/* ---- registry ---------------------------------------------------------- */
+
+/* The registry is the equivalent of the kernel's IDR namespace: it owns ID
+ * allocation (cyclic from 1, never reused while the object lives). */
+int bpfvm_registry_create(struct bpfvm_registry **out);
+/* Objects still alive keep the registry alive until their last put. */
+void bpfvm_registry_destroy(struct bpfvm_registry *reg);
+
+int bpfvm_prog_get_next_id(struct bpfvm_registry *reg, uint32_t start, uint32_t *next);
+int bpfvm_map_get_next_id(struct bpfvm_registry *reg, uint32_t start, uint32_t *next);
+/* New reference, or -ENOENT. */
+int bpfvm_prog_get_by_id(struct bpfvm_registry *reg, uint32_t id, struct bpfvm_prog **out);
+int bpfvm_map_get_by_id(struct bpfvm_registry *reg, uint32_t id, struct bpfvm_map **out);
+
+/* ---- programs ---------------------------------------------------------- */
+
+struct bpfvm_load_opts {
+	const struct bpfvm_prog_type *type; /* NULL → generic */
+	const char *name;		    /* up to 15 chars kept */
+	bool strict;	  /* R0 must lie in type->ret_min..ret_max */
+	bool no_verify;	  /* generic type only: the conformance runner */
+	bool jit;	  /* try the JIT; falls back to the interpreter */
+	uint32_t uid;	  /* created_by_uid */
+	struct bpfvm_log *log;
+};
+
+/* insns with ld_imm64 src=BPF_PSEUDO_MAP_FD (1) take imm as an index into maps;
+ * BPF_PSEUDO_MAP_VALUE (2) likewise with the second imm as the value offset. */
+int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, size_t n,
+		    struct bpfvm_map *const *maps, size_t nmaps, const struct bpfvm_load_opts *opts,
+		    struct bpfvm_prog **out);
+void bpfvm_prog_get(struct bpfvm_prog *prog);
+void bpfvm_prog_put(struct bpfvm_prog *prog);
+
+struct bpfvm_prog_info {
+	uint32_t type, id;
+	uint8_t tag[BPFVM_TAG_SIZE];
+	char name[BPFVM_OBJ_NAME_LEN];
+	uint32_t jited_prog_len, xlated_prog_len; /* bytes */
+	uint32_t nr_map_ids;
+	uint32_t map_ids[64];
+	uint64_t load_time; /* ns, CLOCK_REALTIME */
+	uint32_t created_by_uid;
+	uint64_t run_cnt, run_time_ns;
+};
+void bpfvm_prog_info(const struct bpfvm_prog *prog, struct bpfvm_prog_info *info);
+uint32_t bpfvm_prog_id(const struct bpfvm_prog *prog);
+const struct bpfvm_prog_type *bpfvm_prog_type(const struct bpfvm_prog *prog);
+/* Instructions as loaded (after relocation), for dump and tests. */
+const struct bpfvm_insn *bpfvm_prog_insns(const struct bpfvm_prog *prog, size_t *n);
+/* Bit i set when the program reads ctx field i (as the type numbers them);
+ * lets the caller fill only what the program looks at. */
+uint64_t bpfvm_prog_ctx_fields(const struct bpfvm_prog *prog);
+/* JIT image (NULL, 0 when interpreted). */
+const void *bpfvm_prog_jited(const struct bpfvm_prog *prog, size_t *len);
+/* Accumulate run statistics (callers that time runs, e.g. hooks with stats on). */
+void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns);
+
+/* Run: r1 = ctx, r2 = ctx_len. Uses the JIT image when there is one. */
+uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
+uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
+
+/* The run state helpers receive. */
+struct bpfvm_run {
+	const struct bpfvm_prog *prog; /* running program (changes on tail call) */
+	void *ctx;
+	/* Call a BPF subprogram (callbacks of bpf_loop/for_each_map_elem) of prog
+	 * starting at insn index pc with r1..r4; returns its r0. */
+	uint64_t (*call)(struct bpfvm_run *run, uint32_t pc, uint64_t r1, uint64_t r2, uint64_t r3,
+			 uint64_t r4);
+	void *engine; /* engine-private */
+	uint32_t tail_calls;
+};
+
+/* ---- ELF objects ------------------------------------------------------- */
+
+struct bpfvm_obj;
+
+/* Parse an ELF object (from path, or from buf/len when path is NULL), create its
+ * maps (registered, with IDs) and relocate its programs. Errors go to log as
+ * "loader: FILE: section 'S': insn N: reason" and return -EINVAL/-ENOEXEC/-ENOMEM. */
+int bpfvm_obj_open(struct bpfvm_registry *reg, const char *path, const void *buf, size_t len,
+		   struct bpfvm_log *log, struct bpfvm_obj **out);
+void bpfvm_obj_close(struct bpfvm_obj *obj);
+size_t bpfvm_obj_prog_count(const struct bpfvm_obj *obj);
+const char *bpfvm_obj_prog_section(const struct bpfvm_obj *obj, size_t i);
+const char *bpfvm_obj_license(const struct bpfvm_obj *obj);
+size_t bpfvm_obj_map_count(const struct bpfvm_obj *obj);
+struct bpfvm_map *bpfvm_obj_map(const struct bpfvm_obj *obj, size_t i); /* borrowed */
+struct bpfvm_map *bpfvm_obj_map_by_name(const struct bpfvm_obj *obj, const char *name);
+/* Verify and load the program of section (NULL → the first program section). */
+int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
+			const struct bpfvm_load_opts *opts, struct bpfvm_prog **out);
+
+/* ---- disassembly ------------------------------------------------------- */
+
+/* One instruction in bpftool's xlated syntax ("r1 = *(u32 *)(r1 +4)"); for
+ * ld_imm64 pass both slots (next may be NULL otherwise). Returns chars written. */
+int bpfvm_disasm(const struct bpfvm_insn *insn, const struct bpfvm_insn *next, char *buf,
+		 size_t size);
+
+#endif

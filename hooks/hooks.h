@@ -1,0 +1,154 @@
+/* hooks: sock_ops for the stack. The only layer that knows both BPF and TCP.
+ * stack/ embeds a struct hooks_sock in each socket (and in each request while
+ * a SYN is being answered), implements struct hooks_sock_ops, and calls one
+ * typed wrapper per call site; the default and clamps live in the wrapper.
+ * Read SOCKOPS.md §2-§5 and the kernel's tcp_call_bpf() first. */
+#ifndef SKOPS_HOOKS_HOOKS_H
+#define SKOPS_HOOKS_HOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cg_tree;
+struct cg_node;
+struct bpfvm_registry;
+struct bpfvm_prog_type;
+
+/* sock_ops callback flags (bpf_sock_ops_cb_flags). */
+#define HOOKS_CB_RTO (1u << 0)
+#define HOOKS_CB_RETRANS (1u << 1)
+#define HOOKS_CB_STATE (1u << 2)
+#define HOOKS_CB_RTT (1u << 3)
+#define HOOKS_CB_PARSE_ALL_HDR_OPT (1u << 4)
+#define HOOKS_CB_PARSE_UNKNOWN_HDR_OPT (1u << 5)
+#define HOOKS_CB_WRITE_HDR_OPT (1u << 6)
+#define HOOKS_CB_ALL 0x7fu
+
+/* Options only a sock_ops program can set; numbered as Linux's TCP_BPF_*.
+ * The stack implements them in its setsockopt next to the standard ones. */
+#define HOOKS_TCP_IW 1001
+#define HOOKS_TCP_SNDCWND_CLAMP 1002
+#define HOOKS_TCP_DELACK_MAX 1003
+#define HOOKS_TCP_RTO_MIN 1004
+#define HOOKS_TCP_SYN 1005
+#define HOOKS_TCP_SYN_IP 1006
+#define HOOKS_TCP_SYN_MAC 1007
+#define HOOKS_TCP_SOCK_OPS_CB_FLAGS 1008
+
+/* What the stack reports about a socket; field names follow struct bpf_sock_ops.
+ * Addresses in network byte order, ports in host order. */
+struct hooks_sk_info {
+	uint32_t family; /* AF_INET 2 / AF_INET6 10 */
+	uint32_t remote_ip4, local_ip4;
+	uint32_t remote_ip6[4], local_ip6[4];
+	uint16_t remote_port, local_port;
+	uint32_t is_fullsock;
+	uint32_t snd_cwnd, srtt_us, state, rtt_min, snd_ssthresh, rcv_nxt, snd_nxt, snd_una;
+	uint32_t mss_cache, ecn_flags, rate_delivered, rate_interval_us, packets_out,
+		retrans_out, total_retrans, segs_in, data_segs_in, segs_out, data_segs_out,
+		lost_out, sacked_out, sk_txhash;
+	uint64_t bytes_received, bytes_acked;
+	/* struct bpf_sock view */
+	uint32_t sk_type, sk_protocol, sk_mark, sk_priority;
+};
+
+/* Groups of info fields, so the stack fills only what the programs read. */
+#define HOOKS_INFO_ADDR (1u << 0)  /* family, addresses, ports, is_fullsock */
+#define HOOKS_INFO_TCP (1u << 1)   /* the fullsock TCP counters */
+#define HOOKS_INFO_SOCK (1u << 2)  /* sk_type.. sk_priority, sk_txhash */
+
+struct hooks_sock;
+
+/* Implemented by stack/. Each gets the hooks_sock embedded in the stack's
+ * socket (container_of back to it). setsockopt/getsockopt use Linux numbering
+ * (SOL_SOCKET/SOL_TCP/SOL_IP/SOL_IPV6 and the HOOKS_TCP_* options) and return
+ * 0 or -errno exactly as SOCKOPS.md §5 says; hooks has already refused options
+ * outside that table and calls on non-full sockets. */
+struct hooks_sock_ops {
+	void (*info)(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *out);
+	int (*setsockopt)(struct hooks_sock *hs, int level, int optname, const void *val,
+			  uint32_t len);
+	int (*getsockopt)(struct hooks_sock *hs, int level, int optname, void *val,
+			  uint32_t *len);
+	void (*set_txhash)(struct hooks_sock *hs, uint32_t txhash); /* optional */
+};
+
+/* Embedded in the stack's socket. hooks_sock_init() takes a reference on cg. */
+struct hooks_sock {
+	const struct hooks_sock_ops *ops;
+	struct hooks *hk;
+	struct cg_node *cg;
+	uint64_t cookie; /* get_socket_cookie: unique, never 0 */
+	uint32_t cb_flags;
+	bool fullsock;
+};
+
+/* One per stack instance (lcore). Owns nothing of the tree or registry. */
+struct hooks;
+struct hooks_config {
+	struct cg_tree *tree;
+	struct bpfvm_registry *reg;
+	unsigned reader_slot; /* this lcore's cg_reader slot */
+	uint64_t netns_cookie;
+	bool stats;	      /* time every run into run_cnt/run_time_ns */
+};
+int hooks_create(const struct hooks_config *cfg, struct hooks **out);
+void hooks_destroy(struct hooks *hk);
+/* Once per poll loop: lets old effective arrays be reclaimed. */
+void hooks_quiescent(struct hooks *hk);
+
+void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks_sock_ops *ops,
+		     struct cg_node *cg, bool fullsock);
+/* Drops the cgroup reference and the socket's sk_storage values. */
+void hooks_sock_fini(struct hooks_sock *hs);
+
+/* tcp_call_bpf: run every effective sock_ops program of hs->cg on one context.
+ * Returns reply if all returned 1, else -1; -1 with nothing attached. */
+int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs);
+
+static inline bool hooks_cb_enabled(const struct hooks_sock *hs, uint32_t flag)
+{
+	return (hs->cb_flags & flag) != 0;
+}
+
+/* Call-site wrappers (SOCKOPS.md §3). Raw replies where the stack owns the
+ * units: hooks_timeout_init returns jiffies (> 0) or -1 for the default. */
+int hooks_timeout_init(struct hooks_sock *hs);
+int hooks_rwnd_init(struct hooks_sock *hs); /* segments > 0, or -1 */
+bool hooks_needs_ecn(struct hooks_sock *hs);
+void hooks_connect_cb(struct hooks_sock *hs);
+void hooks_active_established_cb(struct hooks_sock *hs);
+void hooks_passive_established_cb(struct hooks_sock *hs);
+void hooks_listen_cb(struct hooks_sock *hs);
+uint32_t hooks_base_rtt(struct hooks_sock *hs); /* 0 → none */
+/* These run only when the matching cb flag is set (checked inside). */
+void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_ms, uint32_t expired);
+void hooks_retrans_cb(struct hooks_sock *hs, uint32_t seq, uint32_t segs, int32_t result);
+void hooks_state_cb(struct hooks_sock *hs, uint32_t old_state, uint32_t new_state);
+void hooks_rtt_cb(struct hooks_sock *hs);
+
+/* Kernel TCP_* state numbering for STATE_CB and info.state. */
+enum hooks_tcp_state {
+	HOOKS_TCP_ESTABLISHED = 1,
+	HOOKS_TCP_SYN_SENT,
+	HOOKS_TCP_SYN_RECV,
+	HOOKS_TCP_FIN_WAIT1,
+	HOOKS_TCP_FIN_WAIT2,
+	HOOKS_TCP_TIME_WAIT,
+	HOOKS_TCP_CLOSE,
+	HOOKS_TCP_CLOSE_WAIT,
+	HOOKS_TCP_LAST_ACK,
+	HOOKS_TCP_LISTEN,
+	HOOKS_TCP_CLOSING,
+	HOOKS_TCP_NEW_SYN_RECV,
+};
+
+/* The sock_ops program type for bpfvm loads (ctx rules, helpers, R0 range). */
+extern const struct bpfvm_prog_type hooks_sock_ops_type;
+
+/* trace_printk output of programs run through this hooks instance; the daemon
+ * drains it. Returns bytes copied (lines end in '\n'), 0 when empty. */
+size_t hooks_trace_read(struct hooks *hk, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds the plain, the
+# ASan+UBSan and the libFuzzer configurations, runs every suite, and closes with
+# one "skops: N passed, N failed" line summed over all of them.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh || exit 1
+export SKOPS_SEEDS=${SKOPS_SEEDS:-$(cd .. && pwd)/shared/seeds}
+
+ok=0 fail=0 skip=0 broken=0
+summarise() { # log file
+  local o f t u s
+  o=$(awk '/^Ok:/{print $2}' "$1" | tail -1)
+  f=$(awk '/^Fail:/{print $2}' "$1" | tail -1)
+  t=$(awk '/^Timeout:/{print $2}' "$1" | tail -1)
+  u=$(awk '/^Unexpected Pass:/{print $3}' "$1" | tail -1)
+  s=$(awk '/^Skipped:/{print $2}' "$1" | tail -1)
+  ok=$((ok + ${o:-0})); fail=$((fail + ${f:-0} + ${t:-0} + ${u:-0})); skip=$((skip + ${s:-0}))
+}
+run_suites() { # build-dir suite...
+  local dir=$1; shift
+  local args=()
+  for s in "$@"; do
+    [ -n "$(meson test -C "$dir" --list --suite "$s" 2>/dev/null | grep -v '^ninja')" ] &&
+      args+=(--suite "$s")
+  done
+  [ ${#args[@]} -gt 0 ] || return 0
+  echo "=== $dir: ${*}"
+  meson test -C "$dir" --num-processes 2 --print-errorlogs -v "${args[@]}" \
+    >"$dir/test-output.txt" 2>&1
+  cat "$dir/test-output.txt"
+  summarise "$dir/test-output.txt"
+}
+build() { # dir [meson options]
+  echo "=== building $1"
+  if ! scripts/build.sh "$@" >"/tmp/skops-$1-build.log" 2>&1; then
+    cat "/tmp/skops-$1-build.log"
+    echo "build of $1 failed"
+    broken=$((broken + 1))
+    return 1
+  fi
+}
+
+build build && run_suites build unit verifier sim interop equivalence
+build build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  run_suites build-asan unit verifier
+CC=clang build build-fuzz -Dfuzz=true -Dbuildtype=debugoptimized && run_suites build-fuzz fuzz
+
+fail=$((fail + broken))
+echo "skops: $ok passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$ok" -gt 0 ]
