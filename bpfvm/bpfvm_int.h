@@ -1,0 +1,182 @@
+/* bpfvm internals shared by the loader, verifier, interpreter and JIT. Never
+ * included outside bpfvm/ (and its unit tests). */
+#ifndef SKOPS_BPFVM_BPFVM_INT_H
+#define SKOPS_BPFVM_BPFVM_INT_H
+
+#include <stdatomic.h>
+
+#include "bpfvm.h"
+
+/* ---- ISA encoding (RFC 9669 §3..5), same values as linux/bpf.h --------- */
+#define BPF_CLASS(c) ((c)&0x07)
+#define BPF_LD 0x00
+#define BPF_LDX 0x01
+#define BPF_ST 0x02
+#define BPF_STX 0x03
+#define BPF_ALU 0x04
+#define BPF_JMP 0x05
+#define BPF_JMP32 0x06
+#define BPF_ALU64 0x07
+#define BPF_SIZE(c) ((c)&0x18)
+#define BPF_W 0x00
+#define BPF_H 0x08
+#define BPF_B 0x10
+#define BPF_DW 0x18
+#define BPF_MODE(c) ((c)&0xe0)
+#define BPF_IMM 0x00
+#define BPF_ABS 0x20
+#define BPF_IND 0x40
+#define BPF_MEM 0x60
+#define BPF_MEMSX 0x80
+#define BPF_ATOMIC 0xc0
+#define BPF_OP(c) ((c)&0xf0)
+#define BPF_SRC(c) ((c)&0x08)
+#define BPF_K 0x00
+#define BPF_X 0x08
+#define BPF_ADD 0x00
+#define BPF_SUB 0x10
+#define BPF_MUL 0x20
+#define BPF_DIV 0x30
+#define BPF_OR 0x40
+#define BPF_AND 0x50
+#define BPF_LSH 0x60
+#define BPF_RSH 0x70
+#define BPF_NEG 0x80
+#define BPF_MOD 0x90
+#define BPF_XOR 0xa0
+#define BPF_MOV 0xb0
+#define BPF_ARSH 0xc0
+#define BPF_END 0xd0
+#define BPF_TO_LE 0x00
+#define BPF_TO_BE 0x08
+#define BPF_JA 0x00
+#define BPF_JEQ 0x10
+#define BPF_JGT 0x20
+#define BPF_JGE 0x30
+#define BPF_JSET 0x40
+#define BPF_JNE 0x50
+#define BPF_JSGT 0x60
+#define BPF_JSGE 0x70
+#define BPF_CALL 0x80
+#define BPF_EXIT 0x90
+#define BPF_JLT 0xa0
+#define BPF_JLE 0xb0
+#define BPF_JSLT 0xc0
+#define BPF_JSLE 0xd0
+#define BPF_FETCH 0x01
+#define BPF_XCHG (0xe0 | BPF_FETCH)
+#define BPF_CMPXCHG (0xf0 | BPF_FETCH)
+
+#define BPF_PSEUDO_MAP_FD 1
+#define BPF_PSEUDO_MAP_VALUE 2
+#define BPF_PSEUDO_CALL 1 /* call src: bpf-to-bpf, imm = relative insn offset */
+#define BPF_PSEUDO_FUNC 4 /* ld_imm64 src: callback, see below */
+
+#define BPF_HELPER_TAIL_CALL 12
+#define BPF_HELPER_LOOP 181
+
+/* ---- programs ---------------------------------------------------------- */
+
+/* Per-instruction facts the verifier proves and later passes use. */
+struct bpfvm_insn_aux {
+	int16_t ctx_field;  /* ctx access: the type's field index, else -1 */
+	uint8_t seen : 1;   /* reached by some path */
+	uint8_t zext_dst : 1; /* 32-bit result whose upper half the JIT must clear */
+	uint8_t map_ptr : 1;  /* ld_imm64 of a map (imm pair holds the pointer) */
+};
+
+typedef uint64_t (*bpfvm_jit_fn)(void *ctx, uint64_t ctx_len, struct bpfvm_run *run);
+
+struct bpfvm_prog {
+	_Atomic uint32_t refcnt;
+	uint32_t id; /* 0 until registered */
+	struct bpfvm_registry *reg;
+	const struct bpfvm_prog_type *type;
+	char name[BPFVM_OBJ_NAME_LEN];
+	uint8_t tag[BPFVM_TAG_SIZE];
+	bool strict;
+
+	/* After relocation: ld_imm64 with src BPF_PSEUDO_MAP_FD carries the
+	 * struct bpfvm_map pointer in its imm pair (low, high) and keeps src so
+	 * passes can tell; BPF_PSEUDO_MAP_VALUE carries the value address + off.
+	 * ld_imm64 with src BPF_PSEUDO_FUNC loads the callback's absolute insn
+	 * index (pc + imm + 1), which bpfvm_run.call takes. */
+	struct bpfvm_insn *insns;
+	size_t ninsns;
+	struct bpfvm_insn_aux *aux; /* ninsns entries, from the verifier */
+	struct bpfvm_map **maps;    /* referenced maps, one reference each */
+	size_t nmaps;
+	uint64_t ctx_fields;	  /* union of aux[].ctx_field bits */
+	uint32_t stack_depth;	  /* deepest frame use, bytes (verifier) */
+
+	void *jit_image; /* RX mapping, jit_size bytes; NULL when interpreted */
+	size_t jit_size;
+	size_t jit_len; /* code bytes in the image */
+	bpfvm_jit_fn jit_fn;
+
+	uint64_t load_time;
+	uint32_t uid;
+	_Atomic uint64_t run_cnt, run_time_ns;
+};
+
+/* The verifier (verifier/): 0 when every path is proven safe; fills aux,
+ * ctx_fields and stack_depth. -EINVAL/-EACCES/-E2BIG with the log filled. */
+int bpfvm_verify(struct bpfvm_prog *prog, struct bpfvm_log *log);
+
+/* The JIT (jit/): 0 and prog->jit_* set, or -errno with a logged reason; the
+ * program stays interpretable either way, never half-built. */
+int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log);
+void bpfvm_jit_free(struct bpfvm_prog *prog);
+
+/* The interpreter (interp.c). */
+uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
+
+/* Bounds-checked interpreter for the fuzzer and differential tests: every
+ * load/store must fall in ctx, the live stack frames or a map value of a map
+ * the program uses; otherwise *fault is set, the run stops and 0 is returned. */
+struct bpfvm_fault {
+	bool hit;
+	uint32_t pc;
+	uint64_t addr;
+	uint32_t size;
+};
+uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+				  struct bpfvm_fault *fault);
+
+/* Tag (SOCKOPS.md §7): SHA-1 over insns with map-reference imms zeroed. */
+void bpfvm_prog_tag(const struct bpfvm_insn *insns, size_t n, uint8_t tag[BPFVM_TAG_SIZE]);
+
+/* ---- maps -------------------------------------------------------------- */
+
+struct bpfvm_map_ops {
+	int (*alloc)(struct bpfvm_map *map); /* validates def, -EINVAL/-E2BIG/-ENOMEM */
+	void (*free)(struct bpfvm_map *map);
+	void *(*lookup)(struct bpfvm_map *map, const void *key);
+	int (*update)(struct bpfvm_map *map, const void *key, const void *value, uint64_t flags);
+	int (*delete)(struct bpfvm_map *map, const void *key);
+	int (*get_next_key)(struct bpfvm_map *map, const void *key, void *next_key);
+	/* true when [p, p+len) lies inside one value of this map (checked runs) */
+	bool (*owns)(const struct bpfvm_map *map, const void *p, size_t len);
+};
+
+struct bpfvm_map {
+	_Atomic uint32_t refcnt;
+	uint32_t id;
+	struct bpfvm_registry *reg;
+	struct bpfvm_map_def def;
+	const struct bpfvm_map_ops *ops;
+	void *data; /* type-private */
+};
+
+bool bpfvm_map_owns(const struct bpfvm_map *map, const void *p, size_t len);
+
+/* ---- registry (registry.c) --------------------------------------------- */
+
+int bpfvm_reg_add_prog(struct bpfvm_registry *reg, struct bpfvm_prog *prog);
+int bpfvm_reg_add_map(struct bpfvm_registry *reg, struct bpfvm_map *map);
+/* Called on the last put; takes the registry lock so get_by_id never sees a
+ * dying object. Returns true if the object must now be freed. */
+bool bpfvm_reg_release_prog(struct bpfvm_prog *prog);
+bool bpfvm_reg_release_map(struct bpfvm_map *map);
+
+#endif
