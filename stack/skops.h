@@ -1,0 +1,140 @@
+/* skops: the native socket API of the stack. Non-blocking and event-driven:
+ * one struct stack per lcore, sockets are small integer descriptors of that
+ * stack, readiness through skops_events() or a per-socket callback that fires
+ * from stack_poll(). Results are 0/count or -errno as the POSIX calls' errno.
+ * Read DESIGN.md (stack/) and SOCKOPS.md §3/§5 for what sock_ops can change. */
+#ifndef SKOPS_STACK_SKOPS_H
+#define SKOPS_STACK_SKOPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "net/net.h"
+
+struct cg_tree;
+struct bpfvm_registry;
+struct hooks;
+struct stack;
+
+struct stack_config {
+	struct net_config net; /* device, pool, clock, addresses; net is created by the stack */
+	struct cg_tree *cg_tree;      /* NULL: no cgroups, sock_ops never run */
+	struct bpfvm_registry *reg;   /* used only to create hooks when hooks is NULL */
+	struct hooks *hooks;	      /* borrowed; NULL with cg_tree: the stack creates its own */
+	const char *default_cgroup;   /* cgroup of new sockets; NULL → "/" */
+	uint32_t hz;		      /* TIMEOUT_INIT reply unit 1/hz s; 0 → 1000 (SKOPS_HZ) */
+	uint32_t syn_linear_timeouts; /* linear SYN retries before doubling; UINT32_MAX → 4 */
+	uint64_t seed;		      /* ISN key, ephemeral ports, txhash */
+	uint32_t max_conns;	      /* tcb pool size; 0 → 1024 */
+	uint32_t wmem_max, rmem_max;  /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
+	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
+	uint32_t syn_retries;	      /* 0 → 6 (tcp_syn_retries) */
+	uint32_t synack_retries;      /* 0 → 5 (tcp_synack_retries) */
+	uint32_t msl_ms;	      /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
+	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
+};
+
+/* Copies cfg (not what it points at); creates net on cfg->net. */
+int stack_create(const struct stack_config *cfg, struct stack **out);
+/* Closes every socket without sending anything and frees the stack. */
+void stack_destroy(struct stack *st);
+/* Reads the clock once, receives (net_poll), runs expired TCP timers, sends
+ * what sockets have queued, flushes the device and reports a quiescent state
+ * to hooks. Returns the amount of work done (0 when idle). */
+int stack_poll(struct stack *st);
+/* Absolute clock time of the next timer, UINT64_MAX when none. */
+uint64_t stack_next_deadline_ns(struct stack *st);
+/* The net layer (for UDP, statistics, addresses). */
+struct net *stack_net(struct stack *st);
+uint64_t stack_now_ns(const struct stack *st);
+
+/* ---- sockets ----------------------------------------------------------- */
+
+#define SKOPS_EV_IN (1u << 0)	 /* readable: data, EOF, or a pending accept */
+#define SKOPS_EV_OUT (1u << 1)	 /* writable: connected and send space */
+#define SKOPS_EV_HUP (1u << 2)	 /* both directions closed (or reset) */
+#define SKOPS_EV_ERR (1u << 3)	 /* SO_ERROR is set */
+#define SKOPS_EV_RDHUP (1u << 4) /* peer sent FIN */
+
+/* family AF_INET/AF_INET6, type SOCK_STREAM or SOCK_DGRAM. Returns sd >= 0. */
+int skops_socket(struct stack *st, int family, int type);
+int skops_bind(struct stack *st, int sd, const struct sockaddr *addr, socklen_t len);
+/* Runs TCP_LISTEN_CB. */
+int skops_listen(struct stack *st, int sd, int backlog);
+/* -EAGAIN when the accept queue is empty. addr/len may be NULL. */
+int skops_accept(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
+/* TCP: -EINPROGRESS, completion as SKOPS_EV_OUT, failure as SKOPS_EV_ERR and
+ * SO_ERROR. UDP: sets the default peer, returns 0. */
+int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen_t len);
+/* Bytes queued (may be short), -EAGAIN when the send buffer is full, -EPIPE
+ * after shutdown(SHUT_WR) or a reset, -ENOTCONN before established. */
+ssize_t skops_send(struct stack *st, int sd, const void *buf, size_t len, int flags);
+/* 0 at EOF, -EAGAIN when nothing is buffered, -ECONNRESET after a reset. */
+ssize_t skops_recv(struct stack *st, int sd, void *buf, size_t len, int flags);
+ssize_t skops_sendto(struct stack *st, int sd, const void *buf, size_t len, int flags,
+		     const struct sockaddr *to, socklen_t tolen);
+ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flags,
+		       struct sockaddr *from, socklen_t *fromlen);
+int skops_shutdown(struct stack *st, int sd, int how);
+/* Frees the descriptor; a TCP connection finishes its close (FIN, TIME_WAIT)
+ * in the background, or is reset when unread data was pending (RFC 9293 §3.10.4). */
+int skops_close(struct stack *st, int sd);
+/* Linux numbering: SOL_SOCKET (SO_SNDBUF, SO_RCVBUF, SO_ERROR, SO_KEEPALIVE,
+ * SO_REUSEADDR, SO_MARK, SO_PRIORITY, SO_RCVLOWAT, SO_TYPE), SOL_TCP
+ * (TCP_NODELAY, TCP_MAXSEG, TCP_KEEPIDLE/INTVL/CNT, TCP_SYNCNT,
+ * TCP_WINDOW_CLAMP, TCP_CONGESTION, TCP_USER_TIMEOUT, TCP_NOTSENT_LOWAT and
+ * the HOOKS_TCP_* options), SOL_IP IP_TOS, SOL_IPV6 IPV6_TCLASS. */
+int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
+		     socklen_t len);
+int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val,
+		     socklen_t *len);
+int skops_getsockname(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
+int skops_getpeername(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
+/* Current readiness (level-triggered). 0 for an unknown sd. */
+uint32_t skops_events(struct stack *st, int sd);
+/* fn runs from stack_poll() (never re-entrantly from a skops_* call) with the
+ * events that became true; NULL removes it. */
+int skops_set_callback(struct stack *st, int sd, void (*fn)(void *arg, int sd, uint32_t ev),
+		       void *arg);
+/* Moves the socket to cgroup path (created if missing); before connect/listen
+ * this decides which programs see the socket's callbacks. */
+int skops_set_cgroup(struct stack *st, int sd, const char *path);
+
+/* Per-connection information, in the spirit of struct tcp_info. */
+#define SKOPS_ECN_OK (1u << 0)	     /* negotiated */
+#define SKOPS_ECN_ECT_SEEN (1u << 1) /* peer's data carried ECT */
+#define SKOPS_ECN_CE_SEEN (1u << 2)  /* a CE mark was received */
+#define SKOPS_ECN_ECE_SEEN (1u << 3) /* an ECE came back */
+#define SKOPS_MAX_SYN_GAPS 8
+
+struct skops_tcp_info {
+	uint8_t state;	       /* enum hooks_tcp_state numbering (kernel TCP_*) */
+	char state_name[16];   /* "ESTABLISHED", ... */
+	uint32_t cwnd, ssthresh, snd_cwnd_clamp, initial_cwnd; /* segments */
+	uint32_t srtt_us, rttvar_us, rto_ms, rtt_min_us;
+	uint32_t rcv_wnd, snd_wnd; /* bytes, unscaled */
+	uint8_t rcv_wscale, snd_wscale;
+	bool ts_ok, sack_ok;
+	uint32_t mss;	 /* send MSS */
+	uint32_t rcv_mss; /* our advertised MSS */
+	uint32_t retransmits, total_retrans;
+	char cc[16];
+	uint32_t ecn; /* SKOPS_ECN_* */
+	char cgroup[128];
+	uint32_t sndbuf, rcvbuf;
+	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
+	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
+	uint32_t unacked, notsent;
+	/* SYN (or SYN-ACK) transmissions: first RTO and the gaps in µs */
+	uint32_t syn_rto_ms;
+	uint32_t syn_retrans;
+	uint32_t syn_gaps_us[SKOPS_MAX_SYN_GAPS];
+	uint32_t syn_wnd; /* window field we sent in the SYN / SYN-ACK */
+	uint32_t cb_flags;
+};
+int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
+
+#endif
