@@ -1,0 +1,164 @@
+/* dev: the device layer. A device is a burst receive, a burst transmit and a
+ * capability query over struct rte_mbuf; wrappers (fault injector, pcap
+ * writer) are devices around another device, as smoltcp's phy middleware.
+ * Implementations: a DPDK ethdev queue pair, an in-memory wire pair for tests,
+ * a seeded fault injector and a pcap file writer. */
+#ifndef SKOPS_STACK_DEV_DEV_H
+#define SKOPS_STACK_DEV_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rte_mbuf;
+struct rte_mempool;
+struct clk;
+struct dev;
+
+struct dev_caps {
+	uint32_t mtu;	 /* largest IP packet (L3) the device carries */
+	uint8_t mac[6];	 /* the port's unicast MAC */
+	bool tx_ip4_csum; /* RTE_MBUF_F_TX_IP_CKSUM honoured */
+	bool tx_tcp_csum; /* RTE_MBUF_F_TX_TCP_CKSUM honoured */
+	bool tx_udp_csum; /* RTE_MBUF_F_TX_UDP_CKSUM honoured */
+	bool rx_csum;	  /* RTE_MBUF_F_RX_{IP,L4}_CKSUM_* flags are set on rx */
+	bool tso;	  /* RTE_MBUF_F_TX_TCP_SEG honoured */
+	uint16_t tso_max; /* largest TSO payload, 0 without tso */
+};
+
+/* Burst calls follow rte_eth_{rx,tx}_burst: rx fills up to n mbufs the caller
+ * then owns; tx takes ownership of the first k it returns and leaves the
+ * unsent tail with the caller. next_deadline_ns is optional (NULL: none):
+ * the earliest time a held frame becomes deliverable (wire delay, fault
+ * delay), so a simulation can advance its clock to it. */
+struct dev_ops {
+	uint16_t (*rx_burst)(struct dev *d, struct rte_mbuf **pkts, uint16_t n);
+	uint16_t (*tx_burst)(struct dev *d, struct rte_mbuf **pkts, uint16_t n);
+	void (*caps)(const struct dev *d, struct dev_caps *out);
+	void (*destroy)(struct dev *d);
+	uint64_t (*next_deadline_ns)(const struct dev *d);
+};
+
+struct dev {
+	const struct dev_ops *ops;
+};
+
+static inline uint16_t dev_rx_burst(struct dev *d, struct rte_mbuf **pkts, uint16_t n)
+{
+	return d->ops->rx_burst(d, pkts, n);
+}
+
+static inline uint16_t dev_tx_burst(struct dev *d, struct rte_mbuf **pkts, uint16_t n)
+{
+	return d->ops->tx_burst(d, pkts, n);
+}
+
+static inline void dev_caps(const struct dev *d, struct dev_caps *out)
+{
+	d->ops->caps(d, out);
+}
+
+static inline uint64_t dev_next_deadline_ns(const struct dev *d)
+{
+	return d->ops->next_deadline_ns ? d->ops->next_deadline_ns(d) : UINT64_MAX;
+}
+
+/* Destroys d (a wrapper does not destroy its inner device). NULL is a no-op. */
+static inline void dev_destroy(struct dev *d)
+{
+	if (d)
+		d->ops->destroy(d);
+}
+
+/* ---- DPDK EAL ---------------------------------------------------------- */
+
+/* rte_eal_init over a copy of argv (the EAL permutes it). Returns the number
+ * of arguments consumed or -errno; writes a message to err on failure. */
+int dev_eal_init(int argc, char **argv, char *err, size_t err_len);
+void dev_eal_cleanup(void);
+
+/* ---- DPDK ethdev port -------------------------------------------------- */
+
+struct dev_ethdev_config {
+	uint16_t port_id;	  /* used when name is NULL */
+	const char *name;	  /* device name, e.g. "net_af_packet0"; NULL: port_id */
+	uint16_t nb_queues;	  /* rx/tx queue pairs (one per lcore); 0 means 1 */
+	uint16_t nb_rxd, nb_txd;  /* descriptors; 0 means 1024, adjusted to the port */
+	uint32_t pool_size;	  /* mbufs in the port's pool; 0 means sized from the rings */
+	uint32_t mtu;		  /* 0: keep the port's MTU */
+	bool promisc;		  /* enable promiscuous mode */
+	bool no_offload;	  /* do every checksum in software */
+	uint32_t link_wait_ms;	  /* bounded link-up wait; 0 means 3000 */
+	char *log;		  /* optional: what was configured, offloads dropped */
+	size_t log_len;
+	char *err; /* message on failure: "dev: ethdev: <where>: <what>" */
+	size_t err_len;
+};
+
+/* Configures and starts the port; *out is queue 0's device. The port owns a
+ * mempool (dev_ethdev_pool) the stack may allocate its tx mbufs from. */
+int dev_ethdev_create(const struct dev_ethdev_config *cfg, struct dev **out);
+/* A device for another queue of the same port (destroy it before the port). */
+int dev_ethdev_queue(struct dev *port, uint16_t queue, struct dev **out);
+struct rte_mempool *dev_ethdev_pool(struct dev *port);
+uint16_t dev_ethdev_port_id(const struct dev *port);
+
+/* ---- in-memory wire (tests, simulation) -------------------------------- */
+
+struct dev_wire_config {
+	uint32_t mtu;	   /* 0 means 1500 */
+	uint64_t delay_ns; /* one-way propagation delay */
+	uint32_t queue_len; /* frames held per direction; 0 means 1024; tail drop */
+	uint8_t mac_a[6], mac_b[6]; /* all zero: 02:00:00:00:00:01 / :02 */
+};
+
+/* Two endpoints: what a transmits b receives after delay_ns by clk, and the
+ * other way round. Frames are passed without copying; pool is unused by the
+ * wire itself but kept for symmetry with the ethdev (may be NULL). */
+int dev_wire_pair_create(struct rte_mempool *pool, const struct clk *clk, struct dev **a,
+			 struct dev **b);
+int dev_wire_pair_create_cfg(const struct dev_wire_config *cfg, const struct clk *clk,
+			     struct dev **a, struct dev **b);
+
+struct dev_wire_stats {
+	uint64_t tx, rx, drop_full;
+};
+void dev_wire_stats(const struct dev *d, struct dev_wire_stats *out);
+
+/* ---- fault injector ---------------------------------------------------- */
+
+/* Applied to the frames transmitted through the wrapper; wrap both ends of a
+ * wire to impair both directions. ppm = parts per million per frame. */
+struct dev_fault_config {
+	uint64_t seed;
+	uint32_t loss_ppm;
+	uint32_t dup_ppm;
+	uint32_t reorder_ppm; /* held back by reorder_ns (default 2 x delay, min 1 ms) */
+	uint32_t corrupt_ppm; /* a single bit flip in the frame */
+	uint64_t delay_ns;    /* added to every frame */
+	uint64_t jitter_ns;   /* uniform extra delay in [0, jitter_ns) (can reorder) */
+	uint64_t rate_bps;    /* token-bucket line rate; 0: unlimited */
+	uint64_t reorder_ns;
+	uint32_t max_size;    /* frames above are dropped; 0: no limit */
+	uint32_t queue_len;   /* held frames; 0 means 4096; tail drop */
+};
+
+struct dev_fault_stats {
+	uint64_t tx, lost, duplicated, reordered, corrupted, oversize, drop_full;
+};
+
+/* The wrapper takes no ownership of inner (destroy inner after the wrapper).
+ * Needs a pool for duplicates: taken from the duplicated mbuf's own pool. */
+int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, const struct clk *clk,
+		     struct dev **out);
+void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out);
+
+/* ---- pcap writer ------------------------------------------------------- */
+
+/* Writes every frame received or transmitted through the wrapper to a pcap
+ * file (LINKTYPE_ETHERNET, ns timestamps from clk). Creating fails with
+ * -errno when the file cannot be opened. */
+int dev_pcap_create(struct dev *inner, const char *path, const struct clk *clk,
+		    struct dev **out);
+
+#endif

@@ -1,0 +1,178 @@
+/* net: the network layer of one stack instance (one lcore): Ethernet, ARP,
+ * IPv4 with reassembly, IPv6 with NDP, ICMP/ICMPv6 and UDP, over a struct dev.
+ * TCP plugs in as an L4 handler and sends through net_output.
+ * Read RFC 826 (ARP), RFC 791/815 (IPv4, reassembly), RFC 792/1191 (ICMP,
+ * PMTUD), RFC 8200 (IPv6), RFC 4861 (NDP), RFC 4443/8201 (ICMPv6, PMTUD),
+ * RFC 768 (UDP), RFC 1122 (host requirements). */
+#ifndef SKOPS_STACK_NET_NET_H
+#define SKOPS_STACK_NET_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rte_mbuf;
+struct rte_mempool;
+struct clk;
+struct dev;
+struct net;
+
+#define NET_MAX_ADDRS 8
+
+/* An address of the interface: family AF_INET (2) or AF_INET6 (10), the
+ * address in network byte order and the on-link prefix length. */
+struct net_addr {
+	uint8_t family;
+	uint8_t prefix_len;
+	union {
+		uint32_t v4;
+		uint8_t v6[16];
+	} addr;
+};
+
+struct net_config {
+	struct dev *dev;	   /* not owned */
+	struct rte_mempool *pool;  /* tx mbufs (replies, ARP/ND, UDP) */
+	const struct clk *clk;
+	struct net_addr addrs[NET_MAX_ADDRS];
+	unsigned naddrs;
+	uint32_t gw4;		   /* IPv4 default gateway, network order; 0: none */
+	uint8_t gw6[16];	   /* IPv6 default gateway; all zero: none */
+	uint32_t mtu;		   /* 0: the device's MTU; else min(mtu, device) */
+	uint64_t seed;		   /* IPv4 IDs, ephemeral UDP ports */
+	/* 0 means the default given in brackets */
+	uint32_t neigh_timeout_ms;     /* reachable time of a resolved entry [60000] */
+	uint32_t neigh_retrans_ms;     /* ARP request / NS retransmission [1000] */
+	uint32_t neigh_max_probes;     /* before the entry fails [3] */
+	uint32_t neigh_queue;	       /* packets held per unresolved entry [8] */
+	uint32_t frag_timeout_ms;      /* reassembly lifetime, RFC 791 [30000] */
+	uint32_t frag_max_datagrams;   /* concurrent reassemblies [16] */
+	uint32_t frag_max_size;	       /* largest reassembled datagram [65535] */
+	bool no_gratuitous_arp;	       /* skip the announcement at start */
+};
+
+/* Per-packet IP metadata. Addresses in network byte order. On input l4_len is
+ * the L4 length after IP padding is trimmed; on output it is ignored (the
+ * mbuf's pkt_len is used). tos is the IPv4 TOS byte / IPv6 traffic class
+ * (DSCP << 2 | ECN). ttl 0 on output means 64. tso_segsz: on output with the
+ * device's tso capability, the TCP payload size per segment (0: no TSO). */
+struct ip_meta {
+	uint8_t family; /* AF_INET / AF_INET6 */
+	uint8_t proto;	/* IPPROTO_TCP, IPPROTO_UDP, ... */
+	uint8_t tos;
+	uint8_t ttl;
+	union {
+		uint32_t v4;
+		uint8_t v6[16];
+	} src, dst;
+	uint16_t l4_len;
+	uint16_t tso_segsz;
+};
+
+enum net_icmp_kind {
+	NET_ICMP_UNREACH_PORT = 1, /* ICMP 3/3, ICMPv6 1/4 */
+	NET_ICMP_UNREACH_OTHER,	   /* net/host/proto/admin unreachable */
+	NET_ICMP_FRAG_NEEDED,	   /* ICMP 3/4, ICMPv6 2 (packet too big): mtu valid */
+	NET_ICMP_TIME_EXCEEDED,
+	NET_ICMP_PARAM_PROBLEM,
+};
+
+/* An ICMP error quoting one of our packets: inner describes the quoted packet
+ * as we sent it (src = us), l4 its first 8 L4 bytes (ports, TCP seq). */
+struct net_icmp_err {
+	enum net_icmp_kind kind;
+	uint8_t type, code; /* as on the wire */
+	uint32_t mtu;	    /* NET_ICMP_FRAG_NEEDED: the reported next-hop MTU */
+	struct ip_meta inner;
+	uint8_t l4[8];
+};
+
+/* Every drop has its reason. */
+struct net_stats {
+	uint64_t rx_frames, tx_frames, tx_dev_full;
+	uint64_t eth_short, eth_not_for_us, eth_unknown_type;
+	uint64_t arp_bad, arp_requests_in, arp_replies_in, arp_requests_out, arp_replies_out;
+	uint64_t neigh_queue_drop, neigh_failed, neigh_table_full;
+	uint64_t ip4_in, ip4_bad_hdr, ip4_bad_csum, ip4_bad_len, ip4_not_for_us, ip4_options;
+	uint64_t ip4_frag_in, ip4_reasm_ok, ip4_reasm_timeout, ip4_reasm_drop, ip4_frag_out_drop;
+	uint64_t ip6_in, ip6_bad_hdr, ip6_bad_len, ip6_not_for_us, ip6_ext_drop, ip6_frag_drop;
+	uint64_t icmp_in, icmp_bad, icmp_echo_replies, icmp_errors_in, icmp_errors_out;
+	uint64_t icmp6_in, icmp6_bad, icmp6_echo_replies, icmp6_errors_in, ndp_ns_in, ndp_na_in,
+		ndp_ns_out, ndp_na_out;
+	uint64_t udp_in, udp_bad, udp_bad_csum, udp_no_port, udp_out;
+	uint64_t l4_bad_csum, l4_no_handler, l4_delivered;
+	uint64_t out_no_route, out_too_big, out_nobufs;
+	uint64_t pmtu_updates;
+};
+
+/* Creates the layer; announces each IPv4 address with a gratuitous ARP on the
+ * first net_flush. Returns 0 or -errno (-EINVAL: bad config). */
+int net_create(const struct net_config *cfg, struct net **out);
+void net_destroy(struct net *n);
+
+/* The L4 handler of proto (IPPROTO_TCP, ...; UDP is handled here unless a
+ * handler is set for it). m's data starts at the L4 header, its length is
+ * meta->l4_len, the L4 checksum was verified (or the device vouched for it);
+ * the handler consumes m. fn NULL removes the handler. */
+typedef void (*net_l4_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *meta);
+void net_set_l4_handler(struct net *n, uint8_t proto, net_l4_fn fn, void *arg);
+
+/* ICMP/ICMPv6 errors whose quoted packet is TCP (NET_ICMP_FRAG_NEEDED has
+ * already updated the path MTU when the handler runs). */
+typedef void (*net_icmp_fn)(void *arg, const struct net_icmp_err *err);
+void net_set_icmp_handler(struct net *n, net_icmp_fn fn, void *arg);
+
+/* An mbuf from the config pool with headroom for Ethernet + IPv6, data_len 0;
+ * NULL when the pool is empty. */
+struct rte_mbuf *net_alloc(struct net *n);
+
+/* Sends an L4 packet: m's data starts at the L4 header (may be a chain).
+ * meta: family, proto, dst, tos, ttl, and src (zero: chosen by net_route).
+ * net computes the L4 checksum for TCP and UDP (offloaded when the device can),
+ * prepends IP and Ethernet, resolves the next hop (holding a few packets per
+ * unresolved neighbour) and queues the frame for net_flush. Consumes m on
+ * every path. Returns 0, or -ENETUNREACH (no route), -EHOSTUNREACH (neighbour
+ * failed), -EMSGSIZE (larger than the path MTU; IPv4 datagrams are never
+ * fragmented by us), -ENOBUFS (no headroom/mbuf or tx queue full), -EINVAL. */
+int net_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
+
+/* For dst: the source address to use (4 or 16 bytes, may be NULL) and the path
+ * MTU (IP packet size; PMTU learnt from ICMP, else the link MTU). Returns 0 or
+ * -ENETUNREACH. */
+int net_route(struct net *n, uint8_t family, const void *dst, void *src_out, uint32_t *mtu_out);
+
+/* Receives and processes up to one burst per call, then runs the neighbour
+ * and reassembly timers for now_ns. Returns the number of frames handled. */
+int net_poll(struct net *n, uint64_t now_ns);
+/* Transmits the queued frames (what the device does not take stays queued). */
+void net_flush(struct net *n);
+/* The earliest ARP/ND/reassembly deadline, or UINT64_MAX. */
+uint64_t net_next_deadline_ns(const struct net *n);
+
+bool net_is_local(const struct net *n, uint8_t family, const void *addr);
+void net_get_stats(const struct net *n, struct net_stats *out);
+/* The interface MAC and link MTU (after the config clamp). */
+void net_link(const struct net *n, uint8_t mac[6], uint32_t *mtu);
+
+/* ---- UDP (native API; skops_sendto/recvfrom sit on top) ---------------- */
+
+struct net_udp_sock;
+
+/* Delivery of one datagram: m's data is the UDP payload (m consumed by the
+ * callback); meta is the IP metadata, ports in host order. */
+typedef void (*net_udp_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *meta,
+			   uint16_t sport, uint16_t dport);
+
+/* Binds family (AF_INET / AF_INET6) addr (NULL or all-zero: any) and port
+ * (host order; 0 picks an ephemeral port in 49152-65535). -EADDRINUSE when
+ * taken, -EADDRNOTAVAIL for a non-local address. */
+int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port, net_udp_fn fn,
+		 void *arg, struct net_udp_sock **out);
+uint16_t net_udp_port(const struct net_udp_sock *s);
+/* Copies len bytes into a datagram to dst/dport. -EMSGSIZE when it does not fit
+ * the path MTU (no fragmentation), else as net_output. */
+int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
+		   uint8_t family, const void *dst, uint16_t dport);
+void net_udp_close(struct net *n, struct net_udp_sock *s);
+
+#endif
