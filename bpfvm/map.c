@@ -1,0 +1,162 @@
+/* Map core: creation with the kernel's validation and errnos (kernel/bpf/syscall.c
+ * map_create), reference counting with registry release, and the wrappers every
+ * caller (helpers, user space, loader) goes through. Types live in map_*.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_int.h"
+
+static const struct bpfvm_map_ops *map_type_ops(uint32_t type)
+{
+	switch (type) {
+	case BPFVM_MAP_ARRAY:
+		return &bpfvm_array_ops;
+	case BPFVM_MAP_PERCPU_ARRAY:
+		return &bpfvm_percpu_array_ops;
+	default:
+		return NULL;
+	}
+}
+
+/* Map names follow the kernel's bpf_obj_name_cpy: alphanumerics, '_' and '.',
+ * NUL-terminated within BPFVM_OBJ_NAME_LEN. */
+static int map_name_ok(const char *name)
+{
+	size_t i;
+	for (i = 0; i < BPFVM_OBJ_NAME_LEN && name[i]; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.'))
+			return -EINVAL;
+	}
+	return i < BPFVM_OBJ_NAME_LEN ? 0 : -EINVAL;
+}
+
+int bpfvm_map_create(struct bpfvm_registry *reg, const struct bpfvm_map_def *def,
+		     struct bpfvm_map **out)
+{
+	if (!def || !out)
+		return -EINVAL;
+	*out = NULL;
+	const struct bpfvm_map_ops *ops = map_type_ops(def->type);
+	if (!ops)
+		return -EINVAL;
+	if (map_name_ok(def->name))
+		return -EINVAL;
+	struct bpfvm_map *map = calloc(1, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	atomic_init(&map->refcnt, 1);
+	map->def = *def;
+	map->ops = ops;
+	int err = ops->alloc(map);
+	if (err) {
+		free(map);
+		return err;
+	}
+	if (reg) {
+		err = bpfvm_reg_add_map(reg, map);
+		if (err) {
+			ops->free(map);
+			free(map);
+			return err;
+		}
+		map->reg = reg;
+	}
+	*out = map;
+	return 0;
+}
+
+void bpfvm_map_get(struct bpfvm_map *map)
+{
+	if (map)
+		atomic_fetch_add(&map->refcnt, 1);
+}
+
+void bpfvm_map_put(struct bpfvm_map *map)
+{
+	if (!map || atomic_fetch_sub(&map->refcnt, 1) != 1)
+		return;
+	if (map->reg && !bpfvm_reg_release_map(map))
+		return;
+	map->ops->free(map);
+	free(map);
+}
+
+void *bpfvm_map_lookup(struct bpfvm_map *map, const void *key)
+{
+	if (!map || !key || !map->ops->lookup)
+		return NULL;
+	return map->ops->lookup(map, key);
+}
+
+int bpfvm_map_update(struct bpfvm_map *map, const void *key, const void *value, uint64_t flags)
+{
+	if (!map || !key || !value)
+		return -EINVAL;
+	if (!map->ops->update)
+		return -EOPNOTSUPP;
+	return map->ops->update(map, key, value, flags);
+}
+
+int bpfvm_map_delete(struct bpfvm_map *map, const void *key)
+{
+	if (!map || !key)
+		return -EINVAL;
+	if (!map->ops->delete)
+		return -EOPNOTSUPP;
+	return map->ops->delete (map, key);
+}
+
+int bpfvm_map_get_next_key(struct bpfvm_map *map, const void *key, void *next_key)
+{
+	if (!map || !next_key)
+		return -EINVAL;
+	if (!map->ops->get_next_key)
+		return -EOPNOTSUPP;
+	return map->ops->get_next_key(map, key, next_key);
+}
+
+int bpfvm_map_lookup_percpu(struct bpfvm_map *map, const void *key, void *values)
+{
+	if (!map || !key || !values)
+		return -EINVAL;
+	switch (map->def.type) {
+	case BPFVM_MAP_PERCPU_ARRAY:
+		return bpfvm_percpu_array_copy(map, key, values);
+	default:
+		return -EINVAL;
+	}
+}
+
+bool bpfvm_map_owns(const struct bpfvm_map *map, const void *p, size_t len)
+{
+	if (!map || !p || !map->ops->owns)
+		return false;
+	return map->ops->owns(map, p, len);
+}
+
+void bpfvm_map_info(const struct bpfvm_map *map, struct bpfvm_map_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (!map)
+		return;
+	info->type = map->def.type;
+	info->id = map->id;
+	info->key_size = map->def.key_size;
+	info->value_size = map->def.value_size;
+	info->max_entries = map->def.max_entries;
+	info->map_flags = map->def.map_flags;
+	memcpy(info->name, map->def.name, sizeof(info->name));
+}
+
+uint32_t bpfvm_map_id(const struct bpfvm_map *map)
+{
+	return map ? map->id : 0;
+}
+
+const struct bpfvm_map_def *bpfvm_map_def(const struct bpfvm_map *map)
+{
+	return map ? &map->def : NULL;
+}
