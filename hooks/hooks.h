@@ -147,6 +147,11 @@ enum hooks_tcp_state {
 /* The sock_ops program type for bpfvm loads (ctx rules, helpers, R0 range). */
 extern const struct bpfvm_prog_type hooks_sock_ops_type;
 
+/* Handle operations for a cg_tree whose programs are struct bpfvm_prog
+ * (get/put/id map to bpfvm_prog_get/put/id). */
+struct cg_prog_ops;
+extern const struct cg_prog_ops hooks_cg_prog_ops;
+
 /* trace_printk output of programs run through this hooks instance; the daemon
  * drains it. Returns bytes copied (lines end in '\n'), 0 when empty. */
 size_t hooks_trace_read(struct hooks *hk, char *buf, size_t size);

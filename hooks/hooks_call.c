@@ -1,0 +1,296 @@
+/* hooks: running a socket's effective sock_ops programs (the kernel's
+ * tcp_call_bpf() and BPF_PROG_RUN_ARRAY), the per-call context, and the typed
+ * wrappers the stack calls at each site. Read SOCKOPS.md §3 and §4. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgroup.h"
+#include "hooks_int.h"
+
+static void hooks_cg_get(void *prog)
+{
+	bpfvm_prog_get(prog);
+}
+
+static void hooks_cg_put(void *prog)
+{
+	bpfvm_prog_put(prog);
+}
+
+static uint32_t hooks_cg_id(const void *prog)
+{
+	return bpfvm_prog_id(prog);
+}
+
+const struct cg_prog_ops hooks_cg_prog_ops = {
+    .get = hooks_cg_get,
+    .put = hooks_cg_put,
+    .id = hooks_cg_id,
+};
+
+int hooks_create(const struct hooks_config *cfg, struct hooks **out)
+{
+	struct hooks *hk;
+	int err;
+
+	if (!cfg || !cfg->tree || !out)
+		return -EINVAL;
+	hk = calloc(1, sizeof(*hk));
+	if (!hk)
+		return -ENOMEM;
+	hk->cfg = *cfg;
+	err = cg_reader_register(cfg->tree, cfg->reader_slot);
+	if (err < 0) {
+		free(hk);
+		return err;
+	}
+	*out = hk;
+	return 0;
+}
+
+void hooks_destroy(struct hooks *hk)
+{
+	if (!hk)
+		return;
+	cg_reader_unregister(hk->cfg.tree, hk->cfg.reader_slot);
+	free(hk);
+}
+
+void hooks_quiescent(struct hooks *hk)
+{
+	cg_quiescent(hk->cfg.tree, hk->cfg.reader_slot);
+}
+
+void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks_sock_ops *ops,
+		     struct cg_node *cg, bool fullsock)
+{
+	memset(hs, 0, sizeof(*hs));
+	hs->ops = ops;
+	hs->hk = hk;
+	hs->cg = cg;
+	if (cg)
+		cg_node_get(cg);
+	/* Unique among instances as long as each has its own reader slot, and
+	 * never 0 (Linux's cookies start at 1 too). */
+	hs->cookie = ((uint64_t)(hk->cfg.reader_slot + 1) << 48) | ++hk->next_cookie;
+	hs->fullsock = fullsock;
+}
+
+void hooks_sock_fini(struct hooks_sock *hs)
+{
+	if (hs->hk && hs->hk->cfg.reg)
+		bpfvm_sk_storage_release(hs->hk->cfg.reg, hs);
+	if (hs->cg)
+		cg_node_put(hs->cg);
+	hs->cg = NULL;
+}
+
+/* Copy what the programs read from the socket into the context. Fields the
+ * kernel shows only on full sockets stay 0 on request sockets. */
+static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_t groups)
+{
+	struct hooks_sock_ops_view *v = &ctx->view;
+	struct hooks_sk_info in;
+
+	if (!groups)
+		return;
+	memset(&in, 0, sizeof(in));
+	hs->ops->info(hs, groups, &in);
+	if (groups & HOOKS_INFO_ADDR) {
+		v->family = in.family;
+		v->remote_ip4 = in.remote_ip4;
+		v->local_ip4 = in.local_ip4;
+		memcpy(v->remote_ip6, in.remote_ip6, sizeof(v->remote_ip6));
+		memcpy(v->local_ip6, in.local_ip6, sizeof(v->local_ip6));
+		/* network-order port in the upper half: the in-memory bytes of a
+		 * big-endian 32-bit word holding the port (ntohl gives it back) */
+		v->remote_port = __builtin_bswap32((uint32_t)in.remote_port);
+		v->local_port = in.local_port;
+	}
+	v->is_fullsock = hs->fullsock;
+	if (hs->fullsock && (groups & HOOKS_INFO_TCP)) {
+		v->snd_cwnd = in.snd_cwnd;
+		v->srtt_us = in.srtt_us;
+		v->state = in.state;
+		v->rtt_min = in.rtt_min;
+		v->snd_ssthresh = in.snd_ssthresh;
+		v->rcv_nxt = in.rcv_nxt;
+		v->snd_nxt = in.snd_nxt;
+		v->snd_una = in.snd_una;
+		v->mss_cache = in.mss_cache;
+		v->ecn_flags = in.ecn_flags;
+		v->rate_delivered = in.rate_delivered;
+		v->rate_interval_us = in.rate_interval_us;
+		v->packets_out = in.packets_out;
+		v->retrans_out = in.retrans_out;
+		v->total_retrans = in.total_retrans;
+		v->segs_in = in.segs_in;
+		v->data_segs_in = in.data_segs_in;
+		v->segs_out = in.segs_out;
+		v->data_segs_out = in.data_segs_out;
+		v->lost_out = in.lost_out;
+		v->sacked_out = in.sacked_out;
+		v->bytes_received = in.bytes_received;
+		v->bytes_acked = in.bytes_acked;
+	}
+	if (groups & HOOKS_INFO_SOCK) {
+		struct hooks_bpf_sock_view *b = &ctx->bsk;
+		v->sk_txhash = in.sk_txhash;
+		b->family = in.family;
+		b->type = in.sk_type;
+		b->protocol = in.sk_protocol;
+		b->mark = in.sk_mark;
+		b->priority = in.sk_priority;
+		b->src_ip4 = in.local_ip4;
+		memcpy(b->src_ip6, in.local_ip6, sizeof(b->src_ip6));
+		b->src_port = in.local_port;
+		b->dst_port = __builtin_bswap16(in.remote_port);
+		b->dst_ip4 = in.remote_ip4;
+		memcpy(b->dst_ip6, in.remote_ip6, sizeof(b->dst_ip6));
+		b->state = in.state;
+		b->rx_queue_mapping = -1;
+	}
+}
+
+static uint64_t hooks_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs)
+{
+	const struct cg_array *arr;
+	struct hooks_ctx ctx;
+	uint64_t fields = 0;
+	bool all_ok = true;
+	uint32_t groups, txhash;
+
+	if (!hs->cg)
+		return -1;
+	arr = cg_effective(hs->cg, CG_ATTACH_SOCK_OPS);
+	if (arr->n == 0)
+		return -1;
+
+	for (uint32_t i = 0; i < arr->n; i++)
+		fields |= bpfvm_prog_ctx_fields(arr->progs[i]);
+	groups = hooks_fields_groups(fields);
+	/* sk is a pointer to the bpf_sock view, filled when a program reads it */
+	if (fields & (3ull << HOOKS_FIELD(sk)))
+		groups |= HOOKS_INFO_SOCK | HOOKS_INFO_ADDR | HOOKS_INFO_TCP;
+
+	/* Linux zeroes the context before each call (tcp_call_bpf), so reply
+	 * starts as args[0] or 0 and unread fields read 0. */
+	memset(&ctx.view, 0, sizeof(ctx.view));
+	ctx.hs = hs;
+	ctx.view.op = op;
+	if (nargs > 4)
+		nargs = 4;
+	for (unsigned i = 0; i < nargs; i++)
+		ctx.view.args[i] = args[i];
+	ctx.view.bpf_sock_ops_cb_flags = hs->fullsock ? hs->cb_flags : 0;
+	if (groups & HOOKS_INFO_SOCK)
+		memset(&ctx.bsk, 0, sizeof(ctx.bsk));
+	hooks_ctx_fill(&ctx, hs, groups);
+	ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
+	txhash = ctx.view.sk_txhash;
+
+	for (uint32_t i = 0; i < arr->n; i++) {
+		struct bpfvm_prog *prog = arr->progs[i];
+		uint64_t t0 = 0, r;
+
+		if (hs->hk->cfg.stats)
+			t0 = hooks_now_ns();
+		r = bpfvm_prog_run(prog, &ctx, HOOKS_CTX_SIZE);
+		if (hs->hk->cfg.stats)
+			bpfvm_prog_add_stats(prog, 1, hooks_now_ns() - t0);
+		/* Linux's run loop takes the program's 32-bit return value. */
+		if ((uint32_t)r != 1)
+			all_ok = false;
+	}
+	/* sk_txhash is the one writable socket field: hand a changed value on */
+	if (ctx.view.sk_txhash != txhash && hs->ops->set_txhash)
+		hs->ops->set_txhash(hs, ctx.view.sk_txhash);
+	return all_ok ? (int)ctx.view.reply : -1;
+}
+
+/* ---- call-site wrappers (SOCKOPS.md §3) -------------------------------- */
+
+int hooks_timeout_init(struct hooks_sock *hs)
+{
+	int r = hooks_call(hs, 1 /* TIMEOUT_INIT */, NULL, 0);
+	/* tcp_timeout_init(): a positive reply replaces the 1 s default; the
+	 * stack caps it at its maximum RTO, in its own HZ. */
+	return r > 0 ? r : -1;
+}
+
+int hooks_rwnd_init(struct hooks_sock *hs)
+{
+	int r = hooks_call(hs, 2 /* RWND_INIT */, NULL, 0);
+	return r > 0 ? r : -1;
+}
+
+bool hooks_needs_ecn(struct hooks_sock *hs)
+{
+	return hooks_call(hs, 6 /* NEEDS_ECN */, NULL, 0) == 1;
+}
+
+void hooks_connect_cb(struct hooks_sock *hs)
+{
+	(void)hooks_call(hs, 3 /* TCP_CONNECT_CB */, NULL, 0);
+}
+
+void hooks_active_established_cb(struct hooks_sock *hs)
+{
+	(void)hooks_call(hs, 4 /* ACTIVE_ESTABLISHED_CB */, NULL, 0);
+}
+
+void hooks_passive_established_cb(struct hooks_sock *hs)
+{
+	(void)hooks_call(hs, 5 /* PASSIVE_ESTABLISHED_CB */, NULL, 0);
+}
+
+void hooks_listen_cb(struct hooks_sock *hs)
+{
+	(void)hooks_call(hs, 11 /* TCP_LISTEN_CB */, NULL, 0);
+}
+
+uint32_t hooks_base_rtt(struct hooks_sock *hs)
+{
+	int r = hooks_call(hs, 7 /* BASE_RTT */, NULL, 0);
+	return r > 0 ? (uint32_t)r : 0;
+}
+
+void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_ms, uint32_t expired)
+{
+	const uint32_t args[3] = {retransmits, rto_ms, expired};
+
+	if (hooks_cb_enabled(hs, HOOKS_CB_RTO))
+		(void)hooks_call(hs, 8 /* RTO_CB */, args, 3);
+}
+
+void hooks_retrans_cb(struct hooks_sock *hs, uint32_t seq, uint32_t segs, int32_t result)
+{
+	const uint32_t args[3] = {seq, segs, (uint32_t)result};
+
+	if (hooks_cb_enabled(hs, HOOKS_CB_RETRANS))
+		(void)hooks_call(hs, 9 /* RETRANS_CB */, args, 3);
+}
+
+void hooks_state_cb(struct hooks_sock *hs, uint32_t old_state, uint32_t new_state)
+{
+	const uint32_t args[2] = {old_state, new_state};
+
+	if (hooks_cb_enabled(hs, HOOKS_CB_STATE))
+		(void)hooks_call(hs, 10 /* STATE_CB */, args, 2);
+}
+
+void hooks_rtt_cb(struct hooks_sock *hs)
+{
+	if (hooks_cb_enabled(hs, HOOKS_CB_RTT))
+		(void)hooks_call(hs, 12 /* RTT_CB */, NULL, 0);
+}

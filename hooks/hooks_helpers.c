@@ -1,0 +1,322 @@
+/* hooks: the helpers only sock_ops programs get (SOCKOPS.md §5): setsockopt/
+ * getsockopt through the socket interface, callback flags, cookies, socket
+ * storage, perf output and trace_printk into the hooks instance's log.
+ * Behaviour follows Linux's net/core/filter.c (bpf_sock_ops_setsockopt and
+ * friends); where 6.1 and 4.13 differ docs/sockops.md says which we took. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hooks_int.h"
+
+#define HK_SOL_IP	  0
+#define HK_SOL_SOCKET	  1
+#define HK_SOL_TCP	  6
+#define HK_SOL_IPV6	  41
+#define HK_AF_INET	  2
+#define HK_AF_INET6	  10
+#define HK_TCP_CONGESTION 13
+#define HK_CA_NAME_MAX	  16 /* TCP_CA_NAME_MAX, with the NUL */
+
+/* The int-valued options of the §5 table, per level. */
+static const int hooks_sol_socket_opts[] = {7 /* SO_SNDBUF */,
+					    8 /* SO_RCVBUF */,
+					    9 /* SO_KEEPALIVE */,
+					    12 /* SO_PRIORITY */,
+					    18 /* SO_RCVLOWAT */,
+					    36 /* SO_MARK */,
+					    47 /* SO_MAX_PACING_RATE */};
+static const int hooks_sol_tcp_opts[] = {1 /* TCP_NODELAY */,	     2 /* TCP_MAXSEG */,
+					 4 /* TCP_KEEPIDLE */,	     5 /* TCP_KEEPINTVL */,
+					 6 /* TCP_KEEPCNT */,	     7 /* TCP_SYNCNT */,
+					 10 /* TCP_WINDOW_CLAMP */,  18 /* TCP_USER_TIMEOUT */,
+					 25 /* TCP_NOTSENT_LOWAT */, HOOKS_TCP_IW,
+					 HOOKS_TCP_SNDCWND_CLAMP,    HOOKS_TCP_DELACK_MAX,
+					 HOOKS_TCP_RTO_MIN};
+
+static bool hooks_in(const int *tab, size_t n, int v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tab[i] == v)
+			return true;
+	return false;
+}
+#define HOOKS_IN(tab, v) hooks_in(tab, sizeof(tab) / sizeof(tab[0]), v)
+
+static struct hooks_sock *hooks_ctx_sock(uint64_t r1)
+{
+	return ((struct hooks_ctx *)(uintptr_t)r1)->hs;
+}
+
+static uint32_t hooks_sock_family(const struct hooks_sock *hs)
+{
+	struct hooks_sk_info info;
+
+	memset(&info, 0, sizeof(info));
+	hs->ops->info(hs, HOOKS_INFO_ADDR, &info);
+	return info.family;
+}
+
+/* Is (level, optname) in the int-valued part of the table for this socket?
+ * SOL_IP needs an IPv4 socket and SOL_IPV6 an IPv6 one, as in Linux. */
+static bool hooks_int_opt(const struct hooks_sock *hs, int level, int optname)
+{
+	switch (level) {
+	case HK_SOL_SOCKET:
+		return HOOKS_IN(hooks_sol_socket_opts, optname);
+	case HK_SOL_TCP:
+		return HOOKS_IN(hooks_sol_tcp_opts, optname);
+	case HK_SOL_IP:
+		return optname == 1 /* IP_TOS */ && hooks_sock_family(hs) == HK_AF_INET;
+	case HK_SOL_IPV6:
+		return optname == 67 /* IPV6_TCLASS */ && hooks_sock_family(hs) == HK_AF_INET6;
+	default:
+		return false;
+	}
+}
+
+static bool hooks_cb_opt(int level, int optname)
+{
+	return level == HK_SOL_TCP && optname == HOOKS_TCP_SOCK_OPS_CB_FLAGS;
+}
+
+static void hooks_set_cb_flags(struct hooks_sock *hs, uint64_t r1, uint32_t flags)
+{
+	hs->cb_flags = flags;
+	/* the running program reads the new value too, as Linux's ctx rewrite
+	 * reads tp->bpf_sock_ops_cb_flags live */
+	((struct hooks_ctx *)(uintptr_t)r1)->view.bpf_sock_ops_cb_flags = flags;
+}
+
+static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *optval,
+			       int64_t optlen)
+{
+	struct hooks_sock *hs = hooks_ctx_sock(r1);
+	char name[HK_CA_NAME_MAX];
+	int32_t val;
+
+	if (!hs->fullsock || optlen < 0)
+		return -EINVAL;
+	if (level == HK_SOL_TCP && optname == HK_TCP_CONGESTION) {
+		/* Linux copies at most TCP_CA_NAME_MAX - 1 bytes and stops at a NUL. */
+		size_t n = (size_t)optlen < sizeof(name) - 1 ? (size_t)optlen : sizeof(name) - 1;
+		if (optlen < 1)
+			return -EINVAL;
+		memcpy(name, optval, n);
+		name[n] = '\0';
+		return hs->ops->setsockopt(hs, level, optname, name, (uint32_t)strlen(name));
+	}
+	if (optlen != sizeof(val))
+		return -EINVAL;
+	memcpy(&val, optval, sizeof(val));
+	if (hooks_cb_opt(level, optname)) {
+		if ((uint32_t)val & ~HOOKS_CB_ALL)
+			return -EINVAL;
+		hooks_set_cb_flags(hs, r1, (uint32_t)val);
+		return 0;
+	}
+	if (!hooks_int_opt(hs, level, optname))
+		return -EINVAL;
+	/* Linux: "val <= 0" is refused for both, before touching the socket. */
+	if (level == HK_SOL_TCP &&
+	    (optname == HOOKS_TCP_IW || optname == HOOKS_TCP_SNDCWND_CLAMP) && val <= 0)
+		return -EINVAL;
+	return hs->ops->setsockopt(hs, level, optname, &val, sizeof(val));
+}
+
+static uint64_t hooks_setsockopt(uint64_t r1, uint64_t level, uint64_t optname, uint64_t optval,
+				 uint64_t optlen, struct bpfvm_run *run)
+{
+	(void)run;
+	return (uint64_t)(int64_t)hooks_do_setsockopt(r1, (int)level, (int)optname,
+						      (const void *)(uintptr_t)optval,
+						      (int64_t)(int32_t)optlen);
+}
+
+static int hooks_do_getsockopt(uint64_t r1, int level, int optname, void *optval, int64_t optlen)
+{
+	struct hooks_sock *hs = hooks_ctx_sock(r1);
+	uint32_t len = (uint32_t)optlen;
+	int32_t val = 0;
+	int err;
+
+	if (!hs->fullsock || optlen <= 0)
+		return -EINVAL;
+	if (level == HK_SOL_TCP && optname == HK_TCP_CONGESTION) {
+		err = hs->ops->getsockopt(hs, level, optname, optval, &len);
+		if (err == 0)
+			((char *)optval)[optlen - 1] = '\0'; /* BPF wants a C string */
+		return err;
+	}
+	if (level == HK_SOL_TCP && optname >= HOOKS_TCP_SYN && optname <= HOOKS_TCP_SYN_MAC)
+		return hs->ops->getsockopt(hs, level, optname, optval, &len) < 0 ? -ENOENT
+										 : (int)len;
+	if (optlen != sizeof(val))
+		return -EINVAL;
+	if (hooks_cb_opt(level, optname)) {
+		val = (int32_t)hs->cb_flags;
+		memcpy(optval, &val, sizeof(val));
+		return 0;
+	}
+	/* The TCP_BPF_* knobs are write-only in Linux. */
+	if (level == HK_SOL_TCP && optname >= HOOKS_TCP_IW && optname <= HOOKS_TCP_RTO_MIN)
+		return -EINVAL;
+	if (!hooks_int_opt(hs, level, optname))
+		return -EINVAL;
+	len = sizeof(val);
+	err = hs->ops->getsockopt(hs, level, optname, &val, &len);
+	if (err == 0)
+		memcpy(optval, &val, sizeof(val));
+	return err;
+}
+
+static uint64_t hooks_getsockopt(uint64_t r1, uint64_t level, uint64_t optname, uint64_t optval,
+				 uint64_t optlen, struct bpfvm_run *run)
+{
+	void *p = (void *)(uintptr_t)optval;
+	int64_t n = (int64_t)(int32_t)optlen;
+	int err;
+
+	(void)run;
+	err = hooks_do_getsockopt(r1, (int)level, (int)optname, p, n);
+	/* Linux zeroes the buffer on failure so the program never reads stale
+	 * stack bytes as an answer. */
+	if (err < 0 && n > 0)
+		memset(p, 0, (size_t)n);
+	return (uint64_t)(int64_t)err;
+}
+
+static uint64_t hooks_cb_flags_set(uint64_t r1, uint64_t flags, uint64_t r3, uint64_t r4,
+				   uint64_t r5, struct bpfvm_run *run)
+{
+	struct hooks_sock *hs = hooks_ctx_sock(r1);
+	uint32_t f = (uint32_t)flags;
+
+	(void)r3, (void)r4, (void)r5, (void)run;
+	if (!hs->fullsock)
+		return (uint64_t)(int64_t)-EINVAL;
+	/* Replaces the set; the answer is the bits this stack did not take. */
+	hooks_set_cb_flags(hs, r1, f & HOOKS_CB_ALL);
+	return (uint64_t)(f & ~HOOKS_CB_ALL);
+}
+
+static uint64_t hooks_socket_cookie(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				    struct bpfvm_run *run)
+{
+	(void)r2, (void)r3, (void)r4, (void)r5, (void)run;
+	return hooks_ctx_sock(r1)->cookie;
+}
+
+static uint64_t hooks_netns_cookie(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				   struct bpfvm_run *run)
+{
+	(void)r2, (void)r3, (void)r4, (void)r5, (void)run;
+	return hooks_ctx_sock(r1)->hk->cfg.netns_cookie;
+}
+
+/* ctx->sk points at the struct bpf_sock view inside the hooks_ctx. */
+static struct hooks_sock *hooks_bsk_sock(uint64_t sk)
+{
+	if (sk == 0)
+		return NULL;
+	return ((struct hooks_ctx *)((uintptr_t)sk - offsetof(struct hooks_ctx, bsk)))->hs;
+}
+
+#define HK_SK_STORAGE_GET_F_CREATE 1ull
+
+static uint64_t hooks_sk_storage_get(uint64_t map, uint64_t sk, uint64_t value, uint64_t flags,
+				     uint64_t r5, struct bpfvm_run *run)
+{
+	struct hooks_sock *hs = hooks_bsk_sock(sk);
+
+	(void)r5, (void)run;
+	if (!hs || (flags & ~HK_SK_STORAGE_GET_F_CREATE))
+		return 0;
+	return (uint64_t)(uintptr_t)bpfvm_sk_storage_get((struct bpfvm_map *)(uintptr_t)map, hs,
+							 (const void *)(uintptr_t)value, flags);
+}
+
+static uint64_t hooks_sk_storage_delete(uint64_t map, uint64_t sk, uint64_t r3, uint64_t r4,
+					uint64_t r5, struct bpfvm_run *run)
+{
+	struct hooks_sock *hs = hooks_bsk_sock(sk);
+
+	(void)r3, (void)r4, (void)r5, (void)run;
+	if (!hs)
+		return (uint64_t)(int64_t)-EINVAL;
+	return (uint64_t)(int64_t)bpfvm_sk_storage_delete((struct bpfvm_map *)(uintptr_t)map, hs);
+}
+
+#define HK_F_INDEX_MASK	 0xffffffffull
+#define HK_F_CURRENT_CPU HK_F_INDEX_MASK
+
+/* Perf output: one record per call to the map's consumer. bpfvm's ringbuf
+ * output takes both ringbuf and perf-array maps (user space drains either
+ * with bpfvm_ringbuf_consume); the cpu index must be the current one, as a
+ * perf array here has a single consumer. */
+static uint64_t hooks_perf_event_output(uint64_t r1, uint64_t map, uint64_t flags, uint64_t data,
+					uint64_t size, struct bpfvm_run *run)
+{
+	const struct bpfvm_helper *out = bpfvm_base_helper(130 /* ringbuf_output */);
+	uint64_t idx = flags & HK_F_INDEX_MASK;
+
+	(void)r1;
+	if ((flags & ~HK_F_INDEX_MASK) || (idx != HK_F_CURRENT_CPU && idx != bpfvm_cpu()))
+		return (uint64_t)(int64_t)-EINVAL;
+	if (!out)
+		return (uint64_t)(int64_t)-EOPNOTSUPP;
+	return out->fn(map, data, size, 0, 0, run);
+}
+
+static const struct bpfvm_helper hooks_helpers[] = {
+    {25,
+     "perf_event_output",
+     hooks_perf_event_output,
+     BPFVM_RET_INTEGER,
+     {BPFVM_ARG_CTX, BPFVM_ARG_MAP, BPFVM_ARG_SCALAR, BPFVM_ARG_MEM, BPFVM_ARG_SIZE_OR_ZERO}},
+    {46, "get_socket_cookie", hooks_socket_cookie, BPFVM_RET_INTEGER, {BPFVM_ARG_CTX}},
+    {49,
+     "setsockopt",
+     hooks_setsockopt,
+     BPFVM_RET_INTEGER,
+     {BPFVM_ARG_CTX, BPFVM_ARG_SCALAR, BPFVM_ARG_SCALAR, BPFVM_ARG_MEM, BPFVM_ARG_SIZE}},
+    {57,
+     "getsockopt",
+     hooks_getsockopt,
+     BPFVM_RET_INTEGER,
+     {BPFVM_ARG_CTX, BPFVM_ARG_SCALAR, BPFVM_ARG_SCALAR, BPFVM_ARG_MEM_UNINIT, BPFVM_ARG_SIZE}},
+    {59,
+     "sock_ops_cb_flags_set",
+     hooks_cb_flags_set,
+     BPFVM_RET_INTEGER,
+     {BPFVM_ARG_CTX, BPFVM_ARG_SCALAR}},
+    {107,
+     "sk_storage_get",
+     hooks_sk_storage_get,
+     BPFVM_RET_MAP_VALUE_OR_NULL,
+     {BPFVM_ARG_MAP, BPFVM_ARG_SOCK_OR_NULL, BPFVM_ARG_MAP_VALUE_OR_NULL, BPFVM_ARG_SCALAR}},
+    {108,
+     "sk_storage_delete",
+     hooks_sk_storage_delete,
+     BPFVM_RET_INTEGER,
+     {BPFVM_ARG_MAP, BPFVM_ARG_SOCK_OR_NULL}},
+    {122, "get_netns_cookie", hooks_netns_cookie, BPFVM_RET_INTEGER, {BPFVM_ARG_CTX}},
+};
+
+/* Base helpers SOCKOPS.md §5 lets a sock_ops program call (trace_printk is
+ * ours: it writes to the hooks log). */
+static const uint32_t hooks_base_ids[] = {1,   2,   3,	 5,   7,   8,	12,  93, 94,
+					  130, 131, 132, 133, 134, 164, 165, 181};
+
+const struct bpfvm_helper *hooks_sock_ops_helper(uint32_t id)
+{
+	for (size_t i = 0; i < sizeof(hooks_helpers) / sizeof(hooks_helpers[0]); i++)
+		if (hooks_helpers[i].id == id)
+			return &hooks_helpers[i];
+	if (id == 6)
+		return hooks_trace_printk_helper();
+	for (size_t i = 0; i < sizeof(hooks_base_ids) / sizeof(hooks_base_ids[0]); i++)
+		if (hooks_base_ids[i] == id)
+			return bpfvm_base_helper(id);
+	return NULL;
+}

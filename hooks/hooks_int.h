@@ -1,0 +1,99 @@
+/* hooks internals: the per-call context (the user view of struct bpf_sock_ops,
+ * laid out exactly as Linux 6.1's, inside a wrapper that also points at the
+ * socket so helpers reach it from r1), ctx field numbering, the trace log.
+ * Never included outside hooks/ (and its unit tests). */
+#ifndef SKOPS_HOOKS_HOOKS_INT_H
+#define SKOPS_HOOKS_HOOKS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfvm.h"
+#include "hooks.h"
+
+/* struct bpf_sock_ops as a BPF program sees it (216 bytes). */
+struct hooks_sock_ops_view {
+	uint32_t op;
+	union {
+		uint32_t args[4];
+		uint32_t reply;
+		uint32_t replylong[4];
+	};
+	uint32_t family;
+	uint32_t remote_ip4, local_ip4;
+	uint32_t remote_ip6[4], local_ip6[4];
+	uint32_t remote_port; /* network-order port in the upper 16 bits */
+	uint32_t local_port;  /* host order */
+	uint32_t is_fullsock;
+	uint32_t snd_cwnd, srtt_us, bpf_sock_ops_cb_flags, state, rtt_min, snd_ssthresh;
+	uint32_t rcv_nxt, snd_nxt, snd_una, mss_cache, ecn_flags, rate_delivered;
+	uint32_t rate_interval_us, packets_out, retrans_out, total_retrans, segs_in;
+	uint32_t data_segs_in, segs_out, data_segs_out, lost_out, sacked_out;
+	uint32_t sk_txhash;
+	uint64_t bytes_received, bytes_acked;
+	uint64_t sk;
+	uint64_t skb_data, skb_data_end;
+	uint32_t skb_len, skb_tcp_flags;
+};
+
+#define HOOKS_CTX_SIZE 216u
+
+_Static_assert(sizeof(struct hooks_sock_ops_view) == HOOKS_CTX_SIZE, "bpf_sock_ops is 216 bytes");
+_Static_assert(offsetof(struct hooks_sock_ops_view, remote_port) == 64, "remote_port at 64");
+_Static_assert(offsetof(struct hooks_sock_ops_view, snd_cwnd) == 76, "snd_cwnd at 76");
+_Static_assert(offsetof(struct hooks_sock_ops_view, sk_txhash) == 164, "sk_txhash at 164");
+_Static_assert(offsetof(struct hooks_sock_ops_view, bytes_received) == 168, "bytes_received");
+_Static_assert(offsetof(struct hooks_sock_ops_view, sk) == 184, "sk at 184");
+_Static_assert(offsetof(struct hooks_sock_ops_view, skb_len) == 208, "skb_len at 208");
+
+/* struct bpf_sock, what ctx->sk points at (80 bytes, read-only). */
+struct hooks_bpf_sock_view {
+	uint32_t bound_dev_if, family, type, protocol, mark, priority;
+	uint32_t src_ip4, src_ip6[4];
+	uint32_t src_port; /* host order */
+	uint16_t dst_port; /* network order */
+	uint16_t pad;
+	uint32_t dst_ip4, dst_ip6[4];
+	uint32_t state;
+	int32_t rx_queue_mapping;
+};
+_Static_assert(sizeof(struct hooks_bpf_sock_view) == 80, "bpf_sock is 80 bytes");
+
+/* One context per hooks_call; r1 points at view (offset 0 of the wrapper), so
+ * a helper given ctx, or ctx->sk, finds the socket behind it. */
+struct hooks_ctx {
+	struct hooks_sock_ops_view view;
+	struct hooks_bpf_sock_view bsk;
+	struct hooks_sock *hs;
+};
+
+/* ctx field index = offset / 4 of the field's first word: one bit per 32-bit
+ * slot of the view, 54 slots. */
+#define HOOKS_FIELD(member) ((int)(offsetof(struct hooks_sock_ops_view, member) / 4))
+#define HOOKS_NR_FIELDS	    (HOOKS_CTX_SIZE / 4)
+
+/* Which hooks_sk_info groups a set of read fields needs. */
+uint32_t hooks_fields_groups(uint64_t fields);
+
+/* trace_printk log: a byte ring of complete lines. */
+#define HOOKS_TRACE_SIZE 16384u
+struct hooks_trace {
+	char buf[HOOKS_TRACE_SIZE];
+	size_t head;	  /* next byte to read */
+	size_t len;	  /* bytes held */
+	uint64_t dropped; /* lines that did not fit */
+};
+void hooks_trace_append(struct hooks_trace *tr, const char *line, size_t n);
+
+struct hooks {
+	struct hooks_config cfg;
+	uint64_t next_cookie;
+	struct hooks_trace trace;
+};
+
+/* The helper table of the sock_ops type (hooks_helpers.c). */
+const struct bpfvm_helper *hooks_sock_ops_helper(uint32_t id);
+/* trace_printk into the running socket's hooks log (hooks_trace.c). */
+const struct bpfvm_helper *hooks_trace_printk_helper(void);
+
+#endif

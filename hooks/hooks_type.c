@@ -1,0 +1,194 @@
+/* hooks: the sock_ops program type: which ctx accesses a program may make
+ * (the kernel's sock_ops_is_valid_access, net/core/filter.c), which helpers
+ * it may call, and its R0 range. Read SOCKOPS.md §2 and §5. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "hooks_int.h"
+
+struct hooks_field_desc {
+	uint16_t off;
+	uint8_t size;  /* field width in bytes */
+	uint8_t count; /* array elements */
+	const char *name;
+};
+
+#define F(m, n)                                                                                    \
+	{                                                                                          \
+		offsetof(struct hooks_sock_ops_view, m),                                           \
+		    sizeof(((struct hooks_sock_ops_view *)0)->m) / (n), (n), #m                    \
+	}
+
+/* In layout order; args/reply/replylong share offsets 4..19 and are named by
+ * what a store means. */
+static const struct hooks_field_desc hooks_fields[] = {
+    F(op, 1),
+    F(replylong, 4),
+    F(family, 1),
+    F(remote_ip4, 1),
+    F(local_ip4, 1),
+    F(remote_ip6, 4),
+    F(local_ip6, 4),
+    F(remote_port, 1),
+    F(local_port, 1),
+    F(is_fullsock, 1),
+    F(snd_cwnd, 1),
+    F(srtt_us, 1),
+    F(bpf_sock_ops_cb_flags, 1),
+    F(state, 1),
+    F(rtt_min, 1),
+    F(snd_ssthresh, 1),
+    F(rcv_nxt, 1),
+    F(snd_nxt, 1),
+    F(snd_una, 1),
+    F(mss_cache, 1),
+    F(ecn_flags, 1),
+    F(rate_delivered, 1),
+    F(rate_interval_us, 1),
+    F(packets_out, 1),
+    F(retrans_out, 1),
+    F(total_retrans, 1),
+    F(segs_in, 1),
+    F(data_segs_in, 1),
+    F(segs_out, 1),
+    F(data_segs_out, 1),
+    F(lost_out, 1),
+    F(sacked_out, 1),
+    F(sk_txhash, 1),
+    F(bytes_received, 1),
+    F(bytes_acked, 1),
+    F(sk, 1),
+    F(skb_data, 1),
+    F(skb_data_end, 1),
+    F(skb_len, 1),
+    F(skb_tcp_flags, 1),
+};
+#undef F
+
+static const struct hooks_field_desc *hooks_field_at(uint32_t off)
+{
+	for (size_t i = 0; i < sizeof(hooks_fields) / sizeof(hooks_fields[0]); i++) {
+		const struct hooks_field_desc *f = &hooks_fields[i];
+		if (off >= f->off && off < f->off + (uint32_t)f->size * f->count)
+			return f;
+	}
+	return NULL;
+}
+
+#define V(m) offsetof(struct hooks_sock_ops_view, m)
+
+static int hooks_ctx_access(uint32_t off, uint32_t size, bool write, struct bpfvm_ctx_access *acc,
+			    char *why, size_t why_len)
+{
+	const struct hooks_field_desc *f;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		snprintf(why, why_len, "sock_ops: ctx+%u: bad access size %u", off, size);
+		return -EACCES;
+	}
+	if (off >= HOOKS_CTX_SIZE || off + size > HOOKS_CTX_SIZE) {
+		snprintf(why, why_len, "sock_ops: ctx+%u size %u: outside the %u-byte ctx", off,
+			 size, HOOKS_CTX_SIZE);
+		return -EACCES;
+	}
+	if (off % size != 0) {
+		snprintf(why, why_len, "sock_ops: ctx+%u size %u: misaligned", off, size);
+		return -EACCES;
+	}
+	f = hooks_field_at(off);
+	acc->field = (int)(off / 4);
+	acc->result = BPFVM_CTX_SCALAR;
+
+	if (write) {
+		/* Only the answer words and the tx hash are the program's to set. */
+		bool ok = (off >= V(reply) && off < V(family)) || off == V(sk_txhash);
+		if (!ok) {
+			snprintf(why, why_len, "sock_ops: ctx+%u (%s): field is read-only", off,
+				 f->name);
+			return -EACCES;
+		}
+		if (size != 4) {
+			snprintf(why, why_len, "sock_ops: ctx+%u (%s): store must be 4 bytes", off,
+				 f->name);
+			return -EACCES;
+		}
+		return 0;
+	}
+
+	switch (off) {
+	case V(bytes_received):
+	case V(bytes_acked):
+		if (size != 8)
+			goto want8;
+		return 0;
+	case V(bytes_received) + 4:
+	case V(bytes_acked) + 4:
+		goto want8;
+	case V(sk):
+	case V(sk) + 4:
+		/* The verifier has no struct bpf_sock rules to check what would be
+		 * loaded through this pointer yet, so refuse it rather than hand
+		 * out an unchecked pointer. */
+		snprintf(why, why_len, "sock_ops: ctx+%u (sk): struct bpf_sock not supported yet",
+			 off);
+		return -EACCES;
+	case V(skb_data):
+	case V(skb_data_end):
+		if (size != 8)
+			goto want8;
+		acc->result = off == V(skb_data) ? BPFVM_CTX_PKT : BPFVM_CTX_PKT_END;
+		return 0;
+	case V(skb_data) + 4:
+	case V(skb_data_end) + 4:
+		goto want8;
+	default:
+		break;
+	}
+	/* Linux lets only skb_tcp_flags be read narrower than its 4 bytes. */
+	if (off >= V(skb_tcp_flags) && size <= 4)
+		return 0;
+	if (size != 4) {
+		snprintf(why, why_len, "sock_ops: ctx+%u (%s): load must be 4 bytes", off, f->name);
+		return -EACCES;
+	}
+	return 0;
+want8:
+	snprintf(why, why_len, "sock_ops: ctx+%u (%s): load must be 8 bytes at its start", off,
+		 f->name);
+	return -EACCES;
+}
+
+uint32_t hooks_fields_groups(uint64_t fields)
+{
+	/* family .. is_fullsock */
+	uint64_t addr =
+	    ((1ull << (HOOKS_FIELD(is_fullsock) + 1)) - 1) & ~((1ull << HOOKS_FIELD(family)) - 1);
+	/* snd_cwnd .. sacked_out, bytes_received, bytes_acked (the cb flags word
+	 * comes from hooks_sock itself, but reads 0 on request sockets as the
+	 * other TCP fields) */
+	uint64_t tcp =
+	    ((1ull << (HOOKS_FIELD(sacked_out) + 1)) - 1) & ~((1ull << HOOKS_FIELD(snd_cwnd)) - 1);
+	uint64_t sock = 1ull << HOOKS_FIELD(sk_txhash);
+	uint32_t g = 0;
+
+	tcp |= 3ull << HOOKS_FIELD(bytes_received);
+	tcp |= 3ull << HOOKS_FIELD(bytes_acked);
+	if (fields & addr)
+		g |= HOOKS_INFO_ADDR;
+	if (fields & tcp)
+		g |= HOOKS_INFO_TCP | HOOKS_INFO_ADDR; /* is_fullsock decides */
+	if (fields & sock)
+		g |= HOOKS_INFO_SOCK;
+	return g;
+}
+
+const struct bpfvm_prog_type hooks_sock_ops_type = {
+    .name = "sock_ops",
+    .type = 13, /* BPF_PROG_TYPE_SOCK_OPS */
+    .ctx_size = HOOKS_CTX_SIZE,
+    .ctx_access = hooks_ctx_access,
+    .helper = hooks_sock_ops_helper,
+    .ret_min = 0,
+    .ret_max = 1,
+    .nr_fields = HOOKS_NR_FIELDS,
+};

@@ -1,0 +1,2 @@
+/* skops SDK: see asm/types.h. */
+#include <asm-generic/sockios.h>

@@ -1,0 +1,3 @@
+/* skops SDK: the kernel-tree path <uapi/linux/if_packet.h> that seed sources use;
+ * the system's linux-libc-dev header already is that uapi header. */
+#include <linux/if_packet.h>
