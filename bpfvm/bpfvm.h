@@ -141,6 +141,7 @@ enum bpfvm_arg {
 	BPFVM_ARG_MAP_VALUE_OR_NULL, /* value pointer of the preceding map, or NULL */
 	BPFVM_ARG_RINGBUF_MEM,	 /* memory returned by ringbuf_reserve */
 	BPFVM_ARG_STR,		 /* NUL-terminated constant string in a map value */
+	BPFVM_ARG_SPIN_LOCK,	 /* struct bpf_spin_lock (4 bytes) inside a map value */
 };
 
 enum bpfvm_ret {
@@ -207,6 +208,9 @@ int bpfvm_map_get_next_id(struct bpfvm_registry *reg, uint32_t start, uint32_t *
 /* New reference, or -ENOENT. */
 int bpfvm_prog_get_by_id(struct bpfvm_registry *reg, uint32_t id, struct bpfvm_prog **out);
 int bpfvm_map_get_by_id(struct bpfvm_registry *reg, uint32_t id, struct bpfvm_map **out);
+/* Drain bpf_trace_printk lines (oldest first) into buf: whole lines only,
+ * NUL-terminated; returns the bytes copied, 0 when empty. */
+size_t bpfvm_trace_read(struct bpfvm_registry *reg, char *buf, size_t size);
 
 /* ---- programs ---------------------------------------------------------- */
 
@@ -266,6 +270,10 @@ struct bpfvm_run {
 			 uint64_t r4);
 	void *engine; /* engine-private */
 	uint32_t tail_calls;
+	/* Helper-owned memory a callback may read while the helper runs (the
+	 * key for_each_map_elem passes); the checked interpreter admits it. */
+	const void *scratch;
+	size_t scratch_len;
 };
 
 /* ---- ELF objects ------------------------------------------------------- */

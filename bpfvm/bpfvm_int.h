@@ -103,7 +103,8 @@ struct bpfvm_prog {
 	 * index (pc + imm + 1), which bpfvm_run.call takes. */
 	struct bpfvm_insn *insns;
 	size_t ninsns;
-	struct bpfvm_insn_aux *aux; /* ninsns entries, from the verifier */
+	struct bpfvm_insn_aux *aux; /* ninsns entries: prog.c allocates them
+				     * (ctx_field -1), the verifier fills them */
 	struct bpfvm_map **maps;    /* referenced maps, one reference each */
 	size_t nmaps;
 	uint64_t ctx_fields;	  /* union of aux[].ctx_field bits */
@@ -117,6 +118,9 @@ struct bpfvm_prog {
 	uint64_t load_time;
 	uint32_t uid;
 	_Atomic uint64_t run_cnt, run_time_ns;
+	/* Loaded with no_verify (generic type only): engines bound the run with
+	 * an instruction budget since nothing proved it terminates. */
+	bool no_verify;
 };
 
 /* The verifier (verifier/): 0 when every path is proven safe; fills aux,
@@ -184,5 +188,12 @@ int bpfvm_reg_add_map(struct bpfvm_registry *reg, struct bpfvm_map *map);
  * dying object. Returns true if the object must now be freed. */
 bool bpfvm_reg_release_prog(struct bpfvm_prog *prog);
 bool bpfvm_reg_release_map(struct bpfvm_map *map);
+/* bpf_trace_printk output: appends one line to the registry's bounded ring
+ * (the oldest line is dropped when full); bpfvm_trace_read drains it. */
+void bpfvm_trace_write(struct bpfvm_registry *reg, const char *text, size_t len);
+/* bpf_get_prandom_u32 state, one per cpu index (seeded at registry create). */
+uint32_t bpfvm_reg_prandom(struct bpfvm_registry *reg, unsigned cpu);
+/* Tests only: where the next cyclic ID search starts (prog or map space). */
+void bpfvm_reg_set_next_id(struct bpfvm_registry *reg, bool map, uint32_t next);
 
 #endif

@@ -1,0 +1,14 @@
+/* Shared by the helper implementations (helpers_*.c) only. */
+#ifndef SKOPS_BPFVM_HELPERS_INT_H
+#define SKOPS_BPFVM_HELPERS_INT_H
+
+#include "bpfvm_int.h"
+
+/* Format fmt (fmt_size bytes, NUL-terminated within them) with at most
+ * max_args of the nargs u64 args into out (size bytes, always NUL-terminated
+ * when size > 0). Returns the length the full output needs without the NUL,
+ * or -EINVAL for a format outside the subset or too few arguments. */
+int bpfvm_fmt(char *out, size_t size, const char *fmt, size_t fmt_size, const uint64_t *args,
+	      size_t nargs, size_t max_args);
+
+#endif

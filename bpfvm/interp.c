@@ -1,0 +1,726 @@
+/* The interpreter: RFC 9669 (cpu v1-v4) with computed-goto dispatch. Built
+ * twice: plain (bpfvm_interp_run) and with -DBPFVM_CHECKED via interp_checked.c
+ * (bpfvm_interp_run_checked), where every memory access and helper pointer is
+ * checked against ctx, the live stack frames and the program's maps.
+ * Read RFC 9669 §4 (arithmetic and jumps) and §5 (load/store, atomics). */
+#include <errno.h>
+#include <string.h>
+
+#include "bpfvm_int.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "bpfvm interpreter assumes a little-endian host (BPF_TO_LE is a truncation)"
+#endif
+
+#ifdef BPFVM_CHECKED
+#define INTERP_CHECKED 1
+#else
+#define INTERP_CHECKED 0
+#endif
+
+/* Unverified programs (no_verify) get this many backward jumps, calls and
+ * callbacks before the run stops: a safety net so the conformance runner
+ * always terminates. Verified programs are proven to terminate. */
+#define INTERP_BUDGET (1ULL << 22)
+
+struct interp_frame {
+	const struct bpfvm_insn *ret; /* the call insn */
+	const struct bpfvm_prog *prog;
+	uint64_t saved[4]; /* R6..R9, callee-saved (RFC 9669 §2.3 convention) */
+	uint64_t fp;
+};
+
+struct interp_state {
+	struct bpfvm_run run; /* run.engine points back here */
+	uint8_t *stack;	      /* BPFVM_MAX_CALL_DEPTH frames, frame 0 on top */
+	uint32_t depth;	      /* frames in use */
+	uint64_t budget;
+	void *ctx;
+	size_t ctx_len;
+	bool stopped;
+	struct bpfvm_fault *fault;
+};
+
+static inline uint64_t frame_top(const struct interp_state *st, uint32_t d)
+{
+	return (uint64_t)(uintptr_t)(st->stack +
+				     (size_t)(BPFVM_MAX_CALL_DEPTH - d) * BPFVM_STACK_SIZE);
+}
+
+static uint64_t interp_stop(struct interp_state *st, const struct bpfvm_prog *prog,
+			    const struct bpfvm_insn *ip, uint64_t addr, uint32_t size)
+{
+	st->stopped = true;
+	if (st->fault && !st->fault->hit) {
+		st->fault->hit = true;
+		st->fault->pc = (uint32_t)(ip - prog->insns);
+		st->fault->addr = addr;
+		st->fault->size = size;
+	}
+	return 0;
+}
+
+#if INTERP_CHECKED
+static bool range_in(uint64_t addr, uint64_t size, uint64_t lo, uint64_t hi)
+{
+	return addr >= lo && addr <= hi && size <= hi - addr;
+}
+
+/* [addr, addr+size) must lie in ctx, the live frames, or one map value. */
+static bool interp_mem_ok(const struct interp_state *st, const struct bpfvm_prog *prog,
+			  uint64_t addr, uint64_t size)
+{
+	uint64_t c = (uint64_t)(uintptr_t)st->ctx;
+	if (st->ctx && range_in(addr, size, c, c + st->ctx_len))
+		return true;
+	if (range_in(addr, size, frame_top(st, st->depth), frame_top(st, 0)))
+		return true;
+	uint64_t sc = (uint64_t)(uintptr_t)st->run.scratch;
+	if (sc && range_in(addr, size, sc, sc + st->run.scratch_len))
+		return true;
+	for (size_t i = 0; i < prog->nmaps; i++)
+		if (bpfvm_map_owns(prog->maps[i], (const void *)(uintptr_t)addr, size))
+			return true;
+	return false;
+}
+
+static struct bpfvm_map *interp_map_arg(const struct bpfvm_prog *prog, uint64_t v)
+{
+	for (size_t i = 0; i < prog->nmaps; i++)
+		if ((uint64_t)(uintptr_t)prog->maps[i] == v)
+			return prog->maps[i];
+	return NULL;
+}
+
+/* Pointer arguments of a helper call, by its prototype. false: fault at addr. */
+static bool interp_args_ok(const struct interp_state *st, const struct bpfvm_prog *prog,
+			   const struct bpfvm_helper *h, const uint64_t *r, uint64_t *bad)
+{
+	const struct bpfvm_map *map = NULL;
+	for (int i = 0; i < 5; i++) {
+		uint64_t v = r[i + 1], next = i < 4 ? r[i + 2] : 0, size = 0;
+		switch (h->args[i]) {
+		case BPFVM_ARG_MAP:
+			map = interp_map_arg(prog, v);
+			if (!map) {
+				*bad = v;
+				return false;
+			}
+			continue;
+		case BPFVM_ARG_CTX:
+			if (v != (uint64_t)(uintptr_t)st->ctx) {
+				*bad = v;
+				return false;
+			}
+			continue;
+		case BPFVM_ARG_MAP_KEY:
+			size = map ? map->def.key_size : 1;
+			break;
+		case BPFVM_ARG_MAP_VALUE:
+			size = map ? map->def.value_size : 1;
+			break;
+		case BPFVM_ARG_MAP_VALUE_OR_NULL:
+			if (!v)
+				continue;
+			size = map ? map->def.value_size : 1;
+			break;
+		case BPFVM_ARG_MEM_OR_NULL:
+			if (!v && !next)
+				continue;
+			size = next;
+			break;
+		case BPFVM_ARG_MEM:
+		case BPFVM_ARG_MEM_UNINIT:
+			size = next;
+			if (!size)
+				continue;
+			break;
+		case BPFVM_ARG_SPIN_LOCK:
+			size = 4;
+			break;
+		case BPFVM_ARG_STR:
+			size = 1;
+			break;
+		default:
+			continue;
+		}
+		if (!interp_mem_ok(st, prog, v, size)) {
+			*bad = v;
+			return false;
+		}
+	}
+	return true;
+}
+
+#define MEMCHK(addr, size)                                                                         \
+	do {                                                                                       \
+		if (!interp_mem_ok(st, prog, (addr), (size)))                                      \
+			return interp_stop(st, prog, ip, (addr), (size));                          \
+	} while (0)
+#define ATOMCHK(addr, size)                                                                        \
+	do {                                                                                       \
+		MEMCHK(addr, size);                                                                \
+		if ((addr) & ((size)-1))                                                           \
+			return interp_stop(st, prog, ip, (addr), (size));                          \
+	} while (0)
+#else
+#define MEMCHK(addr, size)  ((void)0)
+#define ATOMCHK(addr, size) ((void)0)
+#endif
+
+/* Unaligned-safe accessors: memcpy compiles to one mov on x86-64. */
+#define LOADT(T, a)                                                                                \
+	({                                                                                         \
+		T v_;                                                                              \
+		memcpy(&v_, (const void *)(uintptr_t)(a), sizeof(v_));                             \
+		v_;                                                                                \
+	})
+#define STORET(T, a, v)                                                                            \
+	do {                                                                                       \
+		T v_ = (T)(v);                                                                     \
+		memcpy((void *)(uintptr_t)(a), &v_, sizeof(v_));                                   \
+	} while (0)
+
+/* RFC 9669 §4.1: division by zero yields 0, modulo by zero leaves dst; signed
+ * INT_MIN / -1 wraps to INT_MIN and INT_MIN % -1 is 0 (what the kernel's
+ * verifier fixups produce). */
+static inline uint64_t sdiv64(uint64_t a, uint64_t b)
+{
+	if (b == 0)
+		return 0;
+	if ((int64_t)b == -1)
+		return 0 - a;
+	return (uint64_t)((int64_t)a / (int64_t)b);
+}
+
+static inline uint64_t smod64(uint64_t a, uint64_t b)
+{
+	if (b == 0)
+		return a;
+	if ((int64_t)b == -1)
+		return 0;
+	return (uint64_t)((int64_t)a % (int64_t)b);
+}
+
+static inline uint32_t sdiv32(uint32_t a, uint32_t b)
+{
+	if (b == 0)
+		return 0;
+	if ((int32_t)b == -1)
+		return 0 - a;
+	return (uint32_t)((int32_t)a / (int32_t)b);
+}
+
+static inline uint32_t smod32(uint32_t a, uint32_t b)
+{
+	if (b == 0)
+		return a;
+	if ((int32_t)b == -1)
+		return 0;
+	return (uint32_t)((int32_t)a % (int32_t)b);
+}
+
+static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *prog,
+			    const struct bpfvm_insn *ip, uint64_t r1, uint64_t r2, uint64_t r3,
+			    uint64_t r4, uint64_t r5);
+
+/* run->call: a callback (bpf_loop, for_each_map_elem) runs as a new frame of
+ * the running program. */
+static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1, uint64_t r2,
+				uint64_t r3, uint64_t r4)
+{
+	struct interp_state *st = run->engine;
+	const struct bpfvm_prog *prog = run->prog;
+	if (st->stopped)
+		return 0;
+	if (pc >= prog->ninsns || --st->budget == 0)
+		return interp_stop(st, prog, prog->insns, pc, 0);
+	uint64_t r0 = interp_exec(st, prog, &prog->insns[pc], r1, r2, r3, r4, 0);
+	st->run.prog = prog; /* a tail call inside the callback ends with it */
+	return r0;
+}
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+
+static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *prog,
+			    const struct bpfvm_insn *ip, uint64_t r1, uint64_t r2, uint64_t r3,
+			    uint64_t r4, uint64_t r5)
+{
+#define ALU_ENTRIES(op, name)                                                                      \
+	[BPF_ALU64 | BPF_K | op] = &&alu64_##name##_k,                                             \
+			     [BPF_ALU64 | BPF_X | op] = &&alu64_##name##_x,                        \
+			     [BPF_ALU | BPF_K | op] = &&alu32_##name##_k,                          \
+			     [BPF_ALU | BPF_X | op] = &&alu32_##name##_x
+#define JMP_ENTRIES(op, name)                                                                      \
+	[BPF_JMP | BPF_K | op] = &&jmp_##name##_k, [BPF_JMP | BPF_X | op] = &&jmp_##name##_x,      \
+			   [BPF_JMP32 | BPF_K | op] = &&jmp32_##name##_k,                          \
+			   [BPF_JMP32 | BPF_X | op] = &&jmp32_##name##_x
+	static const void *const tbl[256] = {
+	    [0 ... 255] = &&op_invalid,
+	    ALU_ENTRIES(BPF_ADD, add),
+	    ALU_ENTRIES(BPF_SUB, sub),
+	    ALU_ENTRIES(BPF_MUL, mul),
+	    ALU_ENTRIES(BPF_DIV, div),
+	    ALU_ENTRIES(BPF_OR, or),
+	    ALU_ENTRIES(BPF_AND, and),
+	    ALU_ENTRIES(BPF_LSH, lsh),
+	    ALU_ENTRIES(BPF_RSH, rsh),
+	    ALU_ENTRIES(BPF_MOD, mod),
+	    ALU_ENTRIES(BPF_XOR, xor),
+	    ALU_ENTRIES(BPF_MOV, mov),
+	    ALU_ENTRIES(BPF_ARSH, arsh),
+	    [BPF_ALU64 | BPF_NEG] = &&alu64_neg,
+	    [BPF_ALU | BPF_NEG] = &&alu32_neg,
+	    [BPF_ALU | BPF_END | BPF_TO_LE] = &&end_le,
+	    [BPF_ALU | BPF_END | BPF_TO_BE] = &&end_be,
+	    [BPF_ALU64 | BPF_END] = &&end_be, /* bswap: unconditional swap */
+	    JMP_ENTRIES(BPF_JEQ, jeq),
+	    JMP_ENTRIES(BPF_JGT, jgt),
+	    JMP_ENTRIES(BPF_JGE, jge),
+	    JMP_ENTRIES(BPF_JSET, jset),
+	    JMP_ENTRIES(BPF_JNE, jne),
+	    JMP_ENTRIES(BPF_JSGT, jsgt),
+	    JMP_ENTRIES(BPF_JSGE, jsge),
+	    JMP_ENTRIES(BPF_JLT, jlt),
+	    JMP_ENTRIES(BPF_JLE, jle),
+	    JMP_ENTRIES(BPF_JSLT, jslt),
+	    JMP_ENTRIES(BPF_JSLE, jsle),
+	    [BPF_JMP | BPF_JA] = &&jmp_ja,
+	    [BPF_JMP32 | BPF_JA] = &&jmp32_ja,
+	    [BPF_JMP | BPF_CALL] = &&op_call,
+	    [BPF_JMP | BPF_EXIT] = &&op_exit,
+	    [BPF_LD | BPF_IMM | BPF_DW] = &&ld_imm64,
+	    [BPF_LDX | BPF_MEM | BPF_B] = &&ldx_b,
+	    [BPF_LDX | BPF_MEM | BPF_H] = &&ldx_h,
+	    [BPF_LDX | BPF_MEM | BPF_W] = &&ldx_w,
+	    [BPF_LDX | BPF_MEM | BPF_DW] = &&ldx_dw,
+	    [BPF_LDX | BPF_MEMSX | BPF_B] = &&ldxsx_b,
+	    [BPF_LDX | BPF_MEMSX | BPF_H] = &&ldxsx_h,
+	    [BPF_LDX | BPF_MEMSX | BPF_W] = &&ldxsx_w,
+	    [BPF_ST | BPF_MEM | BPF_B] = &&st_b,
+	    [BPF_ST | BPF_MEM | BPF_H] = &&st_h,
+	    [BPF_ST | BPF_MEM | BPF_W] = &&st_w,
+	    [BPF_ST | BPF_MEM | BPF_DW] = &&st_dw,
+	    [BPF_STX | BPF_MEM | BPF_B] = &&stx_b,
+	    [BPF_STX | BPF_MEM | BPF_H] = &&stx_h,
+	    [BPF_STX | BPF_MEM | BPF_W] = &&stx_w,
+	    [BPF_STX | BPF_MEM | BPF_DW] = &&stx_dw,
+	    [BPF_STX | BPF_ATOMIC | BPF_W] = &&atomic_w,
+	    [BPF_STX | BPF_ATOMIC | BPF_DW] = &&atomic_dw,
+	};
+#undef ALU_ENTRIES
+#undef JMP_ENTRIES
+
+	uint64_t reg[11];
+	struct interp_frame frames[BPFVM_MAX_CALL_DEPTH];
+	uint32_t nframes = 0;
+
+	if (st->depth >= BPFVM_MAX_CALL_DEPTH)
+		return interp_stop(st, prog, ip, 0, 0);
+	reg[0] = 0;
+	reg[1] = r1;
+	reg[2] = r2;
+	reg[3] = r3;
+	reg[4] = r4;
+	reg[5] = r5;
+	reg[6] = reg[7] = reg[8] = reg[9] = 0;
+	reg[10] = frame_top(st, st->depth);
+	st->depth++;
+
+#define DST	   reg[ip->dst]
+#define SRC	   reg[ip->src]
+#define IMM	   ip->imm
+#define DISPATCH() goto *tbl[ip->code]
+#define NEXT()                                                                                     \
+	do {                                                                                       \
+		ip++;                                                                              \
+		DISPATCH();                                                                        \
+	} while (0)
+#define STOP(addr, size)                                                                           \
+	do {                                                                                       \
+		st->depth--;                                                                       \
+		return interp_stop(st, prog, ip, (addr), (size));                                  \
+	} while (0)
+/* ip += off, then NEXT's ++ lands on pc + off + 1. Backward edges spend budget. */
+#define JUMP(o)                                                                                    \
+	do {                                                                                       \
+		int32_t o_ = (o);                                                                  \
+		if (o_ < 0 && --st->budget == 0)                                                   \
+			STOP(0, 0);                                                                \
+		ip += o_;                                                                          \
+		NEXT();                                                                            \
+	} while (0)
+
+	DISPATCH();
+
+	/* ---- ALU (RFC 9669 §4.1): 32-bit results are zero-extended ---- */
+#define ALU_OP(name, op)                                                                           \
+	alu64_##name##_k : DST = DST op(uint64_t)(int64_t) IMM;                                    \
+	NEXT();                                                                                    \
+	alu64_##name##_x : DST = DST op SRC;                                                       \
+	NEXT();                                                                                    \
+	alu32_##name##_k : DST = (uint32_t)((uint32_t)DST op(uint32_t) IMM);                       \
+	NEXT();                                                                                    \
+	alu32_##name##_x : DST = (uint32_t)((uint32_t)DST op(uint32_t) SRC);                       \
+	NEXT();
+	ALU_OP(add, +)
+	ALU_OP(sub, -)
+	ALU_OP(mul, *)
+	ALU_OP(or, |)
+	ALU_OP(and, &)
+	ALU_OP(xor, ^)
+#undef ALU_OP
+
+	/* shift counts are masked to the operand width (RFC 9669 §4.1) */
+alu64_lsh_k:
+	DST = DST << (IMM & 63);
+	NEXT();
+alu64_lsh_x:
+	DST = DST << (SRC & 63);
+	NEXT();
+alu32_lsh_k:
+	DST = (uint32_t)((uint32_t)DST << (IMM & 31));
+	NEXT();
+alu32_lsh_x:
+	DST = (uint32_t)((uint32_t)DST << (SRC & 31));
+	NEXT();
+alu64_rsh_k:
+	DST = DST >> (IMM & 63);
+	NEXT();
+alu64_rsh_x:
+	DST = DST >> (SRC & 63);
+	NEXT();
+alu32_rsh_k:
+	DST = (uint32_t)DST >> (IMM & 31);
+	NEXT();
+alu32_rsh_x:
+	DST = (uint32_t)DST >> (SRC & 31);
+	NEXT();
+alu64_arsh_k:
+	DST = (uint64_t)((int64_t)DST >> (IMM & 63));
+	NEXT();
+alu64_arsh_x:
+	DST = (uint64_t)((int64_t)DST >> (SRC & 63));
+	NEXT();
+alu32_arsh_k:
+	DST = (uint32_t)((int32_t)(uint32_t)DST >> (IMM & 31));
+	NEXT();
+alu32_arsh_x:
+	DST = (uint32_t)((int32_t)(uint32_t)DST >> (SRC & 31));
+	NEXT();
+
+	/* off 1 selects sdiv/smod (cpu v4) */
+alu64_div_k:
+	DST = ip->off ? sdiv64(DST, (uint64_t)(int64_t)IMM)
+		      : (IMM ? DST / (uint64_t)(int64_t)IMM : 0);
+	NEXT();
+alu64_div_x:
+	DST = ip->off ? sdiv64(DST, SRC) : (SRC ? DST / SRC : 0);
+	NEXT();
+alu32_div_k:
+	DST = ip->off ? sdiv32((uint32_t)DST, (uint32_t)IMM)
+		      : ((uint32_t)IMM ? (uint32_t)DST / (uint32_t)IMM : 0);
+	NEXT();
+alu32_div_x:
+	DST = ip->off ? sdiv32((uint32_t)DST, (uint32_t)SRC)
+		      : ((uint32_t)SRC ? (uint32_t)DST / (uint32_t)SRC : 0);
+	NEXT();
+alu64_mod_k:
+	DST = ip->off ? smod64(DST, (uint64_t)(int64_t)IMM)
+		      : (IMM ? DST % (uint64_t)(int64_t)IMM : DST);
+	NEXT();
+alu64_mod_x:
+	DST = ip->off ? smod64(DST, SRC) : (SRC ? DST % SRC : DST);
+	NEXT();
+alu32_mod_k:
+	DST = ip->off ? smod32((uint32_t)DST, (uint32_t)IMM)
+		      : ((uint32_t)IMM ? (uint32_t)DST % (uint32_t)IMM : (uint32_t)DST);
+	NEXT();
+alu32_mod_x:
+	DST = ip->off ? smod32((uint32_t)DST, (uint32_t)SRC)
+		      : ((uint32_t)SRC ? (uint32_t)DST % (uint32_t)SRC : (uint32_t)DST);
+	NEXT();
+
+alu64_neg:
+	DST = 0 - DST;
+	NEXT();
+alu32_neg:
+	DST = (uint32_t)(0 - (uint32_t)DST);
+	NEXT();
+
+	/* MOV; with off 8/16/32 it is MOVSX (RFC 9669 §4.1, cpu v4) */
+alu64_mov_k:
+	DST = (uint64_t)(int64_t)IMM;
+	NEXT();
+alu64_mov_x:
+	switch (ip->off) {
+	case 8:
+		DST = (uint64_t)(int64_t)(int8_t)SRC;
+		break;
+	case 16:
+		DST = (uint64_t)(int64_t)(int16_t)SRC;
+		break;
+	case 32:
+		DST = (uint64_t)(int64_t)(int32_t)SRC;
+		break;
+	default:
+		DST = SRC;
+	}
+	NEXT();
+alu32_mov_k:
+	DST = (uint32_t)IMM;
+	NEXT();
+alu32_mov_x:
+	switch (ip->off) {
+	case 8:
+		DST = (uint32_t)(int32_t)(int8_t)SRC;
+		break;
+	case 16:
+		DST = (uint32_t)(int32_t)(int16_t)SRC;
+		break;
+	default:
+		DST = (uint32_t)SRC;
+	}
+	NEXT();
+
+	/* RFC 9669 §4.2: to-le on this little-endian host truncates; to-be and
+	 * ALU64 bswap swap. Widths were checked at load. */
+end_le:
+	DST = IMM == 16 ? (uint16_t)DST : IMM == 32 ? (uint32_t)DST : DST;
+	NEXT();
+end_be:
+	DST = IMM == 16	  ? __builtin_bswap16((uint16_t)DST)
+	      : IMM == 32 ? __builtin_bswap32((uint32_t)DST)
+			  : __builtin_bswap64(DST);
+	NEXT();
+
+	/* ---- jumps (RFC 9669 §4.3) ---- */
+#define JMP_OP(name, expr64k, expr64x, expr32k, expr32x)                                           \
+	jmp_##name##_k : if (expr64k) JUMP(ip->off);                                               \
+	NEXT();                                                                                    \
+	jmp_##name##_x : if (expr64x) JUMP(ip->off);                                               \
+	NEXT();                                                                                    \
+	jmp32_##name##_k : if (expr32k) JUMP(ip->off);                                             \
+	NEXT();                                                                                    \
+	jmp32_##name##_x : if (expr32x) JUMP(ip->off);                                             \
+	NEXT();
+#define JMP_U(name, op)                                                                            \
+	JMP_OP(name, DST op(uint64_t)(int64_t) IMM, DST op SRC, (uint32_t)DST op(uint32_t) IMM,    \
+	       (uint32_t)DST op(uint32_t) SRC)
+#define JMP_S(name, op)                                                                            \
+	JMP_OP(name, (int64_t)DST op(int64_t) IMM, (int64_t)DST op(int64_t) SRC,                   \
+	       (int32_t)(uint32_t)DST op(int32_t) IMM,                                             \
+	       (int32_t)(uint32_t)DST op(int32_t)(uint32_t) SRC)
+	JMP_U(jeq, ==)
+	JMP_U(jne, !=)
+	JMP_U(jgt, >)
+	JMP_U(jge, >=)
+	JMP_U(jlt, <)
+	JMP_U(jle, <=)
+	JMP_S(jsgt, >)
+	JMP_S(jsge, >=)
+	JMP_S(jslt, <)
+	JMP_S(jsle, <=)
+	JMP_OP(jset, (DST & (uint64_t)(int64_t)IMM), (DST & SRC), ((uint32_t)DST & (uint32_t)IMM),
+	       ((uint32_t)DST & (uint32_t)SRC))
+#undef JMP_OP
+#undef JMP_U
+#undef JMP_S
+jmp_ja:
+	JUMP(ip->off);
+jmp32_ja:
+	JUMP(IMM); /* gotol: the 32-bit offset lives in imm */
+
+	/* ---- ld_imm64 (RFC 9669 §5.4); map/func sources were relocated ---- */
+ld_imm64:
+	DST = (uint64_t)(uint32_t)ip[0].imm | ((uint64_t)(uint32_t)ip[1].imm << 32);
+	ip++;
+	NEXT();
+
+	/* ---- loads and stores (RFC 9669 §5.1, §5.2) ---- */
+#define LDX(name, T, ET)                                                                           \
+	name : {                                                                                   \
+		uint64_t a_ = SRC + (uint64_t)(int64_t)ip->off;                                    \
+		MEMCHK(a_, sizeof(T));                                                             \
+		DST = (uint64_t)(ET)LOADT(T, a_);                                                  \
+		NEXT();                                                                            \
+	}
+	LDX(ldx_b, uint8_t, uint8_t)
+	LDX(ldx_h, uint16_t, uint16_t)
+	LDX(ldx_w, uint32_t, uint32_t)
+	LDX(ldx_dw, uint64_t, uint64_t)
+	LDX(ldxsx_b, int8_t, int64_t)
+	LDX(ldxsx_h, int16_t, int64_t)
+	LDX(ldxsx_w, int32_t, int64_t)
+#undef LDX
+#define ST(name, T, V)                                                                             \
+	name : {                                                                                   \
+		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
+		MEMCHK(a_, sizeof(T));                                                             \
+		STORET(T, a_, V);                                                                  \
+		NEXT();                                                                            \
+	}
+	ST(st_b, uint8_t, IMM)
+	ST(st_h, uint16_t, IMM)
+	ST(st_w, uint32_t, IMM)
+	ST(st_dw, uint64_t, (int64_t)IMM)
+	ST(stx_b, uint8_t, SRC)
+	ST(stx_h, uint16_t, SRC)
+	ST(stx_w, uint32_t, SRC)
+	ST(stx_dw, uint64_t, SRC)
+#undef ST
+
+	/* ---- atomics (RFC 9669 §5.3): sequentially consistent like the
+	 * kernel's lock-prefixed ops; FETCH returns the old value in src,
+	 * zero-extended for 32 bits; cmpxchg compares with and returns in R0. */
+#define ATOMIC(name, T)                                                                            \
+	name : {                                                                                   \
+		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
+		ATOMCHK(a_, sizeof(T));                                                            \
+		T *p_ = (T *)(uintptr_t)a_;                                                        \
+		T s_ = (T)SRC, old_;                                                               \
+		switch (IMM) {                                                                     \
+		case BPF_ADD:                                                                      \
+		case BPF_ADD | BPF_FETCH:                                                          \
+			old_ = __atomic_fetch_add(p_, s_, __ATOMIC_SEQ_CST);                       \
+			break;                                                                     \
+		case BPF_OR:                                                                       \
+		case BPF_OR | BPF_FETCH:                                                           \
+			old_ = __atomic_fetch_or(p_, s_, __ATOMIC_SEQ_CST);                        \
+			break;                                                                     \
+		case BPF_AND:                                                                      \
+		case BPF_AND | BPF_FETCH:                                                          \
+			old_ = __atomic_fetch_and(p_, s_, __ATOMIC_SEQ_CST);                       \
+			break;                                                                     \
+		case BPF_XOR:                                                                      \
+		case BPF_XOR | BPF_FETCH:                                                          \
+			old_ = __atomic_fetch_xor(p_, s_, __ATOMIC_SEQ_CST);                       \
+			break;                                                                     \
+		case BPF_XCHG:                                                                     \
+			old_ = __atomic_exchange_n(p_, s_, __ATOMIC_SEQ_CST);                      \
+			break;                                                                     \
+		case BPF_CMPXCHG:                                                                  \
+			old_ = (T)reg[0];                                                          \
+			__atomic_compare_exchange_n(p_, &old_, s_, false, __ATOMIC_SEQ_CST,        \
+						    __ATOMIC_SEQ_CST);                             \
+			reg[0] = old_;                                                             \
+			NEXT();                                                                    \
+		default:                                                                           \
+			STOP(a_, sizeof(T));                                                       \
+		}                                                                                  \
+		if (IMM & BPF_FETCH)                                                               \
+			SRC = old_;                                                                \
+		NEXT();                                                                            \
+	}
+	ATOMIC(atomic_w, uint32_t)
+	ATOMIC(atomic_dw, uint64_t)
+#undef ATOMIC
+
+	/* ---- calls and exit (RFC 9669 §4.3.1) ---- */
+op_call:
+	if (ip->src == BPF_PSEUDO_CALL) {
+		if (st->depth >= BPFVM_MAX_CALL_DEPTH || --st->budget == 0)
+			STOP(0, 0);
+		struct interp_frame *f = &frames[nframes++];
+		f->ret = ip;
+		f->prog = prog;
+		memcpy(f->saved, &reg[6], sizeof(f->saved));
+		f->fp = reg[10];
+		reg[10] = frame_top(st, st->depth);
+		st->depth++;
+		ip += IMM;
+		NEXT();
+	}
+	if (IMM == BPF_HELPER_TAIL_CALL) {
+		/* not reachable: the structural check accepts the id only once
+		 * prog arrays exist */
+		STOP(0, 0);
+	}
+	{
+		const struct bpfvm_helper *h = prog->type->helper((uint32_t)IMM);
+		if (!h || !h->fn)
+			STOP(0, 0);
+#if INTERP_CHECKED
+		uint64_t bad;
+		if (!interp_args_ok(st, prog, h, reg, &bad))
+			STOP(bad, 0);
+#endif
+		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
+		if (st->stopped) {
+			st->depth--;
+			return 0;
+		}
+		NEXT();
+	}
+
+op_exit:
+	if (nframes == 0) {
+		st->depth--;
+		return reg[0];
+	}
+	{
+		struct interp_frame *f = &frames[--nframes];
+		memcpy(&reg[6], f->saved, sizeof(f->saved));
+		reg[10] = f->fp;
+		ip = f->ret;
+		prog = f->prog;
+		st->run.prog = prog;
+		st->depth--;
+		NEXT();
+	}
+
+op_invalid:
+	STOP(0, 0);
+
+#undef DST
+#undef SRC
+#undef IMM
+#undef DISPATCH
+#undef NEXT
+#undef STOP
+#undef JUMP
+}
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma GCC diagnostic pop
+#endif
+
+static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+			     struct bpfvm_fault *fault)
+{
+	uint8_t stack[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE] __attribute__((aligned(16)));
+	struct interp_state st = {
+	    .run = {.prog = prog, .ctx = ctx, .call = interp_callback},
+	    .stack = stack,
+	    .budget = prog->no_verify ? INTERP_BUDGET : UINT64_MAX,
+	    .ctx = ctx,
+	    .ctx_len = ctx_len,
+	    .fault = fault,
+	};
+	st.run.engine = &st;
+	if (fault)
+		memset(fault, 0, sizeof(*fault));
+	return interp_exec(&st, prog, prog->insns, (uint64_t)(uintptr_t)ctx, ctx_len, 0, 0, 0);
+}
+
+#if INTERP_CHECKED
+uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+				  struct bpfvm_fault *fault)
+{
+	struct bpfvm_fault local;
+	return interp_start(prog, ctx, ctx_len, fault ? fault : &local);
+}
+#else
+uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
+{
+	return interp_start(prog, ctx, ctx_len, NULL);
+}
+#endif

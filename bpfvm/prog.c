@@ -1,0 +1,512 @@
+/* Programs: load (copy, relocate, structural check, verify, tag, JIT, register),
+ * reference counting, info and run. The structural check is what keeps the
+ * interpreter on the program for no_verify loads; the verifier proves the rest.
+ * Read RFC 9669 §5 (instruction set) and SOCKOPS.md §7 (IDs and info). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpfvm_int.h"
+
+/* Per-thread cpu index: the public API (bpfvm_set_cpu/bpfvm_cpu) has no context
+ * argument, and the cpu is a property of the calling thread (one lcore per
+ * thread), exactly what the kernel's smp_processor_id() is. */
+static _Thread_local unsigned bpfvm_cur_cpu;
+
+void bpfvm_set_cpu(unsigned cpu)
+{
+	bpfvm_cur_cpu = cpu < BPFVM_MAX_CPUS ? cpu : cpu % BPFVM_MAX_CPUS;
+}
+
+unsigned bpfvm_cpu(void)
+{
+	return bpfvm_cur_cpu;
+}
+
+/* ---- structural check -------------------------------------------------- */
+
+static bool is_ldimm64(const struct bpfvm_insn *in)
+{
+	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+static bool alu_ok(const struct bpfvm_insn *in, bool is64, const char **why)
+{
+	uint8_t op = BPF_OP(in->code);
+	bool x = BPF_SRC(in->code) == BPF_X;
+	switch (op) {
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_OR:
+	case BPF_AND:
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_XOR:
+	case BPF_ARSH:
+		if (in->off) {
+			*why = "reserved off field in use";
+			return false;
+		}
+		return true;
+	case BPF_DIV:
+	case BPF_MOD:
+		/* RFC 9669 §4.1: off 1 selects the signed variant */
+		if (in->off != 0 && in->off != 1) {
+			*why = "div/mod off must be 0 or 1";
+			return false;
+		}
+		return true;
+	case BPF_NEG:
+		if (x || in->off) {
+			*why = "neg takes no source";
+			return false;
+		}
+		return true;
+	case BPF_MOV:
+		/* RFC 9669 §4.1: MOVSX (off 8/16/32) is register-source only, and
+		 * the 32-bit form has no 32-bit variant */
+		if (in->off == 0)
+			return true;
+		if (x && (in->off == 8 || in->off == 16 || (is64 && in->off == 32)))
+			return true;
+		*why = "invalid movsx width";
+		return false;
+	case BPF_END:
+		if (is64 && x) {
+			*why = "bswap has no source bit";
+			return false;
+		}
+		if (in->imm != 16 && in->imm != 32 && in->imm != 64) {
+			*why = "invalid byte swap width";
+			return false;
+		}
+		return true;
+	default:
+		*why = "unknown alu opcode";
+		return false;
+	}
+}
+
+static bool atomic_op_ok(int32_t imm)
+{
+	switch (imm) {
+	case BPF_ADD:
+	case BPF_OR:
+	case BPF_AND:
+	case BPF_XOR:
+	case BPF_ADD | BPF_FETCH:
+	case BPF_OR | BPF_FETCH:
+	case BPF_AND | BPF_FETCH:
+	case BPF_XOR | BPF_FETCH:
+	case BPF_XCHG:
+	case BPF_CMPXCHG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Jump target pc+delta+1 must be an instruction start inside the program. */
+static bool target_ok(const struct bpfvm_insn *insns, size_t n, size_t pc, int64_t delta)
+{
+	int64_t t = (int64_t)pc + delta + 1;
+	if (t < 0 || t >= (int64_t)n)
+		return false;
+	return t == 0 || !is_ldimm64(&insns[t - 1]);
+}
+
+static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
+{
+	const struct bpfvm_insn *insns = prog->insns;
+	size_t n = prog->ninsns;
+	for (size_t pc = 0; pc < n; pc++) {
+		const struct bpfvm_insn *in = &insns[pc];
+		uint8_t cls = BPF_CLASS(in->code);
+		const char *why = NULL;
+		bool src_reg = false, dst_write = false;
+		switch (cls) {
+		case BPF_ALU:
+		case BPF_ALU64:
+			if (!alu_ok(in, cls == BPF_ALU64, &why))
+				break;
+			src_reg = BPF_SRC(in->code) == BPF_X && BPF_OP(in->code) != BPF_END;
+			dst_write = true;
+			break;
+		case BPF_JMP:
+		case BPF_JMP32: {
+			uint8_t op = BPF_OP(in->code);
+			if (op == BPF_CALL || op == BPF_EXIT) {
+				if (cls != BPF_JMP || BPF_SRC(in->code) != BPF_K) {
+					why = "unknown jmp opcode";
+					break;
+				}
+				if (op == BPF_CALL && in->src == BPF_PSEUDO_CALL) {
+					if (!target_ok(insns, n, pc, in->imm))
+						why = "call target out of range";
+				} else if (op == BPF_CALL && in->src == 0) {
+					if (in->imm != BPF_HELPER_TAIL_CALL &&
+					    !prog->type->helper((uint32_t)in->imm))
+						why = "unknown helper for this program type";
+				} else if (op == BPF_CALL) {
+					why = "unsupported call kind";
+				}
+				break;
+			}
+			if (op == BPF_JA) {
+				if (BPF_SRC(in->code) != BPF_K)
+					why = "unknown jmp opcode";
+				/* RFC 9669 §4.3: JMP32 JA (gotol) takes its offset from imm */
+				else if (!target_ok(insns, n, pc,
+						    cls == BPF_JMP32 ? in->imm : in->off))
+					why = "jump out of range";
+				break;
+			}
+			if (op == 0xe0 || op == 0xf0) {
+				why = "unknown jmp opcode";
+				break;
+			}
+			src_reg = BPF_SRC(in->code) == BPF_X;
+			if (!target_ok(insns, n, pc, in->off))
+				why = "jump out of range";
+			break;
+		}
+		case BPF_LD:
+			if (!is_ldimm64(in)) {
+				why = "legacy packet loads are not supported";
+				break;
+			}
+			if (pc + 1 >= n || insns[pc + 1].code || insns[pc + 1].dst ||
+			    insns[pc + 1].src || insns[pc + 1].off) {
+				why = "invalid ld_imm64 second slot";
+				break;
+			}
+			dst_write = true;
+			pc++; /* the second slot is data */
+			break;
+		case BPF_LDX:
+			if (BPF_MODE(in->code) == BPF_MEMSX && BPF_SIZE(in->code) == BPF_DW)
+				why = "no sign-extending 64-bit load";
+			else if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
+				why = "unknown load mode";
+			src_reg = true;
+			dst_write = true;
+			break;
+		case BPF_ST:
+			if (BPF_MODE(in->code) != BPF_MEM)
+				why = "unknown store mode";
+			break;
+		case BPF_STX:
+			if (BPF_MODE(in->code) == BPF_ATOMIC) {
+				if (BPF_SIZE(in->code) != BPF_W && BPF_SIZE(in->code) != BPF_DW)
+					why = "atomic size must be 32 or 64 bits";
+				else if (!atomic_op_ok(in->imm))
+					why = "unknown atomic operation";
+			} else if (BPF_MODE(in->code) != BPF_MEM) {
+				why = "unknown store mode";
+			}
+			src_reg = true;
+			break;
+		}
+		if (!why && (in->dst > 10 || (src_reg && in->src > 10)))
+			why = "invalid register";
+		if (!why && dst_write && in->dst == 10)
+			why = "frame pointer is read only";
+		if (why) {
+			bpfvm_log_printf(log, "prog: insn %zu: %s (code 0x%02x)\n", pc, why,
+					 in->code);
+			return -EINVAL;
+		}
+	}
+	/* The kernel's check_cfg rule: execution cannot fall off the end. */
+	const struct bpfvm_insn *last = &insns[n - 1];
+	bool ends = last->code == (BPF_JMP | BPF_EXIT) || last->code == (BPF_JMP | BPF_JA) ||
+		    last->code == (BPF_JMP32 | BPF_JA);
+	if (n >= 2 && is_ldimm64(&insns[n - 2]))
+		ends = false;
+	if (!ends) {
+		bpfvm_log_printf(log, "prog: insn %zu: last insn is not an exit or jmp\n", n - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- relocation -------------------------------------------------------- */
+
+static int prog_add_map(struct bpfvm_prog *prog, struct bpfvm_map *map)
+{
+	for (size_t i = 0; i < prog->nmaps; i++)
+		if (prog->maps[i] == map)
+			return 0;
+	if (prog->nmaps == 64)
+		return -E2BIG; /* MAX_USED_MAPS */
+	bpfvm_map_get(map);
+	prog->maps[prog->nmaps++] = map;
+	return 0;
+}
+
+static void set_imm64(struct bpfvm_insn *in, uint64_t v)
+{
+	in[0].imm = (int32_t)(uint32_t)v;
+	in[1].imm = (int32_t)(uint32_t)(v >> 32);
+}
+
+static int prog_relocate(struct bpfvm_prog *prog, struct bpfvm_map *const *maps, size_t nmaps,
+			 struct bpfvm_log *log)
+{
+	struct bpfvm_insn *insns = prog->insns;
+	size_t n = prog->ninsns;
+	for (size_t pc = 0; pc < n; pc++) {
+		struct bpfvm_insn *in = &insns[pc];
+		if (!is_ldimm64(in) || pc + 1 >= n)
+			continue;
+		if (in->src == 0) {
+			pc++;
+			continue;
+		}
+		if (in->src == BPF_PSEUDO_FUNC) {
+			int64_t t = (int64_t)pc + in->imm + 1;
+			if (!target_ok(insns, n, pc, in->imm) || insns[pc + 1].imm) {
+				bpfvm_log_printf(
+				    log, "prog: insn %zu: callback target out of range\n", pc);
+				return -EINVAL;
+			}
+			set_imm64(in, (uint64_t)t);
+			pc++;
+			continue;
+		}
+		if (in->src != BPF_PSEUDO_MAP_FD && in->src != BPF_PSEUDO_MAP_VALUE) {
+			bpfvm_log_printf(log, "prog: insn %zu: unsupported ld_imm64 source %u\n",
+					 pc, in->src);
+			return -EINVAL;
+		}
+		uint32_t idx = (uint32_t)in->imm;
+		if (idx >= nmaps || !maps || !maps[idx]) {
+			bpfvm_log_printf(log, "prog: insn %zu: map index %u out of range\n", pc,
+					 idx);
+			return -EINVAL;
+		}
+		struct bpfvm_map *map = maps[idx];
+		int err = prog_add_map(prog, map);
+		if (err) {
+			bpfvm_log_printf(log, "prog: insn %zu: too many maps\n", pc);
+			return err;
+		}
+		if (in->src == BPF_PSEUDO_MAP_FD) {
+			if (insns[pc + 1].imm) {
+				bpfvm_log_printf(log, "prog: insn %zu: map fd with offset\n", pc);
+				return -EINVAL;
+			}
+			set_imm64(in, (uint64_t)(uintptr_t)map);
+		} else {
+			/* bpf_map_direct_value_addr: arrays only, offset inside the
+			 * first value (global data sections are one-element arrays) */
+			uint32_t off = (uint32_t)insns[pc + 1].imm;
+			uint32_t key = 0;
+			void *v =
+			    map->def.type == BPFVM_MAP_ARRAY ? bpfvm_map_lookup(map, &key) : NULL;
+			if (!v || off >= map->def.value_size) {
+				bpfvm_log_printf(log,
+						 "prog: insn %zu: direct value access outside "
+						 "map value\n",
+						 pc);
+				return -EINVAL;
+			}
+			set_imm64(in, (uint64_t)(uintptr_t)v + off);
+		}
+		pc++;
+	}
+	return 0;
+}
+
+/* ---- load / lifetime --------------------------------------------------- */
+
+static void prog_free(struct bpfvm_prog *prog)
+{
+	if (prog->jit_image)
+		bpfvm_jit_free(prog);
+	for (size_t i = 0; i < prog->nmaps; i++)
+		bpfvm_map_put(prog->maps[i]);
+	free(prog->maps);
+	free(prog->aux);
+	free(prog->insns);
+	free(prog);
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, size_t n,
+		    struct bpfvm_map *const *maps, size_t nmaps, const struct bpfvm_load_opts *opts,
+		    struct bpfvm_prog **out)
+{
+	static const struct bpfvm_load_opts no_opts;
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!opts)
+		opts = &no_opts;
+	struct bpfvm_log *log = opts->log;
+	if (!reg || !insns || n == 0) {
+		bpfvm_log_printf(log, "prog: load: no registry or no instructions\n");
+		return -EINVAL;
+	}
+	if (n > BPFVM_MAX_INSNS) {
+		bpfvm_log_printf(log, "prog: load: %zu instructions exceed the limit of %u\n", n,
+				 BPFVM_MAX_INSNS);
+		return -E2BIG;
+	}
+	const struct bpfvm_prog_type *type = opts->type ? opts->type : &bpfvm_type_generic;
+	if (opts->no_verify && type != &bpfvm_type_generic) {
+		bpfvm_log_printf(log, "prog: load: no_verify is only allowed for type %s\n",
+				 bpfvm_type_generic.name);
+		return -EINVAL;
+	}
+	if (!type->helper) {
+		bpfvm_log_printf(log, "prog: load: program type without helper table\n");
+		return -EINVAL;
+	}
+
+	struct bpfvm_prog *prog = calloc(1, sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
+	atomic_init(&prog->refcnt, 1);
+	prog->type = type;
+	prog->strict = opts->strict;
+	prog->no_verify = opts->no_verify;
+	prog->uid = opts->uid;
+	if (opts->name)
+		strncpy(prog->name, opts->name, BPFVM_OBJ_NAME_LEN - 1);
+	prog->insns = malloc(n * sizeof(*insns));
+	prog->aux = calloc(n, sizeof(*prog->aux));
+	prog->maps = calloc(64, sizeof(*prog->maps));
+	if (!prog->insns || !prog->aux || !prog->maps) {
+		prog_free(prog);
+		return -ENOMEM;
+	}
+	memcpy(prog->insns, insns, n * sizeof(*insns));
+	prog->ninsns = n;
+	for (size_t i = 0; i < n; i++)
+		prog->aux[i].ctx_field = -1;
+
+	int err = prog_check(prog, log);
+	if (!err)
+		err = prog_relocate(prog, maps, nmaps, log);
+	if (!err && !opts->no_verify)
+		err = bpfvm_verify(prog, log);
+	if (err) {
+		prog_free(prog);
+		return err;
+	}
+	bpfvm_prog_tag(prog->insns, prog->ninsns, prog->tag);
+	if (opts->jit && bpfvm_jit_compile(prog, log) != 0) {
+		/* logged by the JIT; the interpreter is the documented fallback */
+		prog->jit_fn = NULL;
+	}
+	prog->load_time = realtime_ns();
+	err = bpfvm_reg_add_prog(reg, prog);
+	if (err) {
+		bpfvm_log_printf(log, "prog: load: no program id available\n");
+		prog_free(prog);
+		return err;
+	}
+	*out = prog;
+	return 0;
+}
+
+void bpfvm_prog_get(struct bpfvm_prog *prog)
+{
+	if (prog)
+		atomic_fetch_add(&prog->refcnt, 1);
+}
+
+void bpfvm_prog_put(struct bpfvm_prog *prog)
+{
+	if (!prog || atomic_fetch_sub(&prog->refcnt, 1) != 1)
+		return;
+	if (prog->reg && !bpfvm_reg_release_prog(prog))
+		return;
+	prog_free(prog);
+}
+
+/* ---- accessors --------------------------------------------------------- */
+
+void bpfvm_prog_info(const struct bpfvm_prog *prog, struct bpfvm_prog_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->type = prog->type->type;
+	info->id = prog->id;
+	memcpy(info->tag, prog->tag, sizeof(info->tag));
+	memcpy(info->name, prog->name, sizeof(info->name));
+	info->jited_prog_len = prog->jit_fn ? (uint32_t)prog->jit_len : 0;
+	info->xlated_prog_len = (uint32_t)(prog->ninsns * sizeof(struct bpfvm_insn));
+	info->nr_map_ids = (uint32_t)prog->nmaps;
+	for (size_t i = 0; i < prog->nmaps; i++)
+		info->map_ids[i] = prog->maps[i]->id;
+	info->load_time = prog->load_time;
+	info->created_by_uid = prog->uid;
+	info->run_cnt = atomic_load(&prog->run_cnt);
+	info->run_time_ns = atomic_load(&prog->run_time_ns);
+}
+
+uint32_t bpfvm_prog_id(const struct bpfvm_prog *prog)
+{
+	return prog->id;
+}
+
+const struct bpfvm_prog_type *bpfvm_prog_type(const struct bpfvm_prog *prog)
+{
+	return prog->type;
+}
+
+const struct bpfvm_insn *bpfvm_prog_insns(const struct bpfvm_prog *prog, size_t *n)
+{
+	if (n)
+		*n = prog->ninsns;
+	return prog->insns;
+}
+
+uint64_t bpfvm_prog_ctx_fields(const struct bpfvm_prog *prog)
+{
+	return prog->ctx_fields;
+}
+
+const void *bpfvm_prog_jited(const struct bpfvm_prog *prog, size_t *len)
+{
+	if (!prog->jit_fn) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = prog->jit_len;
+	return prog->jit_image;
+}
+
+void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns)
+{
+	atomic_fetch_add_explicit(&prog->run_cnt, cnt, memory_order_relaxed);
+	atomic_fetch_add_explicit(&prog->run_time_ns, ns, memory_order_relaxed);
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
+{
+	if (prog->jit_fn) {
+		/* The JIT's entry fills call/engine for its own callbacks. */
+		struct bpfvm_run run = {.prog = prog, .ctx = ctx};
+		return prog->jit_fn(ctx, ctx_len, &run);
+	}
+	return bpfvm_interp_run(prog, ctx, ctx_len);
+}
+
+uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
+{
+	return bpfvm_interp_run(prog, ctx, ctx_len);
+}
