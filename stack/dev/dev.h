@@ -16,8 +16,8 @@ struct clk;
 struct dev;
 
 struct dev_caps {
-	uint32_t mtu;	 /* largest IP packet (L3) the device carries */
-	uint8_t mac[6];	 /* the port's unicast MAC */
+	uint32_t mtu;	  /* largest IP packet (L3) the device carries */
+	uint8_t mac[6];	  /* the port's unicast MAC */
 	bool tx_ip4_csum; /* RTE_MBUF_F_TX_IP_CKSUM honoured */
 	bool tx_tcp_csum; /* RTE_MBUF_F_TX_TCP_CKSUM honoured */
 	bool tx_udp_csum; /* RTE_MBUF_F_TX_UDP_CKSUM honoured */
@@ -80,16 +80,16 @@ void dev_eal_cleanup(void);
 /* ---- DPDK ethdev port -------------------------------------------------- */
 
 struct dev_ethdev_config {
-	uint16_t port_id;	  /* used when name is NULL */
-	const char *name;	  /* device name, e.g. "net_af_packet0"; NULL: port_id */
-	uint16_t nb_queues;	  /* rx/tx queue pairs (one per lcore); 0 means 1 */
-	uint16_t nb_rxd, nb_txd;  /* descriptors; 0 means 1024, adjusted to the port */
-	uint32_t pool_size;	  /* mbufs in the port's pool; 0 means sized from the rings */
-	uint32_t mtu;		  /* 0: keep the port's MTU */
-	bool promisc;		  /* enable promiscuous mode */
-	bool no_offload;	  /* do every checksum in software */
-	uint32_t link_wait_ms;	  /* bounded link-up wait; 0 means 3000 */
-	char *log;		  /* optional: what was configured, offloads dropped */
+	uint16_t port_id;	 /* used when name is NULL */
+	const char *name;	 /* device name, e.g. "net_af_packet0"; NULL: port_id */
+	uint16_t nb_queues;	 /* rx/tx queue pairs (one per lcore); 0 means 1 */
+	uint16_t nb_rxd, nb_txd; /* descriptors; 0 means 1024, adjusted to the port */
+	uint32_t pool_size;	 /* mbufs in the port's pool; 0 means sized from the rings */
+	uint32_t mtu;		 /* 0: keep the port's MTU */
+	bool promisc;		 /* enable promiscuous mode */
+	bool no_offload;	 /* do every checksum in software */
+	uint32_t link_wait_ms;	 /* bounded link-up wait; 0 means 3000 */
+	char *log;		 /* optional: what was configured, offloads dropped */
 	size_t log_len;
 	char *err; /* message on failure: "dev: ethdev: <where>: <what>" */
 	size_t err_len;
@@ -106,9 +106,9 @@ uint16_t dev_ethdev_port_id(const struct dev *port);
 /* ---- in-memory wire (tests, simulation) -------------------------------- */
 
 struct dev_wire_config {
-	uint32_t mtu;	   /* 0 means 1500 */
-	uint64_t delay_ns; /* one-way propagation delay */
-	uint32_t queue_len; /* frames held per direction; 0 means 1024; tail drop */
+	uint32_t mtu;		    /* 0 means 1500 */
+	uint64_t delay_ns;	    /* one-way propagation delay */
+	uint32_t queue_len;	    /* frames held per direction; 0 means 1024; tail drop */
 	uint8_t mac_a[6], mac_b[6]; /* all zero: 02:00:00:00:00:01 / :02 */
 };
 
@@ -139,8 +139,8 @@ struct dev_fault_config {
 	uint64_t jitter_ns;   /* uniform extra delay in [0, jitter_ns) (can reorder) */
 	uint64_t rate_bps;    /* token-bucket line rate; 0: unlimited */
 	uint64_t reorder_ns;
-	uint32_t max_size;    /* frames above are dropped; 0: no limit */
-	uint32_t queue_len;   /* held frames; 0 means 4096; tail drop */
+	uint32_t max_size;  /* frames above are dropped; 0: no limit */
+	uint32_t queue_len; /* held frames; 0 means 4096; tail drop */
 };
 
 struct dev_fault_stats {
@@ -158,7 +158,6 @@ void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out);
 /* Writes every frame received or transmitted through the wrapper to a pcap
  * file (LINKTYPE_ETHERNET, ns timestamps from clk). Creating fails with
  * -errno when the file cannot be opened. */
-int dev_pcap_create(struct dev *inner, const char *path, const struct clk *clk,
-		    struct dev **out);
+int dev_pcap_create(struct dev *inner, const char *path, const struct clk *clk, struct dev **out);
 
 #endif

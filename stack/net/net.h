@@ -31,24 +31,24 @@ struct net_addr {
 };
 
 struct net_config {
-	struct dev *dev;	   /* not owned */
-	struct rte_mempool *pool;  /* tx mbufs (replies, ARP/ND, UDP) */
+	struct dev *dev;	  /* not owned */
+	struct rte_mempool *pool; /* tx mbufs (replies, ARP/ND, UDP) */
 	const struct clk *clk;
 	struct net_addr addrs[NET_MAX_ADDRS];
 	unsigned naddrs;
-	uint32_t gw4;		   /* IPv4 default gateway, network order; 0: none */
-	uint8_t gw6[16];	   /* IPv6 default gateway; all zero: none */
-	uint32_t mtu;		   /* 0: the device's MTU; else min(mtu, device) */
-	uint64_t seed;		   /* IPv4 IDs, ephemeral UDP ports */
+	uint32_t gw4;	 /* IPv4 default gateway, network order; 0: none */
+	uint8_t gw6[16]; /* IPv6 default gateway; all zero: none */
+	uint32_t mtu;	 /* 0: the device's MTU; else min(mtu, device) */
+	uint64_t seed;	 /* IPv4 IDs, ephemeral UDP ports */
 	/* 0 means the default given in brackets */
-	uint32_t neigh_timeout_ms;     /* reachable time of a resolved entry [60000] */
-	uint32_t neigh_retrans_ms;     /* ARP request / NS retransmission [1000] */
-	uint32_t neigh_max_probes;     /* before the entry fails [3] */
-	uint32_t neigh_queue;	       /* packets held per unresolved entry [8] */
-	uint32_t frag_timeout_ms;      /* reassembly lifetime, RFC 791 [30000] */
-	uint32_t frag_max_datagrams;   /* concurrent reassemblies [16] */
-	uint32_t frag_max_size;	       /* largest reassembled datagram [65535] */
-	bool no_gratuitous_arp;	       /* skip the announcement at start */
+	uint32_t neigh_timeout_ms;   /* reachable time of a resolved entry [60000] */
+	uint32_t neigh_retrans_ms;   /* ARP request / NS retransmission [1000] */
+	uint32_t neigh_max_probes;   /* before the entry fails [3] */
+	uint32_t neigh_queue;	     /* packets held per unresolved entry [8] */
+	uint32_t frag_timeout_ms;    /* reassembly lifetime, RFC 791 [30000] */
+	uint32_t frag_max_datagrams; /* concurrent reassemblies [16] */
+	uint32_t frag_max_size;	     /* largest reassembled datagram [65535] */
+	bool no_gratuitous_arp;	     /* skip the announcement at start */
 };
 
 /* Per-packet IP metadata. Addresses in network byte order. On input l4_len is
@@ -98,7 +98,7 @@ struct net_stats {
 	uint64_t ip6_in, ip6_bad_hdr, ip6_bad_len, ip6_not_for_us, ip6_ext_drop, ip6_frag_drop;
 	uint64_t icmp_in, icmp_bad, icmp_echo_replies, icmp_errors_in, icmp_errors_out;
 	uint64_t icmp6_in, icmp6_bad, icmp6_echo_replies, icmp6_errors_in, ndp_ns_in, ndp_na_in,
-		ndp_ns_out, ndp_na_out;
+	    ndp_ns_out, ndp_na_out;
 	uint64_t udp_in, udp_bad, udp_bad_csum, udp_no_port, udp_out;
 	uint64_t l4_bad_csum, l4_no_handler, l4_delivered;
 	uint64_t out_no_route, out_too_big, out_nobufs;

@@ -1,0 +1,165 @@
+/* net: internals shared by the files of stack/net (never included outside). */
+#ifndef SKOPS_STACK_NET_NET_INT_H
+#define SKOPS_STACK_NET_NET_INT_H
+
+#include "net.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "../clk.h"
+#include "../dev/dev.h"
+#include "../wire/wire.h"
+
+#define NET_BURST	     32
+#define NET_TXQ		     1024
+#define NET_NEIGH_MAX	     64
+#define NET_PMTU_MAX	     32
+#define NET_REASM_FRAGS	     64
+#define NET_REASM_MAX	     64
+#define NET_UDP_MAX	     64
+#define NET_PMTU_LIFETIME_NS (600ull * 1000000000ull) /* RFC 1191 §6.3: 10 minutes */
+#define NET_ICMP_RATE	     100		      /* errors per second (RFC 4443 §2.4 f) */
+#define NET_HEADROOM	     (ETH_HDR_LEN + IP6_HDR_LEN)
+
+enum net_neigh_state {
+	NET_NEIGH_FREE = 0,
+	NET_NEIGH_INCOMPLETE, /* request sent, no answer yet */
+	NET_NEIGH_REACHABLE,  /* mac valid until expires */
+	NET_NEIGH_STALE,      /* expired: still used while re-probing */
+	NET_NEIGH_FAILED,     /* no answer after max probes; until expires */
+};
+
+struct net_neigh {
+	enum net_neigh_state state;
+	uint8_t family;
+	uint8_t addr[16];
+	uint8_t mac[6];
+	uint64_t expires, next_probe;
+	uint32_t probes;
+	struct rte_mbuf *q[16]; /* L3 packets waiting for the mac */
+	uint32_t nq;
+};
+
+struct net_pmtu {
+	uint8_t family;
+	uint8_t addr[16];
+	uint32_t mtu;
+	uint64_t expires;
+};
+
+struct net_frag {
+	uint16_t off, len;
+	struct rte_mbuf *m; /* data at the fragment's payload */
+};
+
+struct net_reasm {
+	bool used;
+	uint32_t src, dst;
+	uint16_t id;
+	uint8_t proto, tos, ttl;
+	uint64_t expires;
+	uint32_t total; /* known once the last fragment came; 0 before */
+	uint32_t have;	/* payload bytes held */
+	uint32_t nfrags;
+	struct net_frag frags[NET_REASM_FRAGS];
+};
+
+struct net_udp_sock {
+	bool used;
+	uint8_t family;
+	uint8_t addr[16]; /* all zero: any */
+	uint16_t port;
+	net_udp_fn fn;
+	void *arg;
+};
+
+struct net {
+	struct net_config cfg;
+	struct dev *dev;
+	struct dev_caps caps;
+	uint32_t mtu;
+	struct rnd rnd;
+	uint64_t now;
+	uint16_t ip4_id;
+
+	net_l4_fn l4_fn[256];
+	void *l4_arg[256];
+	net_icmp_fn icmp_fn;
+	void *icmp_arg;
+
+	struct rte_mbuf *txq[NET_TXQ];
+	uint32_t ntx;
+
+	struct net_neigh neigh[NET_NEIGH_MAX];
+	struct net_pmtu pmtu[NET_PMTU_MAX];
+	struct net_reasm reasm[NET_REASM_MAX];
+	struct net_udp_sock udp[NET_UDP_MAX];
+	uint16_t udp_next_port;
+
+	/* ICMP error token bucket */
+	uint64_t icmp_tokens_at;
+	uint32_t icmp_tokens;
+
+	struct net_stats st;
+};
+
+static inline size_t net_alen(uint8_t family)
+{
+	return family == AF_INET ? 4 : 16;
+}
+
+/* net.c */
+const struct net_addr *net_addr_match(const struct net *n, uint8_t family, const void *dst);
+uint32_t net_path_mtu(struct net *n, uint8_t family, const void *dst);
+void net_pmtu_update(struct net *n, uint8_t family, const void *dst, uint32_t mtu);
+bool net_icmp_allow(struct net *n);
+bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
+
+/* net_out.c: m at L3; queues an Ethernet frame to the next hop of dst. */
+int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *dst);
+/* m at L4; builds the IP header (no L4 checksum work) and sends. */
+int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
+/* Queues a complete Ethernet frame for net_flush. */
+int net_tx_frame(struct net *n, struct rte_mbuf *m);
+/* Prepends an Ethernet header and queues the frame. */
+int net_eth_send(struct net *n, struct rte_mbuf *m, const uint8_t dst_mac[6], uint16_t type);
+
+/* net_neigh.c */
+void net_arp_input(struct net *n, struct rte_mbuf *m);
+void net_ndp_input(struct net *n, const struct ip6_repr *ip, const struct icmp_repr *icmp);
+void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint8_t mac[6],
+		     bool create);
+/* Sends m (at L3) to nexthop, or holds it while resolving. Consumes m. */
+int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *nexthop);
+void net_neigh_timers(struct net *n);
+uint64_t net_neigh_deadline(const struct net *n);
+void net_arp_announce(struct net *n);
+void net_neigh_fini(struct net *n);
+
+/* net_ip4.c */
+void net_ip4_input(struct net *n, struct rte_mbuf *m);
+void net_reasm_timers(struct net *n);
+uint64_t net_reasm_deadline(const struct net *n);
+void net_reasm_fini(struct net *n);
+/* Error about the datagram m (data at its IPv4 header); m is not consumed. */
+void net_icmp4_error(struct net *n, const struct rte_mbuf *m, uint8_t type, uint8_t code,
+		     uint32_t rest);
+
+/* net_ip6.c */
+void net_ip6_input(struct net *n, struct rte_mbuf *m);
+void net_icmp6_error(struct net *n, const struct rte_mbuf *m, uint8_t type, uint8_t code,
+		     uint32_t rest);
+/* Sends an ICMPv6 message built in body to dst (src chosen), hop limit hl. */
+int net_icmp6_send(struct net *n, const uint8_t src[16], const uint8_t dst[16], uint8_t hl,
+		   const struct icmp_repr *r, const uint8_t *dst_mac);
+
+/* net_udp.c: m at the UDP header, checksum verified; hdr_len is the IP header
+ * length still in front of m (for port unreachable). */
+void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta,
+		   uint16_t ip_hdr_len);
+
+/* Delivers an L4 packet (m at L4, csum not yet checked). */
+void net_l4_deliver(struct net *n, struct rte_mbuf *m, struct ip_meta *meta, uint16_t hdr_len);
+
+#endif

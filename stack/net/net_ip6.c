@@ -1,0 +1,234 @@
+/* net: IPv6 input (RFC 8200: extension headers skipped, fragments dropped
+ * with a counter) and ICMPv6 (RFC 4443: echo, errors in and out, packet too
+ * big → path MTU per RFC 8201), handing NS/NA to the neighbour cache. */
+#include "net_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+static void ip6_meta(const struct ip6_repr *r, uint8_t proto, struct ip_meta *m, uint16_t l4_len)
+{
+	memset(m, 0, sizeof(*m));
+	m->family = AF_INET6;
+	m->proto = proto;
+	m->tos = r->tclass;
+	m->ttl = r->hop_limit;
+	memcpy(m->src.v6, r->src, 16);
+	memcpy(m->dst.v6, r->dst, 16);
+	m->l4_len = l4_len;
+}
+
+int net_icmp6_send(struct net *n, const uint8_t src[16], const uint8_t dst[16], uint8_t hl,
+		   const struct icmp_repr *r, const uint8_t *dst_mac)
+{
+	struct rte_mbuf *m = net_alloc(n);
+	if (!m)
+		return -ENOBUFS;
+	size_t len = icmp_len(r);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (!p) {
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	struct wire_view v = {p, len};
+	icmp6_emit(r, src, dst, &v);
+	struct ip6_repr ip = {
+	    .next_header = IP6_NH_ICMP6, .hop_limit = hl, .payload_len = (uint16_t)len};
+	memcpy(ip.src, src, 16);
+	memcpy(ip.dst, dst, 16);
+	struct wire_view hv = {(uint8_t *)rte_pktmbuf_prepend(m, IP6_HDR_LEN), IP6_HDR_LEN};
+	ip6_emit(&ip, &hv);
+	if (dst_mac)
+		return net_eth_send(n, m, dst_mac, ETH_TYPE_IP6);
+	return net_l2_output(n, m, AF_INET6, dst);
+}
+
+void net_icmp6_error(struct net *n, const struct rte_mbuf *orig, uint8_t type, uint8_t code,
+		     uint32_t rest)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(orig, const uint8_t *);
+	uint32_t olen = rte_pktmbuf_pkt_len(orig);
+	if (olen < IP6_HDR_LEN)
+		return;
+	const uint8_t *src = ip + 8, *dst = ip + 24;
+	/* RFC 4443 §2.4 (e): not about multicast (except PTB) or from an
+	 * unspecified source; (f) rate limited. */
+	if (ip6_is_multicast(dst) || ip6_is_unspecified(src) || !net_is_local(n, AF_INET6, dst) ||
+	    !net_icmp_allow(n))
+		return;
+	/* §2.4 (c): as much of the packet as fits the minimum MTU. */
+	uint32_t quote = olen;
+	if (quote > 1280 - IP6_HDR_LEN - ICMP_HDR_LEN)
+		quote = 1280 - IP6_HDR_LEN - ICMP_HDR_LEN;
+	uint8_t buf[1280];
+	const uint8_t *q = rte_pktmbuf_read(orig, 0, quote, buf);
+	if (!q)
+		return;
+	uint8_t s6[16], d6[16];
+	memcpy(s6, dst, 16);
+	memcpy(d6, src, 16);
+	struct icmp_repr r = {
+	    .type = type, .code = code, .rest = rest, .data = q, .data_len = quote};
+	n->st.icmp_errors_out++;
+	net_icmp6_send(n, s6, d6, 64, &r, NULL);
+}
+
+static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
+{
+	n->st.icmp6_errors_in++;
+	struct wire_view q = {(uint8_t *)r->data, r->data_len};
+	if (q.len < IP6_HDR_LEN + 8 || (q.p[0] >> 4) != 6) {
+		n->st.icmp6_bad++;
+		return;
+	}
+	struct ip6_repr in;
+	uint8_t hdr[IP6_HDR_LEN];
+	memcpy(hdr, q.p, IP6_HDR_LEN);
+	wire_put16(hdr + 4, 0); /* the quote may be cut: parse the header only */
+	struct wire_view hv = {hdr, IP6_HDR_LEN};
+	if (ip6_parse(&hv, &in) || !net_is_local(n, AF_INET6, in.src)) {
+		n->st.icmp6_bad++;
+		return;
+	}
+	struct wire_view rest = {q.p + IP6_HDR_LEN, q.len - IP6_HDR_LEN};
+	uint8_t nh = in.next_header;
+	int off = ip6_skip_ext(&rest, &nh);
+	if (off < 0 || rest.len < (size_t)off + 8)
+		return;
+	struct net_icmp_err e = {.type = r->type, .code = r->code};
+	ip6_meta(&in, nh, &e.inner, 8);
+	memcpy(e.l4, rest.p + off, 8);
+	switch (r->type) {
+	case ICMP6_PACKET_TOO_BIG:
+		e.kind = NET_ICMP_FRAG_NEEDED;
+		net_pmtu_update(n, AF_INET6, in.dst, r->rest);
+		e.mtu = net_path_mtu(n, AF_INET6, in.dst);
+		break;
+	case ICMP6_UNREACH:
+		e.kind =
+		    r->code == ICMP6_UNREACH_PORT ? NET_ICMP_UNREACH_PORT : NET_ICMP_UNREACH_OTHER;
+		break;
+	case ICMP6_TIME_EXCEEDED:
+		e.kind = NET_ICMP_TIME_EXCEEDED;
+		break;
+	default:
+		e.kind = NET_ICMP_PARAM_PROBLEM;
+	}
+	if (nh == IPPROTO_TCP && n->icmp_fn)
+		n->icmp_fn(n->icmp_arg, &e);
+}
+
+static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip)
+{
+	n->st.icmp6_in++;
+	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m))
+		goto bad;
+	struct wire_view v = {rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m)};
+	struct icmp_repr r;
+	if (icmp6_parse(&v, ip->src, ip->dst, &r, false))
+		goto bad;
+	switch (r.type) {
+	case ICMP6_ECHO: {
+		/* RFC 4443 §4.2: answer unicast echoes (multicast ones we skip). */
+		if (ip6_is_multicast(ip->dst) || r.code != 0)
+			break;
+		r.type = ICMP6_ECHO_REPLY;
+		icmp6_emit(&r, ip->dst, ip->src, &v);
+		struct ip_meta mt = {.family = AF_INET6, .proto = IP6_NH_ICMP6, .tos = ip->tclass};
+		memcpy(mt.src.v6, ip->dst, 16);
+		memcpy(mt.dst.v6, ip->src, 16);
+		m->ol_flags = 0;
+		n->st.icmp6_echo_replies++;
+		net_ip_output(n, m, &mt);
+		return;
+	}
+	case NDP_NS:
+	case NDP_NA:
+		net_ndp_input(n, ip, &r);
+		break;
+	case ICMP6_UNREACH:
+	case ICMP6_PACKET_TOO_BIG:
+	case ICMP6_TIME_EXCEEDED:
+	case ICMP6_PARAM_PROBLEM:
+		icmp6_err_in(n, &r);
+		break;
+	default:
+		break;
+	}
+	rte_pktmbuf_free(m);
+	return;
+bad:
+	n->st.icmp6_bad++;
+	rte_pktmbuf_free(m);
+}
+
+static bool ip6_for_us(const struct net *n, const uint8_t dst[16])
+{
+	if (net_is_local(n, AF_INET6, dst))
+		return true;
+	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+	if (!memcmp(dst, all_nodes, 16))
+		return true;
+	for (unsigned i = 0; i < n->cfg.naddrs; i++) {
+		const struct net_addr *a = &n->cfg.addrs[i];
+		uint8_t sn[16];
+		if (a->family != AF_INET6)
+			continue;
+		ip6_solicited_node(a->addr.v6, sn);
+		if (!memcmp(dst, sn, 16))
+			return true;
+	}
+	return false;
+}
+
+void net_ip6_input(struct net *n, struct rte_mbuf *m)
+{
+	n->st.ip6_in++;
+	struct wire_view v = {rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m)};
+	struct ip6_repr r;
+	if (ip6_parse(&v, &r)) {
+		n->st.ip6_bad_hdr++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!ip6_for_us(n, r.dst)) {
+		n->st.ip6_not_for_us++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	uint32_t want = IP6_HDR_LEN + r.payload_len;
+	if (rte_pktmbuf_pkt_len(m) > want)
+		rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - want));
+	struct wire_view pl = {v.p + IP6_HDR_LEN, r.payload_len};
+	uint8_t nh = r.next_header;
+	int off = ip6_skip_ext(&pl, &nh);
+	if (off < 0) {
+		if (off == -EPROTO)
+			n->st.ip6_frag_drop++;
+		else
+			n->st.ip6_ext_drop++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	uint16_t hdr = (uint16_t)(IP6_HDR_LEN + off);
+	rte_pktmbuf_adj(m, hdr);
+	uint16_t l4 = (uint16_t)(r.payload_len - off);
+	if (nh == IP6_NH_ICMP6) {
+		icmp6_input(n, m, &r);
+		return;
+	}
+	if (nh == IP6_NH_NONE) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (ip6_is_multicast(r.dst) && nh != IPPROTO_UDP) {
+		n->st.ip6_not_for_us++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	struct ip_meta mt;
+	ip6_meta(&r, nh, &mt, l4);
+	net_l4_deliver(n, m, &mt, ip6_is_multicast(r.dst) ? 0 : hdr);
+}

@@ -1,0 +1,120 @@
+/* net: the IP and Ethernet output path: header construction (RFC 791 §3.1,
+ * RFC 8200 §3), the MTU check (we never fragment: TCP sets DF and sizes its
+ * segments from the path MTU, RFC 1191; UDP gets -EMSGSIZE), next-hop choice
+ * and the hand-over to neighbour resolution. */
+#include "net_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+/* Room for hdr bytes in front of m: a shared or indirect first segment (a
+ * retransmission queue's reference) gets a fresh header segment instead of
+ * having its headroom written. Returns the (possibly new) head or NULL
+ * (m freed). */
+static struct rte_mbuf *net_make_room(struct net *n, struct rte_mbuf *m, uint16_t hdr)
+{
+	if (rte_pktmbuf_headroom(m) >= hdr && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1)
+		return m;
+	struct rte_mbuf *h = rte_pktmbuf_alloc(n->cfg.pool);
+	if (!h || rte_pktmbuf_chain(h, m)) {
+		rte_pktmbuf_free(h);
+		rte_pktmbuf_free(m);
+		n->st.out_nobufs++;
+		return NULL;
+	}
+	h->ol_flags = m->ol_flags;
+	h->tso_segsz = m->tso_segsz;
+	h->l4_len = m->l4_len;
+	return h;
+}
+
+int net_eth_send(struct net *n, struct rte_mbuf *m, const uint8_t dst_mac[6], uint16_t type)
+{
+	m = net_make_room(n, m, ETH_HDR_LEN);
+	if (!m)
+		return -ENOBUFS;
+	struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, ETH_HDR_LEN), ETH_HDR_LEN};
+	struct eth_repr e = {.type = type};
+	memcpy(e.dst, dst_mac, 6);
+	memcpy(e.src, n->caps.mac, 6);
+	eth_emit(&e, &v);
+	m->l2_len = ETH_HDR_LEN;
+	return net_tx_frame(n, m);
+}
+
+int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *dst)
+{
+	const uint8_t *d = dst;
+	if (family == AF_INET6 && ip6_is_multicast(d)) {
+		uint8_t mac[6];
+		ip6_mcast_mac(d, mac);
+		return net_eth_send(n, m, mac, ETH_TYPE_IP6);
+	}
+	if (family == AF_INET && d[0] == 255 && d[1] == 255 && d[2] == 255 && d[3] == 255) {
+		static const uint8_t bc[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+		return net_eth_send(n, m, bc, ETH_TYPE_IP4);
+	}
+	const void *hop = dst;
+	if (!net_addr_match(n, family, dst)) {
+		bool ll = family == AF_INET6 && d[0] == 0xfe && (d[1] & 0xc0) == 0x80;
+		if (!ll)
+			hop = family == AF_INET ? (const void *)&n->cfg.gw4
+						: (const void *)n->cfg.gw6;
+	}
+	return net_neigh_output(n, m, family, hop);
+}
+
+int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
+{
+	uint32_t l4 = rte_pktmbuf_pkt_len(m);
+	bool tso = m->ol_flags & RTE_MBUF_F_TX_TCP_SEG;
+	const void *dst = &meta->dst;
+	uint32_t mtu = net_path_mtu(n, meta->family, dst);
+	uint16_t hl = meta->family == AF_INET ? IP4_HDR_LEN : IP6_HDR_LEN;
+	if (!tso && l4 + hl > mtu) {
+		n->st.out_too_big++;
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	if (l4 + hl > 65535 + (meta->family == AF_INET6 ? IP6_HDR_LEN : 0)) {
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	m = net_make_room(n, m, (uint16_t)(hl + ETH_HDR_LEN));
+	if (!m)
+		return -ENOBUFS;
+	struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, hl), hl};
+	m->l3_len = hl;
+	if (meta->family == AF_INET) {
+		bool off = n->caps.tx_ip4_csum;
+		struct ip4_repr r = {
+		    .src = meta->src.v4,
+		    .dst = meta->dst.v4,
+		    .proto = meta->proto,
+		    .tos = meta->tos,
+		    .ttl = meta->ttl ? meta->ttl : 64,
+		    .payload_len = (uint16_t)l4,
+		    .id = n->ip4_id++,
+		    /* DF on everything: we never fragment (RFC 1191 §3). */
+		    .df = true,
+		};
+		ip4_emit(&r, &v, off);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+		if (off)
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+	} else {
+		struct ip6_repr r = {
+		    .next_header = meta->proto,
+		    .hop_limit = meta->ttl ? meta->ttl : 64,
+		    .tclass = meta->tos,
+		    .payload_len = (uint16_t)l4,
+		};
+		memcpy(r.src, meta->src.v6, 16);
+		memcpy(r.dst, meta->dst.v6, 16);
+		ip6_emit(&r, &v);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	}
+	return net_l2_output(n, m, meta->family, dst);
+}
