@@ -14,6 +14,12 @@ static const struct bpfvm_map_ops *map_type_ops(uint32_t type)
 		return &bpfvm_array_ops;
 	case BPFVM_MAP_PERCPU_ARRAY:
 		return &bpfvm_percpu_array_ops;
+	case BPFVM_MAP_HASH:
+		return &bpfvm_hash_ops;
+	case BPFVM_MAP_PERCPU_HASH:
+		return &bpfvm_percpu_hash_ops;
+	case BPFVM_MAP_LRU_HASH:
+		return &bpfvm_lru_hash_ops;
 	default:
 		return NULL;
 	}
@@ -125,6 +131,8 @@ int bpfvm_map_lookup_percpu(struct bpfvm_map *map, const void *key, void *values
 	switch (map->def.type) {
 	case BPFVM_MAP_PERCPU_ARRAY:
 		return bpfvm_percpu_array_copy(map, key, values);
+	case BPFVM_MAP_PERCPU_HASH:
+		return bpfvm_percpu_hash_copy(map, key, values);
 	default:
 		return -EINVAL;
 	}
