@@ -20,6 +20,8 @@ static const struct bpfvm_map_ops *map_type_ops(uint32_t type)
 		return &bpfvm_percpu_hash_ops;
 	case BPFVM_MAP_LRU_HASH:
 		return &bpfvm_lru_hash_ops;
+	case BPFVM_MAP_SK_STORAGE:
+		return &bpfvm_sk_storage_ops;
 	default:
 		return NULL;
 	}
