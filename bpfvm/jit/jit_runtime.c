@@ -1,0 +1,57 @@
+/* C entry points JIT code calls: tail calls and bpfvm_run.call for the
+ * callbacks of bpf_loop / for_each_map_elem. They read the metadata the
+ * driver places after the code of each image. */
+#include "jit_int.h"
+
+/* The prog-array accessor of the loader's map code; weak until that map type
+ * lands so the JIT links without it (no function: no target, fall through). */
+struct bpfvm_prog *bpfvm_prog_array_get(struct bpfvm_map *map, uint32_t index)
+    __attribute__((weak));
+
+/* Kernel semantics (bpf_tail_call): an index outside the array, an empty
+ * slot or the 33rd tail call fall through; otherwise the target replaces the
+ * running program and its r0 is the result. The target runs on its own
+ * image, or on the interpreter when it has none. */
+struct jit_tail_ret jit_tail_call(void *ctx, uint64_t map, uint64_t index, uint64_t r0, uint64_t r5,
+				  struct bpfvm_run *run)
+{
+	(void)r5;
+	struct jit_tail_ret ret = {.r0 = r0, .taken = 0};
+	struct bpfvm_map *m = (struct bpfvm_map *)(uintptr_t)map;
+	if (!m || m->def.type != BPFVM_MAP_PROG_ARRAY || run->tail_calls >= BPFVM_MAX_TAIL_CALLS)
+		return ret;
+	const struct bpfvm_prog *t =
+	    bpfvm_prog_array_get ? bpfvm_prog_array_get(m, (uint32_t)index) : NULL;
+	if (!t)
+		return ret;
+	run->tail_calls++;
+	run->prog = t;
+	run->ctx = ctx;
+	ret.r0 = t->jit_fn ? t->jit_fn(ctx, 0, run) : bpfvm_interp_run(t, ctx, 0);
+	ret.taken = 1;
+	return ret;
+}
+
+typedef uint64_t (*jit_thunk_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				 struct bpfvm_run *run, const void *fn);
+
+uint64_t jit_run_call(struct bpfvm_run *run, uint32_t pc, uint64_t r1, uint64_t r2, uint64_t r3,
+		      uint64_t r4)
+{
+	const struct bpfvm_prog *p = run->prog;
+	if (!p || !p->jit_image)
+		return 0;
+	const uint8_t *img = p->jit_image;
+	const struct jit_meta *m = (const struct jit_meta *)(img + ((p->jit_len + 7) & ~(size_t)7));
+	if (m->magic != JIT_META_MAGIC || m->cb_off == 0)
+		return 0;
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		if (m->funcs[i].pc != pc)
+			continue;
+		jit_thunk_fn thunk = (jit_thunk_fn)(uintptr_t)(img + m->cb_off);
+		uint64_t r0 = thunk(r1, r2, r3, r4, run, img + m->funcs[i].off);
+		run->prog = p; /* a tail call inside the callback ends with it */
+		return r0;
+	}
+	return 0;
+}

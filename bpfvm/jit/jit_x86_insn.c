@@ -1,0 +1,614 @@
+/* Per-instruction translation BPF → x86-64, prologues, epilogues and the
+ * callback thunk. Semantics are RFC 9669's (the interpreter is the reference):
+ * 32-bit ops zero-extend, shift counts are masked, division by zero yields 0
+ * and modulo by zero leaves dst, signed INT_MIN / -1 does not trap. Register
+ * map as the Linux x86-64 JIT; r9..r11 are scratch, r12 the frame slots. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "jit_int.h"
+
+/* BPF R0..R10 → x86 registers. R1..R5 are the C argument registers, R6..R9
+ * callee-saved, so helper calls need no shuffling. */
+static const uint8_t reg_map[11] = {
+    JIT_RAX, JIT_RDI, JIT_RSI, JIT_RDX, JIT_RCX, JIT_R8,
+    JIT_RBX, JIT_R13, JIT_R14, JIT_R15, JIT_RBP,
+};
+
+/* Full-frame push order; the callback thunk uses the same layout, so the
+ * main epilogue also unwinds a callback (abort, tail call). */
+static const uint8_t full_saves[6] = {JIT_RBP, JIT_RBX, JIT_R12, JIT_R13, JIT_R14, JIT_R15};
+static const uint8_t part_saves[5] = {JIT_RBP, JIT_RBX, JIT_R13, JIT_R14, JIT_R15};
+
+static int fail(struct jit_state *st, uint32_t pc, const char *why)
+{
+	if (!st->why[0]) {
+		snprintf(st->why, sizeof st->why, "%s", why);
+		st->why_pc = pc;
+	}
+	return 0;
+}
+
+void jit_label(struct jit_state *st, size_t lbl)
+{
+	st->cur[lbl] = (uint32_t)st->b.len;
+	st->anchor_cur = (uint32_t)st->b.len;
+	st->anchor_prev = st->have_prev ? st->prev[lbl] : 0;
+}
+
+static int64_t here(const struct jit_state *st)
+{
+	return (int64_t)st->anchor_prev + (int64_t)(st->b.len - st->anchor_cur);
+}
+
+void jit_jump_lbl(struct jit_state *st, int cc, size_t lbl)
+{
+	jit_jump(&st->b, cc, here(st), st->have_prev ? st->prev[lbl] : 0, !st->have_prev);
+}
+
+void jit_call_lbl(struct jit_state *st, size_t lbl)
+{
+	jit_call_rel(&st->b, here(st), st->have_prev ? st->prev[lbl] : 0, !st->have_prev);
+}
+
+void jit_prologue(struct jit_state *st, size_t f)
+{
+	struct jit_buf *b = &st->b;
+	const struct jit_func *fn = &st->funcs[f];
+	if (f == 0 && st->full) {
+		for (int i = 0; i < 6; i++)
+			jit_push(b, full_saves[i]);
+		jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, JIT_SLOTS);
+		jit_store_r(b, 8, JIT_RSP, JIT_SLOT_RUN, JIT_RDX);
+		if (st->budget) {
+			jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
+			jit_store_i(b, 8, JIT_RSP, JIT_SLOT_DEPTH, 0);
+		}
+		jit_mov_rr(b, true, JIT_R12, JIT_RSP);
+		if (st->has_cb) {
+			/* helpers reach callbacks through run->call */
+			jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_run_call);
+			jit_store_r(b, 8, JIT_RDX, (int32_t)offsetof(struct bpfvm_run, call),
+				    JIT_R11);
+		}
+		if (fn->stack) {
+			jit_mov_rr(b, true, JIT_RBP, JIT_R12);
+			jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, BPFVM_STACK_SIZE);
+		}
+		return;
+	}
+	if (f != 0 && st->budget) {
+		/* unverified recursion: bound the depth like the interpreter */
+		jit_mem_incdec(b, JIT_X_INC, JIT_R12, JIT_SLOT_DEPTH);
+		jit_mem_cmp_i8(b, JIT_R12, JIT_SLOT_DEPTH, BPFVM_MAX_CALL_DEPTH - 1);
+		jit_jump_lbl(st, JIT_CC_A, jit_lbl_abort(st));
+	}
+	for (int i = 0; i < 5; i++)
+		if (fn->saves & (1u << part_saves[i]))
+			jit_push(b, part_saves[i]);
+	if (f == 0) {
+		/* leaf main: nothing calls out, alignment is irrelevant */
+		if (fn->stack) {
+			jit_mov_rr(b, true, JIT_RBP, JIT_RSP);
+			jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, BPFVM_STACK_SIZE);
+		}
+		return;
+	}
+	if (fn->frame)
+		jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, (int32_t)fn->frame);
+	if (fn->stack)
+		jit_lea(b, JIT_RBP, JIT_RSP, BPFVM_STACK_SIZE);
+}
+
+static void leaf_epilogue(struct jit_state *st, const struct jit_func *fn)
+{
+	struct jit_buf *b = &st->b;
+	if (fn->stack)
+		jit_mov_rr(b, true, JIT_RSP, JIT_RBP);
+	for (int i = 4; i >= 0; i--)
+		if (fn->saves & (1u << part_saves[i]))
+			jit_pop(b, part_saves[i]);
+	jit_ret(b);
+}
+
+void jit_epilogue(struct jit_state *st, size_t f)
+{
+	struct jit_buf *b = &st->b;
+	const struct jit_func *fn = &st->funcs[f];
+	if (f == 0 && st->full) {
+		jit_lea(b, JIT_RSP, JIT_R12, JIT_SLOTS);
+		for (int i = 5; i >= 0; i--)
+			jit_pop(b, full_saves[i]);
+		jit_ret(b);
+		return;
+	}
+	if (f == 0) {
+		leaf_epilogue(st, fn);
+		return;
+	}
+	if (fn->frame)
+		jit_alu_ri(b, true, JIT_X_ADD, JIT_RSP, (int32_t)fn->frame);
+	for (int i = 4; i >= 0; i--)
+		if (fn->saves & (1u << part_saves[i]))
+			jit_pop(b, part_saves[i]);
+	if (st->budget)
+		jit_mem_incdec(b, JIT_X_DEC, JIT_R12, JIT_SLOT_DEPTH);
+	jit_ret(b);
+}
+
+/* uint64_t thunk(r1, r2, r3, r4, run, fn): a C-callable entry into one BPF
+ * function of this image, with the same frame as the main program. */
+void jit_cb_thunk(struct jit_state *st)
+{
+	struct jit_buf *b = &st->b;
+	for (int i = 0; i < 6; i++)
+		jit_push(b, full_saves[i]);
+	jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, JIT_SLOTS);
+	jit_store_r(b, 8, JIT_RSP, JIT_SLOT_RUN, JIT_R8);
+	jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
+	jit_store_i(b, 8, JIT_RSP, JIT_SLOT_DEPTH, 0);
+	jit_mov_rr(b, true, JIT_R12, JIT_RSP);
+	jit_call_r(b, JIT_R9);
+	jit_lea(b, JIT_RSP, JIT_R12, JIT_SLOTS);
+	for (int i = 5; i >= 0; i--)
+		jit_pop(b, full_saves[i]);
+	jit_ret(b);
+}
+
+static void shift_imm(struct jit_buf *b, bool w, int ext, int dst, int32_t imm)
+{
+	uint8_t count = (uint8_t)(imm & (w ? 63 : 31));
+	if (count)
+		jit_shift_ri(b, w, ext, dst, count);
+	else if (!w)
+		jit_mov_rr(b, false, dst, dst); /* still zero-extends */
+}
+
+static void shift_reg(struct jit_buf *b, bool w, int ext, int dst, int src)
+{
+	if (src == JIT_RCX) {
+		jit_shift_cl(b, w, ext, dst);
+		return;
+	}
+	/* the count must be in cl, which is R4: park R4 in r11 */
+	jit_mov_rr(b, true, JIT_R11, JIT_RCX);
+	jit_mov_rr(b, true, JIT_RCX, src);
+	if (dst == JIT_RCX) {
+		jit_shift_cl(b, w, ext, JIT_R11);
+		jit_mov_rr(b, true, JIT_RCX, JIT_R11);
+	} else {
+		jit_shift_cl(b, w, ext, dst);
+		jit_mov_rr(b, true, JIT_RCX, JIT_R11);
+	}
+}
+
+/* dst = dst / r11 or dst % r11 with r11 != 0 (and != -1 when signed);
+ * div needs rdx:rax, which are R3 and R0: they are parked in r9/r10. */
+static void divide(struct jit_buf *b, bool w, bool sgn, bool mod, int dst)
+{
+	if (dst != JIT_RAX)
+		jit_mov_rr(b, true, JIT_R10, JIT_RAX);
+	if (dst != JIT_RDX)
+		jit_mov_rr(b, true, JIT_R9, JIT_RDX);
+	if (dst != JIT_RAX)
+		jit_mov_rr(b, true, JIT_RAX, dst);
+	if (sgn)
+		jit_cqo(b, w);
+	else
+		jit_alu_rr(b, false, JIT_OP_XOR, JIT_RDX, JIT_RDX);
+	jit_grp3(b, w, sgn ? JIT_X_IDIV : JIT_X_DIV, JIT_R11);
+	int res = mod ? JIT_RDX : JIT_RAX;
+	if (dst != res)
+		jit_mov_rr(b, true, dst, res);
+	if (dst != JIT_RDX)
+		jit_mov_rr(b, true, JIT_RDX, JIT_R9);
+	if (dst != JIT_RAX)
+		jit_mov_rr(b, true, JIT_RAX, JIT_R10);
+}
+
+/* The results of the special divisors: 0 (div → 0, mod → dst) and, signed,
+ * -1 (div → -dst, which keeps INT_MIN; mod → 0). RFC 9669 §4.1. */
+static void div_by_zero(struct jit_buf *b, bool w, bool mod, int dst)
+{
+	if (!mod)
+		jit_alu_rr(b, false, JIT_OP_XOR, dst, dst);
+	else if (!w)
+		jit_mov_rr(b, false, dst, dst);
+}
+
+static void div_by_minus1(struct jit_buf *b, bool w, bool mod, int dst)
+{
+	if (mod)
+		jit_alu_rr(b, false, JIT_OP_XOR, dst, dst);
+	else
+		jit_grp3(b, w, JIT_X_NEG, dst);
+}
+
+static int log2_exact(uint64_t v)
+{
+	if (v == 0 || (v & (v - 1)))
+		return -1;
+	return __builtin_ctzll(v);
+}
+
+static void div_imm(struct jit_buf *b, bool w, bool sgn, bool mod, int dst, int32_t imm)
+{
+	if (imm == 0) {
+		div_by_zero(b, w, mod, dst);
+		return;
+	}
+	if (sgn && imm == -1) {
+		div_by_minus1(b, w, mod, dst);
+		return;
+	}
+	uint64_t uimm = w ? (uint64_t)(int64_t)imm : (uint64_t)(uint32_t)imm;
+	int sh = sgn ? -1 : log2_exact(uimm);
+	if (sh >= 0) {
+		if (mod)
+			jit_alu_ri(b, w, JIT_X_AND, dst, (int32_t)(uimm - 1));
+		else
+			shift_imm(b, w, JIT_X_SHR, dst, sh);
+		return;
+	}
+	jit_mov_ri(b, w, JIT_R11, imm);
+	divide(b, w, sgn, mod, dst);
+}
+
+static void div_reg(struct jit_buf *b, bool w, bool sgn, bool mod, int dst, int src)
+{
+	jit_mov_rr(b, w, JIT_R11, src);
+	jit_alu_rr(b, w, JIT_OP_TEST, JIT_R11, JIT_R11);
+	size_t nz = jit_jcc8_fwd(b, JIT_CC_NE);
+	div_by_zero(b, w, mod, dst);
+	size_t done1 = jit_jcc8_fwd(b, JIT_CC_ALWAYS);
+	jit_patch_rel8(b, nz);
+	size_t done2 = 0;
+	if (sgn) {
+		jit_alu_ri(b, w, JIT_X_CMP, JIT_R11, -1);
+		size_t gen = jit_jcc8_fwd(b, JIT_CC_NE);
+		div_by_minus1(b, w, mod, dst);
+		done2 = jit_jcc8_fwd(b, JIT_CC_ALWAYS);
+		jit_patch_rel8(b, gen);
+	}
+	divide(b, w, sgn, mod, dst);
+	jit_patch_rel8(b, done1);
+	if (sgn)
+		jit_patch_rel8(b, done2);
+}
+
+static int alu_op(uint8_t op, uint8_t *x86op, int *ext)
+{
+	switch (op) {
+	case BPF_ADD:
+		*x86op = JIT_OP_ADD, *ext = JIT_X_ADD;
+		return 0;
+	case BPF_SUB:
+		*x86op = JIT_OP_SUB, *ext = JIT_X_SUB;
+		return 0;
+	case BPF_OR:
+		*x86op = JIT_OP_OR, *ext = JIT_X_OR;
+		return 0;
+	case BPF_AND:
+		*x86op = JIT_OP_AND, *ext = JIT_X_AND;
+		return 0;
+	case BPF_XOR:
+		*x86op = JIT_OP_XOR, *ext = JIT_X_XOR;
+		return 0;
+	}
+	return -1;
+}
+
+static int alu(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
+{
+	struct jit_buf *b = &st->b;
+	bool w = BPF_CLASS(in->code) == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
+	int dst = reg_map[in->dst], src = reg_map[in->src];
+	uint8_t op = BPF_OP(in->code), x86op;
+	int ext;
+	if (alu_op(op, &x86op, &ext) == 0) {
+		if (x)
+			jit_alu_rr(b, w, x86op, dst, src);
+		else
+			jit_alu_ri(b, w, ext, dst, in->imm);
+		return 1;
+	}
+	switch (op) {
+	case BPF_MOV:
+		if (!x) {
+			jit_mov_ri(b, w, dst, in->imm);
+		} else if (in->off == 0) {
+			if (!w || dst != src)
+				jit_mov_rr(b, w, dst, src);
+		} else if (in->off == 8 || in->off == 16 || (w && in->off == 32)) {
+			jit_movsx_rr(b, w, dst, src, in->off / 8);
+		} else {
+			return fail(st, pc, "bad movsx width");
+		}
+		return 1;
+	case BPF_MUL:
+		if (x)
+			jit_imul_rr(b, w, dst, src);
+		else
+			jit_imul_ri(b, w, dst, in->imm);
+		return 1;
+	case BPF_NEG:
+		jit_grp3(b, w, JIT_X_NEG, dst);
+		return 1;
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		ext = op == BPF_LSH ? JIT_X_SHL : op == BPF_RSH ? JIT_X_SHR : JIT_X_SAR;
+		if (x)
+			shift_reg(b, w, ext, dst, src);
+		else
+			shift_imm(b, w, ext, dst, in->imm);
+		return 1;
+	case BPF_DIV:
+	case BPF_MOD:
+		if (in->off != 0 && in->off != 1)
+			return fail(st, pc, "bad div/mod offset");
+		if (x)
+			div_reg(b, w, in->off == 1, op == BPF_MOD, dst, src);
+		else
+			div_imm(b, w, in->off == 1, op == BPF_MOD, dst, in->imm);
+		return 1;
+	case BPF_END:
+		if (in->imm != 16 && in->imm != 32 && in->imm != 64)
+			return fail(st, pc, "bad byte swap width");
+		if (!w && !x) { /* to little endian: the host order, truncate */
+			if (in->imm == 16)
+				jit_movzx_rr(b, dst, dst, 2);
+			else if (in->imm == 32)
+				jit_mov_rr(b, false, dst, dst);
+			return 1;
+		}
+		if (w && x)
+			return fail(st, pc, "bad bswap source");
+		if (in->imm == 16) {
+			jit_rol16_8(b, dst);
+			jit_movzx_rr(b, dst, dst, 2);
+		} else {
+			jit_bswap(b, in->imm == 64, dst);
+		}
+		return 1;
+	}
+	return fail(st, pc, "unknown ALU op");
+}
+
+static int size_bytes(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B:
+		return 1;
+	case BPF_H:
+		return 2;
+	case BPF_W:
+		return 4;
+	default:
+		return 8;
+	}
+}
+
+static int atomic(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
+{
+	struct jit_buf *b = &st->b;
+	int size = size_bytes(in->code), dst = reg_map[in->dst], src = reg_map[in->src];
+	bool w = size == 8;
+	if (size != 4 && size != 8)
+		return fail(st, pc, "atomic of unsupported size");
+	uint8_t x86op;
+	int ext;
+	switch (in->imm) {
+	case BPF_ADD:
+	case BPF_OR:
+	case BPF_AND:
+	case BPF_XOR:
+		alu_op((uint8_t)in->imm, &x86op, &ext);
+		jit_atomic(b, size, x86op, src, dst, in->off);
+		return 1;
+	case BPF_ADD | BPF_FETCH:
+		jit_atomic(b, size, 0xc1, src, dst, in->off);
+		return 1;
+	case BPF_XCHG:
+		jit_atomic(b, size, 0x87, src, dst, in->off);
+		return 1;
+	case BPF_CMPXCHG:
+		jit_atomic(b, size, 0xb1, src, dst, in->off);
+		if (!w)
+			jit_mov_rr(b, false, JIT_RAX, JIT_RAX);
+		return 1;
+	case BPF_OR | BPF_FETCH:
+	case BPF_AND | BPF_FETCH:
+	case BPF_XOR | BPF_FETCH:
+		break;
+	default:
+		return fail(st, pc, "unknown atomic op");
+	}
+	/* no x86 fetch-or/and/xor: a cmpxchg loop, which needs rax (R0) */
+	alu_op((uint8_t)(in->imm & ~BPF_FETCH), &x86op, &ext);
+	int base = dst == JIT_RAX ? JIT_R10 : dst, opnd = src == JIT_RAX ? JIT_R10 : src;
+	jit_mov_rr(b, true, JIT_R10, JIT_RAX);
+	jit_load(b, size, false, JIT_RAX, base, in->off);
+	size_t loop = b->len;
+	jit_mov_rr(b, true, JIT_R11, JIT_RAX);
+	jit_alu_rr(b, w, x86op, JIT_R11, opnd);
+	jit_atomic(b, size, 0xb1, JIT_R11, base, in->off);
+	jit_jump(b, JIT_CC_NE, (int64_t)b->len, (int64_t)loop, false);
+	if (src == JIT_RAX) {
+		if (!w)
+			jit_mov_rr(b, false, JIT_RAX, JIT_RAX);
+	} else {
+		jit_mov_rr(b, w, src, JIT_RAX);
+		jit_mov_rr(b, true, JIT_RAX, JIT_R10);
+	}
+	return 1;
+}
+
+static int mem(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
+{
+	struct jit_buf *b = &st->b;
+	int size = size_bytes(in->code), dst = reg_map[in->dst], src = reg_map[in->src];
+	uint8_t cls = BPF_CLASS(in->code), mode = BPF_MODE(in->code);
+	if (cls == BPF_LDX && (mode == BPF_MEM || (mode == BPF_MEMSX && size != 8))) {
+		jit_load(b, size, mode == BPF_MEMSX, dst, src, in->off);
+		return 1;
+	}
+	if (cls == BPF_ST && mode == BPF_MEM) {
+		jit_store_i(b, size, dst, in->off, in->imm);
+		return 1;
+	}
+	if (cls == BPF_STX && mode == BPF_MEM) {
+		jit_store_r(b, size, dst, in->off, src);
+		return 1;
+	}
+	if (cls == BPF_STX && mode == BPF_ATOMIC)
+		return atomic(st, pc, in);
+	return fail(st, pc, "unsupported load/store mode");
+}
+
+static int jcc_of(uint8_t op)
+{
+	switch (op) {
+	case BPF_JEQ:
+		return JIT_CC_E;
+	case BPF_JNE:
+	case BPF_JSET:
+		return JIT_CC_NE;
+	case BPF_JGT:
+		return JIT_CC_A;
+	case BPF_JGE:
+		return JIT_CC_AE;
+	case BPF_JLT:
+		return JIT_CC_B;
+	case BPF_JLE:
+		return JIT_CC_BE;
+	case BPF_JSGT:
+		return JIT_CC_G;
+	case BPF_JSGE:
+		return JIT_CC_GE;
+	case BPF_JSLT:
+		return JIT_CC_L;
+	case BPF_JSLE:
+		return JIT_CC_LE;
+	}
+	return -2;
+}
+
+static void budget_tick(struct jit_state *st)
+{
+	/* unverified back-edge: stop after JIT_BUDGET of them, result 0 */
+	jit_mem_alu_i8(&st->b, JIT_X_SUB, JIT_R12, JIT_SLOT_BUDGET, 1);
+	jit_jump_lbl(st, JIT_CC_E, jit_lbl_abort(st));
+}
+
+static void exit_insn(struct jit_state *st, size_t f, uint32_t pc)
+{
+	const struct jit_func *fn = &st->funcs[f];
+	if (f == 0 && !st->full)
+		leaf_epilogue(st, fn);
+	else if (pc + 1 != fn->end)
+		jit_jump_lbl(st, JIT_CC_ALWAYS, jit_lbl_fepi(st, f));
+}
+
+static size_t func_at(const struct jit_state *st, uint32_t pc)
+{
+	for (size_t f = 0; f < st->nfuncs; f++)
+		if (st->funcs[f].pc == pc)
+			return f;
+	return SIZE_MAX;
+}
+
+static int call(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
+{
+	struct jit_buf *b = &st->b;
+	if (in->src == BPF_PSEUDO_CALL) {
+		size_t g = func_at(st, pc + (uint32_t)in->imm + 1);
+		if (g == SIZE_MAX)
+			return fail(st, pc, "call target is not a function");
+		jit_call_lbl(st, jit_lbl_fstart(st, g));
+		return 1;
+	}
+	if (in->src != 0)
+		return fail(st, pc, "kfunc calls are not supported");
+	if (in->imm == BPF_HELPER_TAIL_CALL) {
+		/* jit_tail_call(ctx, map, index, r0, r5, run) */
+		jit_mov_rr(b, true, JIT_RCX, JIT_RAX);
+		jit_load(b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
+		jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_tail_call);
+		jit_call_r(b, JIT_R11);
+		jit_alu_rr(b, true, JIT_OP_TEST, JIT_RDX, JIT_RDX);
+		/* a target ran: its r0 is the whole program's result */
+		jit_jump_lbl(st, JIT_CC_NE, jit_lbl_fepi(st, 0));
+		return 1;
+	}
+	const struct bpfvm_prog_type *t = st->prog->type;
+	const struct bpfvm_helper *h = t && t->helper ? t->helper((uint32_t)in->imm) : NULL;
+	if (!h || !h->fn)
+		return fail(st, pc, "helper not available to this program type");
+	jit_load(b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
+	jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)h->fn);
+	jit_call_r(b, JIT_R11);
+	return 1;
+}
+
+static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_insn *in)
+{
+	struct jit_buf *b = &st->b;
+	bool w = BPF_CLASS(in->code) == BPF_JMP, x = BPF_SRC(in->code) == BPF_X;
+	uint8_t op = BPF_OP(in->code);
+	if (op == BPF_CALL && w)
+		return call(st, pc, in);
+	if (op == BPF_EXIT && w) {
+		exit_insn(st, f, pc);
+		return 1;
+	}
+	int64_t rel = op == BPF_JA && !w ? in->imm : in->off;
+	uint32_t target = (uint32_t)((int64_t)pc + 1 + rel);
+	if (st->budget && target <= pc)
+		budget_tick(st);
+	if (op == BPF_JA) {
+		if (target != pc + 1)
+			jit_jump_lbl(st, JIT_CC_ALWAYS, target);
+		return 1;
+	}
+	int cc = jcc_of(op);
+	if (cc == -2)
+		return fail(st, pc, "unknown jump op");
+	int dst = reg_map[in->dst], src = reg_map[in->src];
+	if (x)
+		jit_alu_rr(b, w, op == BPF_JSET ? JIT_OP_TEST : JIT_OP_CMP, dst, src);
+	else if (op == BPF_JSET)
+		jit_test_ri(b, w, dst, in->imm);
+	else if (in->imm == 0)
+		jit_alu_rr(b, w, JIT_OP_TEST, dst, dst); /* same flags as cmp 0 */
+	else
+		jit_alu_ri(b, w, JIT_X_CMP, dst, in->imm);
+	jit_jump_lbl(st, cc, target);
+	return 1;
+}
+
+int jit_insn(struct jit_state *st, size_t f, uint32_t pc)
+{
+	const struct bpfvm_insn *in = &st->prog->insns[pc];
+	switch (BPF_CLASS(in->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		return alu(st, pc, in);
+	case BPF_JMP:
+	case BPF_JMP32:
+		return jmp(st, f, pc, in);
+	case BPF_LDX:
+	case BPF_ST:
+	case BPF_STX:
+		return mem(st, pc, in);
+	case BPF_LD:
+		if (in->code != (BPF_LD | BPF_IMM | BPF_DW))
+			return fail(st, pc, "legacy packet loads are not supported");
+		/* map pointers, map values and callback indices were resolved into
+		 * the imm pair at load time */
+		jit_mov_ri64(&st->b, reg_map[in->dst],
+			     (uint64_t)(uint32_t)in->imm | (uint64_t)(uint32_t)in[1].imm << 32);
+		return 2;
+	}
+	return fail(st, pc, "unknown instruction class");
+}
