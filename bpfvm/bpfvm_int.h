@@ -180,6 +180,22 @@ struct bpfvm_map {
 
 bool bpfvm_map_owns(const struct bpfvm_map *map, const void *p, size_t len);
 
+/* ringbuf helpers (map_ringbuf.c), kernel semantics: reserve returns NULL when
+ * full, for size 0 or flags != 0; submit/discard take reserve's pointer.
+ * output and query also accept a PERF_EVENT_ARRAY map, whose records land in
+ * the map's own ring (bpf_perf_event_output), drained by bpfvm_ringbuf_consume.
+ * output: 0, -EINVAL (flags, size 0, wrong map), -EAGAIN when full. query
+ * flags: 0 avail data, 1 ring size, 2 consumer pos, 3 producer pos. */
+void *bpfvm_ringbuf_reserve(struct bpfvm_map *map, uint64_t size, uint64_t flags);
+void bpfvm_ringbuf_submit(void *rec, uint64_t flags);
+void bpfvm_ringbuf_discard(void *rec, uint64_t flags);
+int bpfvm_ringbuf_output(struct bpfvm_map *map, const void *data, uint64_t size, uint64_t flags);
+uint64_t bpfvm_ringbuf_query(struct bpfvm_map *map, uint64_t flags);
+
+/* Tail-call target of a PROG_ARRAY slot, borrowed (the map keeps it alive
+ * until the map is freed), or NULL (map_prog_array.c). */
+struct bpfvm_prog *bpfvm_prog_array_get(struct bpfvm_map *map, uint32_t index);
+
 /* ---- registry (registry.c) --------------------------------------------- */
 
 int bpfvm_reg_add_prog(struct bpfvm_registry *reg, struct bpfvm_prog *prog);

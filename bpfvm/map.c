@@ -22,6 +22,12 @@ static const struct bpfvm_map_ops *map_type_ops(uint32_t type)
 		return &bpfvm_lru_hash_ops;
 	case BPFVM_MAP_SK_STORAGE:
 		return &bpfvm_sk_storage_ops;
+	case BPFVM_MAP_RINGBUF:
+		return &bpfvm_ringbuf_ops;
+	case BPFVM_MAP_PERF_EVENT_ARRAY:
+		return &bpfvm_perf_event_array_ops;
+	case BPFVM_MAP_PROG_ARRAY:
+		return &bpfvm_prog_array_ops;
 	default:
 		return NULL;
 	}

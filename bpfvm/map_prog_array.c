@@ -1,0 +1,168 @@
+/* BPF_MAP_TYPE_PROG_ARRAY: tail-call targets. User space stores program IDs
+ * (the kernel takes fds; IDs are our handles) and reads IDs back; the map holds
+ * one reference per slot. Replaced or deleted programs are kept referenced until
+ * the map is freed, because a running tail call may still use them and bpfvm has
+ * no RCU grace period to wait for. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_int.h"
+
+struct prog_array {
+	pthread_mutex_t lock;
+	struct bpfvm_prog *_Atomic *progs;
+	uint32_t *ids;
+	const struct bpfvm_prog_type *owner_type; /* all entries share one type */
+	struct bpfvm_prog **retired;
+	size_t nretired;
+};
+
+static int pa_alloc(struct bpfvm_map *map)
+{
+	const struct bpfvm_map_def *d = &map->def;
+	if (d->max_entries == 0 || d->key_size != 4 || d->value_size != 4 ||
+	    (d->map_flags & ~(BPFVM_F_NUMA_NODE | BPFVM_F_ACCESS_MASK)))
+		return -EINVAL;
+	if (d->max_entries > (1U << 24))
+		return -E2BIG;
+	struct prog_array *a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->progs = calloc(d->max_entries, sizeof(*a->progs));
+	a->ids = calloc(d->max_entries, sizeof(*a->ids));
+	if (!a->progs || !a->ids) {
+		free(a->progs);
+		free(a->ids);
+		free(a);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	map->data = a;
+	return 0;
+}
+
+static void pa_free(struct bpfvm_map *map)
+{
+	struct prog_array *a = map->data;
+	if (!a)
+		return;
+	for (uint32_t i = 0; i < map->def.max_entries; i++)
+		bpfvm_prog_put(atomic_load(&a->progs[i]));
+	for (size_t i = 0; i < a->nretired; i++)
+		bpfvm_prog_put(a->retired[i]);
+	free(a->retired);
+	free(a->progs);
+	free(a->ids);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	map->data = NULL;
+}
+
+static int retire(struct prog_array *a, struct bpfvm_prog *old)
+{
+	if (!old)
+		return 0;
+	struct bpfvm_prog **r = realloc(a->retired, (a->nretired + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	a->retired = r;
+	r[a->nretired++] = old;
+	return 0;
+}
+
+static void *pa_lookup(struct bpfvm_map *map, const void *key)
+{
+	struct prog_array *a = map->data;
+	uint32_t index;
+	memcpy(&index, key, 4);
+	if (index >= map->def.max_entries || !a->ids[index])
+		return NULL;
+	return &a->ids[index];
+}
+
+static int pa_update(struct bpfvm_map *map, const void *key, const void *value, uint64_t flags)
+{
+	struct prog_array *a = map->data;
+	uint32_t index, id;
+	memcpy(&index, key, 4);
+	memcpy(&id, value, 4);
+	if (flags != BPFVM_ANY)
+		return -EINVAL;
+	if (index >= map->def.max_entries)
+		return -E2BIG;
+	if (!map->reg)
+		return -EINVAL;
+	struct bpfvm_prog *p;
+	int err = bpfvm_prog_get_by_id(map->reg, id, &p);
+	if (err)
+		return err;
+	pthread_mutex_lock(&a->lock);
+	/* bpf_prog_map_compatible: one program type per array */
+	if (a->owner_type && a->owner_type != p->type) {
+		err = -EINVAL;
+	} else {
+		err = retire(a, atomic_load(&a->progs[index]));
+		if (!err) {
+			a->owner_type = p->type;
+			a->ids[index] = id;
+			atomic_store(&a->progs[index], p);
+			p = NULL;
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	bpfvm_prog_put(p);
+	return err;
+}
+
+static int pa_delete(struct bpfvm_map *map, const void *key)
+{
+	struct prog_array *a = map->data;
+	uint32_t index;
+	memcpy(&index, key, 4);
+	if (index >= map->def.max_entries)
+		return -E2BIG;
+	int err = 0;
+	pthread_mutex_lock(&a->lock);
+	struct bpfvm_prog *old = atomic_load(&a->progs[index]);
+	if (!old)
+		err = -ENOENT;
+	else if (!(err = retire(a, old))) {
+		atomic_store(&a->progs[index], NULL);
+		a->ids[index] = 0;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return err;
+}
+
+static int pa_get_next_key(struct bpfvm_map *map, const void *key, void *next_key)
+{
+	uint32_t index = 0, next = 0;
+	if (key)
+		memcpy(&index, key, 4);
+	if (key && index < map->def.max_entries) {
+		if (index == map->def.max_entries - 1)
+			return -ENOENT;
+		next = index + 1;
+	}
+	memcpy(next_key, &next, 4);
+	return 0;
+}
+
+struct bpfvm_prog *bpfvm_prog_array_get(struct bpfvm_map *map, uint32_t index)
+{
+	if (!map || map->def.type != BPFVM_MAP_PROG_ARRAY || index >= map->def.max_entries)
+		return NULL;
+	struct prog_array *a = map->data;
+	return atomic_load_explicit(&a->progs[index], memory_order_acquire);
+}
+
+const struct bpfvm_map_ops bpfvm_prog_array_ops = {
+    .alloc = pa_alloc,
+    .free = pa_free,
+    .lookup = pa_lookup,
+    .update = pa_update,
+    .delete = pa_delete,
+    .get_next_key = pa_get_next_key,
+};
