@@ -125,13 +125,14 @@ static int hooks_ctx_access(uint32_t off, uint32_t size, bool write, struct bpfv
 	case V(bytes_acked) + 4:
 		goto want8;
 	case V(sk):
+		/* A pointer to the struct bpf_sock view the context carries; the
+		 * verifier tracks it as socket-or-NULL (never NULL here). */
+		if (size != 8)
+			goto want8;
+		acc->result = BPFVM_CTX_SOCK_OR_NULL;
+		return 0;
 	case V(sk) + 4:
-		/* The verifier has no struct bpf_sock rules to check what would be
-		 * loaded through this pointer yet, so refuse it rather than hand
-		 * out an unchecked pointer. */
-		snprintf(why, why_len, "sock_ops: ctx+%u (sk): struct bpf_sock not supported yet",
-			 off);
-		return -EACCES;
+		goto want8;
 	case V(skb_data):
 	case V(skb_data_end):
 		if (size != 8)
