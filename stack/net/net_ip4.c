@@ -53,7 +53,10 @@ void net_icmp4_error(struct net *n, const struct rte_mbuf *orig, uint8_t type, u
 		rte_pktmbuf_free(m);
 		return;
 	}
-	rte_pktmbuf_read(orig, 0, quote, p + ICMP_HDR_LEN);
+	/* rte_pktmbuf_read copies only when the range spans segments. */
+	const void *q = rte_pktmbuf_read(orig, 0, quote, p + ICMP_HDR_LEN);
+	if (q != p + ICMP_HDR_LEN)
+		memcpy(p + ICMP_HDR_LEN, q, quote);
 	struct icmp_repr r = {
 	    .type = type, .code = code, .rest = rest, .data = p + ICMP_HDR_LEN, .data_len = quote};
 	struct wire_view v = {p, ICMP_HDR_LEN + quote};

@@ -1,0 +1,207 @@
+/* Unit tests of IPv4 fragment reassembly in stack/net (RFC 791 §3.2, RFC
+ * 815): in order, out of order, duplicates, overlaps (dropped, as Linux),
+ * the limits on concurrent datagrams, fragment count and size, and the
+ * reassembly timeout; plus IPv4 options ignored safely. */
+#include "test_net_util.h"
+
+struct got {
+	unsigned n;
+	uint8_t data[8192];
+	size_t len;
+};
+
+static void udp_cb(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
+		   uint16_t dport)
+{
+	(void)meta;
+	(void)sport;
+	(void)dport;
+	struct got *g = arg;
+	g->n++;
+	g->len = rte_pktmbuf_pkt_len(m);
+	ck_assert_uint_le(g->len, sizeof(g->data));
+	const void *d = rte_pktmbuf_read(m, 0, (uint32_t)g->len, g->data);
+	if (d != g->data)
+		memcpy(g->data, d, g->len);
+	rte_pktmbuf_free(m);
+}
+
+static uint8_t dgram[4000];
+static size_t dgram_len;
+static uint8_t payload[3000];
+
+struct fx {
+	struct tnu_pair p;
+	struct got g;
+	struct net_udp_sock *s;
+};
+
+static void fx_init(struct fx *x, const struct net_config *c)
+{
+	memset(&x->g, 0, sizeof(x->g));
+	tnu_pair_init(&x->p, c, false);
+	ck_assert_int_eq(net_udp_open(x->p.a, AF_INET, NULL, 7000, udp_cb, &x->g, &x->s), 0);
+	tnu_raw_hello(&x->p);
+	for (unsigned i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 13 + 1);
+	dgram_len =
+	    tnu_udp(dgram, AF_INET, &x->p.b4, &x->p.a4, 1234, 7000, payload, sizeof(payload));
+}
+
+/* Sends bytes [off, off+len) of the UDP datagram as a fragment of id. */
+static void frag(struct fx *x, uint16_t id, uint16_t off, uint16_t len)
+{
+	uint8_t f[2048];
+	bool mf = off + len < dgram_len;
+	size_t n = tnu_ip4_frame(f, x->p.b4, x->p.a4, IPPROTO_UDP, id, off, mf, dgram + off, len);
+	tnu_raw_send(&x->p, f, n);
+}
+
+static struct net_stats stats(struct fx *x)
+{
+	struct net_stats s;
+	net_get_stats(x->p.a, &s);
+	return s;
+}
+
+START_TEST(reasm_in_order)
+{
+	struct fx x;
+	fx_init(&x, NULL);
+	frag(&x, 1, 0, 1480);
+	frag(&x, 1, 1480, 1480);
+	frag(&x, 1, 2960, (uint16_t)(dgram_len - 2960));
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 1);
+	ck_assert_uint_eq(x.g.len, sizeof(payload));
+	ck_assert_mem_eq(x.g.data, payload, sizeof(payload));
+	ck_assert_uint_eq(stats(&x).ip4_reasm_ok, 1);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+START_TEST(reasm_out_of_order_and_duplicate)
+{
+	struct fx x;
+	fx_init(&x, NULL);
+	frag(&x, 2, 2000, (uint16_t)(dgram_len - 2000));
+	frag(&x, 2, 1000, 1000);
+	frag(&x, 2, 1000, 1000); /* exact duplicate: ignored */
+	frag(&x, 2, 0, 1000);
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 1);
+	ck_assert_mem_eq(x.g.data, payload, sizeof(payload));
+	/* two datagrams interleaved */
+	frag(&x, 3, 0, 1504);
+	frag(&x, 4, 1504, (uint16_t)(dgram_len - 1504));
+	frag(&x, 4, 0, 1504);
+	frag(&x, 3, 1504, (uint16_t)(dgram_len - 1504));
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 3);
+	ck_assert_uint_eq(stats(&x).ip4_reasm_ok, 3);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+START_TEST(reasm_overlap_drops_datagram)
+{
+	struct fx x;
+	fx_init(&x, NULL);
+	frag(&x, 5, 0, 1504);
+	frag(&x, 5, 1496, (uint16_t)(dgram_len - 1496)); /* overlaps by 8 */
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 0);
+	ck_assert_uint_eq(stats(&x).ip4_reasm_drop, 1);
+	/* the queue is gone: the remaining fragment alone completes nothing */
+	frag(&x, 5, 1504, (uint16_t)(dgram_len - 1504));
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 0);
+	/* a non-final fragment not a multiple of 8 */
+	frag(&x, 6, 0, 1001);
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(stats(&x).ip4_reasm_drop, 2);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+START_TEST(reasm_limits_and_timeout)
+{
+	struct fx x;
+	struct net_config c = {
+	    .frag_max_datagrams = 2, .frag_timeout_ms = 500, .frag_max_size = 2500};
+	fx_init(&x, &c);
+	frag(&x, 10, 0, 800);
+	frag(&x, 11, 0, 800);
+	frag(&x, 12, 0, 800); /* a third concurrent datagram */
+	tnu_run(&x.p, 1);
+	struct net_stats s = stats(&x);
+	ck_assert_uint_eq(s.ip4_reasm_drop, 1);
+	ck_assert_uint_eq(s.ip4_frag_in, 3);
+	ck_assert_uint_eq(net_next_deadline_ns(x.p.a) - x.p.now, 499 * 1000000ull);
+	tnu_run(&x.p, 500);
+	s = stats(&x);
+	ck_assert_uint_eq(s.ip4_reasm_timeout, 2);
+	ck_assert_uint_eq(net_next_deadline_ns(x.p.a), UINT64_MAX);
+	/* a datagram beyond frag_max_size (2500) is dropped */
+	frag(&x, 13, 0, 1600);
+	frag(&x, 13, 1600, (uint16_t)(dgram_len - 1600));
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 0);
+	ck_assert_uint_eq(stats(&x).ip4_reasm_drop, 2);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+START_TEST(reasm_too_many_fragments)
+{
+	struct fx x;
+	fx_init(&x, NULL);
+	/* 3008 bytes as 8-byte fragments: 376 > the 64 a datagram may have */
+	for (uint16_t off = 0; off < 8 * 70; off += 8)
+		frag(&x, 20, off, 8);
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(stats(&x).ip4_reasm_drop, 1);
+	ck_assert_uint_eq(x.g.n, 0);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+START_TEST(options_are_skipped)
+{
+	struct fx x;
+	fx_init(&x, NULL);
+	uint8_t f[256], u[64];
+	size_t ul = tnu_udp(u, AF_INET, &x.p.b4, &x.p.a4, 1234, 7000, "opt", 3);
+	size_t n = tnu_ip4_frame(f, x.p.b4, x.p.a4, IPPROTO_UDP, 30, 0, false, u, ul);
+	/* insert 4 bytes of options: record route stub + EOL */
+	uint8_t *ip = f + ETH_HDR_LEN;
+	memmove(ip + 24, ip + 20, ul);
+	ip[20] = 7, ip[21] = 3, ip[22] = 4, ip[23] = 0;
+	ip[0] = 0x46;
+	wire_put16(ip + 2, (uint16_t)(24 + ul));
+	ip[10] = ip[11] = 0;
+	wire_put16(ip + 10, wire_csum_finish(wire_csum_add(0, ip, 24)));
+	tnu_raw_send(&x.p, f, n + 4);
+	tnu_run(&x.p, 1);
+	ck_assert_uint_eq(x.g.n, 1);
+	ck_assert_mem_eq(x.g.data, "opt", 3);
+	ck_assert_uint_eq(stats(&x).ip4_options, 1);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+static Suite *ip4_suite(void)
+{
+	Suite *s = suite_create("ip4");
+	TCase *tc = tcase_create("ip4");
+	tcase_add_test(tc, reasm_in_order);
+	tcase_add_test(tc, reasm_out_of_order_and_duplicate);
+	tcase_add_test(tc, reasm_overlap_drops_datagram);
+	tcase_add_test(tc, reasm_limits_and_timeout);
+	tcase_add_test(tc, reasm_too_many_fragments);
+	tcase_add_test(tc, options_are_skipped);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TNU_MAIN("test_ip4", ip4_suite)
