@@ -27,13 +27,19 @@ struct cg_node {
 	 * the tree (or at cg_empty_array), swapped with release stores. */
 	_Atomic(const struct cg_array *) effective[CG_ATTACH_TYPES];
 
-	atomic_uint refcnt; /* the tree holds one while the node is linked */
-	struct cg_tree *tree;
-	struct cg_node *parent; /* NULL for "/" and once removed */
-	struct cg_node *child;	/* first child */
+	/* References: the tree's while not removed, one per linked child (a
+	 * child pins its ancestors, as cgroup_bpf_inherit() takes bpf refs on
+	 * them), and the callers'. The last one releases the node. */
+	atomic_uint refcnt;
+	struct cg_tree *tree;	/* NULL once cg_tree_destroy orphaned it */
+	struct cg_node *parent; /* NULL for "/" */
+	struct cg_node *child;	/* first child, removed ones included */
 	struct cg_node *sibling;
 	struct cg_progs *attached[CG_ATTACH_TYPES];
 	const struct cg_array *pending; /* computed, not yet published */
+	/* Removed ("dying" in the kernel): invisible to lookup, refuses
+	 * attach/detach/query, but keeps its programs and its effective arrays
+	 * (still updated from its ancestors) until its last reference goes. */
 	bool removed;
 	const char *name; /* last component, inside path */
 	char path[];

@@ -57,22 +57,35 @@ static struct cg_node *node_alloc(struct cg_tree *tree, const char *path, size_t
 	return n;
 }
 
+/* Live children only: a removed cgroup's name is free for a new one. */
 static struct cg_node *find_child(const struct cg_node *parent, const char *name, size_t len)
 {
 	for (struct cg_node *c = parent->child; c; c = c->sibling)
-		if (strlen(c->name) == len && memcmp(c->name, name, len) == 0)
+		if (!c->removed && strlen(c->name) == len && memcmp(c->name, name, len) == 0)
 			return c;
 	return NULL;
 }
 
-static void unlink_child(struct cg_node *node)
+static bool has_live_child(const struct cg_node *node)
 {
-	struct cg_node **link = &node->parent->child;
+	for (const struct cg_node *c = node->child; c; c = c->sibling)
+		if (!c->removed)
+			return true;
+	return false;
+}
+
+/* Takes node out of its parent's child list and returns the parent, whose
+ * reference the caller now owns (and must drop). */
+static struct cg_node *unlink_child(struct cg_node *node)
+{
+	struct cg_node *parent = node->parent;
+	struct cg_node **link = &parent->child;
 	while (*link != node)
 		link = &(*link)->sibling;
 	*link = node->sibling;
 	node->sibling = NULL;
 	node->parent = NULL;
+	return parent;
 }
 
 /* Makes a child of parent for path[0..len) and gives it the effective arrays
@@ -86,6 +99,7 @@ static int node_create(struct cg_tree *tree, struct cg_node *parent, const char 
 	n->parent = parent;
 	n->sibling = parent->child;
 	parent->child = n;
+	atomic_fetch_add_explicit(&parent->refcnt, 1, memory_order_relaxed);
 	for (uint32_t t = 0; t < CG_ATTACH_TYPES; t++) {
 		bool inherited = false;
 		for (const struct cg_node *p = parent; p && !inherited; p = p->parent)
@@ -94,9 +108,11 @@ static int node_create(struct cg_tree *tree, struct cg_node *parent, const char 
 			continue;
 		int err = cg_update_effective(tree, n, t);
 		if (err) {
-			/* Nobody has seen n: retire what was published and drop it. */
+			/* Nobody has seen n: retire what was published and drop
+			 * it (the parent keeps the tree's or a child's reference). */
 			cg_clear_effective(tree, n);
-			unlink_child(n);
+			atomic_fetch_sub_explicit(&unlink_child(n)->refcnt, 1,
+						  memory_order_relaxed);
 			free(n);
 			return err;
 		}
@@ -145,42 +161,47 @@ void cg_node_get(struct cg_node *node)
 		atomic_fetch_add_explicit(&node->refcnt, 1, memory_order_relaxed);
 }
 
-void cg_node_put(struct cg_node *node)
-{
-	if (!node)
-		return;
-	if (atomic_fetch_sub_explicit(&node->refcnt, 1, memory_order_acq_rel) != 1)
-		return;
-	/* Only an unlinked node loses its last reference (the tree holds one
-	 * while linked), and unlinking already cleared its arrays and
-	 * attachments: nothing else points into it. */
-	free(node);
-}
-
-const char *cg_node_path(const struct cg_node *node)
-{
-	return node ? node->path : NULL;
-}
-
-/* Detaches everything from a childless node, publishes empty arrays, unlinks
- * it and drops the tree's reference. Lock held. */
-static void node_unlink(struct cg_tree *tree, struct cg_node *node)
+/* Drops everything a node holds in the tree: its programs (the retired
+ * arrays keep their own references), its effective arrays. Lock held. */
+static void node_release(struct cg_tree *tree, struct cg_node *node)
 {
 	for (uint32_t t = 0; t < CG_ATTACH_TYPES; t++) {
 		struct cg_progs *pr = node->attached[t];
 		if (!pr)
 			continue;
 		node->attached[t] = NULL;
-		/* The retired arrays hold their own references. */
 		for (uint32_t i = 0; i < pr->n; i++)
 			tree->ops.put(pr->progs[i]);
 		free(pr);
 	}
 	cg_clear_effective(tree, node);
-	if (node->parent)
-		unlink_child(node);
-	node->removed = true;
-	cg_node_put(node);
+}
+
+void cg_node_put(struct cg_node *node)
+{
+	/* Releasing a node drops its reference on the parent: iterate up. */
+	while (node) {
+		if (atomic_fetch_sub_explicit(&node->refcnt, 1, memory_order_acq_rel) != 1)
+			return;
+		/* Only a removed (or orphaned) node gets here: a linked live
+		 * one has the tree's reference. Nobody can find it any more;
+		 * writers may still walk it until it is unlinked below. */
+		struct cg_tree *tree = node->tree;
+		struct cg_node *parent = NULL;
+		if (tree) {
+			pthread_mutex_lock(&tree->lock);
+			node_release(tree, node);
+			parent = unlink_child(node);
+			pthread_mutex_unlock(&tree->lock);
+		}
+		free(node);
+		node = parent;
+	}
+}
+
+const char *cg_node_path(const struct cg_node *node)
+{
+	return node ? node->path : NULL;
 }
 
 int cg_remove(struct cg_tree *tree, const char *path)
@@ -200,11 +221,15 @@ int cg_remove(struct cg_tree *tree, const char *path)
 	pthread_mutex_lock(&tree->lock);
 	if (node->removed)
 		err = -ENOENT; /* raced with another remove */
-	else if (node->child)
-		err = -EBUSY;
+	else if (has_live_child(node))
+		err = -EBUSY; /* removed children do not count, as in rmdir */
 	else
-		node_unlink(tree, node);
+		node->removed = true;
 	pthread_mutex_unlock(&tree->lock);
+	if (!err)
+		cg_node_put(node); /* the tree's reference */
+	/* The last reference releases it and its programs: at once unless a
+	 * socket (or a removed child) still holds it. */
 	cg_node_put(node);
 	return err;
 }
@@ -242,14 +267,26 @@ void cg_tree_destroy(struct cg_tree *tree)
 	if (!tree)
 		return;
 	pthread_mutex_lock(&tree->lock);
-	/* Leaves first, so every unlink sees a childless node. */
-	while (tree->root) {
-		struct cg_node *n = tree->root;
+	/* Leaves first, so that a node's count holds no child references when
+	 * it is looked at. What is still referenced from outside becomes an
+	 * orphan with empty arrays that its last cg_node_put frees. */
+	struct cg_node *root = tree->root;
+	tree->root = NULL;
+	while (root) {
+		struct cg_node *n = root;
 		while (n->child)
 			n = n->child;
-		if (n == tree->root)
-			tree->root = NULL;
-		node_unlink(tree, n);
+		if (n == root)
+			root = NULL;
+		else
+			atomic_fetch_sub_explicit(&unlink_child(n)->refcnt, 1,
+						  memory_order_relaxed);
+		node_release(tree, n);
+		unsigned drop = n->removed ? 0 : 1;
+		if (atomic_fetch_sub_explicit(&n->refcnt, drop, memory_order_acq_rel) == drop)
+			free(n);
+		else
+			n->tree = NULL;
 	}
 	cg_reclaim_all(tree);
 	pthread_mutex_unlock(&tree->lock);

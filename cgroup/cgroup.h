@@ -19,7 +19,8 @@
 #define CG_ATTACH_TYPES 64    /* attach types are enum bpf_attach_type < this */
 #define CG_ATTACH_SOCK_OPS 3u /* BPF_CGROUP_SOCK_OPS */
 
-/* How the tree holds program handles. */
+/* How the tree holds program handles. Called with the tree's writer lock
+ * held (put also when a grace period ends): must not call back into the tree. */
 struct cg_prog_ops {
 	void (*get)(void *prog);
 	void (*put)(void *prog);
@@ -46,12 +47,14 @@ int cg_lookup(struct cg_tree *tree, const char *path, bool create, struct cg_nod
 void cg_node_get(struct cg_node *node);
 void cg_node_put(struct cg_node *node);
 /* Removes an empty cgroup: -EBUSY with children, -ENOENT if absent, -EINVAL on "/".
- * Its attached programs are detached (as the kernel does on rmdir). */
+ * Its attached programs are detached (as the kernel does on rmdir) when its last
+ * reference goes: until then holders still run its effective programs. */
 int cg_remove(struct cg_tree *tree, const char *path);
 const char *cg_node_path(const struct cg_node *node);
 
-/* Kernel errnos: -EPERM when the hierarchy forbids, -EEXIST when already
- * attached, -E2BIG beyond CG_MAX_PROGS, -EINVAL for bad flag mixes, -ENOENT for
+/* Kernel errnos: -EPERM when the hierarchy forbids or the flags differ from the
+ * attached ones, -E2BIG beyond CG_MAX_PROGS, -EINVAL for bad flag mixes and for
+ * the same program twice in MULTI (the kernel's answer, not -EEXIST), -ENOENT for
  * a missing replace target or detach of an unattached program. */
 int cg_attach(struct cg_tree *tree, struct cg_node *node, uint32_t type, void *prog,
 	      uint32_t flags, void *replace_prog);
@@ -74,7 +77,8 @@ void cg_quiescent(struct cg_tree *tree, unsigned slot);
 const struct cg_array *cg_effective(const struct cg_node *node, uint32_t type);
 
 /* Writers free old arrays after a grace period; this waits for one and frees
- * everything pending (also done opportunistically on each change). */
+ * everything pending (also done opportunistically on each change). Not from an
+ * online reader thread: it would wait for itself. */
 void cg_synchronize(struct cg_tree *tree);
 
 #endif

@@ -305,17 +305,24 @@ static void *writer_main(void *argp)
 		}
 		if (o->node == 3 && (w->ops & 63) == 1) {
 			/* A cgroup that comes and goes under /c inherits and
-			 * retires arrays too. */
+			 * retires arrays too; held across its removal it is
+			 * dying and still runs its (inherited) programs. */
 			struct cg_node *t = NULL;
 			int err = cg_lookup(s->tree, "/c/t", true, &t);
-			if (err)
+			if (err) {
 				werr(w, "lookup /c/t", err);
-			else if (cg_effective(t, SO)->n != cg_effective(s->node[3], SO)->n)
-				werr(w, "new cgroup did not inherit", (int)cg_effective(t, SO)->n);
-			cg_node_put(t);
-			err = cg_remove(s->tree, "/c/t");
-			if (err)
-				werr(w, "remove /c/t", err);
+			} else {
+				if (cg_effective(t, SO)->n != cg_effective(s->node[3], SO)->n)
+					werr(w, "new cgroup did not inherit",
+					     (int)cg_effective(t, SO)->n);
+				err = cg_remove(s->tree, "/c/t");
+				if (err)
+					werr(w, "remove /c/t", err);
+				const char *bad = check_array(3, cg_effective(t, SO));
+				if (bad)
+					werr(w, bad, 0);
+				cg_node_put(t);
+			}
 			w->cg_churn++;
 		}
 		w->ops++;

@@ -129,36 +129,68 @@ START_TEST(remove_rules)
 }
 END_TEST
 
-START_TEST(removed_node_outlives_its_references)
+/* Like a kernel cgroup after rmdir: sockets that still hold it keep running
+ * its effective programs (and see ancestors' changes) until the last
+ * reference goes; then its programs are detached and released. */
+START_TEST(removed_node_is_dying_until_last_put)
 {
 	struct cg_tree *t = tree_new(0);
-	struct tprog p;
+	struct tprog p, q;
 	tprog_init(&p, 7);
+	tprog_init(&q, 8);
 	struct cg_node *held = NULL, *again = NULL;
 	ck_assert_int_eq(cg_lookup(t, "/a", true, &held), 0);
-	cg_node_get(held);
 	ck_assert_int_eq(cg_attach(t, held, CG_ATTACH_SOCK_OPS, &p, CG_F_ALLOW_MULTI, NULL), 0);
-	ck_assert_uint_eq(cg_effective(held, CG_ATTACH_SOCK_OPS)->n, 1);
 	ck_assert_int_eq(cg_remove(t, "/a"), 0);
-	/* The removed cgroup's programs were detached (rmdir) and no reader
-	 * is registered, so the handle is already released. */
-	ck_assert_int_eq(tprog_refs(&p), 0);
-	ck_assert_int_eq(tprog_releases(&p), 1);
-	/* A socket still holding the node runs nothing and cannot attach. */
-	ck_assert_uint_eq(cg_effective(held, CG_ATTACH_SOCK_OPS)->n, 0);
+	ck_assert_int_eq(cg_remove(t, "/a"), -ENOENT);
+	ck_assert_uint_eq(cg_effective(held, CG_ATTACH_SOCK_OPS)->n, 1);
+	ck_assert_int_eq(tprog_refs(&p), 2);
 	ck_assert_str_eq(cg_node_path(held), "/a");
-	ck_assert_int_eq(cg_attach(t, held, CG_ATTACH_SOCK_OPS, &p, 0, NULL), -ENOENT);
-	ck_assert_int_eq(cg_detach(t, held, CG_ATTACH_SOCK_OPS, NULL), -ENOENT);
+	/* No changes through a removed cgroup. */
+	ck_assert_int_eq(cg_attach(t, held, CG_ATTACH_SOCK_OPS, &q, CG_F_ALLOW_MULTI, NULL),
+			 -ENOENT);
+	ck_assert_int_eq(cg_detach(t, held, CG_ATTACH_SOCK_OPS, &p), -ENOENT);
 	uint32_t cnt = 0;
 	ck_assert_int_eq(cg_query(t, held, CG_ATTACH_SOCK_OPS, 0, NULL, NULL, &cnt), -ENOENT);
+	/* Its ancestors' changes still reach it. */
+	ck_assert_int_eq(
+	    cg_attach(t, tnode(t, "/"), CG_ATTACH_SOCK_OPS, &q, CG_F_ALLOW_MULTI, NULL), 0);
+	const struct cg_array *e = cg_effective(held, CG_ATTACH_SOCK_OPS);
+	ck_assert_uint_eq(e->n, 2);
+	ck_assert_ptr_eq(e->progs[0], &p);
+	ck_assert_ptr_eq(e->progs[1], &q);
 	/* The same path names a new cgroup now. */
 	ck_assert_int_eq(cg_lookup(t, "/a", true, &again), 0);
 	ck_assert_ptr_ne(again, held);
+	ck_assert_uint_eq(cg_effective(again, CG_ATTACH_SOCK_OPS)->n, 1);
 	cg_node_put(again);
-	cg_node_put(held);
-	cg_node_put(held); /* the last reference frees it (ASan checks) */
+	cg_node_put(held); /* the last reference: released (ASan checks) */
+	ck_assert_int_eq(tprog_refs(&p), 0);
+	ck_assert_int_eq(tprog_releases(&p), 1);
 	cg_tree_destroy(t);
-	ck_assert_int_eq(tprog_bad(&p), 0);
+	ck_assert_int_eq(tprog_refs(&q), 0);
+	ck_assert_int_eq(tprog_bad(&p) + tprog_bad(&q), 0);
+}
+END_TEST
+
+/* rmdir counts only live children; a removed child pins its ancestors. */
+START_TEST(removed_child_pins_parent)
+{
+	struct cg_tree *t = tree_new(0);
+	struct tprog p;
+	tprog_init(&p, 1);
+	struct cg_node *child = NULL, *n = NULL;
+	ck_assert_int_eq(cg_lookup(t, "/a/b", true, &child), 0);
+	ck_assert_int_eq(cg_attach(t, tnode(t, "/a"), CG_ATTACH_SOCK_OPS, &p, 0, NULL), 0);
+	ck_assert_int_eq(cg_remove(t, "/a/b"), 0);
+	ck_assert_int_eq(cg_remove(t, "/a"), 0);
+	ck_assert_int_eq(cg_lookup(t, "/a", false, &n), -ENOENT);
+	/* The removed parent's program still runs for the held child. */
+	ck_assert_uint_eq(cg_effective(child, CG_ATTACH_SOCK_OPS)->n, 1);
+	ck_assert_int_eq(tprog_refs(&p), 3);
+	cg_node_put(child); /* releases /a/b, then /a */
+	ck_assert_int_eq(tprog_refs(&p), 0);
+	cg_tree_destroy(t);
 }
 END_TEST
 
@@ -175,7 +207,8 @@ START_TEST(destroy_leaves_held_nodes_valid)
 	cg_tree_destroy(t);
 	ck_assert_int_eq(tprog_refs(&p), 0);
 	ck_assert_uint_eq(cg_effective(n, CG_ATTACH_SOCK_OPS)->n, 0);
-	cg_node_put(n);
+	ck_assert_str_eq(cg_node_path(n), "/x/y");
+	cg_node_put(n); /* an orphan now: just freed */
 }
 END_TEST
 
@@ -201,7 +234,8 @@ static Suite *tree_suite(void)
 	tcase_add_test(tc, long_names_refused);
 	tcase_add_test(tc, lookup_creates_components);
 	tcase_add_test(tc, remove_rules);
-	tcase_add_test(tc, removed_node_outlives_its_references);
+	tcase_add_test(tc, removed_node_is_dying_until_last_put);
+	tcase_add_test(tc, removed_child_pins_parent);
 	tcase_add_test(tc, destroy_leaves_held_nodes_valid);
 	tcase_add_test(tc, node_from_other_tree_refused);
 	suite_add_tcase(s, tc);
