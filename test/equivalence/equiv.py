@@ -1,0 +1,472 @@
+#!/usr/bin/python3
+"""Same program, same effect: each sock_ops object runs once on a Linux socket
+and once on a skops socket, against the same unprogrammed kernel peer, and the
+observable effects (wire captures, buffer sizes, tcp_info, program trace) must
+agree. Writes a Markdown report; exits non-zero on any difference.
+
+Why the program is attached on one side only in the kernel run: the peer must
+be identical in both runs (an unprogrammed kernel), and the kernel's global
+trace buffer then holds only the program side's lines. See docs/equivalence.md.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from scapy.all import IP, TCP, IPv6, rdpcap  # noqa: E402 (python3-scapy)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("SKOPS_SRC", os.path.dirname(os.path.dirname(HERE)))
+BUILD = os.environ.get("SKOPS_BUILD", os.path.join(SRC, "build"))
+SDK = os.environ.get("SKOPS_SDK", os.path.join(SRC, "hooks", "sdk", "include"))
+SEEDS = os.environ.get("SKOPS_SEEDS") or os.environ.get(
+    "SKOPS_SEEDS_DEFAULT", os.path.join(SRC, "..", "shared", "seeds"))
+SKCAT = os.path.join(BUILD, "apps", "skcat")
+KTOOL = os.path.join(HERE, "ktool.py")
+REPORT = os.path.join(BUILD, "equivalence-report.md")
+PORT = 55601
+SEND_BYTES = 8 << 20
+DROP_MS = 250
+TAG = "skeq%d" % os.getpid()
+
+ADDRS = {
+    # family, dc: (program side, peer, prefix length)
+    ("v4", "-"): ("198.18.0.1", "198.18.0.2", 24),
+    ("v6", "same"): ("fd00:0:100:1::1", "fd00:0:100:2::2", 16),
+    ("v6", "other"): ("fd00:0:100:1::1", "fd00:0:200:1::2", 16),
+}
+
+
+def sh(cmd, check=True, **kw):
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (cmd, r.returncode, r.stderr.strip()))
+    return r.stdout
+
+
+def kernel_hz():
+    out = sh("zcat /proc/config.gz 2>/dev/null | grep '^CONFIG_HZ='", check=False)
+    m = re.search(r"CONFIG_HZ=(\d+)", out)
+    if not m:
+        raise RuntimeError("cannot read CONFIG_HZ from /proc/config.gz")
+    return int(m.group(1))
+
+
+def syn_linear_timeouts():
+    path = "/proc/sys/net/ipv4/tcp_syn_linear_timeouts"
+    return int(open(path).read()) if os.path.exists(path) else 0
+
+
+# ---- programs -------------------------------------------------------------
+
+
+def extract_seed(name, dest):
+    """samples/bpf/tcp_<name>_kern.c out of the seed patches, as added."""
+    for patch in sorted(os.listdir(SEEDS)):
+        if not patch.endswith(".patch"):
+            continue
+        text = open(os.path.join(SEEDS, patch), encoding="utf-8", errors="replace").read()
+        m = re.search(r"^\+\+\+ b/samples/bpf/tcp_%s_kern\.c\n@@[^\n]*\n(.*?)(?=^diff --git|\Z)"
+                      % name, text, re.S | re.M)
+        if m:
+            body = [ln[1:] for ln in m.group(1).splitlines() if ln.startswith("+")]
+            open(dest, "w").write("\n".join(body) + "\n")
+            return dest
+    raise RuntimeError("seed tcp_%s_kern.c not found in %s" % (name, SEEDS))
+
+
+def compile_bpf(src, obj):
+    sh("clang -O2 -g -target bpf -I %s -c %s -o %s" % (SDK, src, obj))
+    return obj
+
+
+# Each scenario: program side role, family, datacenter relation, observables.
+# Observables are measured on the program side's connection.
+SEED_SCENARIOS = {
+    "rwnd": [("client", "v6", "other", ["syn_win", "trace"]),
+             ("server", "v6", "other", ["synack_win", "trace"]),
+             ("client", "v6", "same", ["syn_win"])],
+    "bufs": [("client", "v4", "-", ["syn_win", "bufs", "trace"]),
+             ("server", "v4", "-", ["synack_win", "bufs", "trace"])],
+    "cong": [("client", "v6", "same", ["ecn_syn", "ect_syn", "cc", "trace"]),
+             ("server", "v6", "same", ["ecn_synack", "ect_data", "cc", "trace"])],
+    "iw": [("client", "v4", "-", ["iw_flight"]),
+           ("client", "v4", "-", ["bufs", "trace"]),
+           ("server", "v4", "-", ["bufs", "trace"])],
+    "clamp": [("client", "v6", "same", ["syn_gaps", "max_cwnd", "ssthresh", "bufs"]),
+              ("server", "v6", "same", ["synack_gaps", "max_cwnd", "ssthresh", "bufs"])],
+}
+
+
+# ---- network namespaces ---------------------------------------------------
+
+
+class Topo:
+    """Program-side netns P and peer netns Q joined by a veth pair."""
+
+    def __init__(self, fam, dc, kernel_side_addr):
+        self.p, self.q = TAG + "p", TAG + "q"
+        self.paddr, self.qaddr, self.plen = ADDRS[(fam, dc)]
+        self.fam = fam
+        sh("ip netns add %s && ip netns add %s" % (self.p, self.q))
+        sh("ip link add %sa type veth peer name %sb" % (TAG, TAG))
+        sh("ip link set %sa netns %s name p0 && ip link set %sb netns %s name q0"
+           % (TAG, self.p, TAG, self.q))
+        for ns, dev in ((self.p, "p0"), (self.q, "q0")):
+            sh("ip -n %s link set lo up && ip -n %s link set %s up" % (ns, ns, dev))
+            # Segmentation offloads would show 64 KiB super-frames in captures.
+            sh("ip netns exec %s ethtool -K %s tso off gso off gro off tx off rx off" % (ns, dev),
+               check=False)
+        v6 = fam == "v6"
+        cmd = "ip -n %s addr add %s/%d dev %s" + (" nodad" if v6 else "")
+        sh(cmd % (self.q, self.qaddr, self.plen, "q0"))
+        if kernel_side_addr:
+            sh(cmd % (self.p, self.paddr, self.plen, "p0"))
+        else:  # skops owns p0 through af_packet: keep the kernel quiet there
+            sh("ip netns exec %s sysctl -qw net.ipv6.conf.p0.disable_ipv6=1" % self.p)
+            sh("ip netns exec %s sysctl -qw net.ipv4.conf.p0.arp_ignore=8" % self.p, check=False)
+        for ns in (self.p, self.q):
+            sh("ip netns exec %s sysctl -qw net.ipv4.tcp_congestion_control=reno" % ns)
+        # Only the program may turn ECN on at the program side; the peer asks.
+        sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=0" % self.p)
+        sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=1" % self.q)
+        if v6:
+            time.sleep(0.3)
+
+    def close(self):
+        sh("ip netns del %s" % self.p, check=False)
+        sh("ip netns del %s" % self.q, check=False)
+
+
+class Capture:
+    def __init__(self, topo, path):
+        self.path = path
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", topo.q, "tcpdump", "-i", "q0", "-U", "-s", "160", "-w",
+             path, "tcp port %d" % PORT], stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()  # "listening on q0 ..." once ready
+        if "listening" not in line:
+            raise RuntimeError("tcpdump did not start: " + line)
+
+    def stop(self):
+        time.sleep(0.2)
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(timeout=10)
+        return rdpcap(self.path) if os.path.getsize(self.path) > 24 else []
+
+
+def drop_for(topo, what, ms):
+    """For ms, drop at the peer: SYNs arriving ('syn'), SYN-ACKs arriving
+    ('synack'), or everything but SYNs it sends as server ('acks': the sender
+    then stops after its initial window, since veth has no delay to do it)."""
+    hook, rule = {
+        "syn": ("input", "tcp dport %d tcp flags & (syn|ack) == syn" % PORT),
+        "synack": ("input", "tcp sport %d tcp flags & (syn|ack) == (syn|ack)" % PORT),
+        "acks": ("output", "tcp sport %d tcp flags & syn == 0" % PORT),
+    }[what]
+    sh("ip netns exec %s nft add table inet skeq" % topo.q)
+    sh("ip netns exec %s nft 'add chain inet skeq f { type filter hook %s priority -10; }'"
+       % (topo.q, hook))
+    sh("ip netns exec %s nft 'add rule inet skeq f %s drop'" % (topo.q, rule))
+    timer = threading.Timer(ms / 1000.0, lambda: sh(
+        "ip netns exec %s nft delete table inet skeq" % topo.q, check=False))
+    timer.start()
+    return timer
+
+
+# ---- the two kinds of program side ----------------------------------------
+
+
+class KernelSide:
+    name = "kernel"
+
+    def __init__(self, obj):
+        self.pin = "/sys/fs/bpf/%s" % TAG
+        self.cg = "/sys/fs/cgroup/unified/%s" % TAG
+        sh("bpftool prog load %s %s type sockops" % (obj, self.pin))
+        os.makedirs(self.cg, exist_ok=True)
+        sh("bpftool cgroup attach %s sock_ops pinned %s" % (self.cg, self.pin))
+        open("/sys/kernel/tracing/trace", "w").write("")
+
+    def cmd(self, topo, role):
+        v6 = " --v6" if topo.fam == "v6" else ""
+        tool = "/usr/bin/python3 %s " % KTOOL
+        tool += ("client %s %d %d" % (topo.qaddr, PORT, SEND_BYTES) if role == "client"
+                 else "server %d %d" % (PORT, SEND_BYTES)) + v6
+        return "echo $$ > %s/cgroup.procs && exec ip netns exec %s %s" % (self.cg, topo.p, tool)
+
+    def result(self, out, err):
+        r = json.loads(out.strip().splitlines()[-1])
+        trace = open("/sys/kernel/tracing/trace").read()
+        r["trace"] = [m.group(1) for m in re.finditer(r"bpf_trace_printk: (.*)", trace)]
+        est, end = r["established"], r["end"]
+        return {"bufs": "%d/%d" % (est["sndbuf"], est["rcvbuf"]), "cc": end["cc"],
+                "ssthresh": est["info"]["snd_ssthresh"], "max_cwnd": r["max_cwnd"],
+                "trace": r["trace"]}
+
+    def close(self):
+        sh("bpftool cgroup detach %s sock_ops pinned %s" % (self.cg, self.pin), check=False)
+        sh("rm -f %s" % self.pin, check=False)
+        sh("rmdir %s" % self.cg, check=False)
+
+
+class SkopsSide:
+    name = "skops"
+
+    def __init__(self, obj, hz, linear, datafile):
+        self.obj, self.hz, self.linear, self.datafile = obj, hz, linear, datafile
+
+    def cmd(self, topo, role):
+        args = ["--vdev", "net_af_packet0,iface=p0", "--addr", "%s/%d" % (topo.paddr, topo.plen),
+                "--sockops", self.obj, "--cgroup", "/eq", "--info", "--trace"]
+        args += ["-l", str(PORT)] if role == "server" else [topo.qaddr, str(PORT)]
+        return ("exec ip netns exec %s env SKOPS_HZ=%d SKOPS_SYN_LINEAR_TIMEOUTS=%d %s %s < %s "
+                "> /dev/null" % (topo.p, self.hz, self.linear, SKCAT, " ".join(args),
+                                 self.datafile))
+
+    def result(self, out, err):
+        info = None
+        trace = []
+        for ln in err.splitlines():
+            if ln.startswith("trace: "):
+                trace.append(ln[len("trace: "):])
+            elif ln.startswith("{"):
+                info = json.loads(ln)
+        if info is None:
+            raise RuntimeError("skcat printed no --info JSON: " + err[-500:])
+        return {"bufs": "%s/%s" % (info.get("sndbuf"), info.get("rcvbuf")),
+                "cc": info.get("cc"), "ssthresh": info.get("ssthresh_established",
+                                                           info.get("ssthresh")),
+                "max_cwnd": info.get("max_cwnd"), "trace": trace}
+
+    def close(self):
+        pass
+
+
+def run_once(side, topo, role, drop=None):
+    """One connection between the program side and the kernel peer."""
+    tmp = tempfile.mkdtemp(prefix=TAG)
+    cap = Capture(topo, os.path.join(tmp, "peer.pcap"))
+    v6 = " --v6" if topo.fam == "v6" else ""
+    peer_role = "server" if role == "client" else "client"
+    peer = ("ip netns exec %s /usr/bin/python3 %s " % (topo.q, KTOOL)) + (
+        "server %d %d%s" % (PORT, SEND_BYTES, v6) if peer_role == "server"
+        else "client %s %d %d%s" % (topo.paddr, PORT, SEND_BYTES, v6))
+    timer = None
+    procs = []
+    try:
+        if peer_role == "server":
+            procs.append(subprocess.Popen(peer, shell=True, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+            time.sleep(0.3)
+            if drop:
+                timer = drop_for(topo, drop, DROP_MS)
+            procs.append(subprocess.Popen(side.cmd(topo, role), shell=True,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True))
+        else:
+            procs.append(subprocess.Popen(side.cmd(topo, role), shell=True,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True))
+            time.sleep(2.0 if side.name == "skops" else 0.3)  # EAL start-up
+            if drop:
+                timer = drop_for(topo, drop, DROP_MS)
+            procs.append(subprocess.Popen(peer, shell=True, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        outs = [p.communicate(timeout=40) for p in procs]
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            p.kill()
+        raise RuntimeError("%s %s run timed out" % (side.name, role))
+    finally:
+        if timer:
+            timer.join()
+        pkts = cap.stop()
+        if os.environ.get("SKOPS_EQ_KEEP"):
+            shutil.copy(cap.path, "/tmp/%s-%s-%s-%s.pcap" % (
+                side.name, os.path.basename(getattr(side, "obj", "k")), role, drop or "plain"))
+    prog_idx = 1 if peer_role == "server" else 0
+    for p, (out, err) in zip(procs, outs):
+        if p.returncode != 0:
+            raise RuntimeError("%s exited %d: %s" % (p.args[:80], p.returncode, err[-800:]))
+    res = side.result(*outs[prog_idx])
+    res.update(wire(pkts, topo.paddr))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+# ---- what the wire shows --------------------------------------------------
+
+
+def wire(pkts, prog_addr):
+    out = {"syn_times": [], "synack_times": []}
+    isn = None
+    high = None  # end of the highest data sent in the first burst
+    burst_over = False
+    last_data = None
+    mss = None
+    for p in pkts:
+        ip = p[IP] if IP in p else (p[IPv6] if IPv6 in p else None)
+        if ip is None or TCP not in p:
+            continue
+        t = p[TCP]
+        from_prog = ip.src == prog_addr
+        flags = int(t.flags)
+        syn, ack, ece, cwr = flags & 0x02, flags & 0x10, flags & 0x40, flags & 0x80
+        ecn = (ip.tos if IP in p else ip.tc) & 3
+        if from_prog and syn and not ack:
+            out["syn_times"].append(float(p.time))
+            out.setdefault("syn_win", t.window)
+            out.setdefault("ecn_syn", bool(ece and cwr))
+            out.setdefault("ect_syn", ecn == 2)
+            isn = t.seq
+        elif from_prog and syn and ack:
+            out["synack_times"].append(float(p.time))
+            out.setdefault("synack_win", t.window)
+            out.setdefault("ecn_synack", bool(ece and not cwr))
+            isn = t.seq
+        if syn and not from_prog:
+            for name, val in t.options:
+                if name == "MSS":
+                    mss = val
+        # Captures are truncated: take the payload length from the headers.
+        hdr = t.dataofs * 4
+        plen = (ip.len - ip.ihl * 4 - hdr) if IP in p else (ip.plen - hdr)
+        if from_prog and plen > 0 and not syn and isn is not None:
+            out.setdefault("ect_data", ecn == 2)
+            # The initial window leaves back to back; a later segment (the
+            # kernel's tail loss probe after >= 10 ms, or a retransmission)
+            # ends the burst.
+            off = (t.seq - isn - 1) & 0xFFFFFFFF
+            if last_data is not None and float(p.time) - last_data > 0.005:
+                burst_over = True
+            last_data = float(p.time)
+            if not burst_over:
+                high = max(high or 0, off + plen)
+    if mss and high:
+        # TCP timestamps take 12 bytes of every data segment's MSS.
+        out["iw_flight"] = round(high / (mss - 12))
+    for k in ("syn", "synack"):
+        ts = out.pop(k + "_times")
+        out[k + "_gaps"] = [round((b - a) * 1000) for a, b in zip(ts, ts[1:])]
+    return out
+
+
+# ---- comparison -----------------------------------------------------------
+
+
+def equal(obs, k, s):
+    if obs.endswith("_gaps"):
+        n = min(len(k), len(s))
+        if n < 3 or abs(len(k) - len(s)) > 1:
+            return False
+        return all(abs(a - b) <= max(10, 0.25 * a) for a, b in zip(k[:n], s[:n]))
+    if obs == "max_cwnd":
+        return k is not None and s is not None and k <= 100 and s <= 100 and k == s
+    return k == s
+
+
+TOLERANCE = {
+    "syn_gaps": "each gap within max(10 ms, 25%), retransmit count ±1",
+    "synack_gaps": "each gap within max(10 ms, 25%), retransmit count ±1",
+    "max_cwnd": "both ≤ clamp 100 and equal",
+}
+
+
+def fmt(v):
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) if v else "(none)"
+    return str(v)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("equivalence: needs root (netns, bpftool, cgroup v2)")
+        return 1
+    for tool in ("bpftool", "tcpdump", "nft", "ethtool", "clang"):
+        if not shutil.which(tool):
+            print("equivalence: missing tool %s" % tool)
+            return 1
+    if not os.path.isdir(SEEDS):
+        print("equivalence: seed patches not found at %s: not run" % SEEDS)
+        return 77
+    if not os.access(SKCAT, os.X_OK):
+        print("equivalence: %s not built" % SKCAT)
+        return 1
+    if not os.path.ismount("/sys/fs/bpf"):
+        sh("mount -t bpf bpf /sys/fs/bpf")
+    if not os.path.exists("/sys/kernel/tracing/trace"):
+        sh("mount -t tracefs nodev /sys/kernel/tracing")
+    hz, linear = kernel_hz(), syn_linear_timeouts()
+    work = tempfile.mkdtemp(prefix=TAG + "w")
+    datafile = os.path.join(work, "data")
+    with open(datafile, "wb") as f:
+        f.write(b"\x5a" * SEND_BYTES)
+    rows = []
+    notes = ["Kernel HZ %d and tcp_syn_linear_timeouts %d are given to skops as SKOPS_HZ and "
+             "SKOPS_SYN_LINEAR_TIMEOUTS." % (hz, linear),
+             "The kernel here refuses the seeds' `return -1` (R0 must be 0 or 1): the kernel "
+             "run loads a copy with each `return -1;` changed to `return 1;`, which leaves the "
+             "reply 0 (the default); skops runs the unmodified object in compatibility mode.",
+             "Both sides use reno so that CC-dependent values (ssthresh) are comparable."]
+    for name, scenarios in SEED_SCENARIOS.items():
+        src = extract_seed(name, os.path.join(work, "tcp_%s_kern.c" % name))
+        ksrc = os.path.join(work, "k_tcp_%s_kern.c" % name)
+        open(ksrc, "w").write(open(src).read().replace("return -1;", "return 1;"))
+        obj = compile_bpf(src, os.path.join(work, "tcp_%s.o" % name))
+        kobj = compile_bpf(ksrc, os.path.join(work, "k_tcp_%s.o" % name))
+        for role, fam, dc, observables in scenarios:
+            gaps = [o for o in observables if o.endswith("_gaps")]
+            plain = [o for o in observables if not o.endswith("_gaps")]
+            drop = "acks" if "iw_flight" in plain else None
+            runs = ([(plain, drop)] if plain else []) + [
+                ([g], "syn" if g == "syn_gaps" else "synack") for g in gaps]
+            for obs_list, drop in runs:
+                results = {}
+                for kind in ("kernel", "skops"):
+                    topo = Topo(fam, dc, kernel_side_addr=(kind == "kernel"))
+                    side = KernelSide(kobj) if kind == "kernel" else \
+                        SkopsSide(obj, hz, linear, datafile)
+                    try:
+                        results[kind] = run_once(side, topo, role, drop)
+                    except Exception as e:  # report the failure as a row
+                        results[kind] = {"error": str(e)}
+                    finally:
+                        side.close()
+                        topo.close()
+                for obs in obs_list:
+                    k = results["kernel"].get(obs, results["kernel"].get("error"))
+                    s = results["skops"].get(obs, results["skops"].get("error"))
+                    ok = "error" not in results["kernel"] and "error" not in results["skops"] \
+                        and equal(obs, k, s)
+                    where = "%s %s%s" % (role, fam, "" if dc == "-" else " %s-dc" % dc)
+                    rows.append(("tcp_%s (seed)" % name, where, obs, fmt(k), fmt(s), ok))
+                    print("%-18s %-18s %-12s kernel=%s skops=%s %s" % (
+                        rows[-1][0], where, obs, fmt(k)[:60], fmt(s)[:60],
+                        "equal" if ok else "DIFFERENT"), flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+    with open(REPORT, "w") as f:
+        f.write("# sock_ops equivalence: Linux kernel vs skops\n\n")
+        for n in notes:
+            f.write("- %s\n" % n)
+        f.write("\n| program | scenario | observable | kernel | skops | equal |\n")
+        f.write("|---|---|---|---|---|---|\n")
+        for r in rows:
+            tol = TOLERANCE.get(r[2])
+            f.write("| %s | %s | %s%s | %s | %s | %s |\n" % (
+                r[0], r[1], r[2], " (%s)" % tol if tol else "", r[3].replace("|", "/"),
+                r[4].replace("|", "/"), "yes" if r[5] else "**no**"))
+    bad = [r for r in rows if not r[5]]
+    print("equivalence: %d rows, %d equal, %d different; report %s" % (
+        len(rows), len(rows) - len(bad), len(bad), REPORT))
+    return 1 if bad or not rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
