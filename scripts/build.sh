@@ -4,8 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$1; shift
 if [ -f "$dir/build.ninja" ]; then
-  meson configure "$dir" "$@" >/dev/null
+  cmd=(meson configure "$dir" "$@")
 else
-  meson setup "$dir" "$@" >/dev/null
+  cmd=(meson setup "$dir" "$@")
+fi
+if ! out=$("${cmd[@]}" 2>&1); then
+  printf '%s\n' "$out" >&2
+  exit 1
 fi
 ninja -C "$dir"
