@@ -1,0 +1,389 @@
+/* Calls and exits: helper prototypes from the program type (enum bpfvm_arg /
+ * bpfvm_ret in bpfvm.h), bpf-to-bpf calls with one frame each, callbacks of
+ * bpf_loop and bpf_for_each_map_elem walked as frames entered by the helper,
+ * reference tracking for ringbuf records, and the R0 rule at program exit
+ * (compatibility: any scalar; strict: the type's [ret_min, ret_max]).
+ * Kernel counterparts: check_helper_call, check_func_call, prepare_func_exit. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vrf_int.h"
+
+#define HELPER_FOR_EACH_MAP_ELEM 164
+
+static int new_frame(struct vrf_env *env, struct vrf_state *st, int callsite, int target,
+		     struct vrf_frame **out)
+{
+	if (st->curframe + 1 >= VRF_MAX_FRAMES)
+		return vrf_err(env, -E2BIG, "the call stack of %d frames is too deep (max %d)",
+			       st->curframe + 2, VRF_MAX_FRAMES);
+	struct vrf_frame *fr = calloc(1, sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	fr->callsite = callsite;
+	fr->subprog = env->ia[target].subprog;
+	st->frames[++st->curframe] = fr;
+	vrf_mark_ptr(&fr->regs[VRF_FP], VRF_PTR_STACK);
+	fr->regs[VRF_FP].frameno = (uint8_t)st->curframe;
+	*out = fr;
+	return 0;
+}
+
+static void clobber_args(struct vrf_reg *regs)
+{
+	for (int r = 1; r <= 5; r++)
+		vrf_mark_not_init(&regs[r]);
+}
+
+/* Enter the callback of the helper call at callsite with the arguments the
+ * helper passes (the caller's registers still hold the call's arguments). */
+static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsite)
+{
+	const struct bpfvm_insn *call = &env->insns[callsite];
+	struct vrf_reg *cr = st->frames[st->curframe]->regs;
+	int target = cr[2].off;
+	struct vrf_frame *fr;
+	int err = new_frame(env, st, callsite, target, &fr);
+	if (err)
+		return err;
+	fr->in_callback = true;
+	fr->cb_ret_min = 0;
+	fr->cb_ret_max = 1;
+	if (call->imm == BPF_HELPER_LOOP) {
+		vrf_mark_unknown(&fr->regs[1]);
+		fr->regs[1].umax = (1u << 23) - 1; /* BPF_MAX_LOOPS */
+		vrf_reg_bounds_sync(&fr->regs[1]);
+		fr->regs[2] = cr[3];
+	} else {
+		const struct bpfvm_map *m = cr[1].map;
+		fr->regs[1] = cr[1];
+		vrf_mark_ptr(&fr->regs[2], VRF_PTR_MEM);
+		fr->regs[2].range = m->def.key_size;
+		fr->regs[2].pad = VRF_MEM_RDONLY;
+		vrf_mark_ptr(&fr->regs[3], VRF_MAP_VALUE);
+		fr->regs[3].map = m;
+		fr->regs[4] = cr[3];
+	}
+	return 0;
+}
+
+static void release_ref(struct vrf_state *st, uint32_t ref)
+{
+	for (int i = 0; i < st->nrefs; i++) {
+		if (st->refs[i] != ref)
+			continue;
+		st->refs[i] = st->refs[--st->nrefs];
+		st->ref_insn[i] = st->ref_insn[st->nrefs];
+		break;
+	}
+	for (int f = 0; f <= st->curframe; f++) {
+		struct vrf_frame *fr = st->frames[f];
+		for (int r = 0; r < VRF_NREGS; r++)
+			if (fr->regs[r].ref == ref)
+				vrf_mark_unknown(&fr->regs[r]);
+		for (int s = 0; s < VRF_SLOTS; s++)
+			if (fr->stack[s].type[0] == VRF_ST_SPILL && fr->stack[s].spill.ref == ref)
+				vrf_mark_unknown(&fr->stack[s].spill);
+	}
+}
+
+static bool is_null(const struct vrf_reg *r)
+{
+	return vrf_reg_is_const(r) && r->var.value == 0;
+}
+
+static int arg_type_err(struct vrf_env *env, int regno, const struct vrf_reg *r, const char *want)
+{
+	return vrf_err(env, -EACCES, "R%d type=%s expected=%s", regno, vrf_type_name(r->type),
+		       want);
+}
+
+static int check_size_arg(struct vrf_env *env, int regno, enum bpfvm_arg t, int mem_regno,
+			  enum bpfvm_arg mem_t)
+{
+	struct vrf_reg *r = &vrf_cur_regs(env)[regno];
+	if (r->type != VRF_SCALAR)
+		return arg_type_err(env, regno, r, "scalar");
+	if (r->smin < 0)
+		return vrf_err(env, -EACCES,
+			       "R%d min value is negative, either use unsigned or 'var &= const'",
+			       regno);
+	if (r->umax > VRF_MAX_MEM_SIZE)
+		return vrf_err(
+		    env, -EACCES,
+		    "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'", regno);
+	if (t == BPFVM_ARG_SIZE && r->umin == 0)
+		return vrf_err(env, -EACCES, "R%d invalid zero-sized read", regno);
+	if (mem_regno < 0)
+		return 0;
+	struct vrf_reg *m = &vrf_cur_regs(env)[mem_regno];
+	if (mem_t == BPFVM_ARG_MEM_OR_NULL && is_null(m)) {
+		if (r->umax != 0)
+			return vrf_err(env, -EACCES, "R%d NULL memory with a non-zero size",
+				       mem_regno);
+		return 0;
+	}
+	return vrf_check_mem_range(env, mem_regno, r->umax, mem_t == BPFVM_ARG_MEM_UNINIT,
+				   t == BPFVM_ARG_SIZE_OR_ZERO);
+}
+
+static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
+{
+	if (r->type != VRF_MAP_VALUE || !vrf_tnum_is_const(r->var))
+		return arg_type_err(env, regno, r, "map_value (constant string)");
+	uint32_t key = 0;
+	const char *v = bpfvm_map_lookup((struct bpfvm_map *)r->map, &key);
+	int64_t off = (int64_t)r->off + (int64_t)r->var.value;
+	if (!v || off < 0 || off >= r->map->def.value_size ||
+	    !memchr(v + off, 0, r->map->def.value_size - (size_t)off))
+		return vrf_err(env, -EACCES,
+			       "R%d does not point to a NUL-terminated constant string", regno);
+	return 0;
+}
+
+static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
+{
+	const struct bpfvm_prog_type *type = env->prog->type;
+	const struct bpfvm_helper *h = type->helper ? type->helper((uint32_t)insn->imm) : NULL;
+	struct vrf_reg *regs = vrf_cur_regs(env);
+	const struct bpfvm_map *map = NULL;
+	int mem_regno = -1, cb = -1;
+	enum bpfvm_arg mem_t = BPFVM_ARG_NONE;
+	int err;
+
+	if (!h) {
+		const char *name = vrf_helper_name((uint32_t)insn->imm);
+		if (!name)
+			return vrf_err(env, -EINVAL, "unknown helper #%d", insn->imm);
+		return vrf_err(env, -EINVAL, "helper bpf_%s#%d is not allowed for program type %s",
+			       name, insn->imm, type->name);
+	}
+	for (int a = 0; a < 5 && h->args[a] != BPFVM_ARG_NONE; a++) {
+		int rn = a + 1;
+		struct vrf_reg *r = &regs[rn];
+		enum bpfvm_arg t = h->args[a];
+		if (r->type == VRF_NOT_INIT)
+			return vrf_err(env, -EACCES, "R%d !read_ok", rn);
+		switch (t) {
+		case BPFVM_ARG_ANYTHING:
+			break;
+		case BPFVM_ARG_SCALAR:
+			if (r->type != VRF_SCALAR)
+				return arg_type_err(env, rn, r, "scalar");
+			break;
+		case BPFVM_ARG_CTX:
+			if (r->type != VRF_PTR_CTX)
+				return arg_type_err(env, rn, r, "ctx");
+			if (r->off || !vrf_tnum_is_const(r->var) || r->var.value)
+				return vrf_err(env, -EACCES,
+					       "R%d ctx pointer with a non-zero offset", rn);
+			break;
+		case BPFVM_ARG_MAP:
+			if (r->type != VRF_CONST_MAP)
+				return arg_type_err(env, rn, r, "map_ptr");
+			map = r->map;
+			break;
+		case BPFVM_ARG_MAP_KEY:
+		case BPFVM_ARG_MAP_VALUE:
+		case BPFVM_ARG_MAP_VALUE_OR_NULL:
+			if (!map)
+				return vrf_err(env, -EACCES,
+					       "R%d map argument missing before key/value", rn);
+			if (t == BPFVM_ARG_MAP_VALUE_OR_NULL && is_null(r))
+				break;
+			err = vrf_check_mem_range(env, rn,
+						  t == BPFVM_ARG_MAP_KEY ? map->def.key_size
+									 : map->def.value_size,
+						  false, false);
+			if (err)
+				return err;
+			break;
+		case BPFVM_ARG_MEM:
+		case BPFVM_ARG_MEM_OR_NULL:
+		case BPFVM_ARG_MEM_UNINIT:
+			if (!(t == BPFVM_ARG_MEM_OR_NULL && is_null(r)) && !vrf_reg_is_ptr(r))
+				return arg_type_err(env, rn, r, "fp, pkt, map_value, mem");
+			mem_regno = rn;
+			mem_t = t;
+			break;
+		case BPFVM_ARG_SIZE:
+		case BPFVM_ARG_SIZE_OR_ZERO:
+			err = check_size_arg(env, rn, t, mem_regno, mem_t);
+			if (err)
+				return err;
+			mem_regno = -1;
+			break;
+		case BPFVM_ARG_FUNC:
+			if (r->type != VRF_PTR_FUNC)
+				return arg_type_err(env, rn, r, "func");
+			cb = rn;
+			break;
+		case BPFVM_ARG_SOCK_OR_NULL:
+			if (r->type != VRF_PTR_SOCK && r->type != VRF_PTR_SOCK_OR_NULL &&
+			    !is_null(r))
+				return arg_type_err(env, rn, r, "sock_or_null");
+			break;
+		case BPFVM_ARG_RINGBUF_MEM:
+			if (r->type != VRF_PTR_MEM || !r->ref || r->off ||
+			    !vrf_tnum_is_const(r->var) || r->var.value)
+				return arg_type_err(env, rn, r, "ringbuf_mem");
+			release_ref(env->cur, r->ref);
+			break;
+		case BPFVM_ARG_STR:
+			err = check_str(env, rn, r);
+			if (err)
+				return err;
+			break;
+		default:
+			return vrf_err(env, -EINVAL, "helper bpf_%s: unsupported argument kind %d",
+				       h->name, (int)t);
+		}
+	}
+	if (mem_regno >= 0)
+		return vrf_err(env, -EINVAL, "helper bpf_%s: memory argument without a size",
+			       h->name);
+	if (cb >= 0) {
+		if (insn->imm != BPF_HELPER_LOOP && insn->imm != HELPER_FOR_EACH_MAP_ELEM)
+			return vrf_err(env, -EINVAL, "helper bpf_%s: callbacks not supported",
+				       h->name);
+		if (insn->imm == HELPER_FOR_EACH_MAP_ELEM && (!map || cb != 2))
+			return vrf_err(env, -EINVAL, "helper bpf_%s: bad callback arguments",
+				       h->name);
+		if (insn->imm == BPF_HELPER_LOOP && cb != 2)
+			return vrf_err(env, -EINVAL, "helper bpf_%s: bad callback arguments",
+				       h->name);
+		err = enter_callback(env, env->cur, env->insn_idx);
+		if (err)
+			return err;
+		*next = regs[2].off;
+		return 0;
+	}
+	struct vrf_reg *r0 = &regs[0];
+	switch (h->ret) {
+	case BPFVM_RET_VOID:
+		vrf_mark_not_init(r0);
+		break;
+	case BPFVM_RET_MAP_VALUE_OR_NULL:
+		if (!map)
+			return vrf_err(env, -EINVAL,
+				       "helper bpf_%s returns a map value without a map", h->name);
+		vrf_mark_ptr(r0, VRF_MAP_VALUE_OR_NULL);
+		r0->map = map;
+		r0->id = env->next_id++;
+		break;
+	case BPFVM_RET_MEM_OR_NULL:
+		if (!vrf_reg_is_const(&regs[2]) || regs[2].var.value == 0 ||
+		    regs[2].var.value > VRF_MAX_MEM_SIZE)
+			return vrf_err(env, -EACCES,
+				       "R2 size of bpf_%s must be a positive constant", h->name);
+		if (env->cur->nrefs >= VRF_MAX_REFS)
+			return vrf_err(env, -E2BIG, "too many unreleased references");
+		uint32_t size = (uint32_t)regs[2].var.value;
+		vrf_mark_ptr(r0, VRF_PTR_MEM_OR_NULL);
+		r0->range = size;
+		r0->id = r0->ref = env->next_id++;
+		env->cur->refs[env->cur->nrefs] = r0->ref;
+		env->cur->ref_insn[env->cur->nrefs++] = (uint32_t)env->insn_idx;
+		break;
+	default:
+		vrf_mark_unknown(r0);
+		break;
+	}
+	clobber_args(regs);
+	*next = env->insn_idx + 1;
+	return 0;
+}
+
+int vrf_check_call(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
+{
+	if (insn->src != BPF_PSEUDO_CALL)
+		return check_helper(env, insn, next);
+	int target = env->insn_idx + insn->imm + 1;
+	struct vrf_reg *caller = vrf_cur_regs(env);
+	struct vrf_frame *fr;
+	int err = new_frame(env, env->cur, env->insn_idx, target, &fr);
+	if (err)
+		return err;
+	for (int r = 1; r <= 5; r++)
+		fr->regs[r] = caller[r];
+	*next = target;
+	return 0;
+}
+
+static void fmt_range(char *buf, size_t n, const struct vrf_reg *r)
+{
+	if (vrf_reg_is_const(r))
+		snprintf(buf, n, "%lld", (long long)r->var.value);
+	else
+		snprintf(buf, n, "smin=%lld,smax=%lld", (long long)r->smin, (long long)r->smax);
+}
+
+int vrf_check_exit(struct vrf_env *env, int *next, bool *done)
+{
+	struct vrf_state *st = env->cur;
+	struct vrf_frame *fr = st->frames[st->curframe];
+	struct vrf_reg *r0 = &fr->regs[0];
+	char v[64];
+	int err;
+
+	*done = false;
+	if (r0->type == VRF_NOT_INIT)
+		return vrf_err(env, -EACCES, "R0 !read_ok");
+	if (st->curframe > 0) {
+		struct vrf_reg *caller = st->frames[st->curframe - 1]->regs;
+		int callsite = fr->callsite;
+		if (fr->in_callback) {
+			if (r0->type != VRF_SCALAR || r0->smin < fr->cb_ret_min ||
+			    r0->smax > fr->cb_ret_max) {
+				fmt_range(v, sizeof v, r0);
+				return vrf_err(env, -EACCES,
+					       "At callback return the register R0 has value %s "
+					       "should have been in [%d, %d]",
+					       r0->type == VRF_SCALAR ? v : vrf_type_name(r0->type),
+					       fr->cb_ret_min, fr->cb_ret_max);
+			}
+			/* the helper may call again: walk another entry with the
+			 * caller's state as this iteration left it */
+			struct vrf_state *again;
+			err = vrf_push(env, 0, env->insn_idx, &again);
+			if (err)
+				return err;
+			free(again->frames[again->curframe]);
+			again->frames[again->curframe--] = NULL;
+			err = enter_callback(env, again, callsite);
+			if (err)
+				return err;
+			env->stack[env->npending - 1].insn =
+			    again->frames[again->curframe - 1]->regs[2].off;
+			vrf_mark_unknown(&caller[0]);
+		} else {
+			if (r0->type == VRF_PTR_STACK && r0->frameno == st->curframe)
+				return vrf_err(env, -EACCES,
+					       "cannot return stack pointer to the caller");
+			caller[0] = *r0;
+		}
+		clobber_args(caller);
+		free(fr);
+		st->frames[st->curframe--] = NULL;
+		*next = callsite + 1;
+		return 0;
+	}
+	if (st->nrefs)
+		return vrf_err(env, -EACCES, "Unreleased reference id=%u alloc_insn=%u",
+			       st->refs[0], st->ref_insn[0]);
+	if (r0->type != VRF_SCALAR)
+		return vrf_err(env, -EACCES, "R0 leaks addr as return value");
+	if (env->prog->strict) {
+		const struct bpfvm_prog_type *t = env->prog->type;
+		if (r0->smin < t->ret_min || r0->smax > t->ret_max) {
+			fmt_range(v, sizeof v, r0);
+			return vrf_err(env, -EACCES,
+				       "At program exit the register R0 has value %s should have "
+				       "been in [%d, %d]",
+				       v, t->ret_min, t->ret_max);
+		}
+	}
+	*done = true;
+	return 0;
+}
