@@ -192,7 +192,8 @@ int vrf_check_alu(struct vrf_env *env, const struct bpfvm_insn *insn)
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	uint8_t op = BPF_OP(insn->code);
 	bool is64 = BPF_CLASS(insn->code) == BPF_ALU64;
-	bool x = BPF_SRC(insn->code) == BPF_X;
+	/* the source bit of BPF_END selects the byte order, not a register */
+	bool x = BPF_SRC(insn->code) == BPF_X && op != BPF_END;
 	struct vrf_reg *dst = &regs[insn->dst];
 	struct vrf_reg src;
 
