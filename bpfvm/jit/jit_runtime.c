@@ -9,9 +9,11 @@ struct bpfvm_prog *bpfvm_prog_array_get(struct bpfvm_map *map, uint32_t index)
     __attribute__((weak));
 
 /* Kernel semantics (bpf_tail_call): an index outside the array, an empty
- * slot or the 33rd tail call fall through; otherwise the target replaces the
- * running program and its r0 is the result. The target runs on its own
- * image, or on the interpreter when it has none. */
+ * slot or the 34th tail call fall through with r0 untouched; otherwise the
+ * target replaces the running function: its r0 is what that function returns
+ * (to the caller of a subprogram, as in the kernel and the interpreter). The
+ * target runs on its own image, or on the interpreter when it has none (which
+ * then counts its own tail calls from 0: a documented limitation). */
 struct jit_tail_ret jit_tail_call(void *ctx, uint64_t map, uint64_t index, uint64_t r0, uint64_t r5,
 				  struct bpfvm_run *run)
 {
@@ -24,10 +26,11 @@ struct jit_tail_ret jit_tail_call(void *ctx, uint64_t map, uint64_t index, uint6
 	    bpfvm_prog_array_get ? bpfvm_prog_array_get(m, (uint32_t)index) : NULL;
 	if (!t)
 		return ret;
+	const struct bpfvm_prog *caller = run->prog;
 	run->tail_calls++;
 	run->prog = t;
-	run->ctx = ctx;
 	ret.r0 = t->jit_fn ? t->jit_fn(ctx, 0, run) : bpfvm_interp_run(t, ctx, 0);
+	run->prog = caller; /* back in the subprogram's caller, if any */
 	ret.taken = 1;
 	return ret;
 }

@@ -518,7 +518,7 @@ static size_t func_at(const struct jit_state *st, uint32_t pc)
 	return SIZE_MAX;
 }
 
-static int call(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
+static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
 	if (in->src == BPF_PSEUDO_CALL) {
@@ -537,8 +537,8 @@ static int call(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 		jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_tail_call);
 		jit_call_r(b, JIT_R11);
 		jit_alu_rr(b, true, JIT_OP_TEST, JIT_RDX, JIT_RDX);
-		/* a target ran: its r0 is the whole program's result */
-		jit_jump_lbl(st, JIT_CC_NE, jit_lbl_fepi(st, 0));
+		/* a target ran: its r0 is this function's result */
+		jit_jump_lbl(st, JIT_CC_NE, jit_lbl_fepi(st, f));
 		return 1;
 	}
 	const struct bpfvm_prog_type *t = st->prog->type;
@@ -557,7 +557,7 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 	bool w = BPF_CLASS(in->code) == BPF_JMP, x = BPF_SRC(in->code) == BPF_X;
 	uint8_t op = BPF_OP(in->code);
 	if (op == BPF_CALL && w)
-		return call(st, pc, in);
+		return call(st, f, pc, in);
 	if (op == BPF_EXIT && w) {
 		exit_insn(st, f, pc);
 		return 1;

@@ -33,6 +33,7 @@ static const struct isa_engine engines[] = {
     {"interp", false, false, run_interp},
     {"checked", false, false, run_checked},
     {"prog_run", false, false, run_prog},
+    {"jit", true, true, run_prog},
 };
 #define NENGINES (sizeof(engines) / sizeof(engines[0]))
 

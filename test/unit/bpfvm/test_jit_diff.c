@@ -104,8 +104,12 @@ START_TEST(differential)
 		if (!verified)
 			continue;
 		p = jt_load(reg, gp->insns, gp->n, NULL, 0, false, log, sizeof log);
-		if (!p)
+		if (!p) {
+			/* SKOPS_JIT_DIFF_VERBOSE=1 shows why the verifier refused */
+			if (getenv("SKOPS_JIT_DIFF_VERBOSE"))
+				printf("prog %zu rejected: %s\n", i, log);
 			continue;
+		}
 		accepted++;
 		compare(p, ctx, seed, i, "verified");
 		compared++;

@@ -3,6 +3,7 @@
  * in both and the input memory must end up identical. Also register aliasing
  * with R0/R3/R4 (the registers div, cmpxchg and shifts borrow). */
 #include "check_main.h"
+#include "isa_cases.h"
 #include "isa_insn.h"
 #include "jit_engines.h"
 
@@ -220,11 +221,34 @@ START_TEST(isa_case)
 }
 END_TEST
 
+/* core's engine-neutral table: same r0 as expected on the JIT, and the same
+ * memory effects as the interpreter */
+START_TEST(shared_isa_case)
+{
+	const struct isa_case *c = &isa_cases[_i];
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	char log[512];
+	struct bpfvm_prog *p = jt_load(reg, c->insns, c->n, NULL, 0, true, log, sizeof log);
+	ck_assert_msg(p, "%s: load failed: %s", c->name, log);
+	struct jit_pair r = jt_run_both(p, c->mem, c->memlen);
+	ck_assert_msg(r.jited, "%s: not jited: %s", c->name, log);
+	ck_assert_msg(r.r0_jit == c->expect && r.r0_interp == c->expect,
+		      "%s: r0 jit %#llx interp %#llx want %#llx", c->name,
+		      (unsigned long long)r.r0_jit, (unsigned long long)r.r0_interp,
+		      (unsigned long long)c->expect);
+	ck_assert_msg(r.mem_equal, "%s: memory differs", c->name);
+	bpfvm_prog_put(p);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *jit_isa_suite(void)
 {
 	Suite *s = suite_create("bpfvm_jit_isa");
 	TCase *tc = tcase_create("isa");
 	tcase_add_loop_test(tc, isa_case, 0, (int)NINSNS(cases));
+	tcase_add_loop_test(tc, shared_isa_case, 0, (int)ISA_NCASES);
 	suite_add_tcase(s, tc);
 	return s;
 }
