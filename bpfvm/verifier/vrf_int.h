@@ -106,6 +106,7 @@ struct vrf_subprog {
 /* Per-insn facts for the walk (prog->aux carries the persistent ones). */
 struct vrf_iaux {
 	uint16_t live_in;  /* registers possibly read before written, from here */
+	uint16_t sens_in;  /* registers whose scalar value may still reach a range check */
 	uint8_t prune : 1; /* jump target / after branch / loop head */
 	uint8_t cb_entry : 1;
 	uint8_t ldimm_hi : 1; /* second slot of ld_imm64 */

@@ -90,6 +90,49 @@ static int nsucc(struct vrf_env *env, int i, int out[2])
 	return 2;
 }
 
+/* Backward transfer of "sensitive" registers: those whose scalar range may
+ * still decide a check (an address, a branch, a helper argument, a spill
+ * filled later, R0 at exit). A scalar outside this set can hold any value
+ * without changing what the walk would find, so pruning ignores its range
+ * (a static stand-in for the kernel's precision tracking). */
+static uint16_t sens_transfer(const struct bpfvm_insn *in, uint16_t out)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+	uint16_t d = (uint16_t)(1u << in->dst), s = (uint16_t)(1u << in->src);
+	bool x = BPF_SRC(in->code) == BPF_X;
+	switch (cls) {
+	case BPF_LD:
+		return out & (uint16_t)~d;
+	case BPF_LDX:
+		return (uint16_t)((out & ~d) | s);
+	case BPF_ST:
+		return out | d;
+	case BPF_STX:
+		out |= d;
+		if (BPF_MODE(in->code) == BPF_ATOMIC)
+			return out | s | 1;
+		return BPF_SIZE(in->code) == BPF_DW ? out | s : out; /* a spill keeps it */
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (op == BPF_END || op == BPF_NEG)
+			return out;
+		if (op == BPF_MOV) {
+			bool hit = out & d;
+			out &= (uint16_t)~d;
+			return hit && x ? out | s : out;
+		}
+		return (out & d) && x ? out | s : out;
+	default:
+		if (op == BPF_CALL)
+			return (uint16_t)((out & ~0x3f) | 0x3e);
+		if (op == BPF_EXIT)
+			return out | 1;
+		if (op == BPF_JA)
+			return out;
+		return (uint16_t)(out | d | (x ? s : 0));
+	}
+}
+
 int vrf_compute_liveness(struct vrf_env *env)
 {
 	int n = env->n;
@@ -101,16 +144,21 @@ int vrf_compute_liveness(struct vrf_env *env)
 		for (int i = n - 1; i >= 0; i--) {
 			if (env->ia[i].ldimm_hi)
 				continue;
-			uint16_t use, def, out = 0;
+			uint16_t use, def, out = 0, sout = 0;
 			int s[2];
 			int k = nsucc(env, i, s);
-			for (int j = 0; j < k; j++)
-				if (s[j] < n)
+			for (int j = 0; j < k; j++) {
+				if (s[j] < n) {
 					out |= env->ia[s[j]].live_in;
+					sout |= env->ia[s[j]].sens_in;
+				}
+			}
 			use_def(&env->insns[i], &use, &def);
 			uint16_t in = (uint16_t)(use | (out & ~def));
-			if (in != env->ia[i].live_in) {
+			uint16_t sin = sens_transfer(&env->insns[i], sout);
+			if (in != env->ia[i].live_in || sin != env->ia[i].sens_in) {
 				env->ia[i].live_in = in;
+				env->ia[i].sens_in = sin;
 				changed = true;
 			}
 		}
@@ -151,7 +199,7 @@ static bool range_within(const struct vrf_reg *o, const struct vrf_reg *c)
 	       o->s32min <= c->s32min && o->s32max >= c->s32max && vrf_tnum_in(o->var, c->var);
 }
 
-static bool regsafe(const struct vrf_reg *o, const struct vrf_reg *c, struct idmap *m)
+static bool regsafe(const struct vrf_reg *o, const struct vrf_reg *c, struct idmap *m, bool precise)
 {
 	if (o->type == VRF_NOT_INIT)
 		return true;
@@ -159,6 +207,8 @@ static bool regsafe(const struct vrf_reg *o, const struct vrf_reg *c, struct idm
 		return false;
 	switch (o->type) {
 	case VRF_SCALAR:
+		if (!precise)
+			return true;
 		/* an unlinked old scalar proves nothing about links */
 		return range_within(o, c) && (!o->id || check_ids(m, o->id, c->id));
 	case VRF_PTR_FUNC:
@@ -186,7 +236,8 @@ static bool stacksafe(const struct vrf_frame *o, const struct vrf_frame *c, stru
 	for (int s = 0; s < VRF_SLOTS; s++) {
 		const struct vrf_slot *os = &o->stack[s], *cs = &c->stack[s];
 		if (os->type[0] == VRF_ST_SPILL) {
-			if (cs->type[0] != VRF_ST_SPILL || !regsafe(&os->spill, &cs->spill, m))
+			if (cs->type[0] != VRF_ST_SPILL ||
+			    !regsafe(&os->spill, &cs->spill, m, true))
 				return false;
 			continue;
 		}
@@ -218,14 +269,19 @@ static bool states_equal(struct vrf_env *env, const struct vrf_state *o, const s
 		const struct vrf_frame *of = o->frames[f], *cf = c->frames[f];
 		if (of->callsite != cf->callsite)
 			return false;
-		uint16_t live;
-		if (f == o->curframe)
+		uint16_t live, sens;
+		if (f == o->curframe) {
 			live = env->ia[insn].live_in;
-		else
-			live = env->ia[o->frames[f + 1]->callsite + 1].live_in & ~0x3f;
+			sens = env->ia[insn].sens_in;
+		} else {
+			int at = o->frames[f + 1]->callsite + 1;
+			live = env->ia[at].live_in & ~0x3f;
+			sens = env->ia[at].sens_in & ~0x3f;
+		}
 		live |= 1u << VRF_FP;
 		for (int r = 0; r < VRF_NREGS; r++)
-			if ((live & (1u << r)) && !regsafe(&of->regs[r], &cf->regs[r], &m))
+			if ((live & (1u << r)) &&
+			    !regsafe(&of->regs[r], &cf->regs[r], &m, (sens >> r) & 1))
 				return false;
 		if (!stacksafe(of, cf, &m))
 			return false;

@@ -13,11 +13,11 @@ int vrf_record_ctx_field(struct vrf_env *env, int insn, int field)
 	if (env->prog->type->nr_fields && (uint32_t)field >= env->prog->type->nr_fields)
 		return vrf_err(env, -EINVAL, "ctx field %d out of the type's %u fields", field,
 			       env->prog->type->nr_fields);
-	if (a->ctx_field >= 0 && a->ctx_field != field)
-		return vrf_err(env, -EACCES,
-			       "same insn accesses ctx fields %d and %d on different paths",
-			       a->ctx_field, field);
-	a->ctx_field = (int16_t)field;
+	/* clang's loops over ctx arrays (args[i]) reach several fields through
+	 * one insn; aux keeps the first, ctx_fields gets every one. Nothing
+	 * rewrites ctx accesses, so no single field is needed. */
+	if (a->ctx_field < 0)
+		a->ctx_field = (int16_t)field;
 	return 0;
 }
 

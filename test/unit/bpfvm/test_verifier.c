@@ -157,6 +157,9 @@ static const struct vcase cases[] = {
      -EACCES, "verifier: insn 0: R1 invalid size of register spill"},
 
     /* ---- accepted ---- */
+    {"byteswap_source_bit_is_order",
+     PROG(LDX(BPF_W, 2, 1, 0), BE(2, 32), LE(2, 16), BSWAP(2, 64), MOV64_K(0, 0), EXIT()),
+     T_SOCK, false, 0, NULL},
     {"ret_minus_one_compat", PROG(MOV64_K(0, -1), EXIT()), T_SOCK, false, 0, NULL},
     {"ret_one_strict", PROG(MOV64_K(0, 1), EXIT()), T_SOCK, true, 0, NULL},
     {"ret_bool_strict",
