@@ -253,6 +253,10 @@ const struct bpfvm_insn *bpfvm_prog_insns(const struct bpfvm_prog *prog, size_t 
 uint64_t bpfvm_prog_ctx_fields(const struct bpfvm_prog *prog);
 /* JIT image (NULL, 0 when interpreted). */
 const void *bpfvm_prog_jited(const struct bpfvm_prog *prog, size_t *len);
+/* Image offset where each instruction's code starts (*n = the insn count of
+ * bpfvm_prog_insns; the second slot of ld_imm64 points past its code); NULL,
+ * 0 when interpreted. Code before offset[0] is the prologue. */
+const uint32_t *bpfvm_prog_jited_offsets(const struct bpfvm_prog *prog, size_t *n);
 /* Accumulate run statistics (callers that time runs, e.g. hooks with stats on). */
 void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns);
 

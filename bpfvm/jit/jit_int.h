@@ -206,7 +206,8 @@ void jit_mem_free(void *image, size_t size);
 /* ---- runtime (jit_runtime.c) ------------------------------------------- */
 
 /* Per-image metadata after the code (8-byte aligned at jit_len): function
- * entries for bpfvm_run.call and the callback thunk. Read-only with the image. */
+ * entries for bpfvm_run.call and the callback thunk, then the code offset of
+ * every insn (uint32_t[ninsns], for dumps). Read-only with the image. */
 #define JIT_META_MAGIC 0x4a495478u /* "xTIJ" */
 struct jit_func_ent {
 	uint32_t pc;
@@ -216,7 +217,7 @@ struct jit_meta {
 	uint32_t magic;
 	uint32_t nfuncs;
 	uint32_t cb_off; /* callback thunk, 0 when the program has no callbacks */
-	uint32_t pad;
+	uint32_t ninsns;
 	struct jit_func_ent funcs[];
 };
 
@@ -236,6 +237,7 @@ struct jit_tail_ret {
 };
 struct jit_tail_ret jit_tail_call(void *ctx, uint64_t map, uint64_t index, uint64_t r0, uint64_t r5,
 				  struct bpfvm_run *run);
+const struct jit_meta *jit_meta_of(const struct bpfvm_prog *prog);
 /* bpfvm_run.call of JIT programs: run callback pc of run->prog. */
 uint64_t jit_run_call(struct bpfvm_run *run, uint32_t pc, uint64_t r1, uint64_t r2, uint64_t r3,
 		      uint64_t r4);

@@ -38,16 +38,32 @@ struct jit_tail_ret jit_tail_call(void *ctx, uint64_t map, uint64_t index, uint6
 typedef uint64_t (*jit_thunk_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
 				 struct bpfvm_run *run, const void *fn);
 
+const struct jit_meta *jit_meta_of(const struct bpfvm_prog *prog)
+{
+	if (!prog || !prog->jit_image)
+		return NULL;
+	const uint8_t *img = prog->jit_image;
+	const struct jit_meta *m =
+	    (const struct jit_meta *)(img + ((prog->jit_len + 7) & ~(size_t)7));
+	return m->magic == JIT_META_MAGIC ? m : NULL;
+}
+
+const uint32_t *bpfvm_prog_jited_offsets(const struct bpfvm_prog *prog, size_t *n)
+{
+	const struct jit_meta *m = jit_meta_of(prog);
+	if (n)
+		*n = m ? m->ninsns : 0;
+	return m ? (const uint32_t *)&m->funcs[m->nfuncs] : NULL;
+}
+
 uint64_t jit_run_call(struct bpfvm_run *run, uint32_t pc, uint64_t r1, uint64_t r2, uint64_t r3,
 		      uint64_t r4)
 {
 	const struct bpfvm_prog *p = run->prog;
-	if (!p || !p->jit_image)
+	const struct jit_meta *m = jit_meta_of(p);
+	if (!m || m->cb_off == 0)
 		return 0;
 	const uint8_t *img = p->jit_image;
-	const struct jit_meta *m = (const struct jit_meta *)(img + ((p->jit_len + 7) & ~(size_t)7));
-	if (m->magic != JIT_META_MAGIC || m->cb_off == 0)
-		return 0;
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		if (m->funcs[i].pc != pc)
 			continue;

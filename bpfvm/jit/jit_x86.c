@@ -215,7 +215,8 @@ static int emit_pass(struct jit_state *st)
 static int install(struct jit_state *st)
 {
 	size_t code = st->b.len, moff = (code + 7) & ~(size_t)7;
-	size_t total = moff + sizeof(struct jit_meta) + st->nfuncs * sizeof(struct jit_func_ent);
+	size_t total = moff + sizeof(struct jit_meta) + st->nfuncs * sizeof(struct jit_func_ent) +
+		       st->n * sizeof(uint32_t);
 	uint8_t *img = calloc(1, total);
 	if (!img)
 		return -ENOMEM;
@@ -225,10 +226,12 @@ static int install(struct jit_state *st)
 	m->magic = JIT_META_MAGIC;
 	m->nfuncs = (uint32_t)st->nfuncs;
 	m->cb_off = st->has_cb ? st->cur[jit_lbl_cb(st)] : 0;
+	m->ninsns = (uint32_t)st->n;
 	for (size_t f = 0; f < st->nfuncs; f++) {
 		m->funcs[f].pc = st->funcs[f].pc;
 		m->funcs[f].off = st->cur[jit_lbl_fstart(st, f)];
 	}
+	memcpy(&m->funcs[st->nfuncs], st->cur, st->n * sizeof(uint32_t));
 	void *image;
 	size_t size;
 	int err = jit_mem_install(img, total, &image, &size);

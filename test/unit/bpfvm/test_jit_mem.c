@@ -190,6 +190,36 @@ START_TEST(compile_twice_refused)
 }
 END_TEST
 
+START_TEST(insn_offsets)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_insn insns[] = {ST(BPF_DW, 10, -8, 3), LDDW(0, 0x1122334455667788ull),
+				     LDX(BPF_DW, 2, 10, -8), ALU64_X(BPF_ADD, 0, 2), EXIT()};
+	char log[256];
+	struct bpfvm_prog *p = jt_load(reg, insns, NINSNS(insns), NULL, 0, true, log, sizeof log);
+	ck_assert_ptr_nonnull(p);
+	size_t len = 0, n = 0;
+	ck_assert_ptr_nonnull(bpfvm_prog_jited(p, &len));
+	const uint32_t *off = bpfvm_prog_jited_offsets(p, &n);
+	ck_assert_ptr_nonnull(off);
+	ck_assert_uint_eq(n, NINSNS(insns));
+	ck_assert_uint_gt(off[0], 0); /* the frame setup comes first */
+	for (size_t i = 1; i < n; i++)
+		ck_assert_uint_ge(off[i], off[i - 1]);
+	ck_assert_uint_gt(off[2], off[1]); /* ld_imm64 emitted code */
+	ck_assert_uint_lt(off[n - 1], len);
+	bpfvm_prog_put(p);
+	struct bpfvm_insn plain[] = {MOV64_K(0, 1), EXIT()};
+	struct bpfvm_load_opts o = {.no_verify = true};
+	ck_assert_int_eq(bpfvm_prog_load(reg, plain, 2, NULL, 0, &o, &p), 0);
+	ck_assert_ptr_null(bpfvm_prog_jited_offsets(p, &n));
+	ck_assert_uint_eq(n, 0);
+	bpfvm_prog_put(p);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *jit_mem_suite(void)
 {
 	Suite *s = suite_create("bpfvm_jit_mem");
@@ -200,6 +230,7 @@ static Suite *jit_mem_suite(void)
 	tcase_add_test(tc, golden_encodings);
 	tcase_add_test(tc, refused_program_stays_interpreted);
 	tcase_add_test(tc, compile_twice_refused);
+	tcase_add_test(tc, insn_offsets);
 	suite_add_tcase(s, tc);
 	return s;
 }
