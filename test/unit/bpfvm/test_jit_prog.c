@@ -224,18 +224,22 @@ START_TEST(nested_calls_with_stack_pointers)
 }
 END_TEST
 
+#define CHAIN 36 /* more programs than the 33 tail calls the limit allows */
+
 START_TEST(tail_calls)
 {
 	struct fixture fx;
 	fx_init(&fx);
 	struct bpfvm_insn b[] = {MOV64_K(R0, 7), EXIT()};
 	struct bpfvm_insn c[] = {MOV64_K(R0, 8), EXIT()};
-	/* d: ctx[0] += 1, then tail-call itself (slot 2) until the limit */
+	/* chain[k]: ctx[0] += 1, then tail-call slot 0 of maps[k + 1]. A chain of
+	 * distinct programs and maps, since a program in the array it references
+	 * is a reference cycle the prog array cannot break. */
 	struct bpfvm_insn d[] = {
 	    MOV64_X(R6, R1),	     LDX(BPF_DW, R2, R6, 0),
 	    ALU64_K(BPF_ADD, R2, 1), STX(BPF_DW, R6, R2, 0),
 	    MOV64_X(R1, R6),	     LD_MAP(R2, 0),
-	    MOV64_K(R3, 2),	     CALL(12),
+	    MOV64_K(R3, 0),	     CALL(12),
 	    LDX(BPF_DW, R0, R6, 0),  EXIT(),
 	};
 	/* a: tail-call slot ctx[8], 99 when nothing ran */
@@ -250,15 +254,30 @@ START_TEST(tail_calls)
 	    MOV64_K(R3, 0), CALL(12),
 	    MOV64_K(R0, 5), EXIT(),
 	};
+	struct bpfvm_map *maps[CHAIN + 1];
+	struct bpfvm_prog *chain[CHAIN];
+	struct bpfvm_map_def pdef = {.type = BPFVM_MAP_PROG_ARRAY,
+				     .key_size = 4,
+				     .value_size = 4,
+				     .max_entries = 1,
+				     .name = "chain"};
+	for (int k = 0; k <= CHAIN; k++)
+		ck_assert_int_eq(bpfvm_map_create(fx.reg, &pdef, &maps[k]), 0);
+	uint32_t zero = 0;
+	for (int k = CHAIN - 1; k >= 0; k--) {
+		chain[k] = load(&fx, d, NINSNS(d), maps[k + 1], true);
+		uint32_t id = bpfvm_prog_id(chain[k]);
+		ck_assert_int_eq(bpfvm_map_update(maps[k], &zero, &id, BPFVM_ANY), 0);
+	}
 	struct bpfvm_prog *pb = load(&fx, b, NINSNS(b), NULL, true);
 	struct bpfvm_prog *pc = load(&fx, c, NINSNS(c), NULL, false); /* interpreted target */
-	struct bpfvm_prog *pd = load(&fx, d, NINSNS(d), fx.progs, true);
-	uint32_t ids[3] = {bpfvm_prog_id(pb), bpfvm_prog_id(pc), bpfvm_prog_id(pd)};
+	uint32_t ids[3] = {bpfvm_prog_id(pb), bpfvm_prog_id(pc), bpfvm_prog_id(chain[0])};
 	for (uint32_t k = 0; k < 3; k++)
 		ck_assert_int_eq(bpfvm_map_update(fx.progs, &k, &ids[k], BPFVM_ANY), 0);
 	struct bpfvm_prog *pa = load(&fx, a, NINSNS(a), fx.progs, true);
 	struct bpfvm_prog *pe = load(&fx, e, NINSNS(e), fx.progs, true);
 	uint8_t ctx[256] = {0};
+	/* slot 2: a's call plus 32 in the chain are the 33 allowed */
 	const uint64_t slot_expect[][2] = {{0, 7}, {1, 8}, {3, 99}, {100, 99}, {2, 33}};
 	for (size_t i = 0; i < NINSNS(slot_expect); i++) {
 		memcpy(ctx + 8, &slot_expect[i][0], 8);
@@ -269,7 +288,10 @@ START_TEST(tail_calls)
 	bpfvm_prog_put(pe);
 	bpfvm_prog_put(pb);
 	bpfvm_prog_put(pc);
-	bpfvm_prog_put(pd);
+	for (int k = 0; k < CHAIN; k++)
+		bpfvm_prog_put(chain[k]);
+	for (int k = 0; k <= CHAIN; k++)
+		bpfvm_map_put(maps[k]);
 	fx_fini(&fx);
 }
 END_TEST
