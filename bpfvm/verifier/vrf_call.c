@@ -142,6 +142,36 @@ static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
 	return 0;
 }
 
+#define HELPER_SPIN_LOCK   93
+#define HELPER_SPIN_UNLOCK 94
+
+/* bpf_spin_lock/unlock: a 4-byte aligned word of a map value at a known
+ * offset; one lock at a time, released on the same word before any other
+ * call or the exit (kernel: process_spin_lock). */
+static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, int id)
+{
+	struct vrf_state *st = env->cur;
+	if (r->type != VRF_MAP_VALUE || !vrf_tnum_is_const(r->var))
+		return arg_type_err(env, regno, r, "map_value (constant offset)");
+	int64_t off = (int64_t)r->off + (int64_t)r->var.value;
+	if (off < 0 || off % 4 || off + 4 > r->map->def.value_size)
+		return vrf_err(env, -EACCES,
+			       "R%d spin lock at off=%lld is not an aligned word of the value",
+			       regno, (long long)off);
+	if (id == HELPER_SPIN_LOCK) {
+		if (st->lock_map)
+			return vrf_err(env, -EACCES, "bpf_spin_lock while a lock is already held");
+		st->lock_map = r->map;
+		st->lock_off = off;
+		return 0;
+	}
+	if (st->lock_map != r->map || st->lock_off != off)
+		return vrf_err(env, -EACCES, "bpf_spin_unlock of a lock that is not held");
+	st->lock_map = NULL;
+	st->lock_off = 0;
+	return 0;
+}
+
 static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
 {
 	const struct bpfvm_prog_type *type = env->prog->type;
@@ -159,6 +189,8 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		return vrf_err(env, -EINVAL, "helper bpf_%s#%d is not allowed for program type %s",
 			       name, insn->imm, type->name);
 	}
+	if (env->cur->lock_map && insn->imm != HELPER_SPIN_UNLOCK)
+		return vrf_err(env, -EACCES, "function calls are not allowed while holding a lock");
 	for (int a = 0; a < 5 && h->args[a] != BPFVM_ARG_NONE; a++) {
 		int rn = a + 1;
 		struct vrf_reg *r = &regs[rn];
@@ -240,6 +272,11 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 			if (err)
 				return err;
 			break;
+		case BPFVM_ARG_SPIN_LOCK:
+			err = check_lock(env, rn, r, insn->imm);
+			if (err)
+				return err;
+			break;
 		default:
 			return vrf_err(env, -EINVAL, "helper bpf_%s: unsupported argument kind %d",
 				       h->name, (int)t);
@@ -304,6 +341,8 @@ int vrf_check_call(struct vrf_env *env, const struct bpfvm_insn *insn, int *next
 {
 	if (insn->src != BPF_PSEUDO_CALL)
 		return check_helper(env, insn, next);
+	if (env->cur->lock_map)
+		return vrf_err(env, -EACCES, "function calls are not allowed while holding a lock");
 	int target = env->insn_idx + insn->imm + 1;
 	struct vrf_reg *caller = vrf_cur_regs(env);
 	struct vrf_frame *fr;
@@ -335,6 +374,8 @@ int vrf_check_exit(struct vrf_env *env, int *next, bool *done)
 	*done = false;
 	if (r0->type == VRF_NOT_INIT)
 		return vrf_err(env, -EACCES, "R0 !read_ok");
+	if (st->lock_map)
+		return vrf_err(env, -EACCES, "bpf_spin_unlock is missing");
 	if (st->curframe > 0) {
 		struct vrf_reg *caller = st->frames[st->curframe - 1]->regs;
 		int callsite = fr->callsite;

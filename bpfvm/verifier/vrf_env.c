@@ -52,6 +52,8 @@ int vrf_state_copy(struct vrf_state *dst, const struct vrf_state *src)
 	memcpy(dst->refs, src->refs, sizeof(dst->refs));
 	memcpy(dst->ref_insn, src->ref_insn, sizeof(dst->ref_insn));
 	dst->nrefs = src->nrefs;
+	dst->lock_map = src->lock_map;
+	dst->lock_off = src->lock_off;
 	dst->parent = src->parent;
 	dst->branches = src->branches;
 	dst->insn_idx = src->insn_idx;

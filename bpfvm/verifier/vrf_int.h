@@ -84,6 +84,8 @@ struct vrf_state {
 	uint32_t refs[VRF_MAX_REFS]; /* acquired reference ids */
 	uint32_t ref_insn[VRF_MAX_REFS];
 	int nrefs;
+	const struct bpfvm_map *lock_map; /* bpf_spin_lock held (map value + off) */
+	int64_t lock_off;
 	/* pruning bookkeeping (kernel: branches/parent) */
 	struct vrf_state *parent;
 	uint32_t branches;

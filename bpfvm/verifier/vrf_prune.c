@@ -260,7 +260,8 @@ static bool states_equal(struct vrf_env *env, const struct vrf_state *o, const s
 {
 	struct idmap m;
 	m.n = 0;
-	if (o->curframe != c->curframe || o->nrefs != c->nrefs)
+	if (o->curframe != c->curframe || o->nrefs != c->nrefs || o->lock_map != c->lock_map ||
+	    o->lock_off != c->lock_off)
 		return false;
 	for (int i = 0; i < o->nrefs; i++)
 		if (!check_ids(&m, o->refs[i], c->refs[i]))

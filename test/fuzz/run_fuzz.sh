@@ -1,0 +1,27 @@
+#!/bin/sh
+# run_fuzz.sh FUZZER CORPUS_DIR REGRESSIONS_DIR [SECONDS]: replay every kept
+# crasher, then fuzz for a fixed budget from the committed seed corpus,
+# mutating into a temporary copy. A crash leaves its input in the temp dir
+# (printed) to be added to REGRESSIONS_DIR.
+set -eu
+fuzzer=$1
+corpus=$2
+regressions=$3
+secs=${4:-60}
+for f in "$regressions"/*; do
+	[ -f "$f" ] || continue
+	case $(basename "$f") in README*) continue ;; esac
+	"$fuzzer" -runs=1 "$f" >/dev/null 2>&1 || { echo "regression $f fails"; "$fuzzer" "$f"; exit 1; }
+done
+work=$(mktemp -d /tmp/skops-fuzz-verifier.XXXXXX)
+cp "$corpus"/* "$work"/
+echo "fuzz_verifier: ${secs}s from $(ls "$corpus" | wc -l) seeds in $work"
+if "$fuzzer" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	-artifact_prefix="$work/" "$work" 2>"$work/fuzz.log"; then
+	tail -12 "$work/fuzz.log"
+	rm -rf "$work"
+	exit 0
+fi
+tail -60 "$work/fuzz.log"
+echo "fuzz_verifier: crash input kept in $work (copy it to $regressions)"
+exit 1
