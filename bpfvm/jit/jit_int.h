@@ -158,6 +158,8 @@ struct jit_state {
 	bool full;   /* r12 frame: helpers, calls, tail calls, callbacks or budget */
 	bool budget; /* unverified program with back-edges or calls */
 	bool has_cb; /* PSEUDO_FUNC: thunk + bpfvm_run.call */
+	bool blind;  /* constant blinding (SKOPS_JIT_BLIND=1), see jit_blind.c */
+	uint64_t blind_key;
 	uint32_t anchor_cur, anchor_prev;
 	char why[96]; /* first translation failure */
 	uint32_t why_pc;
@@ -188,6 +190,15 @@ void jit_call_lbl(struct jit_state *st, size_t lbl);
 void jit_prologue(struct jit_state *st, size_t f);
 void jit_epilogue(struct jit_state *st, size_t f);
 void jit_cb_thunk(struct jit_state *st);
+/* BPF register index standing for r10 in rewritten insns (blinding). */
+#define JIT_BREG_SCRATCH 11
+/* Constant blinding: when in carries an attacker-chosen immediate, emit its
+ * value into r10 without the immediate appearing in the image and return the
+ * equivalent register-form insn in *out (true); false leaves in as it is.
+ * ld_imm64 is emitted completely (*done set). */
+bool jit_blind(struct jit_state *st, const struct bpfvm_insn *in, struct bpfvm_insn *out,
+	       bool *done);
+
 /* Translate insn pc of function f; returns the insns consumed (1, or 2 for
  * ld_imm64), 0 with st->why set when the insn cannot be translated. */
 int jit_insn(struct jit_state *st, size_t f, uint32_t pc);

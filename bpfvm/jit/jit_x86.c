@@ -6,11 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "jit_int.h"
 
 #define JIT_MAX_PASSES 20
-#define JIT_INSN_BYTES 64 /* upper bound of one insn's code */
+#define JIT_INSN_BYTES 96 /* upper bound of one insn's code (blinded div: ~70) */
 
 static const uint16_t bpf_callee_saved[5] = {
     1u << JIT_RBX, 1u << JIT_R13, 1u << JIT_R14, 1u << JIT_R15, 1u << JIT_RBP,
@@ -254,6 +255,14 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 		return reject(log, 0, "empty program", -EINVAL);
 	if (st.n > JIT_MAX_IMAGE / JIT_INSN_BYTES)
 		return reject(log, 0, "program too large to JIT", -E2BIG);
+	/* opt-in constant blinding for untrusted loads (jit_blind.c) */
+	const char *blind = getenv("SKOPS_JIT_BLIND");
+	if (blind && blind[0] == '1') {
+		if (getrandom(&st.blind_key, sizeof st.blind_key, 0) != sizeof st.blind_key)
+			return reject(log, 0, "no randomness for constant blinding", -EAGAIN);
+		st.blind_key |= 0x80000001u; /* never 0, never an imm8 */
+		st.blind = true;
+	}
 	int err = analyse(&st);
 	if (err)
 		goto out;

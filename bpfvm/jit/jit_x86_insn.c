@@ -10,9 +10,9 @@
 
 /* BPF R0..R10 → x86 registers. R1..R5 are the C argument registers, R6..R9
  * callee-saved, so helper calls need no shuffling. */
-static const uint8_t reg_map[11] = {
+static const uint8_t reg_map[12] = {
     JIT_RAX, JIT_RDI, JIT_RSI, JIT_RDX, JIT_RCX, JIT_R8,
-    JIT_RBX, JIT_R13, JIT_R14, JIT_R15, JIT_RBP,
+    JIT_RBX, JIT_R13, JIT_R14, JIT_R15, JIT_RBP, JIT_R10, /* [11]: blinding scratch */
 };
 
 /* Full-frame push order; the callback thunk uses the same layout, so the
@@ -590,6 +590,13 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 int jit_insn(struct jit_state *st, size_t f, uint32_t pc)
 {
 	const struct bpfvm_insn *in = &st->prog->insns[pc];
+	struct bpfvm_insn blinded;
+	bool done = false;
+	if (st->blind && jit_blind(st, in, &blinded, &done)) {
+		if (done)
+			return 2;
+		in = &blinded;
+	}
 	switch (BPF_CLASS(in->code)) {
 	case BPF_ALU:
 	case BPF_ALU64:

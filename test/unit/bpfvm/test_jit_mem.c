@@ -220,6 +220,54 @@ START_TEST(insn_offsets)
 }
 END_TEST
 
+static bool image_has(const struct bpfvm_prog *p, uint32_t v)
+{
+	size_t len = 0;
+	const uint8_t *img = bpfvm_prog_jited(p, &len);
+	for (size_t i = 0; img && i + 4 <= len; i++)
+		if (memcmp(img + i, &v, 4) == 0)
+			return true;
+	return false;
+}
+
+/* SKOPS_JIT_BLIND=1: no chosen immediate appears in the image, results stay */
+START_TEST(blinding_hides_immediates)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	const uint32_t a = 0x5a5a1234, c = 0x13572468, d = 0x0badf00d;
+	struct bpfvm_insn insns[] = {MOV64_K(0, (int32_t)a),
+				     ALU64_K(BPF_ADD, 0, (int32_t)c),
+				     LDDW(2, (uint64_t)d << 32 | d),
+				     ALU64_X(BPF_SUB, 0, 2),
+				     JMP_K(BPF_JEQ, 0, (int32_t)d, 0),
+				     ST(BPF_W, 10, -4, (int32_t)d),
+				     LDX(BPF_W, 3, 10, -4),
+				     ALU64_X(BPF_ADD, 0, 3),
+				     EXIT()};
+	uint64_t want = (uint64_t)a + c - ((uint64_t)d << 32 | d) + d;
+	char log[256];
+	for (int blind = 0; blind < 2; blind++) {
+		if (blind)
+			setenv("SKOPS_JIT_BLIND", "1", 1);
+		else
+			unsetenv("SKOPS_JIT_BLIND");
+		struct bpfvm_prog *p =
+		    jt_load(reg, insns, NINSNS(insns), NULL, 0, true, log, sizeof log);
+		ck_assert_msg(p, "%s", log);
+		ck_assert_ptr_nonnull(bpfvm_prog_jited(p, NULL));
+		ck_assert_uint_eq(bpfvm_prog_run(p, NULL, 0), want);
+		ck_assert_uint_eq(bpfvm_prog_run_interp(p, NULL, 0), want);
+		bool seen = image_has(p, a) || image_has(p, c) || image_has(p, d);
+		ck_assert_msg(seen == !blind, "blind=%d: immediates %s in the image", blind,
+			      seen ? "present" : "absent");
+		bpfvm_prog_put(p);
+	}
+	unsetenv("SKOPS_JIT_BLIND");
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *jit_mem_suite(void)
 {
 	Suite *s = suite_create("bpfvm_jit_mem");
@@ -231,6 +279,7 @@ static Suite *jit_mem_suite(void)
 	tcase_add_test(tc, refused_program_stays_interpreted);
 	tcase_add_test(tc, compile_twice_refused);
 	tcase_add_test(tc, insn_offsets);
+	tcase_add_test(tc, blinding_hides_immediates);
 	suite_add_tcase(s, tc);
 	return s;
 }
