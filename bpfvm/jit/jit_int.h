@@ -155,10 +155,11 @@ struct jit_state {
 	uint32_t *cur, *prev; /* label offsets of this and the previous pass */
 	size_t nlabels;
 	bool have_prev;
-	bool full;   /* r12 frame: helpers, calls, tail calls, callbacks or budget */
-	bool budget; /* unverified program with back-edges or calls */
-	bool has_cb; /* PSEUDO_FUNC: thunk + bpfvm_run.call */
-	bool blind;  /* constant blinding (SKOPS_JIT_BLIND=1), see jit_blind.c */
+	bool full;		  /* r12 frame: helpers, calls, tail calls, callbacks or budget */
+	bool budget;		  /* unverified program with back-edges or calls */
+	bool has_cb;		  /* PSEUDO_FUNC: thunk + bpfvm_run.call */
+	uintptr_t base, base_end; /* the image mapping: direct helper calls */
+	bool blind;		  /* constant blinding (SKOPS_JIT_BLIND=1), see jit_blind.c */
 	uint64_t blind_key;
 	uint32_t anchor_cur, anchor_prev;
 	char why[96]; /* first translation failure */
@@ -212,6 +213,11 @@ int jit_insn(struct jit_state *st, size_t f, uint32_t pc);
 /* Map len bytes RW, copy code in, flip to RX (never writable and executable
  * at once). 0 and *out, *size set, or -E2BIG/-ENOMEM/-errno of mprotect. */
 int jit_mem_install(const void *code, size_t len, void **out, size_t *size);
+/* The two halves of install, for code that must know its final address
+ * while it is generated: an RW mapping of at least len bytes, then unmap the
+ * pages past used and flip to RX (*size updated). */
+int jit_mem_reserve(size_t len, void **out, size_t *size);
+int jit_mem_seal(void *image, size_t *size, size_t used);
 void jit_mem_free(void *image, size_t size);
 
 /* ---- runtime (jit_runtime.c) ------------------------------------------- */

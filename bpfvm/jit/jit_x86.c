@@ -212,15 +212,21 @@ static int emit_pass(struct jit_state *st)
 	return st->b.err;
 }
 
-/* Code, then (8-byte aligned) the metadata jit_runtime.c reads. */
-static int install(struct jit_state *st)
+static size_t meta_size(const struct jit_state *st)
+{
+	return 8 + sizeof(struct jit_meta) + st->nfuncs * sizeof(struct jit_func_ent) +
+	       st->n * sizeof(uint32_t);
+}
+
+/* Code, then (8-byte aligned) the metadata jit_runtime.c reads, into the
+ * reserved RW mapping; then RX. */
+static int install(struct jit_state *st, void *image, size_t *size)
 {
 	size_t code = st->b.len, moff = (code + 7) & ~(size_t)7;
-	size_t total = moff + sizeof(struct jit_meta) + st->nfuncs * sizeof(struct jit_func_ent) +
-		       st->n * sizeof(uint32_t);
-	uint8_t *img = calloc(1, total);
-	if (!img)
-		return -ENOMEM;
+	size_t total = moff + meta_size(st) - 8;
+	if (total > *size)
+		return -E2BIG;
+	uint8_t *img = image;
 	memcpy(img, st->b.p, code);
 	memset(img + code, 0xcc, moff - code);
 	struct jit_meta *m = (struct jit_meta *)(img + moff);
@@ -233,14 +239,11 @@ static int install(struct jit_state *st)
 		m->funcs[f].off = st->cur[jit_lbl_fstart(st, f)];
 	}
 	memcpy(&m->funcs[st->nfuncs], st->cur, st->n * sizeof(uint32_t));
-	void *image;
-	size_t size;
-	int err = jit_mem_install(img, total, &image, &size);
-	free(img);
+	int err = jit_mem_seal(image, size, total);
 	if (err)
 		return err;
 	st->prog->jit_image = image;
-	st->prog->jit_size = size;
+	st->prog->jit_size = *size;
 	st->prog->jit_len = code;
 	st->prog->jit_fn = (bpfvm_jit_fn)image;
 	return 0;
@@ -249,6 +252,8 @@ static int install(struct jit_state *st)
 int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 {
 	struct jit_state st = {.prog = prog, .log = log, .n = prog->ninsns};
+	void *image = NULL;
+	size_t image_size = 0;
 	if (prog->jit_image)
 		return -EEXIST;
 	if (st.n == 0 || !prog->insns)
@@ -276,6 +281,14 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 		reject(log, 0, "out of memory", err);
 		goto out;
 	}
+	/* the final address first, so helper calls can be direct */
+	err = jit_mem_reserve(st.b.cap + meta_size(&st), &image, &image_size);
+	if (err) {
+		reject(log, 0, "cannot map an image", err);
+		goto out;
+	}
+	st.base = (uintptr_t)image;
+	st.base_end = st.base + image_size;
 	size_t prev_len = 0;
 	int pass;
 	for (pass = 0; pass < JIT_MAX_PASSES; pass++) {
@@ -301,15 +314,17 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 		err = reject(log, 0, "jump layout did not converge", -ELOOP);
 		goto out;
 	}
-	err = install(&st);
+	err = install(&st, image, &image_size);
 	if (err) {
 		reject(log, 0, "cannot map the image W^X", err);
 		goto out;
 	}
+	image = NULL; /* the program owns it now */
 	if (log && log->level >= 2)
 		bpfvm_log_printf(log, "jit: %zu insns -> %zu bytes in %d passes\n", st.n,
 				 prog->jit_len, pass + 1);
 out:
+	jit_mem_free(image, image_size);
 	free(st.funcs);
 	free(st.cur);
 	free(st.prev);

@@ -518,6 +518,21 @@ static size_t func_at(const struct jit_state *st, uint32_t pc)
 	return SIZE_MAX;
 }
 
+/* Call C code at addr: call rel32 when every byte of the image reaches it
+ * (the mapping is placed near this library), else through r11. */
+static void call_abs(struct jit_state *st, const void *addr)
+{
+	int64_t a = (int64_t)(uintptr_t)addr;
+	int64_t lo = a - (int64_t)st->base, hi = a - (int64_t)st->base_end;
+	if (st->base && lo > INT32_MIN / 2 && lo < INT32_MAX / 2 && hi > INT32_MIN / 2 &&
+	    hi < INT32_MAX / 2) {
+		jit_call_rel(&st->b, (int64_t)st->base + here(st), a, !st->have_prev);
+		return;
+	}
+	jit_mov_ri64(&st->b, JIT_R11, (uint64_t)a);
+	jit_call_r(&st->b, JIT_R11);
+}
+
 static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
@@ -534,8 +549,7 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 		/* jit_tail_call(ctx, map, index, r0, r5, run) */
 		jit_mov_rr(b, true, JIT_RCX, JIT_RAX);
 		jit_load(b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
-		jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_tail_call);
-		jit_call_r(b, JIT_R11);
+		call_abs(st, (const void *)(uintptr_t)jit_tail_call);
 		jit_alu_rr(b, true, JIT_OP_TEST, JIT_RDX, JIT_RDX);
 		/* a target ran: its r0 is this function's result */
 		jit_jump_lbl(st, JIT_CC_NE, jit_lbl_fepi(st, f));
@@ -546,8 +560,7 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 	if (!h || !h->fn)
 		return fail(st, pc, "helper not available to this program type");
 	jit_load(b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
-	jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)h->fn);
-	jit_call_r(b, JIT_R11);
+	call_abs(st, (const void *)(uintptr_t)h->fn);
 	return 1;
 }
 
