@@ -171,6 +171,13 @@ static int analyse(struct jit_state *st)
 	}
 	st->budget = st->prog->no_verify && (backedge || nf > 1);
 	st->full = calls || st->has_cb || st->budget;
+	if (st->full && !st->budget) {
+		/* main keeps the run state in r12 (callee-saved in C) */
+		struct jit_func *m = &st->funcs[0];
+		m->saves |= 1u << JIT_R12;
+		int npush = __builtin_popcount(m->saves);
+		m->frame = (m->stack ? BPFVM_STACK_SIZE : 0) + (npush % 2 == 0 ? 8 : 0);
+	}
 	err = 0;
 out:
 	free(entries);

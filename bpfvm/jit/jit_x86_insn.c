@@ -18,7 +18,6 @@ static const uint8_t reg_map[12] = {
 /* Full-frame push order; the callback thunk uses the same layout, so the
  * main epilogue also unwinds a callback (abort, tail call). */
 static const uint8_t full_saves[6] = {JIT_RBP, JIT_RBX, JIT_R12, JIT_R13, JIT_R14, JIT_R15};
-static const uint8_t part_saves[5] = {JIT_RBP, JIT_RBX, JIT_R13, JIT_R14, JIT_R15};
 
 static int fail(struct jit_state *st, uint32_t pc, const char *why)
 {
@@ -55,15 +54,15 @@ void jit_prologue(struct jit_state *st, size_t f)
 {
 	struct jit_buf *b = &st->b;
 	const struct jit_func *fn = &st->funcs[f];
-	if (f == 0 && st->full) {
+	if (f == 0 && st->budget) {
+		/* unverified: r12 points at the slots (run, budget, depth) and the
+		 * layout matches the thunk's, so abort can unwind from anywhere */
 		for (int i = 0; i < 6; i++)
 			jit_push(b, full_saves[i]);
 		jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, JIT_SLOTS);
 		jit_store_r(b, 8, JIT_RSP, JIT_SLOT_RUN, JIT_RDX);
-		if (st->budget) {
-			jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
-			jit_store_i(b, 8, JIT_RSP, JIT_SLOT_DEPTH, 0);
-		}
+		jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
+		jit_store_i(b, 8, JIT_RSP, JIT_SLOT_DEPTH, 0);
 		jit_mov_rr(b, true, JIT_R12, JIT_RSP);
 		if (st->has_cb) {
 			/* helpers reach callbacks through run->call */
@@ -83,10 +82,19 @@ void jit_prologue(struct jit_state *st, size_t f)
 		jit_mem_cmp_i8(b, JIT_R12, JIT_SLOT_DEPTH, BPFVM_MAX_CALL_DEPTH - 1);
 		jit_jump_lbl(st, JIT_CC_A, jit_lbl_abort(st));
 	}
-	for (int i = 0; i < 5; i++)
-		if (fn->saves & (1u << part_saves[i]))
-			jit_push(b, part_saves[i]);
-	if (f == 0) {
+	for (int i = 0; i < 6; i++)
+		if (fn->saves & (1u << full_saves[i]))
+			jit_push(b, full_saves[i]);
+	if (f == 0 && st->full) {
+		/* verified main that calls out: r12 is the run state itself,
+		 * frame as a subprogram's (analyse put r12 in the saves) */
+		jit_mov_rr(b, true, JIT_R12, JIT_RDX);
+		if (st->has_cb) {
+			jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_run_call);
+			jit_store_r(b, 8, JIT_RDX, (int32_t)offsetof(struct bpfvm_run, call),
+				    JIT_R11);
+		}
+	} else if (f == 0) {
 		/* leaf main: nothing calls out, alignment is irrelevant */
 		if (fn->stack) {
 			jit_mov_rr(b, true, JIT_RBP, JIT_RSP);
@@ -105,9 +113,9 @@ static void leaf_epilogue(struct jit_state *st, const struct jit_func *fn)
 	struct jit_buf *b = &st->b;
 	if (fn->stack)
 		jit_mov_rr(b, true, JIT_RSP, JIT_RBP);
-	for (int i = 4; i >= 0; i--)
-		if (fn->saves & (1u << part_saves[i]))
-			jit_pop(b, part_saves[i]);
+	for (int i = 5; i >= 0; i--)
+		if (fn->saves & (1u << full_saves[i]))
+			jit_pop(b, full_saves[i]);
 	jit_ret(b);
 }
 
@@ -115,23 +123,23 @@ void jit_epilogue(struct jit_state *st, size_t f)
 {
 	struct jit_buf *b = &st->b;
 	const struct jit_func *fn = &st->funcs[f];
-	if (f == 0 && st->full) {
+	if (f == 0 && st->budget) {
 		jit_lea(b, JIT_RSP, JIT_R12, JIT_SLOTS);
 		for (int i = 5; i >= 0; i--)
 			jit_pop(b, full_saves[i]);
 		jit_ret(b);
 		return;
 	}
-	if (f == 0) {
+	if (f == 0 && !st->full) {
 		leaf_epilogue(st, fn);
 		return;
 	}
 	if (fn->frame)
 		jit_alu_ri(b, true, JIT_X_ADD, JIT_RSP, (int32_t)fn->frame);
-	for (int i = 4; i >= 0; i--)
-		if (fn->saves & (1u << part_saves[i]))
-			jit_pop(b, part_saves[i]);
-	if (st->budget)
+	for (int i = 5; i >= 0; i--)
+		if (fn->saves & (1u << full_saves[i]))
+			jit_pop(b, full_saves[i]);
+	if (f != 0 && st->budget)
 		jit_mem_incdec(b, JIT_X_DEC, JIT_R12, JIT_SLOT_DEPTH);
 	jit_ret(b);
 }
@@ -143,6 +151,16 @@ void jit_cb_thunk(struct jit_state *st)
 	struct jit_buf *b = &st->b;
 	for (int i = 0; i < 6; i++)
 		jit_push(b, full_saves[i]);
+	if (!st->budget) {
+		jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, 8);
+		jit_mov_rr(b, true, JIT_R12, JIT_R8);
+		jit_call_r(b, JIT_R9);
+		jit_alu_ri(b, true, JIT_X_ADD, JIT_RSP, 8);
+		for (int i = 5; i >= 0; i--)
+			jit_pop(b, full_saves[i]);
+		jit_ret(b);
+		return;
+	}
 	jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, JIT_SLOTS);
 	jit_store_r(b, 8, JIT_RSP, JIT_SLOT_RUN, JIT_R8);
 	jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
@@ -533,6 +551,15 @@ static void call_abs(struct jit_state *st, const void *addr)
 	jit_call_r(&st->b, JIT_R11);
 }
 
+/* The run state as the sixth C argument. */
+static void run_arg(struct jit_state *st)
+{
+	if (st->budget)
+		jit_load(&st->b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
+	else
+		jit_mov_rr(&st->b, true, JIT_R9, JIT_R12);
+}
+
 static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
@@ -548,7 +575,7 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 	if (in->imm == BPF_HELPER_TAIL_CALL) {
 		/* jit_tail_call(ctx, map, index, r0, r5, run) */
 		jit_mov_rr(b, true, JIT_RCX, JIT_RAX);
-		jit_load(b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
+		run_arg(st);
 		call_abs(st, (const void *)(uintptr_t)jit_tail_call);
 		jit_alu_rr(b, true, JIT_OP_TEST, JIT_RDX, JIT_RDX);
 		/* a target ran: its r0 is this function's result */
@@ -559,7 +586,7 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 	const struct bpfvm_helper *h = t && t->helper ? t->helper((uint32_t)in->imm) : NULL;
 	if (!h || !h->fn)
 		return fail(st, pc, "helper not available to this program type");
-	jit_load(b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
+	run_arg(st);
 	call_abs(st, (const void *)(uintptr_t)h->fn);
 	return 1;
 }

@@ -69,13 +69,22 @@ static void reset_hash(struct fixture *fx)
 		ck_assert_int_eq(bpfvm_map_delete(fx->hash, &key), 0);
 }
 
+static struct bpfvm_prog *load_mode(struct fixture *fx, const struct bpfvm_insn *insns, size_t n,
+				    struct bpfvm_map *map, bool jit, bool no_verify);
+
 static struct bpfvm_prog *load(struct fixture *fx, const struct bpfvm_insn *insns, size_t n,
 			       struct bpfvm_map *map, bool jit)
+{
+	return load_mode(fx, insns, n, map, jit, false);
+}
+
+static struct bpfvm_prog *load_mode(struct fixture *fx, const struct bpfvm_insn *insns, size_t n,
+				    struct bpfvm_map *map, bool jit, bool no_verify)
 {
 	char log[8192];
 	struct bpfvm_log lg = {.level = 1, .buf = log, .size = sizeof log};
 	log[0] = 0;
-	struct bpfvm_load_opts o = {.jit = jit, .log = &lg};
+	struct bpfvm_load_opts o = {.jit = jit, .no_verify = no_verify, .log = &lg};
 	struct bpfvm_map *maps[1] = {map};
 	struct bpfvm_prog *p = NULL;
 	int err = bpfvm_prog_load(fx->reg, insns, n, maps, map ? 1 : 0, &o, &p);
@@ -320,9 +329,12 @@ START_TEST(bpf_loop_callback)
 	    MOV64_K(R0, 0),
 	    EXIT(),
 	};
-	struct bpfvm_prog *p = load(&fx, prog, NINSNS(prog), NULL, true);
-	both(&fx, p, zero_ctx, NULL, 10 + 45);
-	bpfvm_prog_put(p);
+	/* verified (lean frame) and unverified (budget slots, unwinding thunk) */
+	for (int nv = 0; nv < 2; nv++) {
+		struct bpfvm_prog *p = load_mode(&fx, prog, NINSNS(prog), NULL, true, nv);
+		both(&fx, p, zero_ctx, NULL, 10 + 45);
+		bpfvm_prog_put(p);
+	}
 	fx_fini(&fx);
 }
 END_TEST
@@ -351,9 +363,11 @@ START_TEST(for_each_map_elem_callback)
 	    MOV64_K(R0, 0),
 	    EXIT(),
 	};
-	struct bpfvm_prog *p = load(&fx, prog, NINSNS(prog), fx.array, true);
-	both(&fx, p, zero_ctx, reset_array, 400 + 1 + 2 + 3 + 4);
-	bpfvm_prog_put(p);
+	for (int nv = 0; nv < 2; nv++) {
+		struct bpfvm_prog *p = load_mode(&fx, prog, NINSNS(prog), fx.array, true, nv);
+		both(&fx, p, zero_ctx, reset_array, 400 + 1 + 2 + 3 + 4);
+		bpfvm_prog_put(p);
+	}
 	fx_fini(&fx);
 }
 END_TEST
