@@ -61,6 +61,10 @@ static int ptr_alu(struct vrf_env *env, const struct bpfvm_insn *insn, struct vr
 	if (!dptr && op == BPF_SUB)
 		return vrf_err(env, -EACCES, "R%d tried to subtract pointer from scalar", d);
 	const struct vrf_reg *ptr = dptr ? dst : src;
+	if (dptr && BPF_SRC(insn->code) == BPF_X)
+		vrf_mark_reg_precise(env, insn->src);
+	else if (!dptr)
+		vrf_mark_reg_precise(env, insn->dst);
 	struct vrf_reg off = dptr ? *src : *dst;
 	switch (ptr->type) {
 	case VRF_PTR_CTX:

@@ -378,6 +378,10 @@ static int ptr_cond(struct vrf_env *env, const struct bpfvm_insn *insn, struct v
 	struct vrf_reg *p = vrf_reg_is_ptr(dst) ? dst : src;
 	struct vrf_reg *o = p == dst ? src : dst;
 	if ((op == BPF_JEQ || op == BPF_JNE) && is_zero(o)) {
+		if (o == src && BPF_SRC(insn->code) == BPF_X)
+			vrf_mark_reg_precise(env, insn->src);
+		else if (o == dst)
+			vrf_mark_reg_precise(env, insn->dst);
 		if (vrf_type_is_or_null(p->type)) {
 			uint32_t id = p->id;
 			/* JEQ: the taken side holds NULL */
@@ -464,6 +468,11 @@ int vrf_check_cond_jmp(struct vrf_env *env, const struct bpfvm_insn *insn, int *
 	struct vrf_reg td = *dst, ts = *src, fd = *dst, fs = *src;
 	bool take = refine_side(&td, &ts, op, is32, true);
 	bool fall = refine_side(&fd, &fs, op, is32, false);
+	if (!take || !fall) {
+		/* the ranges decided the branch: they now matter for pruning */
+		vrf_mark_precise(env, (uint16_t)((1u << insn->dst) | (x ? 1u << insn->src : 0)), 0);
+		td.precise = ts.precise = fd.precise = fs.precise = 1;
+	}
 	if (take && fall) {
 		struct vrf_state *other;
 		int err = vrf_push(env, target, idx, &other);

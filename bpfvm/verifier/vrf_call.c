@@ -105,6 +105,9 @@ static int check_size_arg(struct vrf_env *env, int regno, enum bpfvm_arg t, int 
 	struct vrf_reg *r = &vrf_cur_regs(env)[regno];
 	if (r->type != VRF_SCALAR)
 		return arg_type_err(env, regno, r, "scalar");
+	vrf_mark_reg_precise(env, regno);
+	if (mem_regno >= 0 && vrf_cur_regs(env)[mem_regno].type == VRF_SCALAR)
+		vrf_mark_reg_precise(env, mem_regno);
 	if (r->smin < 0)
 		return vrf_err(env, -EACCES,
 			       "R%d min value is negative, either use unsigned or 'var &= const'",
@@ -202,6 +205,9 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 			continue;
 		if (r->type == VRF_NOT_INIT)
 			return vrf_err(env, -EACCES, "R%d !read_ok", rn);
+		if (r->type == VRF_SCALAR &&
+		    (t == BPFVM_ARG_MAP_VALUE_OR_NULL || t == BPFVM_ARG_SOCK_OR_NULL))
+			vrf_mark_reg_precise(env, rn); /* NULL or not decides */
 		switch (t) {
 		case BPFVM_ARG_ANYTHING:
 			break;
@@ -315,6 +321,7 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		r0->id = env->next_id++;
 		break;
 	case BPFVM_RET_MEM_OR_NULL:
+		vrf_mark_reg_precise(env, 2);
 		if (!vrf_reg_is_const(&regs[2]) || regs[2].var.value == 0 ||
 		    regs[2].var.value > VRF_MAX_MEM_SIZE)
 			return vrf_err(env, -EACCES,
@@ -374,6 +381,8 @@ int vrf_check_exit(struct vrf_env *env, int *next, bool *done)
 	*done = false;
 	if (r0->type == VRF_NOT_INIT)
 		return vrf_err(env, -EACCES, "R0 !read_ok");
+	if (st->curframe > 0 || env->prog->strict)
+		vrf_mark_reg_precise(env, 0); /* range checked, or returned to a caller */
 	if (st->lock_map)
 		return vrf_err(env, -EACCES, "bpf_spin_unlock is missing");
 	if (st->curframe > 0) {

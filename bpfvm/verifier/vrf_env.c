@@ -28,6 +28,7 @@ void vrf_state_free(struct vrf_state *st)
 		return;
 	for (int i = 0; i < VRF_MAX_FRAMES; i++)
 		free(st->frames[i]);
+	free(st->trace);
 	free(st);
 }
 
@@ -48,6 +49,18 @@ int vrf_state_copy(struct vrf_state *dst, const struct vrf_state *src)
 			dst->frames[i] = NULL;
 		}
 	}
+	if (src->ntrace > dst->captrace) {
+		struct vrf_trace *t = realloc(dst->trace, (size_t)src->ntrace * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		dst->trace = t;
+		dst->captrace = src->ntrace;
+	}
+	if (src->ntrace)
+		memcpy(dst->trace, src->trace, (size_t)src->ntrace * sizeof(*dst->trace));
+	dst->ntrace = src->ntrace;
+	dst->trace_lost = src->trace_lost;
+	dst->all_precise = src->all_precise;
 	dst->curframe = src->curframe;
 	memcpy(dst->refs, src->refs, sizeof(dst->refs));
 	memcpy(dst->ref_insn, src->ref_insn, sizeof(dst->ref_insn));

@@ -18,6 +18,7 @@
 #define VRF_MAX_STATES	 4096 /* checkpoints kept for pruning */
 #define VRF_MAX_PENDING	 8192 /* queued branches */
 #define VRF_MAX_MEM_SIZE (1u << 29)
+#define VRF_MAX_TRACE	 4096 /* insns kept per path segment for backtracking */
 #define VRF_MEM_RDONLY	 1
 
 enum vrf_rtype {
@@ -43,7 +44,8 @@ enum vrf_rtype {
 struct vrf_reg {
 	uint8_t type;	 /* enum vrf_rtype */
 	uint8_t frameno; /* PTR_STACK: which frame */
-	uint16_t pad;	 /* VRF_MEM_RDONLY */
+	uint8_t pad;	 /* VRF_MEM_RDONLY */
+	uint8_t precise; /* scalar: some check depended on its range (backtracked) */
 	uint32_t id;	 /* null-check / packet range group; 0 = none */
 	uint32_t ref;	 /* acquired reference (ringbuf), 0 = none */
 	int32_t off;	 /* fixed pointer offset */
@@ -78,8 +80,21 @@ struct vrf_frame {
 	int32_t cb_ret_min, cb_ret_max;
 };
 
+/* One processed insn of the path since its checkpoint parent, for
+ * backtracking precision (kernel: jmp_history + backtrack_insn). */
+struct vrf_trace {
+	int32_t idx;
+	int8_t frame;  /* frame the insn ran in */
+	int8_t sframe; /* stack access: frame of the slot, else -1 */
+	int16_t slot;  /* stack access: 8-byte slot index */
+};
+
 struct vrf_state {
 	struct vrf_frame *frames[VRF_MAX_FRAMES];
+	struct vrf_trace *trace;
+	int ntrace, captrace;
+	bool trace_lost;  /* segment too long to keep: backtracking gives up */
+	bool all_precise; /* checkpoint: every scalar already marked */
 	int curframe;
 	uint32_t refs[VRF_MAX_REFS]; /* acquired reference ids */
 	uint32_t ref_insn[VRF_MAX_REFS];
@@ -137,7 +152,8 @@ struct vrf_env {
 	uint64_t processed;
 	uint64_t jmps, prev_jmps, prev_processed;
 	int insn_idx, prev_insn_idx;
-	bool failed; /* a reason was logged */
+	bool failed;		  /* a reason was logged */
+	int acc_sframe, acc_slot; /* stack slot the current insn accessed */
 	char why[160];
 };
 
@@ -197,6 +213,12 @@ int vrf_compute_liveness(struct vrf_env *env);
 /* 1: pruned, 0: go on, <0: error */
 int vrf_is_state_visited(struct vrf_env *env, int insn);
 void vrf_update_branch_counts(struct vrf_env *env, struct vrf_state *st);
+
+/* vrf_precise.c */
+int vrf_trace_add(struct vrf_env *env, int idx, int sframe, int slot);
+int vrf_mark_precise(struct vrf_env *env, uint16_t regs, uint64_t slots);
+void vrf_mark_reg_precise(struct vrf_env *env, int regno);
+void vrf_propagate_precision(struct vrf_env *env, const struct vrf_state *old);
 
 /* vrf_walk.c */
 int vrf_do_check(struct vrf_env *env);

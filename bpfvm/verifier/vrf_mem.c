@@ -254,6 +254,8 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 		err = stack_off(env, regno, p, off, size, &o);
 		if (err)
 			return err;
+		env->acc_sframe = p->frameno;
+		env->acc_slot = (int)(o + BPFVM_STACK_SIZE) / 8;
 		if (atomic) {
 			err = stack_read(env, p, o, size, NULL, false);
 			if (err)

@@ -231,13 +231,14 @@ static bool regsafe(const struct vrf_reg *o, const struct vrf_reg *c, struct idm
 	       range_within(o, c) && check_ids(m, o->id, c->id) && check_ids(m, o->ref, c->ref);
 }
 
-static bool stacksafe(const struct vrf_frame *o, const struct vrf_frame *c, struct idmap *m)
+static bool stacksafe(const struct vrf_frame *o, const struct vrf_frame *c, struct idmap *m,
+		      bool exact)
 {
 	for (int s = 0; s < VRF_SLOTS; s++) {
 		const struct vrf_slot *os = &o->stack[s], *cs = &c->stack[s];
 		if (os->type[0] == VRF_ST_SPILL) {
 			if (cs->type[0] != VRF_ST_SPILL ||
-			    !regsafe(&os->spill, &cs->spill, m, true))
+			    !regsafe(&os->spill, &cs->spill, m, exact || os->spill.precise))
 				return false;
 			continue;
 		}
@@ -255,8 +256,10 @@ static bool stacksafe(const struct vrf_frame *o, const struct vrf_frame *c, stru
 	return true;
 }
 
+/* exact: every live scalar compared (infinite-loop check), else only the
+ * precise ones the later checks depend on */
 static bool states_equal(struct vrf_env *env, const struct vrf_state *o, const struct vrf_state *c,
-			 int insn)
+			 int insn, bool exact)
 {
 	struct idmap m;
 	m.n = 0;
@@ -282,9 +285,10 @@ static bool states_equal(struct vrf_env *env, const struct vrf_state *o, const s
 		live |= 1u << VRF_FP;
 		for (int r = 0; r < VRF_NREGS; r++)
 			if ((live & (1u << r)) &&
-			    !regsafe(&of->regs[r], &cf->regs[r], &m, (sens >> r) & 1))
+			    !regsafe(&of->regs[r], &cf->regs[r], &m,
+				     exact || (((sens >> r) & 1) && of->regs[r].precise)))
 				return false;
-		if (!stacksafe(of, cf, &m))
+		if (!stacksafe(of, cf, &m, exact))
 			return false;
 	}
 	return true;
@@ -339,7 +343,8 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 		return 0;
 	for (struct vrf_state *sl = ia->explored; sl; sl = sl->next_at_insn) {
 		if (sl->branches && !ia->cb_entry) {
-			if (states_equal(env, sl, cur, insn) && states_equal(env, cur, sl, insn)) {
+			if (states_equal(env, sl, cur, insn, true) &&
+			    states_equal(env, cur, sl, insn, true)) {
 				env->insn_idx = insn;
 				return vrf_err(env, -EINVAL, "infinite loop detected at insn %d",
 					       insn);
@@ -350,14 +355,18 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 				add = false;
 			continue;
 		}
-		if (states_equal(env, sl, cur, insn))
+		if (states_equal(env, sl, cur, insn, false)) {
+			vrf_propagate_precision(env, sl);
 			return 1;
+		}
 	}
 	if (ia->cb_entry && ia->explored && ia->explored->curframe == cur->curframe &&
 	    ia->explored->frames[cur->curframe]->callsite == cur->frames[cur->curframe]->callsite) {
 		widen(cur, ia->explored);
-		if (states_equal(env, ia->explored, cur, insn))
+		if (states_equal(env, ia->explored, cur, insn, false)) {
+			vrf_propagate_precision(env, ia->explored);
 			return 1;
+		}
 	}
 	if (!add || ia->nexplored >= PER_INSN_STATES || env->nall >= VRF_MAX_STATES)
 		return 0;
@@ -375,6 +384,9 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 	s->branches = 1;
 	s->parent = cur->parent;
 	cur->parent = s;
+	cur->ntrace = 0; /* the checkpoint keeps the segment that led to it */
+	cur->trace_lost = false;
+	s->all_precise = false;
 	s->next_at_insn = ia->explored;
 	ia->explored = s;
 	ia->nexplored++;

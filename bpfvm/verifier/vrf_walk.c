@@ -82,7 +82,17 @@ int vrf_do_check(struct vrf_env *env)
 			env->prog->aux[idx].seen = 1;
 			if (verbose)
 				vrf_log_insn(env, idx);
+			int frame = env->cur->curframe;
+			env->acc_sframe = env->acc_slot = -1;
 			err = step(env, idx, &next, &end);
+			if (err)
+				return err;
+			/* recorded in the frame the insn ran in (calls and exits
+			 * change it) */
+			int nf = env->cur->curframe;
+			env->cur->curframe = frame;
+			err = vrf_trace_add(env, idx, env->acc_sframe, env->acc_slot);
+			env->cur->curframe = nf;
 			if (err)
 				return err;
 		}
