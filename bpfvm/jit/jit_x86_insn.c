@@ -50,7 +50,27 @@ void jit_call_lbl(struct jit_state *st, size_t lbl)
 	jit_call_rel(&st->b, here(st), st->have_prev ? st->prev[lbl] : 0, !st->have_prev);
 }
 
+static void prologue_body(struct jit_state *st, size_t f);
+
+/* Unverified programs may read registers nothing wrote; the interpreter
+ * starts them at 0, so the JIT does too (verified programs cannot read them). */
+static void zero_unwritten(struct jit_state *st)
+{
+	static const uint8_t regs[] = {JIT_RAX, JIT_RDX, JIT_RCX, JIT_R8,
+				       JIT_RBX, JIT_R13, JIT_R14, JIT_R15};
+	for (size_t i = 0; i < sizeof regs; i++)
+		if (i < 4 || st->budget || (st->funcs[0].saves & (1u << regs[i])))
+			jit_alu_rr(&st->b, false, JIT_OP_XOR, regs[i], regs[i]);
+}
+
 void jit_prologue(struct jit_state *st, size_t f)
+{
+	prologue_body(st, f);
+	if (f == 0 && st->prog->no_verify)
+		zero_unwritten(st);
+}
+
+static void prologue_body(struct jit_state *st, size_t f)
 {
 	struct jit_buf *b = &st->b;
 	const struct jit_func *fn = &st->funcs[f];

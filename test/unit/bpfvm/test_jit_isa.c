@@ -187,6 +187,10 @@ static const struct jcase cases[] = {
       MOV64_K(R9, 9), MOV64_X(R0, R6), ALU64_X(BPF_ADD, R0, R7), ALU64_X(BPF_ADD, R0, R8),
       ALU64_X(BPF_ADD, R0, R9), ALU64_K(BPF_ADD, R0, 64), EXIT()),
     C("r2_is_len", 32, MOV64_X(R0, R2), EXIT()),
+    /* unverified: registers nothing wrote start at 0, as in the interpreter */
+    C("unwritten_regs_zero", 0, ALU64_X(BPF_ADD, R0, R3), ALU64_X(BPF_ADD, R0, R4),
+      ALU64_X(BPF_ADD, R0, R5), ALU64_X(BPF_ADD, R0, R6), ALU64_X(BPF_ADD, R0, R7),
+      ALU64_X(BPF_ADD, R0, R8), ALU64_X(BPF_ADD, R0, R9), EXIT()),
     C("bpf2bpf_call", 42 + 6, MOV64_K(R6, 6), MOV64_K(R1, 40), CALL_REL(3),
       ALU64_X(BPF_ADD, R0, R6), EXIT(), EXIT(), MOV64_X(R0, R1), MOV64_K(R6, 99),
       ALU64_K(BPF_ADD, R0, 2), EXIT()),
