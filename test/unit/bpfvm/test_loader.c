@@ -1,0 +1,659 @@
+/* ELF loader: objects built by meson from elf/NAME.bpf.c (legacy maps, BTF maps,
+ * global data, sub-programs, callbacks, several sections), the linked
+ * instruction arrays and map tables, programs run on the interpreter, and every
+ * rejection path with its log line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "ld_elf_edit.h"
+#include "loader_int.h"
+
+#define LD64 (BPF_LD | BPF_IMM | BPF_DW)
+#define CALL (BPF_JMP | BPF_CALL)
+
+static char logbuf[8192];
+static struct bpfvm_log lg;
+
+static void log_reset(void)
+{
+	logbuf[0] = 0;
+	lg = (struct bpfvm_log){.level = 1, .buf = logbuf, .size = sizeof logbuf};
+}
+
+static const char *obj_path(const char *name)
+{
+	static char p[4096];
+	snprintf(p, sizeof p, "%s/%s.bpf.o", LD_ELF_DIR, name);
+	return p;
+}
+
+static struct bpfvm_obj *open_ok(struct bpfvm_registry *reg, const char *name)
+{
+	struct bpfvm_obj *o = NULL;
+	log_reset();
+	int rc = bpfvm_obj_open(reg, obj_path(name), NULL, 0, &lg, &o);
+	ck_assert_msg(rc == 0, "open %s: %d: %s", name, rc, logbuf);
+	return o;
+}
+
+static struct ld_img img_of(const char *name)
+{
+	struct ld_img img;
+	ck_assert_int_eq(ld_img_read(obj_path(name), &img), 0);
+	return img;
+}
+
+/* The buffer must be refused with rc and a log line holding want. */
+static void reject(struct ld_img *img, int rc, const char *want)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = (void *)1;
+	log_reset();
+	int got = bpfvm_obj_open(reg, NULL, img->b, img->n, &lg, &o);
+	ck_assert_msg(got == rc, "rc %d, want %d (%s)", got, rc, logbuf);
+	ck_assert_ptr_null(o);
+	ck_assert_msg(strstr(logbuf, want) != NULL, "log '%s' lacks '%s'", logbuf, want);
+	ck_assert_msg(strncmp(logbuf, "loader: <memory>: ", 18) == 0, "log '%s'", logbuf);
+	/* nothing stays registered after a failed open */
+	uint32_t next;
+	ck_assert_int_eq(bpfvm_map_get_next_id(reg, 0, &next), -ENOENT);
+	bpfvm_registry_destroy(reg);
+	free(img->b);
+}
+
+static uint64_t run_linked(struct bpfvm_registry *reg, const struct bpfvm_obj *o, size_t i,
+			   void *ctx, size_t len)
+{
+	/* the loader's map table, remapped as bpfvm_obj_load_prog does, loaded
+	 * without the verifier (generic type) to run the linked code */
+	const struct ld_prog *p = &o->progs[i];
+	struct bpfvm_insn *in = malloc(p->ninsns * sizeof(*in));
+	memcpy(in, p->insns, p->ninsns * sizeof(*in));
+	struct bpfvm_load_opts opts = {.no_verify = true};
+	struct bpfvm_prog *prog;
+	char lb[1024] = "";
+	struct bpfvm_log l = {.level = 1, .buf = lb, .size = sizeof lb};
+	opts.log = &l;
+	int rc = bpfvm_prog_load(reg, in, p->ninsns, o->maps, o->nmaps, &opts, &prog);
+	ck_assert_msg(rc == 0, "load: %d %s", rc, lb);
+	uint64_t r = bpfvm_prog_run_interp(prog, ctx, len);
+	bpfvm_prog_put(prog);
+	free(in);
+	return r;
+}
+
+START_TEST(legacy_maps)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "legacy_maps");
+	ck_assert_str_eq(bpfvm_obj_license(o), "GPL");
+	ck_assert_uint_eq(bpfvm_obj_prog_count(o), 1);
+	ck_assert_str_eq(bpfvm_obj_prog_section(o, 0), "sockops");
+	ck_assert_ptr_null(bpfvm_obj_prog_section(o, 1));
+	ck_assert_uint_eq(bpfvm_obj_map_count(o), 2);
+	struct bpfvm_map *h = bpfvm_obj_map_by_name(o, "op_hash");
+	struct bpfvm_map *a = bpfvm_obj_map_by_name(o, "op_array");
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_null(bpfvm_obj_map_by_name(o, "nope"));
+	ck_assert_ptr_null(bpfvm_obj_map(o, 2));
+	const struct bpfvm_map_def *d = bpfvm_map_def(h);
+	ck_assert_uint_eq(d->type, BPFVM_MAP_HASH);
+	ck_assert_uint_eq(d->key_size, 4);
+	ck_assert_uint_eq(d->value_size, 8);
+	ck_assert_uint_eq(d->max_entries, 32);
+	ck_assert_uint_eq(bpfvm_map_def(a)->type, BPFVM_MAP_ARRAY);
+	ck_assert_uint_eq(bpfvm_map_def(a)->max_entries, 16);
+	ck_assert_uint_gt(bpfvm_map_id(a), 0);
+	/* both map references became PSEUDO_MAP_FD with the right map index */
+	const struct ld_prog *p = &o->progs[0];
+	ck_assert_str_eq(p->name, "count_ops");
+	size_t refs = 0;
+	for (size_t i = 0; i + 1 < p->ninsns; i++) {
+		if (p->insns[i].code != LD64)
+			continue;
+		ck_assert_uint_eq(p->insns[i].src, BPF_PSEUDO_MAP_FD);
+		ck_assert_int_eq(p->insns[i + 1].imm, 0);
+		struct bpfvm_map *m = bpfvm_obj_map(o, (size_t)p->insns[i].imm);
+		ck_assert_ptr_eq(m, refs == 0 ? a : h); /* source order: array first */
+		refs++;
+		i++;
+	}
+	ck_assert_uint_eq(refs, 2);
+	/* run: op 3 counts in both maps */
+	uint32_t ctx[64] = {3};
+	uint32_t k = 3;
+	uint64_t one = 1;
+	ck_assert_int_eq(bpfvm_map_update(h, &k, &one, BPFVM_ANY), 0);
+	ck_assert_uint_eq(run_linked(reg, o, 0, ctx, sizeof ctx), 1);
+	ck_assert_uint_eq(*(uint64_t *)bpfvm_map_lookup(a, &k), 1);
+	ck_assert_uint_eq(*(uint64_t *)bpfvm_map_lookup(h, &k), 2);
+	uint32_t id = bpfvm_map_id(a);
+	bpfvm_obj_close(o);
+	struct bpfvm_map *gone;
+	ck_assert_int_eq(bpfvm_map_get_by_id(reg, id, &gone), -ENOENT);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(btf_maps)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "btf_maps");
+	/* three .maps and the .rodata holding hv's initialiser */
+	ck_assert_uint_eq(bpfvm_obj_map_count(o), 4);
+	ck_assert_ptr_nonnull(bpfvm_obj_map_by_name(o, ".rodata"));
+	const struct bpfvm_map_def *t = bpfvm_map_def(bpfvm_obj_map_by_name(o, "typed"));
+	ck_assert_uint_eq(t->type, BPFVM_MAP_ARRAY);
+	ck_assert_uint_eq(t->key_size, 4);
+	ck_assert_uint_eq(t->value_size, 16);
+	ck_assert_uint_eq(t->max_entries, 8);
+	const struct bpfvm_map_def *s = bpfvm_map_def(bpfvm_obj_map_by_name(o, "sized"));
+	ck_assert_uint_eq(s->type, BPFVM_MAP_HASH);
+	ck_assert_uint_eq(s->key_size, 8);
+	ck_assert_uint_eq(s->value_size, 24);
+	ck_assert_uint_eq(s->max_entries, 64);
+	ck_assert_uint_eq(s->map_flags, 1);
+	const struct bpfvm_map_def *pc = bpfvm_map_def(bpfvm_obj_map_by_name(o, "percpu"));
+	ck_assert_uint_eq(pc->type, BPFVM_MAP_PERCPU_ARRAY);
+	ck_assert_uint_eq(pc->value_size, 24);
+	ck_assert_uint_eq(pc->max_entries, 2);
+	uint32_t ctx[64] = {9};
+	ck_assert_uint_eq(run_linked(reg, o, 0, ctx, sizeof ctx), 1);
+	uint32_t k = 1;
+	uint32_t *typed = bpfvm_map_lookup(bpfvm_obj_map_by_name(o, "typed"), &k);
+	ck_assert_uint_eq(typed[2], 9); /* p->b at offset 8 */
+	uint64_t hk = 9;
+	uint64_t *hv = bpfvm_map_lookup(bpfvm_obj_map_by_name(o, "sized"), &hk);
+	ck_assert_ptr_nonnull(hv);
+	ck_assert_uint_eq(hv[2], 3);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(global_data)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "global_data");
+	struct bpfvm_map *data = bpfvm_obj_map_by_name(o, ".data");
+	struct bpfvm_map *ro = bpfvm_obj_map_by_name(o, ".rodata");
+	struct bpfvm_map *bss = bpfvm_obj_map_by_name(o, ".bss");
+	ck_assert_ptr_nonnull(data);
+	ck_assert_ptr_nonnull(ro);
+	ck_assert_ptr_nonnull(bss);
+	ck_assert_uint_eq(bpfvm_map_def(data)->max_entries, 1);
+	ck_assert_uint_eq(bpfvm_map_def(data)->value_size, 4);
+	ck_assert_uint_eq(bpfvm_map_def(bss)->value_size, 12); /* hits (u64), last_op */
+	ck_assert_uint_eq(bpfvm_map_def(ro)->map_flags, 0x80); /* BPF_F_RDONLY_PROG */
+	uint32_t k = 0;
+	ck_assert_int_eq(*(int *)bpfvm_map_lookup(data, &k), 5);
+	const uint8_t *rov = bpfvm_map_lookup(ro, &k);
+	uint32_t rosz = bpfvm_map_def(ro)->value_size;
+	ck_assert_ptr_nonnull(memmem(rov, rosz, "over %d", 8));
+	int lim = 42;
+	ck_assert_ptr_nonnull(memmem(rov, rosz, &lim, 4));
+	/* every PSEUDO_MAP_VALUE names a data map and an offset inside it */
+	const struct ld_prog *p = &o->progs[0];
+	size_t nval = 0;
+	for (size_t i = 0; i + 1 < p->ninsns; i++) {
+		if (p->insns[i].code != LD64)
+			continue;
+		ck_assert_uint_eq(p->insns[i].src, BPF_PSEUDO_MAP_VALUE);
+		struct bpfvm_map *m = bpfvm_obj_map(o, (size_t)p->insns[i].imm);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_lt((uint32_t)p->insns[i + 1].imm, bpfvm_map_def(m)->value_size);
+		nval++;
+		i++;
+	}
+	ck_assert_uint_ge(nval, 5);
+	uint32_t ctx[64] = {4};
+	ck_assert_uint_eq(run_linked(reg, o, 0, ctx, sizeof ctx), 1);
+	uint64_t *b = bpfvm_map_lookup(bss, &k);
+	ck_assert_uint_eq(b[0], 1);
+	ck_assert_uint_eq((uint32_t)b[1], 4);
+	ck_assert_int_eq(*(int *)bpfvm_map_lookup(data, &k), 5 + 4);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+/* Calls must land on a function's first insn inside the linked program. */
+static void check_calls(const struct ld_prog *p)
+{
+	for (size_t i = 0; i < p->ninsns; i++) {
+		const struct bpfvm_insn *in = &p->insns[i];
+		if (in->code == LD64) {
+			i++;
+			continue;
+		}
+		if (in->code != CALL || in->src != BPF_PSEUDO_CALL)
+			continue;
+		int64_t t = (int64_t)i + in->imm + 1;
+		ck_assert(t > 0 && (size_t)t < p->ninsns);
+	}
+}
+
+START_TEST(subprog_calls)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "subprog");
+	ck_assert_str_eq(bpfvm_obj_license(o), "Dual BSD/GPL");
+	ck_assert_uint_eq(bpfvm_obj_prog_count(o), 2);
+	ck_assert_str_eq(bpfvm_obj_prog_section(o, 0), "sockops");
+	ck_assert_str_eq(bpfvm_obj_prog_section(o, 1), "tc/second");
+	/* caller_a: 13 own insns + mid, leaf, global_add (3 each); not unused_func */
+	ck_assert_uint_eq(o->progs[0].ninsns, 13 + 9);
+	ck_assert_str_eq(o->progs[0].name, "caller_a");
+	/* caller_b: 3 own + leaf */
+	ck_assert_uint_eq(o->progs[1].ninsns, 3 + 3);
+	for (size_t i = 0; i < o->progs[0].ninsns; i++)
+		ck_assert_int_ne(o->progs[0].insns[i].imm, -100); /* unused_func's constant */
+	check_calls(&o->progs[0]);
+	check_calls(&o->progs[1]);
+	uint32_t ctx[64] = {5};
+	/* mid(5) = 16, global_add(1) = 8: 24 > 0 */
+	ck_assert_uint_eq(run_linked(reg, o, 0, ctx, sizeof ctx), 1);
+	ctx[0] = 7; /* skb->len at offset 0: leaf(7) */
+	ck_assert_uint_eq(run_linked(reg, o, 1, ctx, sizeof ctx), 21);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(callback_func)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "callback");
+	const struct ld_prog *p = &o->progs[0];
+	ck_assert_uint_eq(p->ninsns, 14 + 7);
+	size_t funcs = 0;
+	for (size_t i = 0; i + 1 < p->ninsns; i++)
+		if (p->insns[i].code == LD64) {
+			ck_assert_uint_eq(p->insns[i].src, BPF_PSEUDO_FUNC);
+			ck_assert_int_eq((int64_t)i + p->insns[i].imm + 1, 14);
+			funcs++;
+			i++;
+		}
+	ck_assert_uint_eq(funcs, 1);
+	uint32_t ctx[64] = {0};
+	ck_assert_uint_eq(run_linked(reg, o, 0, ctx, sizeof ctx), 1);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(multi_sections)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "multi");
+	ck_assert_uint_eq(bpfvm_obj_prog_count(o), 3);
+	ck_assert_str_eq(bpfvm_obj_prog_section(o, 0), "sockops");
+	ck_assert_str_eq(bpfvm_obj_prog_section(o, 1), "sockops/rwnd");
+	ck_assert_str_eq(bpfvm_obj_prog_section(o, 2), "generic");
+	ck_assert_uint_eq(bpfvm_obj_map_count(o), 0);
+	uint32_t ctx[64] = {2}; /* BPF_SOCK_OPS_RWND_INIT */
+	ck_assert_uint_eq(run_linked(reg, o, 1, ctx, sizeof ctx), 40);
+	ck_assert_uint_eq(run_linked(reg, o, 2, ctx, sizeof ctx), 2);
+	/* load_prog: unknown section */
+	struct bpfvm_prog *prog = (void *)1;
+	log_reset();
+	struct bpfvm_load_opts opts = {.log = &lg};
+	ck_assert_int_eq(bpfvm_obj_load_prog(o, "nope", &opts, &prog), -ENOENT);
+	ck_assert_ptr_null(prog);
+	ck_assert_str_eq(logbuf, "loader: " LD_ELF_DIR "/multi.bpf.o: section 'nope': no such "
+				 "program section\n");
+	/* the generic section through the full load path (verifier included) */
+	log_reset();
+	int rc = bpfvm_obj_load_prog(o, "generic", &opts, &prog);
+	if (rc == 0) {
+		struct bpfvm_prog_info info;
+		bpfvm_prog_info(prog, &info);
+		ck_assert_str_eq(info.name, "third");
+		ck_assert_uint_eq(info.nr_map_ids, 0);
+		ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), 2);
+		bpfvm_prog_put(prog);
+	} else {
+		/* refused by the verifier, never by the loader */
+		ck_assert_msg(strstr(logbuf, "loader:") == NULL, "%s", logbuf);
+		ck_assert_msg(strstr(logbuf, "verifier") != NULL, "%s", logbuf);
+	}
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(load_prog_map_table)
+{
+	/* the program's own map table holds only the maps it uses, first use first */
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "global_data");
+	struct bpfvm_prog *prog = NULL;
+	log_reset();
+	struct bpfvm_load_opts opts = {.log = &lg};
+	int rc = bpfvm_obj_load_prog(o, NULL, &opts, &prog);
+	if (rc == 0) {
+		struct bpfvm_prog_info info;
+		bpfvm_prog_info(prog, &info);
+		ck_assert_str_eq(info.name, "globals");
+		ck_assert_uint_eq(info.nr_map_ids, 3);
+		bpfvm_prog_put(prog);
+	} else {
+		ck_assert_msg(strstr(logbuf, "loader:") == NULL, "%s", logbuf);
+	}
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(extern_rejected)
+{
+	struct ld_img img = img_of("extern");
+	reject(&img, -EINVAL,
+	       "section 'sockops': insn 0: relocation 0: unknown symbol "
+	       "'missing_config'");
+}
+END_TEST
+
+START_TEST(open_errors)
+{
+	struct bpfvm_obj *o = (void *)1;
+	log_reset();
+	ck_assert_int_eq(bpfvm_obj_open(NULL, "/nonexistent/x.o", NULL, 0, &lg, &o), -ENOENT);
+	ck_assert_str_eq(logbuf,
+			 "loader: /nonexistent/x.o: cannot open: No such file or directory\n");
+	ck_assert_int_eq(bpfvm_obj_open(NULL, NULL, NULL, 0, &lg, &o), -EINVAL);
+	log_reset();
+	ck_assert_int_eq(bpfvm_obj_open(NULL, "/", NULL, 0, &lg, &o), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(logbuf, "not a regular file"));
+}
+END_TEST
+
+START_TEST(header_errors)
+{
+	struct ld_img base = img_of("legacy_maps"), m;
+	ld_img_copy(&base, &m);
+	m.n = 10;
+	reject(&m, -ENOEXEC, "truncated ELF header (10 bytes)");
+	ld_img_copy(&base, &m);
+	m.b[1] = 'X';
+	reject(&m, -ENOEXEC, "not an ELF file");
+	ld_img_copy(&base, &m);
+	m.b[EI_CLASS] = ELFCLASS32;
+	reject(&m, -ENOEXEC, "not a 64-bit ELF (class 1)");
+	ld_img_copy(&base, &m);
+	m.b[EI_DATA] = ELFDATA2MSB;
+	reject(&m, -ENOEXEC, "not a little-endian ELF (data 2)");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_machine = EM_X86_64;
+	reject(&m, -ENOEXEC, "e_machine 62 is not EM_BPF");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_type = ET_EXEC;
+	reject(&m, -ENOEXEC, "e_type 2 is not a relocatable object");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shoff = m.n;
+	reject(&m, -ENOEXEC, "past the end of the file");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shnum = 0xffff;
+	reject(&m, -ENOEXEC, "unsupported section count 65535");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shnum = 0;
+	reject(&m, -ENOEXEC, "unsupported section count 0");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shnum += 200; /* table runs past the end */
+	reject(&m, -ENOEXEC, "past the end of the file");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shentsize = 32;
+	reject(&m, -ENOEXEC, "section header size 32");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shstrndx = 999;
+	reject(&m, -ENOEXEC, "section name table index 999 out of range");
+	ld_img_copy(&base, &m);
+	ld_img_ehdr(&m)->e_shstrndx = (uint16_t)ld_img_sec(&m, "sockops");
+	reject(&m, -ENOEXEC, "is not a string table");
+	free(base.b);
+}
+END_TEST
+
+START_TEST(section_errors)
+{
+	struct ld_img base = img_of("legacy_maps"), m;
+	int prog = ld_img_sec(&base, "sockops");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)prog)->sh_offset = m.n - 4;
+	reject(&m, -ENOEXEC, "past the end of the file");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)prog)->sh_size = 1ULL << 62;
+	reject(&m, -ENOEXEC, "past the end of the file");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)prog)->sh_link = 5000;
+	reject(&m, -ENOEXEC, "sh_link 5000 out of range");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)prog)->sh_size -= 4;
+	reject(&m, -EINVAL, "section 'sockops': size");
+	ck_assert_ptr_nonnull(strstr(logbuf, "is not a multiple of 8"));
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)prog)->sh_name = 0xfffffff;
+	reject(&m, -EINVAL, "name offset 268435455 out of range");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)prog)->sh_flags &= ~(uint64_t)SHF_EXECINSTR;
+	reject(&m, -EINVAL, "no program sections");
+	ld_img_copy(&base, &m);
+	int lic = ld_img_sec(&m, "license");
+	memcpy(ld_img_data(&m, (size_t)lic), "GPLX", 4);
+	reject(&m, -EINVAL, "section 'license': license is not a NUL-terminated string");
+	ld_img_copy(&base, &m);
+	int st = ld_img_sec(&m, ".symtab");
+	ld_img_shdr(&m, (size_t)st)->sh_entsize = 20;
+	reject(&m, -EINVAL, "section '.symtab': bad symbol entry size 20");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)st)->sh_link = (uint32_t)prog;
+	reject(&m, -EINVAL, "is not a string table");
+	free(base.b);
+}
+END_TEST
+
+START_TEST(map_errors)
+{
+	struct ld_img base = img_of("legacy_maps"), m;
+	int ms = ld_img_sec(&base, "maps");
+	Elf64_Sym *s = ld_img_sym(&base, "op_hash", NULL);
+	ck_assert_ptr_nonnull(s);
+	size_t off = s->st_value;
+	ld_img_copy(&base, &m);
+	memset(ld_img_data(&m, (size_t)ms) + off + 12, 0, 4); /* max_entries 0 */
+	reject(&m, -EINVAL,
+	       "section 'maps': map 'op_hash': type 1 key 4 value 8 max_entries 0 "
+	       "flags 0x0: invalid definition (EINVAL)");
+	ld_img_copy(&base, &m);
+	uint32_t big = 0x7fffffff;
+	memcpy(ld_img_data(&m, (size_t)ms) + off + 8, &big, 4);
+	reject(&m, -EINVAL, "too large (E2BIG)");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)ms)->sh_size = 12;
+	reject(&m, -EINVAL, "cannot split 12 bytes into 2 map definitions");
+	ld_img_copy(&base, &m);
+	ld_img_sym(&m, "op_hash", NULL)->st_value = 4;
+	reject(&m, -EINVAL, "map 'op_hash': offset 4 is not a definition boundary");
+	free(base.b);
+
+	base = img_of("btf_maps");
+	int btf = ld_img_sec(&base, ".BTF");
+	ld_img_copy(&base, &m);
+	ld_img_data(&m, (size_t)btf)[0] = 0;
+	reject(&m, -EINVAL, "section '.BTF': bad magic");
+	ld_img_copy(&base, &m);
+	uint32_t huge = 0xfffffff0;
+	memcpy(ld_img_data(&m, (size_t)btf) + 12, &huge, 4); /* type_len */
+	reject(&m, -EINVAL, "type or string section outside the data");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)btf)->sh_size = 10;
+	reject(&m, -EINVAL, "section '.BTF': truncated header");
+	ld_img_copy(&base, &m);
+	memcpy(ld_img_shdr(&m, (size_t)btf), ld_img_shdr(&m, 0), sizeof(Elf64_Shdr));
+	reject(&m, -EINVAL, "section '.maps': needs .BTF and a symbol table");
+	/* a type record whose kind is unknown */
+	ld_img_copy(&base, &m);
+	uint8_t *bd = ld_img_data(&m, (size_t)btf);
+	uint32_t hl, to;
+	memcpy(&hl, bd + 4, 4);
+	memcpy(&to, bd + 8, 4);
+	bd[hl + to + 7] = 0x1f; /* kind bits of type 1 */
+	reject(&m, -EINVAL, "section '.BTF': type 1: unknown kind 31");
+	free(base.b);
+}
+END_TEST
+
+START_TEST(reloc_errors)
+{
+	struct ld_img base = img_of("legacy_maps"), m;
+	ld_img_copy(&base, &m);
+	ld_img_rel(&m, "sockops", 0)->r_offset = 1u << 20;
+	reject(&m, -EINVAL,
+	       "section 'sockops': relocation 0: offset 1048576 outside the section or "
+	       "misaligned");
+	ld_img_copy(&base, &m);
+	ld_img_rel(&m, "sockops", 0)->r_offset += 3;
+	reject(&m, -EINVAL, "outside the section or misaligned");
+	ld_img_copy(&base, &m);
+	Elf64_Rel *r = ld_img_rel(&m, "sockops", 0);
+	r->r_info = ELF64_R_INFO(100000, ELF64_R_TYPE(r->r_info));
+	reject(&m, -EINVAL, "relocation 0: symbol index 100000 out of range");
+	ld_img_copy(&base, &m);
+	ld_img_rel(&m, "sockops", 0)->r_offset = 0; /* insn 0 is r1 = *(u32 *)(r1 + 0) */
+	reject(&m, -EINVAL,
+	       "section 'sockops': insn 0: relocation 0: insn 0x61 is neither "
+	       "ld_imm64 nor call");
+	ld_img_copy(&base, &m);
+	r = ld_img_rel(&m, "sockops", 0);
+	r->r_info = ELF64_R_INFO(ELF64_R_SYM(r->r_info), R_BPF_64_32);
+	reject(&m, -EINVAL, "relocation 0: type 10 on ld_imm64");
+	ld_img_copy(&base, &m);
+	r = ld_img_rel(&m, "sockops", 0);
+	ld_img_rel(&m, "sockops", 1)->r_offset = r->r_offset;
+	reject(&m, -EINVAL, "relocation 1: second relocation of this insn");
+	/* the relocation names a symbol outside maps, data and code */
+	ld_img_copy(&base, &m);
+	size_t lic_sym;
+	ck_assert_ptr_nonnull(ld_img_sym(&m, "_license", &lic_sym));
+	r = ld_img_rel(&m, "sockops", 0);
+	r->r_info = ELF64_R_INFO(lic_sym, R_BPF_64_64);
+	reject(&m, -EINVAL, "symbol '_license' in section 'license' is not a map, data or code");
+	/* a reloc section whose symbol table link is wrong */
+	ld_img_copy(&base, &m);
+	int rs = ld_img_sec(&m, ".relsockops");
+	ld_img_shdr(&m, (size_t)rs)->sh_link = 1;
+	reject(&m, -EINVAL, "section '.relsockops': sh_link 1 is not the symbol table");
+	ld_img_copy(&base, &m);
+	ld_img_shdr(&m, (size_t)rs)->sh_info = 0;
+	reject(&m, -EINVAL, "section '.relsockops': sh_info 0 is not a section");
+	/* relocations dropped: a map ld_imm64 with src set cannot be trusted */
+	ld_img_copy(&base, &m);
+	size_t at = ld_img_rel(&m, "sockops", 0)->r_offset;
+	ld_img_shdr(&m, (size_t)rs)->sh_info = (uint32_t)ld_img_sec(&m, "license");
+	struct bpfvm_insn *in = (void *)(ld_img_data(&m, (size_t)ld_img_sec(&m, "sockops")) + at);
+	in->src = BPF_PSEUDO_MAP_FD;
+	char want[64];
+	snprintf(want, sizeof want, "insn %zu: ld_imm64 with src 1 but no relocation", at / 8);
+	reject(&m, -EINVAL, want);
+	free(base.b);
+
+	base = img_of("subprog");
+	int text = ld_img_sec(&base, ".text");
+	ld_img_copy(&base, &m);
+	/* mid's pc-relative call to leaf (insn 6 of .text) now jumps far away */
+	in = (void *)(ld_img_data(&m, (size_t)text) + 6 * 8);
+	ck_assert_uint_eq(in->code, CALL);
+	in->imm = 100;
+	reject(&m, -EINVAL, "section '.text': insn 6: call target 107 outside section '.text'");
+	ld_img_copy(&base, &m);
+	in = (void *)(ld_img_data(&m, (size_t)ld_img_sec(&m, "sockops")) + 8);
+	in->src = 0; /* R_BPF_64_32 on a helper call */
+	reject(&m, -EINVAL, "insn 1: relocation 0: call with relocation type 10 src 0");
+	ld_img_copy(&base, &m);
+	ld_img_sym(&m, "unused_func", NULL)->st_size = 0;
+	ld_img_sym(&m, "mid", NULL)->st_info = ELF64_ST_INFO(STB_LOCAL, STT_NOTYPE);
+	reject(&m, -EINVAL, "is inside no function");
+	free(base.b);
+}
+END_TEST
+
+/* Every single-byte change of the ELF header and section table either loads
+ * or is refused with a message; nothing crashes (the ASan build runs this). */
+START_TEST(header_byte_sweep)
+{
+	struct ld_img base = img_of("global_data");
+	Elf64_Ehdr *eh = ld_img_ehdr(&base);
+	size_t shoff = eh->e_shoff, shlen = (size_t)eh->e_shnum * sizeof(Elf64_Shdr);
+	static const uint8_t vals[] = {0x00, 0xff, 0x01, 0x80, 0x7f};
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	size_t tried = 0, refused = 0;
+	for (size_t pos = 0; pos < sizeof(Elf64_Ehdr) + shlen; pos++) {
+		size_t at = pos < sizeof(Elf64_Ehdr) ? pos : shoff + pos - sizeof(Elf64_Ehdr);
+		for (size_t v = 0; v < sizeof vals; v++) {
+			if (base.b[at] == vals[v])
+				continue;
+			uint8_t old = base.b[at];
+			base.b[at] = vals[v];
+			struct bpfvm_obj *o = NULL;
+			log_reset();
+			int rc = bpfvm_obj_open(reg, NULL, base.b, base.n, &lg, &o);
+			base.b[at] = old;
+			tried++;
+			if (rc) {
+				refused++;
+				ck_assert_msg(rc == -EINVAL || rc == -ENOEXEC || rc == -ENOMEM,
+					      "rc %d", rc);
+				ck_assert_msg(strncmp(logbuf, "loader: ", 8) == 0,
+					      "byte %zu = 0x%02x: rc %d without message", at,
+					      vals[v], rc);
+			}
+			bpfvm_obj_close(o);
+		}
+	}
+	ck_assert_uint_gt(refused, tried / 4);
+	uint32_t next;
+	ck_assert_int_eq(bpfvm_map_get_next_id(reg, 0, &next), -ENOENT);
+	bpfvm_registry_destroy(reg);
+	free(base.b);
+}
+END_TEST
+
+static Suite *loader_suite(void)
+{
+	Suite *s = suite_create("bpfvm_loader");
+	TCase *tc = tcase_create("objects");
+	tcase_add_test(tc, legacy_maps);
+	tcase_add_test(tc, btf_maps);
+	tcase_add_test(tc, global_data);
+	tcase_add_test(tc, subprog_calls);
+	tcase_add_test(tc, callback_func);
+	tcase_add_test(tc, multi_sections);
+	tcase_add_test(tc, load_prog_map_table);
+	suite_add_tcase(s, tc);
+	TCase *te = tcase_create("errors");
+	tcase_set_timeout(te, 60);
+	tcase_add_test(te, extern_rejected);
+	tcase_add_test(te, open_errors);
+	tcase_add_test(te, header_errors);
+	tcase_add_test(te, section_errors);
+	tcase_add_test(te, map_errors);
+	tcase_add_test(te, reloc_errors);
+	tcase_add_test(te, header_byte_sweep);
+	suite_add_tcase(s, te);
+	return s;
+}
+
+SKOPS_CHECK_MAIN(loader_suite)
