@@ -59,18 +59,57 @@ static void mark_all(struct vrf_env *env)
 	}
 }
 
-/* Mark regs/slots of frame f in checkpoint st; false when st has no such
- * frame. Ones already precise there were backtracked from st before, so
- * they leave the sets (this keeps long loops linear). */
-static bool mark_in(struct vrf_state *st, int f, uint16_t *regs, uint64_t *slots)
+/* Scalars linked by an id (a copy) were refined together by branches: when
+ * one is precise, so are its copies (kernel: mark_precise_scalar_ids).
+ * false when a copy sits in another frame, which the walk cannot follow. */
+static bool add_linked(struct vrf_state *st, int f, uint16_t *regs, uint64_t *slots)
 {
-	if (st->curframe != f)
+	struct vrf_frame *fr = st->frames[f];
+	uint32_t ids[VRF_NREGS + VRF_SLOTS];
+	int n = 0;
+	for (int r = 0; r < VRF_NREGS; r++)
+		if ((*regs >> r & 1) && fr->regs[r].type == VRF_SCALAR && fr->regs[r].id)
+			ids[n++] = fr->regs[r].id;
+	for (int s = 0; s < VRF_SLOTS; s++)
+		if ((*slots >> s & 1) && fr->stack[s].type[0] == VRF_ST_SPILL &&
+		    fr->stack[s].spill.type == VRF_SCALAR && fr->stack[s].spill.id)
+			ids[n++] = fr->stack[s].spill.id;
+	for (int k = 0; k < n; k++) {
+		for (int g = 0; g <= st->curframe; g++) {
+			struct vrf_frame *x = st->frames[g];
+			for (int r = 0; r < VRF_NREGS; r++) {
+				if (x->regs[r].type != VRF_SCALAR || x->regs[r].id != ids[k])
+					continue;
+				if (g != f)
+					return false;
+				*regs |= (uint16_t)(1u << r);
+			}
+			for (int s = 0; s < VRF_SLOTS; s++) {
+				if (x->stack[s].type[0] != VRF_ST_SPILL ||
+				    x->stack[s].spill.type != VRF_SCALAR ||
+				    x->stack[s].spill.id != ids[k])
+					continue;
+				if (g != f)
+					return false;
+				*slots |= 1ull << s;
+			}
+		}
+	}
+	return true;
+}
+
+/* Mark regs/slots of frame f in st; false when that cannot be followed.
+ * In a checkpoint (drop), ones already precise were backtracked from there
+ * before, so they leave the sets (this keeps long loops linear). */
+static bool mark_in(struct vrf_state *st, int f, uint16_t *regs, uint64_t *slots, bool drop)
+{
+	if (st->curframe != f || !add_linked(st, f, regs, slots))
 		return false;
 	struct vrf_frame *fr = st->frames[f];
 	for (int r = 0; r < VRF_NREGS; r++) {
 		if (!(*regs >> r & 1) || fr->regs[r].type != VRF_SCALAR)
 			continue;
-		if (fr->regs[r].precise)
+		if (fr->regs[r].precise && drop)
 			*regs &= (uint16_t) ~(1u << r);
 		fr->regs[r].precise = 1;
 	}
@@ -78,7 +117,7 @@ static bool mark_in(struct vrf_state *st, int f, uint16_t *regs, uint64_t *slots
 		if (!(*slots >> s & 1) || fr->stack[s].type[0] != VRF_ST_SPILL ||
 		    fr->stack[s].spill.type != VRF_SCALAR)
 			continue;
-		if (fr->stack[s].spill.precise)
+		if (fr->stack[s].spill.precise && drop)
 			*slots &= ~(1ull << s);
 		fr->stack[s].spill.precise = 1;
 	}
@@ -158,9 +197,10 @@ int vrf_mark_precise(struct vrf_env *env, uint16_t regs, uint64_t slots)
 {
 	struct vrf_state *st = env->cur;
 	int f = st->curframe;
-	uint16_t r0 = regs;
-	uint64_t s0 = slots;
-	mark_in(st, f, &r0, &s0); /* the path's own state: keep walking for all */
+	if (!mark_in(st, f, &regs, &slots, false)) {
+		mark_all(env);
+		return 0;
+	}
 	/* bounded: every checkpoint and trace entry is visited at most once */
 	while (st && (regs || slots)) {
 		if (st->trace_lost) {
@@ -174,7 +214,7 @@ int vrf_mark_precise(struct vrf_env *env, uint16_t regs, uint64_t slots)
 			}
 		}
 		st = st->parent;
-		if (st && !mark_in(st, f, &regs, &slots)) {
+		if (st && !mark_in(st, f, &regs, &slots, true)) {
 			mark_all(env);
 			return 0;
 		}

@@ -165,6 +165,17 @@ static const struct vcase cases[] = {
      T_SOCK, false, -EACCES,
      "verifier: insn 10: function calls are not allowed while holding a lock"},
 
+    /* pruning must not lose a bound learnt through a copy (precision of
+     * linked scalars): the second path reaches insn 9 with r8 unlinked */
+    {"linked_scalar_precision",
+     PROG(MOV64_K(0, 0), LDX(BPF_W, 7, 1, 0), LDX(BPF_W, 6, 1, 4), JMP_K(BPF_JEQ, 6, 0, 3),
+	  MOV64_X(8, 7), MOV64_X(9, 7), JA(2), MOV64_X(9, 7), LDX(BPF_W, 8, 1, 8),
+	  JMP_K(BPF_JGT, 8, 12, 10), LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 2), ALU64_X(BPF_ADD, 0, 7),
+	  LDX(BPF_B, 0, 0, 0), MOV64_K(0, 0), EXIT()),
+     T_SOCK, false, -EACCES,
+     "verifier: insn 17: R0 math between map_value pointer and register with unbounded value is "
+     "not allowed"},
+
     /* ---- accepted ---- */
     {"byteswap_source_bit_is_order",
      PROG(LDX(BPF_W, 2, 1, 0), BE(2, 32), LE(2, 16), BSWAP(2, 64), MOV64_K(0, 0), EXIT()), T_SOCK,
