@@ -16,7 +16,7 @@ done
 work=$(mktemp -d /tmp/skops-fuzz-verifier.XXXXXX)
 cp "$corpus"/* "$work"/
 echo "fuzz_verifier: ${secs}s from $(ls "$corpus" | wc -l) seeds in $work"
-if "$fuzzer" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+if "$fuzzer" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$work/" "$work" 2>"$work/fuzz.log"; then
 	tail -12 "$work/fuzz.log"
 	rm -rf "$work"
