@@ -1,0 +1,311 @@
+/* skopsctl: the control CLI. A verb table ("prog verify", "prog dump"; more
+ * verbs join in phase 2). Exit status: 0 accepted/ok, 1 rejected, 2 bad usage
+ * or unreadable file. Output mirrors bpftool where it has an equivalent
+ * ("  0: (61) r2 = *(u32 *)(r1 +0)" for xlated dumps). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpfvm.h"
+#include "hooks.h"
+#include "skopsctl_jited.h"
+
+#define EXIT_REJECTED 1
+#define EXIT_USAGE    2
+#define LOG_SIZE      (1u << 20)
+
+struct ctl_opts {
+	const char *file;
+	const char *section;
+	bool strict, verbose, json, jited;
+};
+
+struct ctl_verb {
+	const char *object, *verb;
+	int (*run)(const struct ctl_opts *o);
+	const char *usage;
+};
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const struct bpfvm_prog_type *type_for(const char *section)
+{
+	if (section && strncmp(section, "sockops", 7) == 0)
+		return &hooks_sock_ops_type;
+	return &bpfvm_type_generic;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Open the object; errors print the loader's log and mean exit 2. */
+static int open_obj(const struct ctl_opts *o, struct bpfvm_registry **reg, struct bpfvm_obj **obj,
+		    struct bpfvm_log *log)
+{
+	int err = bpfvm_registry_create(reg);
+	if (err) {
+		fprintf(stderr, "skopsctl: registry: %s\n", strerror(-err));
+		return err;
+	}
+	err = bpfvm_obj_open(*reg, o->file, NULL, 0, log, obj);
+	if (err) {
+		fprintf(stderr, "%sskopsctl: %s: cannot open object: %s\n", log->buf, o->file,
+			strerror(-err));
+		bpfvm_registry_destroy(*reg);
+	}
+	return err;
+}
+
+static int prog_verify(const struct ctl_opts *o)
+{
+	struct bpfvm_registry *reg;
+	struct bpfvm_obj *obj;
+	char *buf = calloc(1, LOG_SIZE);
+	if (!buf)
+		return EXIT_USAGE;
+	struct bpfvm_log log = {.level = o->verbose ? 2 : 1, .buf = buf, .size = LOG_SIZE};
+	if (open_obj(o, &reg, &obj, &log)) {
+		free(buf);
+		return EXIT_USAGE;
+	}
+	int status = 0;
+	size_t n = bpfvm_obj_prog_count(obj), done = 0;
+	if (o->json)
+		printf("{\"file\":"), json_str(stdout, o->file), printf(",\"programs\":[");
+	for (size_t i = 0; i < n; i++) {
+		const char *sec = bpfvm_obj_prog_section(obj, i);
+		if (o->section && strcmp(sec, o->section))
+			continue;
+		log.used = 0;
+		log.truncated = false;
+		buf[0] = 0;
+		struct bpfvm_load_opts lo = {
+		    .type = type_for(sec), .strict = o->strict, .log = &log};
+		struct bpfvm_prog *prog = NULL;
+		uint64_t t0 = now_ns();
+		int err = bpfvm_obj_load_prog(obj, sec, &lo, &prog);
+		uint64_t us = (now_ns() - t0) / 1000;
+		size_t ninsns = 0;
+		if (prog)
+			bpfvm_prog_insns(prog, &ninsns);
+		if (err == -ENOSPC && prog) /* verified, only the verbose log overflowed */
+			err = 0;
+		if (err)
+			status = EXIT_REJECTED;
+		if (o->json) {
+			printf("%s{\"section\":", done ? "," : "");
+			json_str(stdout, sec);
+			printf(",\"type\":\"%s\",\"accepted\":%s,\"insns\":%zu,\"time_us\":%llu,"
+			       "\"log\":",
+			       lo.type->name, err ? "false" : "true", ninsns,
+			       (unsigned long long)us);
+			json_str(stdout, buf);
+			printf("}");
+		} else {
+			fputs(buf, stdout);
+			if (err)
+				printf("skopsctl: %s: section '%s': rejected (%s)\n", o->file, sec,
+				       strerror(-err));
+			else
+				printf("skopsctl: %s: section '%s': accepted as %s, %zu insns, "
+				       "%llu us\n",
+				       o->file, sec, lo.type->name, ninsns, (unsigned long long)us);
+		}
+		done++;
+		bpfvm_prog_put(prog);
+	}
+	if (o->json)
+		printf("]}\n");
+	if (!done) {
+		fprintf(stderr, "skopsctl: %s: no program section%s%s\n", o->file,
+			o->section ? " named " : "", o->section ? o->section : "");
+		status = EXIT_USAGE;
+	}
+	bpfvm_obj_close(obj);
+	bpfvm_registry_destroy(reg);
+	free(buf);
+	return status;
+}
+
+/* ld_imm64 of a global-data value: name the map and offset as bpftool does. */
+static bool value_ref(struct bpfvm_obj *obj, uint64_t addr, char *out, size_t n, unsigned dst)
+{
+	for (size_t i = 0; i < bpfvm_obj_map_count(obj); i++) {
+		struct bpfvm_map *m = bpfvm_obj_map(obj, i);
+		const struct bpfvm_map_def *d = bpfvm_map_def(m);
+		uint32_t key = 0;
+		if (d->type != BPFVM_MAP_ARRAY)
+			continue;
+		uintptr_t base = (uintptr_t)bpfvm_map_lookup(m, &key);
+		if (base && addr >= base && addr < base + d->value_size) {
+			snprintf(out, n, "r%u = map[id:%u][0]+%llu", dst, bpfvm_map_id(m),
+				 (unsigned long long)(addr - base));
+			return true;
+		}
+	}
+	return false;
+}
+
+static int prog_dump(const struct ctl_opts *o)
+{
+	struct bpfvm_registry *reg;
+	struct bpfvm_obj *obj;
+	char *buf = calloc(1, LOG_SIZE);
+	if (!buf)
+		return EXIT_USAGE;
+	struct bpfvm_log log = {.level = 1, .buf = buf, .size = LOG_SIZE};
+	if (open_obj(o, &reg, &obj, &log)) {
+		free(buf);
+		return EXIT_USAGE;
+	}
+	const char *sec = o->section;
+	if (!sec && bpfvm_obj_prog_count(obj))
+		sec = bpfvm_obj_prog_section(obj, 0);
+	struct bpfvm_load_opts lo = {
+	    .type = type_for(sec), .strict = o->strict, .jit = o->jited, .log = &log};
+	struct bpfvm_prog *prog = NULL;
+	int status = 0;
+	int err = sec ? bpfvm_obj_load_prog(obj, sec, &lo, &prog) : -ENOENT;
+	if (err) {
+		fputs(buf, stderr);
+		fprintf(stderr, "skopsctl: %s: section '%s': cannot load: %s\n", o->file,
+			sec ? sec : "(none)", strerror(-err));
+		status = err == -ENOENT ? EXIT_USAGE : EXIT_REJECTED;
+		goto out;
+	}
+	if (o->jited) {
+		if (skopsctl_print_jited(stdout, prog, o->json)) {
+			fputs(buf, stderr);
+			fprintf(stderr, "skopsctl: %s: section '%s': not JIT-compiled\n", o->file,
+				sec);
+			status = EXIT_REJECTED;
+		}
+		bpfvm_prog_put(prog);
+		goto out;
+	}
+	size_t n;
+	const struct bpfvm_insn *in = bpfvm_prog_insns(prog, &n);
+	if (o->json)
+		printf("[");
+	for (size_t pc = 0; pc < n; pc++) {
+		char text[160];
+		const struct bpfvm_insn *next = pc + 1 < n ? &in[pc + 1] : NULL;
+		bool wide = in[pc].code == 0x18 && next;
+		uint64_t v =
+		    wide ? ((uint64_t)(uint32_t)in[pc].imm | (uint64_t)(uint32_t)next->imm << 32)
+			 : 0;
+		if (!(wide && in[pc].src == 2 && value_ref(obj, v, text, sizeof text, in[pc].dst)))
+			bpfvm_disasm(&in[pc], next, text, sizeof text);
+		if (o->json) {
+			printf("%s{\"pc\":%zu,\"code\":\"0x%02x\",\"insn\":", pc ? "," : "", pc,
+			       in[pc].code);
+			json_str(stdout, text);
+			printf("}");
+		} else {
+			printf("%4zu: (%02x) %s\n", pc, in[pc].code, text);
+		}
+		if (wide)
+			pc++;
+	}
+	if (o->json)
+		printf("]\n");
+	bpfvm_prog_put(prog);
+out:
+	bpfvm_obj_close(obj);
+	bpfvm_registry_destroy(reg);
+	free(buf);
+	return status;
+}
+
+static const struct ctl_verb verbs[] = {
+    {"prog", "verify", prog_verify, "prog verify FILE.o [--strict] [--section S] [-v] [-j]"},
+    {"prog", "dump", prog_dump, "prog dump FILE.o [--section S] [--jited] [-j]"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage:\n");
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		fprintf(f, "  skopsctl %s\n", verbs[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"strict", no_argument, NULL, 's'},
+	    {"section", required_argument, NULL, 'S'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"jited", no_argument, NULL, 'J'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct ctl_opts o = {0};
+	int c;
+	while ((c = getopt_long(argc, argv, "vjh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o.strict = true;
+			break;
+		case 'S':
+			o.section = optarg;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'J':
+			o.jited = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind < 3) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+		if (strcmp(argv[optind], verbs[i].object) ||
+		    strcmp(argv[optind + 1], verbs[i].verb))
+			continue;
+		if (argc - optind != 3) {
+			fprintf(stderr, "usage: skopsctl %s\n", verbs[i].usage);
+			return EXIT_USAGE;
+		}
+		o.file = argv[optind + 2];
+		return verbs[i].run(&o);
+	}
+	fprintf(stderr, "skopsctl: unknown command '%s %s'\n", argv[optind], argv[optind + 1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# run_corpus.sh RUNNER OBJDIR SRCDIR SKOPSCTL: the verifier corpus. Extracts every
+# samples/bpf/tcp_*_kern.c the seed patches add, compiles it with the SDK's
+# clang command, then runs RUNNER over the seeds and the corpus objects in
+# OBJDIR (accept_*.o, reject_*.o, strict_reject_*.o with SRCDIR/progs/*.expect),
+# and checks skopsctl's exit codes and output on a few of them.
+set -eu
+runner=$1
+objdir=$2
+srcdir=$3
+ctl=$4
+seeds=${SKOPS_SEEDS:-${SKOPS_SEEDS_DEFAULT:-}}
+if [ -z "$seeds" ] || [ ! -d "$seeds" ]; then
+	echo "verifier corpus: seed patches dir '$seeds' missing: not run"
+	exit 77
+fi
+sdk=${SKOPS_SDK:?SKOPS_SDK not set}
+out="$objdir/seeds"
+rm -rf "$out"
+mkdir -p "$out"
+set --
+for p in "$seeds"/*.patch; do
+	[ -f "$p" ] || continue
+	for f in $(sed -n 's|^+++ b/\(samples/bpf/tcp_[a-z0-9_]*_kern\.c\)$|\1|p' "$p"); do
+		src="$out/$(basename "$f")"
+		# the new file's added lines, up to the next file of the patch
+		awk -v want="+++ b/$f" '
+			$0 == want { on = 1; next }
+			on && /^diff --git / { on = 0 }
+			on && /^@@ / { next }
+			on && /^\+/ { print substr($0, 2) }
+		' "$p" >"$src"
+		clang -O2 -target bpf -I "$sdk" -c "$src" -o "${src%.c}.o"
+		set -- "$@" "seed:${src%.c}.o"
+	done
+done
+if [ $# -eq 0 ]; then
+	echo "verifier corpus: no samples/bpf/tcp_*_kern.c in $seeds" >&2
+	exit 1
+fi
+for o in "$objdir"/accept_*.o; do
+	set -- "$@" "accept:$o"
+done
+for o in "$objdir"/reject_*.o "$objdir"/strict_reject_*.o; do
+	b=$(basename "$o" .o)
+	case $b in strict_*) m=strict-reject ;; *) m=reject ;; esac
+	set -- "$@" "$m:$o:$srcdir/progs/$b.expect"
+done
+"$runner" "$@"
+# skopsctl: 0 accepted, 1 rejected, 2 unreadable / bad usage
+expect_rc() { # rc command...
+	want=$1
+	shift
+	set +e
+	"$@" >"$objdir/ctl.out" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL: '$*' exited $rc, want $want"
+		cat "$objdir/ctl.out"
+		exit 1
+	fi
+}
+need() { # grep options and pattern, on the last command's output
+	grep -q "$@" "$objdir/ctl.out" || {
+		echo "FAIL: skopsctl output lacks $*"
+		cat "$objdir/ctl.out"
+		exit 1
+	}
+}
+expect_rc 0 "$ctl" prog verify "$objdir/accept_map.o"
+need "section 'sockops': accepted as sock_ops"
+expect_rc 1 "$ctl" prog verify "$objdir/reject_null_deref.o"
+need -xF "$(cat "$srcdir/progs/reject_null_deref.expect")"
+need "^verifier: state: R"
+expect_rc 1 "$ctl" prog verify --strict "$objdir/strict_reject_ret.o"
+expect_rc 0 "$ctl" prog verify "$objdir/strict_reject_ret.o"
+expect_rc 0 "$ctl" prog verify -v "$objdir/accept_loop.o"
+need "^[0-9]*: (61) r[0-9] = \*(u32 \*)(r1 +0)$"
+expect_rc 0 "$ctl" prog verify -j --section sockops "$objdir/accept_stack.o"
+need '"accepted":true'
+expect_rc 2 "$ctl" prog verify "$objdir/no-such-file.o"
+expect_rc 2 "$ctl" prog verify
+expect_rc 2 "$ctl" prog verify --section nope "$objdir/accept_map.o"
+expect_rc 0 "$ctl" prog dump "$objdir/accept_map.o"
+need "^ *[0-9]*: (85) call bpf_map_lookup_elem#1$"
+need "r1 = map\[id:[0-9]*\]$"
+expect_rc 1 "$ctl" prog dump "$objdir/reject_leak.o"
+echo "skopsctl: exit codes and output checked"
