@@ -29,7 +29,7 @@ bool jit_blind(struct jit_state *st, const struct bpfvm_insn *in, struct bpfvm_i
 {
 	struct jit_buf *b = &st->b;
 	uint32_t key = (uint32_t)st->blind_key;
-	if (in->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+	if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->dst <= 10) {
 		static const uint8_t regs[11] = {JIT_RAX, JIT_RDI, JIT_RSI, JIT_RDX,
 						 JIT_RCX, JIT_R8,  JIT_RBX, JIT_R13,
 						 JIT_R14, JIT_R15, JIT_RBP};

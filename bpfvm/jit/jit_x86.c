@@ -34,6 +34,18 @@ static bool is_jump(const struct bpfvm_insn *in)
 	return (cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT;
 }
 
+/* The register fields an insn uses name R0..R10 (ld_imm64 checked apart). */
+static bool regs_ok(const struct bpfvm_insn *in)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+	bool jmp = cls == BPF_JMP || cls == BPF_JMP32;
+	bool dst_used = !(jmp && (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT));
+	bool src_used = cls == BPF_LDX || cls == BPF_STX ||
+			((cls == BPF_ALU || cls == BPF_ALU64 || jmp) &&
+			 BPF_SRC(in->code) == BPF_X && op != BPF_END);
+	return (!dst_used || in->dst <= 10) && (!src_used || in->src <= 10);
+}
+
 static int reject(struct bpfvm_log *log, size_t pc, const char *why, int err)
 {
 	bpfvm_log_printf(log, "jit: insn %zu: %s, using the interpreter\n", pc, why);
@@ -67,7 +79,7 @@ static int analyse(struct jit_state *st)
 		if (second[i])
 			continue;
 		if (is_ldimm64(&in[i])) {
-			if (i + 1 >= n || in[i + 1].code != 0) {
+			if (i + 1 >= n || in[i + 1].code != 0 || in[i].dst > 10) {
 				err = reject(st->log, i, "truncated ld_imm64", -EINVAL);
 				goto out;
 			}
@@ -92,6 +104,10 @@ static int analyse(struct jit_state *st)
 			continue;
 		}
 		uint8_t cls = BPF_CLASS(in[i].code), op = BPF_OP(in[i].code);
+		if (!regs_ok(&in[i])) {
+			err = reject(st->log, i, "register number out of range", -EINVAL);
+			goto out;
+		}
 		if (cls == BPF_JMP && op == BPF_CALL) {
 			calls = true;
 			if (in[i].src == BPF_PSEUDO_CALL) {

@@ -15,6 +15,13 @@ static const uint8_t reg_map[12] = {
     JIT_RBX, JIT_R13, JIT_R14, JIT_R15, JIT_RBP, JIT_R10, /* [11]: blinding scratch */
 };
 
+/* Register fields an insn does not use may hold anything (structural checks
+ * only bound the ones it uses): map those to r11 instead of reading past. */
+static int xreg(uint8_t r)
+{
+	return r < sizeof reg_map ? reg_map[r] : JIT_R11;
+}
+
 /* Full-frame push order; the callback thunk uses the same layout, so the
  * main epilogue also unwinds a callback (abort, tail call). */
 static const uint8_t full_saves[6] = {JIT_RBP, JIT_RBX, JIT_R12, JIT_R13, JIT_R14, JIT_R15};
@@ -340,7 +347,7 @@ static int alu(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
 	bool w = BPF_CLASS(in->code) == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
-	int dst = reg_map[in->dst], src = reg_map[in->src];
+	int dst = xreg(in->dst), src = xreg(in->src);
 	uint8_t op = BPF_OP(in->code), x86op;
 	int ext;
 	if (alu_op(op, &x86op, &ext) == 0) {
@@ -430,7 +437,7 @@ static int size_bytes(uint8_t code)
 static int atomic(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
-	int size = size_bytes(in->code), dst = reg_map[in->dst], src = reg_map[in->src];
+	int size = size_bytes(in->code), dst = xreg(in->dst), src = xreg(in->src);
 	bool w = size == 8;
 	if (size != 4 && size != 8)
 		return fail(st, pc, "atomic of unsupported size");
@@ -485,7 +492,7 @@ static int atomic(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in
 static int mem(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
-	int size = size_bytes(in->code), dst = reg_map[in->dst], src = reg_map[in->src];
+	int size = size_bytes(in->code), dst = xreg(in->dst), src = xreg(in->src);
 	uint8_t cls = BPF_CLASS(in->code), mode = BPF_MODE(in->code);
 	if (cls == BPF_LDX && (mode == BPF_MEM || (mode == BPF_MEMSX && size != 8))) {
 		jit_load(b, size, mode == BPF_MEMSX, dst, src, in->off);
@@ -634,7 +641,7 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 	int cc = jcc_of(op);
 	if (cc == -2)
 		return fail(st, pc, "unknown jump op");
-	int dst = reg_map[in->dst], src = reg_map[in->src];
+	int dst = xreg(in->dst), src = xreg(in->src);
 	if (x)
 		jit_alu_rr(b, w, op == BPF_JSET ? JIT_OP_TEST : JIT_OP_CMP, dst, src);
 	else if (op == BPF_JSET)
@@ -673,7 +680,7 @@ int jit_insn(struct jit_state *st, size_t f, uint32_t pc)
 			return fail(st, pc, "legacy packet loads are not supported");
 		/* map pointers, map values and callback indices were resolved into
 		 * the imm pair at load time */
-		jit_mov_ri64(&st->b, reg_map[in->dst],
+		jit_mov_ri64(&st->b, xreg(in->dst),
 			     (uint64_t)(uint32_t)in->imm | (uint64_t)(uint32_t)in[1].imm << 32);
 		return 2;
 	}
