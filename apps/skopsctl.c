@@ -108,11 +108,23 @@ static int prog_verify(const struct ctl_opts *o)
 		uint64_t t0 = now_ns();
 		int err = bpfvm_obj_load_prog(obj, sec, &lo, &prog);
 		uint64_t us = (now_ns() - t0) / 1000;
+		if (log.truncated) {
+			/* the verbose log overflowed: verdict and reason from a quiet
+			 * load, appended after what fit */
+			size_t kept = log.used < LOG_SIZE / 2 ? log.used : LOG_SIZE / 2;
+			bpfvm_prog_put(prog);
+			prog = NULL;
+			struct bpfvm_log quiet = {
+			    .level = 1, .buf = buf + kept, .size = LOG_SIZE - kept};
+			int n = snprintf(buf + kept, LOG_SIZE - kept,
+					 "\nskopsctl: (verbose log truncated)\n");
+			quiet.used = n > 0 ? (size_t)n : 0;
+			lo.log = &quiet;
+			err = bpfvm_obj_load_prog(obj, sec, &lo, &prog);
+		}
 		size_t ninsns = 0;
 		if (prog)
 			bpfvm_prog_insns(prog, &ninsns);
-		if (err == -ENOSPC && prog) /* verified, only the verbose log overflowed */
-			err = 0;
 		if (err)
 			status = EXIT_REJECTED;
 		if (o->json) {
