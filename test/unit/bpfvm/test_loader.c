@@ -315,19 +315,21 @@ START_TEST(multi_sections)
 				 "program section\n");
 	/* the generic section through the full load path (verifier included) */
 	log_reset();
-	int rc = bpfvm_obj_load_prog(o, "generic", &opts, &prog);
-	if (rc == 0) {
-		struct bpfvm_prog_info info;
-		bpfvm_prog_info(prog, &info);
-		ck_assert_str_eq(info.name, "third");
-		ck_assert_uint_eq(info.nr_map_ids, 0);
-		ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), 2);
-		bpfvm_prog_put(prog);
-	} else {
-		/* refused by the verifier, never by the loader */
-		ck_assert_msg(strstr(logbuf, "loader:") == NULL, "%s", logbuf);
-		ck_assert_msg(strstr(logbuf, "verifier") != NULL, "%s", logbuf);
-	}
+	ck_assert_msg(bpfvm_obj_load_prog(o, "generic", &opts, &prog) == 0, "%s", logbuf);
+	struct bpfvm_prog_info info;
+	bpfvm_prog_info(prog, &info);
+	ck_assert_str_eq(info.name, "third");
+	ck_assert_uint_eq(info.nr_map_ids, 0);
+	ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), 2);
+	bpfvm_prog_put(prog);
+	/* NULL picks the first program section; opts->name overrides the name */
+	opts.name = "renamed";
+	ck_assert_int_eq(bpfvm_obj_load_prog(o, NULL, &opts, &prog), 0);
+	bpfvm_prog_info(prog, &info);
+	ck_assert_str_eq(info.name, "renamed");
+	ctx[0] = 1; /* BPF_SOCK_OPS_TIMEOUT_INIT */
+	ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), 10);
+	bpfvm_prog_put(prog);
 	bpfvm_obj_close(o);
 	bpfvm_registry_destroy(reg);
 }
@@ -342,16 +344,80 @@ START_TEST(load_prog_map_table)
 	struct bpfvm_prog *prog = NULL;
 	log_reset();
 	struct bpfvm_load_opts opts = {.log = &lg};
-	int rc = bpfvm_obj_load_prog(o, NULL, &opts, &prog);
-	if (rc == 0) {
-		struct bpfvm_prog_info info;
-		bpfvm_prog_info(prog, &info);
-		ck_assert_str_eq(info.name, "globals");
-		ck_assert_uint_eq(info.nr_map_ids, 3);
-		bpfvm_prog_put(prog);
-	} else {
-		ck_assert_msg(strstr(logbuf, "loader:") == NULL, "%s", logbuf);
+	ck_assert_msg(bpfvm_obj_load_prog(o, NULL, &opts, &prog) == 0, "%s", logbuf);
+	struct bpfvm_prog_info info;
+	bpfvm_prog_info(prog, &info);
+	ck_assert_str_eq(info.name, "globals");
+	ck_assert_uint_eq(info.nr_map_ids, 3);
+	/* map_ids in first-use order: .bss (hits), then .rodata (scale), .data */
+	ck_assert_uint_eq(info.map_ids[0], bpfvm_map_id(bpfvm_obj_map_by_name(o, ".bss")));
+	ck_assert_uint_eq(info.map_ids[1], bpfvm_map_id(bpfvm_obj_map_by_name(o, ".rodata")));
+	ck_assert_uint_eq(info.map_ids[2], bpfvm_map_id(bpfvm_obj_map_by_name(o, ".data")));
+	uint32_t ctx[64] = {6};
+	ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), 1);
+	uint32_t k = 0;
+	ck_assert_uint_eq(*(uint64_t *)bpfvm_map_lookup(bpfvm_obj_map_by_name(o, ".bss"), &k), 1);
+	bpfvm_prog_put(prog);
+	/* the program keeps its maps after the object is gone */
+	opts.jit = true;
+	ck_assert_int_eq(bpfvm_obj_load_prog(o, "sockops", &opts, &prog), 0);
+	struct bpfvm_map *bss = bpfvm_obj_map_by_name(o, ".bss");
+	bpfvm_map_get(bss);
+	bpfvm_obj_close(o);
+	ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), 1);
+	ck_assert_uint_eq(*(uint64_t *)bpfvm_map_lookup(bss, &k), 2);
+	bpfvm_map_put(bss);
+	bpfvm_prog_put(prog);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+/* Every program of the objects loads through the verifier and runs the same
+ * on the interpreter and the JIT. */
+START_TEST(load_verified_all)
+{
+	static const struct {
+		const char *obj, *sec;
+		uint32_t op;
+		uint64_t want;
+	} cases[] = {
+	    {"legacy_maps", "sockops", 2, 1}, {"btf_maps", "sockops", 2, 1},
+	    {"subprog", "sockops", 5, 1},     {"subprog", "tc/second", 7, 21},
+	    {"callback", "sockops", 0, 1},    {"multi", "sockops/rwnd", 2, 40},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bpfvm_registry *reg;
+		ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+		struct bpfvm_obj *o = open_ok(reg, cases[i].obj);
+		for (int jit = 0; jit < 2; jit++) {
+			struct bpfvm_load_opts opts = {.log = &lg, .jit = jit};
+			struct bpfvm_prog *prog;
+			log_reset();
+			ck_assert_msg(bpfvm_obj_load_prog(o, cases[i].sec, &opts, &prog) == 0,
+				      "%s %s: %s", cases[i].obj, cases[i].sec, logbuf);
+			uint32_t ctx[64] = {cases[i].op};
+			ck_assert_uint_eq(bpfvm_prog_run(prog, ctx, sizeof ctx), cases[i].want);
+			ck_assert_uint_eq(bpfvm_prog_run_interp(prog, ctx, sizeof ctx),
+					  cases[i].want);
+			bpfvm_prog_put(prog);
+		}
+		bpfvm_obj_close(o);
+		bpfvm_registry_destroy(reg);
 	}
+}
+END_TEST
+
+START_TEST(load_prog_errnos)
+{
+	struct bpfvm_prog *prog;
+	ck_assert_int_eq(bpfvm_obj_load_prog(NULL, NULL, NULL, &prog), -EINVAL);
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "multi");
+	ck_assert_int_eq(bpfvm_obj_load_prog(o, NULL, NULL, NULL), -EINVAL);
+	/* opts NULL: generic type, verified */
+	ck_assert_int_eq(bpfvm_obj_load_prog(o, "generic", NULL, &prog), 0);
+	bpfvm_prog_put(prog);
 	bpfvm_obj_close(o);
 	bpfvm_registry_destroy(reg);
 }
@@ -642,6 +708,8 @@ static Suite *loader_suite(void)
 	tcase_add_test(tc, callback_func);
 	tcase_add_test(tc, multi_sections);
 	tcase_add_test(tc, load_prog_map_table);
+	tcase_add_test(tc, load_verified_all);
+	tcase_add_test(tc, load_prog_errnos);
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("errors");
 	tcase_set_timeout(te, 60);
