@@ -33,7 +33,8 @@ struct htab {
 	uint32_t *buckets;
 	uint32_t key_off, val_off, slot, elem_size;
 	uint8_t *pool;
-	uint32_t free_head;
+	uint32_t free_head;	     /* deleted elements, linked through lnext */
+	uint32_t next_fresh;	     /* first element never used */
 	uint32_t lru_head, lru_tail; /* most recent at head */
 	uint32_t count;
 };
@@ -107,10 +108,9 @@ static int hash_alloc_common(struct bpfvm_map *map, bool percpu, bool lru)
 		free(h);
 		return -ENOMEM;
 	}
-	for (uint32_t i = d->max_entries; i > 0; i--) {
-		el(h, i)->lnext = h->free_head;
-		h->free_head = i;
-	}
+	/* elements never used are taken in order from next_fresh, so creating a
+	 * large map touches none of its (lazily zeroed) pool */
+	h->next_fresh = 1;
 	pthread_mutex_init(&h->lock, NULL);
 	map->data = h;
 	return 0;
@@ -268,6 +268,8 @@ static int hash_update(struct bpfvm_map *map, const void *key, const void *value
 	if (h->free_head) {
 		l = h->free_head;
 		h->free_head = el(h, l)->lnext;
+	} else if (h->next_fresh <= map->def.max_entries) {
+		l = h->next_fresh++;
 	} else if (h->lru) {
 		l = lru_evict(h, map);
 	}

@@ -1,0 +1,34 @@
+/* libFuzzer target for the ELF loader: any byte string goes to bpfvm_obj_open;
+ * it must return an object or a logged -EINVAL/-ENOEXEC/-ENOMEM, never crash,
+ * leak or leave maps registered. Seeds: small clang-built objects. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "bpfvm.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bpfvm_registry *reg;
+	if (bpfvm_registry_create(&reg))
+		return 0;
+	char buf[1024];
+	struct bpfvm_log log = {.level = 1, .buf = buf, .size = sizeof buf};
+	struct bpfvm_obj *obj = NULL;
+	int rc = bpfvm_obj_open(reg, NULL, data, size, &log, &obj);
+	if (rc && (rc != -EINVAL && rc != -ENOEXEC && rc != -ENOMEM))
+		abort();
+	if (rc && log.used == 0)
+		abort(); /* every rejection names its reason */
+	if (!rc) {
+		for (size_t i = 0; i < bpfvm_obj_prog_count(obj); i++)
+			if (!bpfvm_obj_prog_section(obj, i))
+				abort();
+		bpfvm_obj_close(obj);
+	}
+	uint32_t next;
+	if (bpfvm_map_get_next_id(reg, 0, &next) != -ENOENT)
+		abort(); /* a closed or failed object leaves no map behind */
+	bpfvm_registry_destroy(reg);
+	return 0;
+}
