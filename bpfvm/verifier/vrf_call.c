@@ -175,6 +175,30 @@ static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, i
 	return 0;
 }
 
+/* Which maps a helper may take (kernel: check_map_func_compatibility):
+ * special maps only with their own helpers, their own helpers only with them. */
+static bool map_func_ok(uint32_t map_type, int id)
+{
+	bool data = map_type == BPFVM_MAP_HASH || map_type == BPFVM_MAP_ARRAY ||
+		    map_type == BPFVM_MAP_PERCPU_HASH || map_type == BPFVM_MAP_PERCPU_ARRAY ||
+		    map_type == BPFVM_MAP_LRU_HASH;
+	switch (id) {
+	case BPF_HELPER_TAIL_CALL:
+		return map_type == BPFVM_MAP_PROG_ARRAY;
+	case 25: /* perf_event_output */
+		return map_type == BPFVM_MAP_PERF_EVENT_ARRAY;
+	case 107: /* sk_storage_get / delete */
+	case 108:
+		return map_type == BPFVM_MAP_SK_STORAGE;
+	case 130: /* ringbuf_output, reserve, query */
+	case 131:
+	case 134:
+		return map_type == BPFVM_MAP_RINGBUF;
+	default: /* lookup/update/delete, for_each_map_elem, ... */
+		return data;
+	}
+}
+
 static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
 {
 	const struct bpfvm_prog_type *type = env->prog->type;
@@ -226,6 +250,10 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 			if (r->type != VRF_CONST_MAP)
 				return arg_type_err(env, rn, r, "map_ptr");
 			map = r->map;
+			if (!map_func_ok(map->def.type, insn->imm))
+				return vrf_err(env, -EINVAL,
+					       "cannot pass map_type %u into func bpf_%s#%d",
+					       map->def.type, h->name, insn->imm);
 			break;
 		case BPFVM_ARG_MAP_KEY:
 		case BPFVM_ARG_MAP_VALUE:
@@ -291,6 +319,7 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 	if (mem_regno >= 0)
 		return vrf_err(env, -EINVAL, "helper bpf_%s: memory argument without a size",
 			       h->name);
+
 	if (cb >= 0) {
 		if (insn->imm != BPF_HELPER_LOOP && insn->imm != HELPER_FOR_EACH_MAP_ELEM)
 			return vrf_err(env, -EINVAL, "helper bpf_%s: callbacks not supported",

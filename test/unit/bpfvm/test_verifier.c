@@ -25,6 +25,7 @@ struct vcase {
 };
 
 /* r0 = map_lookup(map0, &key(fp-4 = 0)) */
+#define LOOKUP1 ST(BPF_W, 10, -4, 0), MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -4), LD_MAP(1, 1), CALL(1)
 #define LOOKUP0 ST(BPF_W, 10, -4, 0), MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -4), LD_MAP(1, 0), CALL(1)
 
 static const struct vcase cases[] = {
@@ -176,6 +177,15 @@ static const struct vcase cases[] = {
      "verifier: insn 17: R0 math between map_value pointer and register with unbounded value is "
      "not allowed"},
 
+    {"ringbuf_unreleased",
+     PROG(LD_MAP(1, 1), MOV64_K(2, 16), MOV64_K(3, 0), CALL(131), MOV64_K(0, 0), EXIT()), T_SOCK,
+     false, -EACCES, "verifier: insn 6: Unreleased reference id=1 alloc_insn=4"},
+    {"ringbuf_map_for_lookup", PROG(LOOKUP1, MOV64_K(0, 0), EXIT()), T_SOCK, false, -EINVAL,
+     "verifier: insn 5: cannot pass map_type 27 into func bpf_map_lookup_elem#1"},
+    {"array_map_for_ringbuf",
+     PROG(LD_MAP(1, 0), MOV64_K(2, 16), MOV64_K(3, 0), CALL(131), MOV64_K(0, 0), EXIT()), T_SOCK,
+     false, -EINVAL, "verifier: insn 4: cannot pass map_type 2 into func bpf_ringbuf_reserve#131"},
+
     /* ---- accepted ---- */
     {"byteswap_source_bit_is_order",
      PROG(LDX(BPF_W, 2, 1, 0), BE(2, 32), LE(2, 16), BSWAP(2, 64), MOV64_K(0, 0), EXIT()), T_SOCK,
@@ -184,6 +194,10 @@ static const struct vcase cases[] = {
      PROG(LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 8), MOV64_X(6, 0), MOV64_X(1, 0), ALU64_K(BPF_ADD, 1, 4),
 	  CALL(93), ST(BPF_W, 6, 8, 1), MOV64_X(1, 6), ALU64_K(BPF_ADD, 1, 4), CALL(94),
 	  MOV64_K(0, 0), EXIT()),
+     T_SOCK, false, 0, NULL},
+    {"ringbuf_reserve_submit",
+     PROG(LD_MAP(1, 1), MOV64_K(2, 16), MOV64_K(3, 0), CALL(131), JMP_K(BPF_JEQ, 0, 0, 4),
+	  ST(BPF_DW, 0, 8, 1), MOV64_X(1, 0), MOV64_K(2, 0), CALL(132), MOV64_K(0, 0), EXIT()),
      T_SOCK, false, 0, NULL},
     {"ret_minus_one_compat", PROG(MOV64_K(0, -1), EXIT()), T_SOCK, false, 0, NULL},
     {"ret_one_strict", PROG(MOV64_K(0, 1), EXIT()), T_SOCK, true, 0, NULL},
@@ -286,10 +300,12 @@ START_TEST(corpus_case)
 	const struct vcase *c = &cases[_i];
 	char buf[16384] = "";
 	struct bpfvm_log log = {.level = 1, .buf = buf, .size = sizeof buf};
-	struct bpfvm_map *m = mk_array();
-	struct bpfvm_map *maps[1] = {m};
+	struct bpfvm_map *m = mk_array(), *rb = NULL;
+	struct bpfvm_map_def rd = {.type = BPFVM_MAP_RINGBUF, .max_entries = 4096};
+	ck_assert_int_eq(bpfvm_map_create(NULL, &rd, &rb), 0);
+	struct bpfvm_map *maps[2] = {m, rb};
 	const struct bpfvm_prog_type *t = c->type == T_GEN ? &bpfvm_type_generic : &vt_type;
-	int err = vt_verify(t, c->insns, c->n, maps, 1, c->strict, &log, NULL);
+	int err = vt_verify(t, c->insns, c->n, maps, 2, c->strict, &log, NULL);
 	if (err != c->err)
 		ck_abort_msg("%s: got %d, want %d; log:\n%s", c->name, err, c->err, buf);
 	if (c->line && !has_line(buf, c->line))
@@ -297,6 +313,7 @@ START_TEST(corpus_case)
 	if (c->err) /* insn line, state line, reason */
 		ck_assert_msg(strncmp(buf, "verifier: ", 10) == 0, "%s: %s", c->name, buf);
 	bpfvm_map_put(m);
+	bpfvm_map_put(rb);
 }
 END_TEST
 
