@@ -178,6 +178,60 @@ START_TEST(btf_maps)
 }
 END_TEST
 
+START_TEST(btf_map_kinds)
+{
+	static const struct {
+		const char *name;
+		uint32_t type, key, value, max, flags;
+	} want[] = {
+	    {"lru", BPFVM_MAP_LRU_HASH, 8, 4, 128, 0},
+	    {"pcpu_hash", BPFVM_MAP_PERCPU_HASH, 4, 8, 16, 0},
+	    {"sk_store", BPFVM_MAP_SK_STORAGE, 4, 8, 0, 1},
+	    {"events", BPFVM_MAP_RINGBUF, 0, 0, 4096, 0},
+	    {"perf", BPFVM_MAP_PERF_EVENT_ARRAY, 4, 4, 4, 0},
+	    {"jumps", BPFVM_MAP_PROG_ARRAY, 4, 4, 8, 0},
+	};
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "btf_kinds");
+	ck_assert_uint_eq(bpfvm_obj_map_count(o), 6);
+	for (size_t i = 0; i < 6; i++) {
+		struct bpfvm_map *m = bpfvm_obj_map_by_name(o, want[i].name);
+		ck_assert_msg(m != NULL, "%s", want[i].name);
+		const struct bpfvm_map_def *d = bpfvm_map_def(m);
+		ck_assert_uint_eq(d->type, want[i].type);
+		ck_assert_uint_eq(d->key_size, want[i].key);
+		ck_assert_uint_eq(d->value_size, want[i].value);
+		ck_assert_uint_eq(d->max_entries, want[i].max);
+		ck_assert_uint_eq(d->map_flags, want[i].flags);
+	}
+	/* six distinct map references in the program */
+	const struct ld_prog *p = &o->progs[0];
+	uint32_t seen = 0;
+	for (size_t i = 0; i + 1 < p->ninsns; i++)
+		if (p->insns[i].code == LD64) {
+			/* plain 64-bit constants (BPF_F_CURRENT_CPU) stay src 0 */
+			ck_assert_uint_le(p->insns[i].src, BPF_PSEUDO_MAP_FD);
+			if (p->insns[i].src)
+				seen |= 1u << p->insns[i].imm;
+			i++;
+		}
+	ck_assert_uint_eq(seen, 0x3f);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(btf_map_bad_defs)
+{
+	struct ld_img img = img_of("btf_bad_field");
+	reject(&img, -EINVAL, "section '.maps': map 'odd': unsupported field 'colour'");
+	img = img_of("btf_bad_size");
+	reject(&img, -EINVAL,
+	       "section '.maps': map 'clash': key/value size disagrees with its type");
+}
+END_TEST
+
 START_TEST(global_data)
 {
 	struct bpfvm_registry *reg;
@@ -703,6 +757,7 @@ static Suite *loader_suite(void)
 	TCase *tc = tcase_create("objects");
 	tcase_add_test(tc, legacy_maps);
 	tcase_add_test(tc, btf_maps);
+	tcase_add_test(tc, btf_map_kinds);
 	tcase_add_test(tc, global_data);
 	tcase_add_test(tc, subprog_calls);
 	tcase_add_test(tc, callback_func);
@@ -714,6 +769,7 @@ static Suite *loader_suite(void)
 	TCase *te = tcase_create("errors");
 	tcase_set_timeout(te, 60);
 	tcase_add_test(te, extern_rejected);
+	tcase_add_test(te, btf_map_bad_defs);
 	tcase_add_test(te, open_errors);
 	tcase_add_test(te, header_errors);
 	tcase_add_test(te, section_errors);
