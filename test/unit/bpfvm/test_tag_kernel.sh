@@ -15,7 +15,8 @@ shift
 command -v bpftool >/dev/null 2>&1 || fail "bpftool not found (apt-get install bpftool)"
 command -v python3 >/dev/null 2>&1 || fail "python3 not found (reads bpftool -j)"
 [ -d /sys/fs/bpf ] || fail "/sys/fs/bpf is not mounted"
-pin=/sys/fs/bpf/skops_tag_test
+# per-process pin name: build/ and build-asan/ may run this at the same time
+pin=/sys/fs/bpf/skops_tag_test.$$
 trap 'rm -f "$pin"' EXIT INT TERM
 rm -f "$pin"
 n=0
