@@ -16,7 +16,7 @@ command -v bpftool >/dev/null 2>&1 || fail "bpftool not found (apt-get install b
 command -v python3 >/dev/null 2>&1 || fail "python3 not found (reads bpftool -j)"
 [ -d /sys/fs/bpf ] || fail "/sys/fs/bpf is not mounted"
 # per-process pin name: build/ and build-asan/ may run this at the same time
-pin=/sys/fs/bpf/skops_tag_test.$$
+pin=/sys/fs/bpf/skops_tag_test_$$ # bpffs names take no dots
 trap 'rm -f "$pin"' EXIT INT TERM
 rm -f "$pin"
 n=0
