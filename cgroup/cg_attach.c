@@ -192,9 +192,11 @@ static int query_locked(struct cg_tree *tree, struct cg_node *node, uint32_t typ
 	    atomic_load_explicit(&node->effective[type], memory_order_relaxed);
 	bool effective = query_flags & CG_QUERY_EFFECTIVE;
 	uint32_t total = effective ? eff->n : (pr ? pr->n : 0);
-	/* Flags are this cgroup's own, also for an effective query. */
+	/* This cgroup's own flags; an effective query reports 0, as kernels
+	 * since 6.0 do ("always output attach_flags as 0 during effective
+	 * query" in __cgroup_bpf_query; 6.18 checked). */
 	if (attach_flags)
-		*attach_flags = pr ? pr->flags : 0;
+		*attach_flags = effective ? 0 : (pr ? pr->flags : 0);
 	uint32_t cap = *cnt;
 	*cnt = total;
 	if (cap == 0 || !ids || total == 0)

@@ -236,11 +236,16 @@ START_TEST(query_own_and_effective)
 
 	cnt = 4;
 	ck_assert_int_eq(cg_query(t, a, SO, CG_QUERY_EFFECTIVE, &flags, ids, &cnt), 0);
-	ck_assert_uint_eq(flags, O); /* own flags, also for an effective query */
+	ck_assert_uint_eq(flags, 0); /* 0 for an effective query, as the kernel */
 	ck_assert_uint_eq(cnt, 3);
 	ck_assert_uint_eq(ids[0], 12);
 	ck_assert_uint_eq(ids[1], 10);
 	ck_assert_uint_eq(ids[2], 11);
+	cnt = 4;
+	ck_assert_int_eq(cg_query(t, a, SO, 0, &flags, ids, &cnt), 0);
+	ck_assert_uint_eq(flags, O);
+	ck_assert_uint_eq(cnt, 1);
+	ck_assert_uint_eq(ids[0], 12);
 
 	/* Nothing attached at /a/b: flags 0, own count 0, effective 3. */
 	cnt = 4;
