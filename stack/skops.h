@@ -20,8 +20,8 @@ struct hooks;
 struct stack;
 
 struct stack_config {
-	struct net_config net; /* device, pool, clock, addresses; net is created by the stack */
-	struct cg_tree *cg_tree;      /* NULL: no cgroups, sock_ops never run */
+	struct net_config net;	 /* device, pool, clock, addresses; net is created by the stack */
+	struct cg_tree *cg_tree; /* NULL: no cgroups, sock_ops never run */
 	struct bpfvm_registry *reg;   /* used only to create hooks when hooks is NULL */
 	struct hooks *hooks;	      /* borrowed; NULL with cg_tree: the stack creates its own */
 	const char *default_cgroup;   /* cgroup of new sockets; NULL → "/" */
@@ -29,11 +29,13 @@ struct stack_config {
 	uint32_t syn_linear_timeouts; /* linear SYN retries before doubling; UINT32_MAX → 4 */
 	uint64_t seed;		      /* ISN key, ephemeral ports, txhash */
 	uint32_t max_conns;	      /* tcb pool size; 0 → 1024 */
+	uint32_t max_socks;	      /* descriptor table size; 0 → max_conns + 64 */
+	unsigned reader_slot;	      /* cg reader slot of the hooks the stack creates */
 	uint32_t wmem_max, rmem_max;  /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
 	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
-	uint32_t syn_retries;	      /* 0 → 6 (tcp_syn_retries) */
-	uint32_t synack_retries;      /* 0 → 5 (tcp_synack_retries) */
-	uint32_t msl_ms;	      /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
+	uint32_t syn_retries;		     /* 0 → 6 (tcp_syn_retries) */
+	uint32_t synack_retries;	     /* 0 → 5 (tcp_synack_retries) */
+	uint32_t msl_ms; /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
 	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
 };
 
@@ -41,9 +43,10 @@ struct stack_config {
 int stack_create(const struct stack_config *cfg, struct stack **out);
 /* Closes every socket without sending anything and frees the stack. */
 void stack_destroy(struct stack *st);
-/* Reads the clock once, receives (net_poll), runs expired TCP timers, sends
- * what sockets have queued, flushes the device and reports a quiescent state
- * to hooks. Returns the amount of work done (0 when idle). */
+/* Reads the clock once, receives (net_poll), runs expired TCP timers,
+ * delivers socket callbacks, flushes the device (segments queued by
+ * skops_send outside a poll leave here too) and reports a quiescent state to
+ * hooks. Returns the amount of work done (0 when idle). */
 int stack_poll(struct stack *st);
 /* Absolute clock time of the next timer, UINT64_MAX when none. */
 uint64_t stack_next_deadline_ns(struct stack *st);
@@ -53,10 +56,10 @@ uint64_t stack_now_ns(const struct stack *st);
 
 /* ---- sockets ----------------------------------------------------------- */
 
-#define SKOPS_EV_IN (1u << 0)	 /* readable: data, EOF, or a pending accept */
-#define SKOPS_EV_OUT (1u << 1)	 /* writable: connected and send space */
-#define SKOPS_EV_HUP (1u << 2)	 /* both directions closed (or reset) */
-#define SKOPS_EV_ERR (1u << 3)	 /* SO_ERROR is set */
+#define SKOPS_EV_IN    (1u << 0) /* readable: data, EOF, or a pending accept */
+#define SKOPS_EV_OUT   (1u << 1) /* writable: connected and send space */
+#define SKOPS_EV_HUP   (1u << 2) /* both directions closed (or reset) */
+#define SKOPS_EV_ERR   (1u << 3) /* SO_ERROR is set */
 #define SKOPS_EV_RDHUP (1u << 4) /* peer sent FIN */
 
 /* family AF_INET/AF_INET6, type SOCK_STREAM or SOCK_DGRAM. Returns sd >= 0. */
@@ -89,14 +92,14 @@ int skops_close(struct stack *st, int sd);
  * the HOOKS_TCP_* options), SOL_IP IP_TOS, SOL_IPV6 IPV6_TCLASS. */
 int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
 		     socklen_t len);
-int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val,
-		     socklen_t *len);
+int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val, socklen_t *len);
 int skops_getsockname(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
 int skops_getpeername(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
 /* Current readiness (level-triggered). 0 for an unknown sd. */
 uint32_t skops_events(struct stack *st, int sd);
-/* fn runs from stack_poll() (never re-entrantly from a skops_* call) with the
- * events that became true; NULL removes it. */
+/* fn runs from stack_poll() (never re-entrantly from a skops_* call) each
+ * time the socket's state changed, with its current events (as
+ * skops_events); NULL removes it. */
 int skops_set_callback(struct stack *st, int sd, void (*fn)(void *arg, int sd, uint32_t ev),
 		       void *arg);
 /* Moves the socket to cgroup path (created if missing); before connect/listen
@@ -104,21 +107,21 @@ int skops_set_callback(struct stack *st, int sd, void (*fn)(void *arg, int sd, u
 int skops_set_cgroup(struct stack *st, int sd, const char *path);
 
 /* Per-connection information, in the spirit of struct tcp_info. */
-#define SKOPS_ECN_OK (1u << 0)	     /* negotiated */
+#define SKOPS_ECN_OK	   (1u << 0) /* negotiated */
 #define SKOPS_ECN_ECT_SEEN (1u << 1) /* peer's data carried ECT */
-#define SKOPS_ECN_CE_SEEN (1u << 2)  /* a CE mark was received */
+#define SKOPS_ECN_CE_SEEN  (1u << 2) /* a CE mark was received */
 #define SKOPS_ECN_ECE_SEEN (1u << 3) /* an ECE came back */
 #define SKOPS_MAX_SYN_GAPS 8
 
 struct skops_tcp_info {
-	uint8_t state;	       /* enum hooks_tcp_state numbering (kernel TCP_*) */
-	char state_name[16];   /* "ESTABLISHED", ... */
+	uint8_t state;	     /* enum hooks_tcp_state numbering (kernel TCP_*) */
+	char state_name[16]; /* "ESTABLISHED", ... */
 	uint32_t cwnd, ssthresh, snd_cwnd_clamp, initial_cwnd; /* segments */
 	uint32_t srtt_us, rttvar_us, rto_ms, rtt_min_us;
 	uint32_t rcv_wnd, snd_wnd; /* bytes, unscaled */
 	uint8_t rcv_wscale, snd_wscale;
 	bool ts_ok, sack_ok;
-	uint32_t mss;	 /* send MSS */
+	uint32_t mss;	  /* send MSS */
 	uint32_t rcv_mss; /* our advertised MSS */
 	uint32_t retransmits, total_retrans;
 	char cc[16];

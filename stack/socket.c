@@ -1,0 +1,458 @@
+/* socket: the skops_* native API over tcp/ (stream) and net's UDP
+ * (datagram): descriptors, sockaddr handling, errno-style results,
+ * readiness and per-connection info. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "cgroup.h"
+#include "stack_int.h"
+
+struct skops_sock *stack_sock(struct stack *st, int sd)
+{
+	if (!st || sd < 0 || (uint32_t)sd >= st->nsocks || !st->socks[sd].type)
+		return NULL;
+	return &st->socks[sd];
+}
+
+static int sock_alloc(struct stack *st)
+{
+	int sd = st->free_sd;
+	if (sd < 0)
+		return -EMFILE;
+	struct skops_sock *s = &st->socks[sd];
+	st->free_sd = s->next_free;
+	memset(s, 0, sizeof(*s));
+	s->st = st;
+	s->sd = sd;
+	return sd;
+}
+
+static void sock_free(struct stack *st, int sd)
+{
+	struct skops_sock *s = &st->socks[sd];
+	memset(s, 0, sizeof(*s));
+	s->next_free = st->free_sd;
+	st->free_sd = sd;
+}
+
+/* sockaddr → (address bytes, port); -EINVAL/-EAFNOSUPPORT as the kernel. */
+static int sa_get(int family, const struct sockaddr *sa, socklen_t len, uint8_t addr[16],
+		  uint16_t *port)
+{
+	if (!sa)
+		return -EFAULT;
+	memset(addr, 0, 16);
+	if (family == AF_INET) {
+		if (len < sizeof(struct sockaddr_in))
+			return -EINVAL;
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		if (in->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		memcpy(addr, &in->sin_addr, 4);
+		*port = ntohs(in->sin_port);
+		return 0;
+	}
+	if (len < sizeof(struct sockaddr_in6))
+		return -EINVAL;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+	if (in6->sin6_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	memcpy(addr, &in6->sin6_addr, 16);
+	*port = ntohs(in6->sin6_port);
+	return 0;
+}
+
+static void sa_put(int family, const void *addr, uint16_t port, struct sockaddr *sa, socklen_t *len)
+{
+	if (!sa || !len)
+		return;
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	socklen_t n;
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		memcpy(&in->sin_addr, addr, 4);
+		in->sin_port = htons(port);
+		n = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+		in6->sin6_family = AF_INET6;
+		memcpy(&in6->sin6_addr, addr, 16);
+		in6->sin6_port = htons(port);
+		n = sizeof(*in6);
+	}
+	memcpy(sa, &ss, *len < n ? *len : n);
+	*len = n;
+}
+
+int skops_socket(struct stack *st, int family, int type)
+{
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (type != SOCK_STREAM && type != SOCK_DGRAM)
+		return -EPROTONOSUPPORT;
+	int sd = sock_alloc(st);
+	if (sd < 0)
+		return sd;
+	struct skops_sock *s = &st->socks[sd];
+	s->type = type;
+	s->family = family;
+	if (type == SOCK_STREAM) {
+		int rc = tcp_open(st->tcp, family, &s->tcb);
+		if (rc < 0) {
+			sock_free(st, sd);
+			return rc;
+		}
+		s->tcb->sd = sd;
+	}
+	return sd;
+}
+
+static void udp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
+		   uint16_t dport)
+{
+	(void)dport;
+	struct skops_sock *s = arg;
+	if (s->qlen == STACK_UDP_QLEN) {
+		s->udp_drops++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	struct skops_udp_dgram *d = &s->q[(s->qhead + s->qlen) % STACK_UDP_QLEN];
+	d->m = m;
+	d->family = meta->family;
+	memcpy(d->src, &meta->src, 16);
+	d->sport = sport;
+	s->qlen++;
+	s->udp_dirty = true;
+}
+
+static int udp_bind(struct stack *st, struct skops_sock *s, const uint8_t *addr, uint16_t port)
+{
+	if (s->udp)
+		return -EINVAL;
+	int rc = net_udp_open(st->net, (uint8_t)s->family, addr, port, udp_rx, s, &s->udp);
+	if (rc < 0)
+		return rc;
+	memcpy(s->laddr, addr, 16);
+	s->lport = net_udp_port(s->udp);
+	return 0;
+}
+
+int skops_bind(struct stack *st, int sd, const struct sockaddr *addr, socklen_t len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	uint8_t a[16];
+	uint16_t port;
+	int rc = sa_get(s->family, addr, len, a, &port);
+	if (rc < 0)
+		return rc;
+	static const uint8_t zero[16];
+	if (memcmp(a, zero, 16) && !net_is_local(st->net, (uint8_t)s->family, a))
+		return -EADDRNOTAVAIL;
+	if (s->type == SOCK_DGRAM)
+		return udp_bind(st, s, a, port);
+	return tcp_bind(st->tcp, s->tcb, a, port);
+}
+
+int skops_listen(struct stack *st, int sd, int backlog)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type != SOCK_STREAM)
+		return -EOPNOTSUPP;
+	return tcp_listen(st->tcp, s->tcb, backlog, st->now);
+}
+
+int skops_accept(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type != SOCK_STREAM || s->tcb->state != TCP_LISTEN)
+		return -EINVAL;
+	if (st->free_sd < 0)
+		return -EMFILE;
+	struct tcb *c = tcp_accept(st->tcp, s->tcb);
+	if (!c)
+		return -EAGAIN;
+	int nsd = sock_alloc(st);
+	struct skops_sock *n = &st->socks[nsd];
+	n->type = SOCK_STREAM;
+	n->family = c->t.family;
+	n->tcb = c;
+	c->sd = nsd;
+	sa_put(c->t.family, &c->t.raddr, c->t.rport, addr, len);
+	return nsd;
+}
+
+int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen_t len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	uint8_t a[16];
+	uint16_t port;
+	int rc = sa_get(s->family, addr, len, a, &port);
+	if (rc < 0)
+		return rc;
+	if (s->type == SOCK_DGRAM) {
+		if (!s->udp) {
+			static const uint8_t any[16];
+			rc = udp_bind(st, s, any, 0);
+			if (rc < 0)
+				return rc;
+		}
+		memcpy(s->peer, a, 16);
+		s->pport = port;
+		s->connected = true;
+		return 0;
+	}
+	st->now = clk_now(st->cfg.net.clk);
+	return tcp_connect(st->tcp, s->tcb, a, port, st->now);
+}
+
+ssize_t skops_send(struct stack *st, int sd, const void *buf, size_t len, int flags)
+{
+	(void)flags;
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type == SOCK_DGRAM) {
+		if (!s->connected)
+			return -EDESTADDRREQ;
+		int rc = net_udp_sendto(st->net, s->udp, buf, len, (uint8_t)s->family, s->peer,
+					s->pport);
+		return rc < 0 ? rc : (ssize_t)len;
+	}
+	if (len > INT32_MAX)
+		len = INT32_MAX;
+	return tcp_send(st->tcp, s->tcb, buf, (uint32_t)len, st->now);
+}
+
+ssize_t skops_recv(struct stack *st, int sd, void *buf, size_t len, int flags)
+{
+	return skops_recvfrom(st, sd, buf, len, flags, NULL, NULL);
+}
+
+ssize_t skops_sendto(struct stack *st, int sd, const void *buf, size_t len, int flags,
+		     const struct sockaddr *to, socklen_t tolen)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type == SOCK_STREAM || !to)
+		return skops_send(st, sd, buf, len, flags);
+	uint8_t a[16];
+	uint16_t port;
+	int rc = sa_get(s->family, to, tolen, a, &port);
+	if (rc < 0)
+		return rc;
+	if (!s->udp) {
+		static const uint8_t any[16];
+		rc = udp_bind(st, s, any, 0);
+		if (rc < 0)
+			return rc;
+	}
+	rc = net_udp_sendto(st->net, s->udp, buf, len, (uint8_t)s->family, a, port);
+	return rc < 0 ? rc : (ssize_t)len;
+}
+
+ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flags,
+		       struct sockaddr *from, socklen_t *fromlen)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	bool peek = (flags & MSG_PEEK) != 0;
+	if (s->type == SOCK_STREAM) {
+		if (len > INT32_MAX)
+			len = INT32_MAX;
+		int32_t n = tcp_recv(st->tcp, s->tcb, buf, (uint32_t)len, peek, st->now);
+		if (n >= 0 && from)
+			sa_put(s->family, &s->tcb->t.raddr, s->tcb->t.rport, from, fromlen);
+		return n;
+	}
+	if (!s->qlen)
+		return -EAGAIN;
+	struct skops_udp_dgram *d = &s->q[s->qhead];
+	uint32_t plen = rte_pktmbuf_pkt_len(d->m);
+	uint32_t n = plen < len ? plen : (uint32_t)len;
+	const void *p = rte_pktmbuf_read(d->m, 0, n, buf);
+	if (p && p != buf)
+		memcpy(buf, p, n);
+	sa_put(d->family, d->src, d->sport, from, fromlen);
+	if (!peek) {
+		rte_pktmbuf_free(d->m);
+		s->qhead = (s->qhead + 1) % STACK_UDP_QLEN;
+		s->qlen--;
+	}
+	return (ssize_t)n;
+}
+
+int skops_shutdown(struct stack *st, int sd, int how)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
+		return -EINVAL;
+	if (s->type == SOCK_DGRAM)
+		return s->connected ? 0 : -ENOTCONN;
+	return tcp_shutdown(st->tcp, s->tcb, how != SHUT_WR, how != SHUT_RD, st->now);
+}
+
+int skops_close(struct stack *st, int sd)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type == SOCK_STREAM) {
+		tcp_close(st->tcp, s->tcb, st->now);
+	} else {
+		if (s->udp)
+			net_udp_close(st->net, s->udp);
+		while (s->qlen) {
+			rte_pktmbuf_free(s->q[s->qhead].m);
+			s->qhead = (s->qhead + 1) % STACK_UDP_QLEN;
+			s->qlen--;
+		}
+	}
+	sock_free(st, sd);
+	return 0;
+}
+
+int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
+		     socklen_t len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type == SOCK_DGRAM)
+		return level == SOL_SOCKET ? 0 : -ENOPROTOOPT;
+	return tcp_setsockopt(s->tcb, level, optname, val, len, false);
+}
+
+int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val, socklen_t *len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (!len)
+		return -EFAULT;
+	if (s->type == SOCK_DGRAM) {
+		if (level == SOL_SOCKET && (optname == SO_ERROR || optname == SO_TYPE) &&
+		    *len >= sizeof(int)) {
+			int v = optname == SO_TYPE ? SOCK_DGRAM : 0;
+			memcpy(val, &v, sizeof(v));
+			*len = sizeof(int);
+			return 0;
+		}
+		return -ENOPROTOOPT;
+	}
+	uint32_t l = *len;
+	int rc = tcp_getsockopt(s->tcb, level, optname, val, &l);
+	*len = l;
+	return rc;
+}
+
+int skops_getsockname(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type == SOCK_DGRAM)
+		sa_put(s->family, s->laddr, s->lport, addr, len);
+	else
+		sa_put(s->family, &s->tcb->t.laddr, s->tcb->t.lport, addr, len);
+	return 0;
+}
+
+int skops_getpeername(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type == SOCK_DGRAM) {
+		if (!s->connected)
+			return -ENOTCONN;
+		sa_put(s->family, s->peer, s->pport, addr, len);
+		return 0;
+	}
+	uint8_t st_ = s->tcb->state;
+	if (st_ == TCP_CLOSED || st_ == TCP_LISTEN || st_ == TCP_SYN_SENT)
+		return -ENOTCONN;
+	sa_put(s->family, &s->tcb->t.raddr, s->tcb->t.rport, addr, len);
+	return 0;
+}
+
+uint32_t skops_events(struct stack *st, int sd)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return 0;
+	if (s->type == SOCK_DGRAM)
+		return (s->qlen ? SKOPS_EV_IN : 0) | SKOPS_EV_OUT;
+	return tcp_events(s->tcb);
+}
+
+void stack_udp_events(struct stack *st)
+{
+	/* UDP readiness: a scan is fine while UDP sockets are few; TCP uses
+	 * its dirty list. */
+	for (uint32_t i = 0; i < st->nsocks; i++) {
+		struct skops_sock *s = &st->socks[i];
+		if (s->type == SOCK_DGRAM && s->udp_dirty) {
+			s->udp_dirty = false;
+			if (s->cb)
+				s->cb(s->cb_arg, s->sd, skops_events(st, s->sd));
+		}
+	}
+}
+
+int skops_set_callback(struct stack *st, int sd, void (*fn)(void *arg, int sd, uint32_t ev),
+		       void *arg)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	s->cb = fn;
+	s->cb_arg = arg;
+	return 0;
+}
+
+int skops_set_cgroup(struct stack *st, int sd, const char *path)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (!st->cfg.cg_tree)
+		return -EOPNOTSUPP;
+	if (s->type != SOCK_STREAM)
+		return -EOPNOTSUPP;
+	struct cg_node *cg;
+	int rc = cg_lookup(st->cfg.cg_tree, path, true, &cg);
+	if (rc < 0)
+		return rc;
+	rc = tcp_set_cgroup(s->tcb, cg);
+	cg_node_put(cg);
+	return rc;
+}
+
+int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type != SOCK_STREAM || !out)
+		return -EOPNOTSUPP;
+	tcp_get_info(s->tcb, out);
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* stack_int: the stack instance shared by stack.c (wiring, poll loop) and
+ * socket.c (the skops_* descriptors). Never included outside stack/. */
+#ifndef SKOPS_STACK_STACK_INT_H
+#define SKOPS_STACK_STACK_INT_H
+
+#include "skops.h"
+#include "tcp/tcp.h"
+
+#define STACK_UDP_QLEN 64
+
+struct rte_mbuf;
+struct net_udp_sock;
+
+struct skops_udp_dgram {
+	struct rte_mbuf *m;
+	uint8_t family;
+	uint8_t src[16];
+	uint16_t sport;
+};
+
+struct skops_sock {
+	int type; /* 0 free, SOCK_STREAM, SOCK_DGRAM */
+	int family;
+	struct tcb *tcb;
+	/* UDP */
+	struct net_udp_sock *udp;
+	uint8_t laddr[16], peer[16];
+	uint16_t lport, pport;
+	bool connected;
+	struct skops_udp_dgram q[STACK_UDP_QLEN];
+	uint32_t qhead, qlen;
+	uint32_t udp_drops;
+	struct stack *st;
+	int sd;
+	/* readiness callback */
+	void (*cb)(void *arg, int sd, uint32_t ev);
+	void *cb_arg;
+	int next_free;
+	bool udp_dirty;
+};
+
+struct stack {
+	struct stack_config cfg;
+	struct net *net;
+	struct tcp *tcp;
+	struct hooks *hooks;
+	bool own_hooks;
+	struct cg_node *default_cg;
+	uint64_t now;
+	struct skops_sock *socks;
+	uint32_t nsocks;
+	int free_sd;
+	uint8_t *scratch; /* linearised chained segments */
+};
+
+struct skops_sock *stack_sock(struct stack *st, int sd);
+void stack_udp_events(struct stack *st);
+
+#endif

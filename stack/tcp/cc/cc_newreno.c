@@ -1,0 +1,142 @@
+/* cc_newreno: RFC 5681 slow start and congestion avoidance with the RFC 6582
+ * recovery driven from tcp_input (the algorithm only sizes the window), and
+ * the registry of built-in algorithms. "reno" is the kernel's name for the
+ * same algorithm; "cubic" and "bbr" are not available yet (-ENOENT). */
+#include "cc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "../tcp.h"
+
+bool cc_is_cwnd_limited(const struct tcb *tcb)
+{
+	/* Linux tcp_is_cwnd_limited: in slow start, limited if at least half
+	 * the window is in flight; otherwise when the window is full. */
+	uint32_t mss = tcb->mss ? tcb->mss : 536;
+	uint32_t inflight = (tcb->snd_nxt - tcb->snd_una + mss - 1) / mss;
+	if (tcb->cwnd < tcb->ssthresh)
+		return inflight * 2 >= tcb->cwnd;
+	return inflight >= tcb->cwnd;
+}
+
+uint32_t cc_slow_start(struct tcb *tcb, uint32_t acked)
+{
+	/* RFC 5681 §3.1 with RFC 3465 (L = acked segments): grow by what was
+	 * acked, not past ssthresh; return the rest for congestion avoidance. */
+	uint32_t cwnd = tcb->cwnd + acked;
+	if (cwnd > tcb->ssthresh)
+		cwnd = tcb->ssthresh;
+	acked -= cwnd - tcb->cwnd;
+	tcb->cwnd = cwnd < tcb->cwnd_clamp ? cwnd : tcb->cwnd_clamp;
+	return acked;
+}
+
+void cc_cong_avoid_ai(struct tcb *tcb, uint32_t w, uint32_t acked)
+{
+	/* RFC 5681 §3.1 congestion avoidance: one segment per window acked. */
+	if (tcb->cwnd_cnt >= w) {
+		tcb->cwnd_cnt = 0;
+		tcb->cwnd++;
+	}
+	tcb->cwnd_cnt += acked;
+	if (tcb->cwnd_cnt >= w) {
+		uint32_t delta = tcb->cwnd_cnt / w;
+		tcb->cwnd_cnt -= delta * w;
+		tcb->cwnd += delta;
+	}
+	if (tcb->cwnd > tcb->cwnd_clamp)
+		tcb->cwnd = tcb->cwnd_clamp;
+}
+
+static void reno_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked)
+{
+	(void)ack;
+	if (!cc_is_cwnd_limited(tcb))
+		return;
+	if (tcb->cwnd < tcb->ssthresh) {
+		acked = cc_slow_start(tcb, acked);
+		if (!acked)
+			return;
+	}
+	cc_cong_avoid_ai(tcb, tcb->cwnd, acked);
+}
+
+static uint32_t reno_ssthresh(struct tcb *tcb)
+{
+	/* RFC 5681 (4): max(FlightSize / 2, 2 SMSS), in segments as Linux. */
+	uint32_t h = tcb->cwnd >> 1;
+	return h > 2 ? h : 2;
+}
+
+static uint32_t reno_undo_cwnd(struct tcb *tcb)
+{
+	return tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd;
+}
+
+static const struct tcp_cc_ops cc_reno = {
+    .ssthresh = reno_ssthresh,
+    .cong_avoid = reno_cong_avoid,
+    .undo_cwnd = reno_undo_cwnd,
+    .name = "reno",
+};
+
+static const struct tcp_cc_ops cc_newreno = {
+    .ssthresh = reno_ssthresh,
+    .cong_avoid = reno_cong_avoid,
+    .undo_cwnd = reno_undo_cwnd,
+    .name = "newreno",
+};
+
+static const struct tcp_cc_ops *const cc_builtin[] = {&cc_reno, &cc_newreno};
+
+int cc_validate(const struct tcp_cc_ops *ops)
+{
+	if (!ops || !ops->ssthresh || !ops->cong_avoid || !ops->name[0])
+		return -EINVAL;
+	return 0;
+}
+
+const struct tcp_cc_ops *cc_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cc_builtin) / sizeof(cc_builtin[0]); i++)
+		if (strncmp(cc_builtin[i]->name, name, TCP_CC_NAME_MAX) == 0)
+			return cc_builtin[i];
+	return NULL;
+}
+
+const struct tcp_cc_ops *cc_default(void)
+{
+	return &cc_reno;
+}
+
+void cc_init(struct tcb *tcb)
+{
+	if (tcb->cc->init)
+		tcb->cc->init(tcb);
+}
+
+void cc_release(struct tcb *tcb)
+{
+	if (tcb->cc->release)
+		tcb->cc->release(tcb);
+}
+
+void cc_set_state(struct tcb *tcb, uint8_t st)
+{
+	if (tcb->cc->set_state)
+		tcb->cc->set_state(tcb, st);
+	tcb->cc_state = st;
+}
+
+void cc_event(struct tcb *tcb, enum tcp_ca_event ev)
+{
+	if (tcb->cc->cwnd_event)
+		tcb->cc->cwnd_event(tcb, ev);
+}
+
+void cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us)
+{
+	if (tcb->cc->pkts_acked)
+		tcb->cc->pkts_acked(tcb, acked, rtt_us);
+}

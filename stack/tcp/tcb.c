@@ -1,0 +1,129 @@
+/* tcb: the connection pool (no allocation per packet or per connection after
+ * tcp_create) and the byte rings behind send and receive buffers. Ring memory
+ * is taken on first use and returned when the ring drains, so an idle
+ * established connection costs its tcb only (the ≤ 2 KiB target). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcp_int.h"
+
+struct tcb *tcb_alloc(struct tcp *tcp, int family)
+{
+	struct tcb *tcb = tcp->free_list;
+	if (!tcb) {
+		tcp->stats.pool_empty++;
+		return NULL;
+	}
+	tcp->free_list = tcb->next;
+	memset(tcb, 0, sizeof(*tcb));
+	tcb->tcp = tcp;
+	tcb->t.family = (uint8_t)family;
+	tcb->sd = -1;
+	tcb->state = TCP_CLOSED;
+	tcp->nconn++;
+	return tcb;
+}
+
+void tcb_free(struct tcp *tcp, struct tcb *tcb)
+{
+	free(tcb->snd.buf);
+	free(tcb->rcv.buf);
+	memset(tcb, 0, sizeof(*tcb));
+	tcb->next = tcp->free_list;
+	tcp->free_list = tcb;
+	tcp->nconn--;
+}
+
+int ring_reserve(struct tcp_ring *r, uint32_t cap)
+{
+	if (r->cap >= cap)
+		return 0;
+	uint8_t *nb = malloc(cap);
+	if (!nb)
+		return -ENOMEM;
+	/* Linearise the old contents at the start of the new memory. */
+	if (r->len) {
+		uint32_t first = r->cap - r->head;
+		if (first > r->len)
+			first = r->len;
+		memcpy(nb, r->buf + r->head, first);
+		memcpy(nb + first, r->buf, r->len - first);
+	}
+	free(r->buf);
+	r->buf = nb;
+	r->cap = cap;
+	r->head = 0;
+	return 0;
+}
+
+void ring_release(struct tcp_ring *r)
+{
+	if (r->len == 0 && r->buf) {
+		free(r->buf);
+		r->buf = NULL;
+		r->cap = 0;
+		r->head = 0;
+	}
+}
+
+/* Writes n bytes at offset off from head (within cap); len grows to cover
+ * them only when they are contiguous with it (out-of-order bytes are placed
+ * but not counted until the gap fills). */
+uint32_t ring_write_at(struct tcp_ring *r, uint32_t off, const uint8_t *p, uint32_t n)
+{
+	if (off >= r->cap)
+		return 0;
+	if (n > r->cap - off)
+		n = r->cap - off;
+	uint32_t pos = (r->head + off) % r->cap;
+	uint32_t first = r->cap - pos;
+	if (first > n)
+		first = n;
+	memcpy(r->buf + pos, p, first);
+	memcpy(r->buf, p + first, n - first);
+	if (off <= r->len && off + n > r->len)
+		r->len = off + n;
+	return n;
+}
+
+uint32_t ring_read(struct tcp_ring *r, uint8_t *p, uint32_t n, bool consume)
+{
+	if (n > r->len)
+		n = r->len;
+	if (n == 0)
+		return 0;
+	uint32_t first = r->cap - r->head;
+	if (first > n)
+		first = n;
+	memcpy(p, r->buf + r->head, first);
+	memcpy(p + first, r->buf, n - first);
+	if (consume)
+		ring_drop(r, n);
+	return n;
+}
+
+void ring_drop(struct tcp_ring *r, uint32_t n)
+{
+	if (n > r->len)
+		n = r->len;
+	r->len -= n;
+	r->head = r->len ? (r->head + n) % r->cap : 0;
+}
+
+void ring_iov(const struct tcp_ring *r, uint32_t off, uint32_t n, struct tcp_iov *iov)
+{
+	memset(iov, 0, sizeof(*iov));
+	if (n == 0)
+		return;
+	uint32_t pos = (r->head + off) % r->cap;
+	uint32_t first = r->cap - pos;
+	if (first > n)
+		first = n;
+	iov->p[0] = r->buf + pos;
+	iov->n[0] = first;
+	if (n > first) {
+		iov->p[1] = r->buf;
+		iov->n[1] = n - first;
+	}
+}

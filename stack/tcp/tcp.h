@@ -1,0 +1,242 @@
+/* tcp: the TCP of the stack, independent of devices and IP so that tests can
+ * drive it with reprs at explicit times. The owner (stack.c) feeds parsed
+ * segments into tcp_input() and sends what the xmit callback hands it.
+ * Read RFC 9293 (§3.10 event processing), RFC 7323, RFC 6298, RFC 5681/6582,
+ * RFC 5961, RFC 3168, RFC 6528 and SOCKOPS.md §3/§5 first. */
+#ifndef SKOPS_STACK_TCP_TCP_H
+#define SKOPS_STACK_TCP_TCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../clk.h"
+#include "hooks.h"
+#include "tcp_wire.h"
+
+struct cg_node;
+struct tcp_cc_ops;
+
+/* Sequence arithmetic modulo 2^32 (RFC 9293 §3.4). */
+#define SEQ_LT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
+#define SEQ_GT(a, b)  SEQ_LT(b, a)
+#define SEQ_GEQ(a, b) SEQ_LEQ(b, a)
+
+enum tcp_state {
+	TCP_CLOSED = 0,
+	TCP_LISTEN,
+	TCP_SYN_SENT,
+	TCP_SYN_RECEIVED,
+	TCP_ESTABLISHED,
+	TCP_FIN_WAIT_1,
+	TCP_FIN_WAIT_2,
+	TCP_CLOSE_WAIT,
+	TCP_CLOSING,
+	TCP_LAST_ACK,
+	TCP_TIME_WAIT,
+};
+const char *tcp_state_name(enum tcp_state s);
+uint8_t tcp_state_kernel(enum tcp_state s); /* enum hooks_tcp_state */
+
+/* Addresses in network byte order, ports in host order; zero padding so the
+ * struct hashes as bytes. */
+struct tcp_tuple {
+	union {
+		uint32_t v4;
+		uint8_t v6[16];
+	} laddr, raddr;
+	uint16_t lport, rport;
+	uint8_t family; /* AF_INET / AF_INET6 */
+	uint8_t pad[3];
+};
+
+/* Payload of one outgoing segment: at most two pieces of a ring buffer. */
+struct tcp_iov {
+	const uint8_t *p[2];
+	uint32_t n[2];
+};
+
+/* A byte ring used for both send and receive buffers; memory on demand. */
+struct tcp_ring {
+	uint8_t *buf;
+	uint32_t cap;  /* allocated bytes (0 when idle) */
+	uint32_t head; /* offset of the first byte */
+	uint32_t len;  /* bytes held from head */
+};
+
+#define TCP_OOO_MAX 4 /* out-of-order ranges held; also the SACK blocks we can send */
+
+enum tcp_timer {
+	TCP_T_RTX = 0, /* retransmission (SYN, SYN-ACK, data, FIN) and persist */
+	TCP_T_DELACK,
+	TCP_T_KEEP, /* keepalive, FIN_WAIT_2 and TIME_WAIT */
+	TCP_T_N,
+};
+
+struct tcp;
+
+struct tcb {
+	/* ---- hot ---- */
+	struct tcp_tuple t;
+	uint8_t state;
+	uint8_t snd_wscale, rcv_wscale;
+	uint8_t dupacks;
+	uint32_t flags; /* TCB_F_* */
+	uint32_t snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2, iss;
+	uint32_t rcv_nxt, rcv_wnd, rcv_adv, irs;
+	uint32_t ts_recent, ts_last_ack_sent, ts_off;
+	uint32_t rcv_ssthresh; /* advertised window cap, grows with data (Linux) */
+	uint32_t rcv_unacked;  /* bytes received since our last ACK */
+	uint32_t max_wnd;      /* largest window the peer offered */
+	uint64_t ts_recent_age;
+	uint32_t recover;		 /* RFC 6582 */
+	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
+	uint16_t peer_mss;		 /* the peer's MSS option (536 without, RFC 9293 §3.7.1) */
+	uint32_t pmtu;
+	uint8_t cc_state; /* TCP_CA_* */
+	uint8_t tos;	  /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
+	uint32_t cwnd, ssthresh, cwnd_cnt, cwnd_clamp, prior_cwnd, prior_ssthresh;
+	uint32_t srtt_us8, rttvar_us4, rto_us, rtt_min_us;
+	uint32_t rto_min_us, delack_max_us;
+	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */
+	uint64_t rtt_start;
+	uint32_t backoff, retransmits, total_retrans;
+	uint64_t rtx_first_ns; /* first transmission of the head segment, user timeout */
+	const struct tcp_cc_ops *cc;
+	uint64_t cc_priv[4];
+	struct tcp_ring snd, rcv;
+	uint32_t sndbuf, rcvbuf, window_clamp;
+	uint32_t ooo_n;
+	struct {
+		uint32_t l, r; /* absolute sequence numbers [l, r) */
+	} ooo[TCP_OOO_MAX];
+	uint64_t tmr[TCP_T_N];
+	/* timer wheel linkage */
+	struct tcb *tw_next, **tw_pprev;
+	uint64_t tw_when;
+	/* hash table slot owner, list linkage */
+	struct tcb *next, *prev; /* the tcp's all-connections list, or a listener's queues */
+	struct tcb *parent;	 /* listener of a child not yet accepted */
+	struct tcb *dirty_next;	 /* events pending delivery */
+	/* ---- cold ---- */
+	struct hooks_sock hs;
+	struct tcp *tcp;
+	int sd;		  /* socket descriptor, -1 when orphaned */
+	int err;	  /* pending SO_ERROR (positive errno) */
+	uint32_t ev_seen; /* events last reported to the callback */
+	uint16_t backlog, nq_syn, nq_acc;
+	struct tcb *acc_head, *acc_tail; /* listener: established children */
+	struct tcb *syn_head;		 /* listener: children in SYN_RECEIVED */
+	uint32_t keep_idle_s, keep_intvl_s, keep_cnt, keep_probes;
+	uint32_t syn_retries, user_timeout_ms, notsent_lowat, rcvlowat;
+	uint32_t mark, priority, txhash;
+	uint32_t initial_cwnd;
+	uint32_t syn_rto_us, syn_tx, syn_wnd;
+	uint64_t syn_last_ns;
+	uint32_t syn_gaps_us[8];
+	uint32_t ecn_seen;
+	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
+	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
+	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
+};
+
+#define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
+#define TCB_F_SACK	   (1u << 1) /* SACK permitted both ways */
+#define TCB_F_WS	   (1u << 2) /* window scaling both ways */
+#define TCB_F_ECN	   (1u << 3) /* ECN negotiated */
+#define TCB_F_ECN_WANT	   (1u << 4) /* NEEDS_ECN replied 1 / the SYN asked */
+#define TCB_F_NODELAY	   (1u << 5)
+#define TCB_F_KEEPALIVE	   (1u << 6)
+#define TCB_F_FIN_QUEUED   (1u << 7) /* shutdown(SHUT_WR): FIN after the data */
+#define TCB_F_FIN_SENT	   (1u << 8)
+#define TCB_F_FIN_RCVD	   (1u << 9)
+#define TCB_F_RD_SHUT	   (1u << 10)
+#define TCB_F_ACK_NOW	   (1u << 11)
+#define TCB_F_DELACK	   (1u << 12) /* an ACK is owed, delayed */
+#define TCB_F_RTT_TIMING   (1u << 13)
+#define TCB_F_SNDBUF_LOCK  (1u << 14)
+#define TCB_F_RCVBUF_LOCK  (1u << 15)
+#define TCB_F_ECE_PENDING  (1u << 16) /* CE received: echo ECE until CWR */
+#define TCB_F_CWR_PENDING  (1u << 17) /* window reduced: set CWR on next data */
+#define TCB_F_DATA_SENT	   (1u << 18) /* a data segment went out (TCP_BPF_IW) */
+#define TCB_F_PERSIST	   (1u << 19) /* the RTX timer is the persist timer */
+#define TCB_F_ORPHAN	   (1u << 20) /* closed by the user, finishing */
+#define TCB_F_LISTEN_CHILD (1u << 21)
+#define TCB_F_CC_INIT	   (1u << 22)
+#define TCB_F_INQ	   (1u << 23) /* on the dirty list */
+#define TCB_F_REUSEADDR	   (1u << 24)
+#define TCB_F_BOUND	   (1u << 25)
+#define TCB_F_HASHED	   (1u << 26)
+#define TCB_F_SYN_ECN	   (1u << 27) /* the SYN we got asked for ECN */
+#define TCB_F_IN_RECOVERY  (1u << 28)
+#define TCB_F_ACCQ	   (1u << 29) /* on the listener's accept queue */
+
+struct tcp_config {
+	const struct clk *clk; /* unused by tcp itself: now comes with each call */
+	struct hooks *hooks;   /* NULL: no sock_ops */
+	struct cg_node *default_cg;
+	uint32_t hz;
+	uint32_t syn_linear_timeouts;
+	uint64_t seed;
+	uint32_t max_conns;
+	uint32_t wmem_max, rmem_max, wmem_default, rmem_default;
+	uint32_t syn_retries, synack_retries;
+	uint32_t msl_ms;
+	bool no_timestamps, no_sack, no_wscale;
+	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
+	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */
+	int (*xmit)(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,
+		    const struct tcp_iov *d);
+	/* Source address and MTU towards dst (connect); NULL: laddr must be set. */
+	int (*route)(void *arg, uint8_t family, const void *dst, void *src_out, uint32_t *mtu);
+	/* Readiness changed for tcb->sd (called from tcp_flush_events). */
+	void (*event)(void *arg, struct tcb *tcb);
+	void *arg;
+};
+
+int tcp_create(const struct tcp_config *cfg, struct tcp **out);
+void tcp_destroy(struct tcp *tcp);
+
+/* ---- input/output/timers (now in ns from the owner's clock) ---- */
+
+/* One segment addressed to us: src/dst as on the wire (dst is ours). ecn is
+ * the IP ECN field. payload is copied. */
+void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
+	       const uint8_t *payload, uint32_t len, uint8_t ecn);
+/* An ICMP error quoting one of our segments (RFC 5927 checks). mtu > 0 is a
+ * frag-needed / packet-too-big; unreach marks a hard error in SYN_SENT. */
+void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
+	      bool unreach);
+/* Expired timers; returns how many fired. */
+int tcp_timers(struct tcp *tcp, uint64_t now);
+uint64_t tcp_next_deadline(struct tcp *tcp);
+/* Runs the event callback for connections whose readiness changed. */
+void tcp_flush_events(struct tcp *tcp);
+
+/* ---- user calls (socket.c) ---- */
+
+int tcp_open(struct tcp *tcp, int family, struct tcb **out);
+int tcp_bind(struct tcp *tcp, struct tcb *tcb, const void *addr, uint16_t port);
+int tcp_listen(struct tcp *tcp, struct tcb *tcb, int backlog, uint64_t now);
+int tcp_connect(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport, uint64_t now);
+struct tcb *tcp_accept(struct tcp *tcp, struct tcb *listener);
+int32_t tcp_send(struct tcp *tcp, struct tcb *tcb, const void *buf, uint32_t len, uint64_t now);
+int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool peek,
+		 uint64_t now);
+int tcp_shutdown(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr, uint64_t now);
+/* The user is done with tcb; it lingers in the background as RFC 9293 says. */
+void tcp_close(struct tcp *tcp, struct tcb *tcb, uint64_t now);
+/* Frees immediately (stack_destroy, tests). */
+void tcp_abort(struct tcp *tcp, struct tcb *tcb, uint64_t now, bool send_rst);
+uint32_t tcp_events(const struct tcb *tcb);
+int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
+		   bool from_bpf);
+int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t *len);
+int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg);
+struct skops_tcp_info;
+void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
+uint32_t tcp_sndbuf_free(const struct tcb *tcb);
+uint32_t tcp_conn_count(const struct tcp *tcp);
+
+#endif

@@ -1,0 +1,392 @@
+/* tcp_conn: the per-stack TCP context and connection lifecycle: creation
+ * and teardown, state changes (with STATE_CB), TIME_WAIT (RFC 9293 §3.10.7.4,
+ * 2·MSL), the end of a connection, initial cwnd (RFC 6928) and buffers,
+ * readiness events and the tcp_info snapshot. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "../skops.h"
+#include "cgroup.h"
+#include "tcp_int.h"
+
+static const char *const state_names[] = {
+    [TCP_CLOSED] = "CLOSED",	       [TCP_LISTEN] = "LISTEN",
+    [TCP_SYN_SENT] = "SYN_SENT",       [TCP_SYN_RECEIVED] = "SYN_RECV",
+    [TCP_ESTABLISHED] = "ESTABLISHED", [TCP_FIN_WAIT_1] = "FIN_WAIT1",
+    [TCP_FIN_WAIT_2] = "FIN_WAIT2",    [TCP_CLOSE_WAIT] = "CLOSE_WAIT",
+    [TCP_CLOSING] = "CLOSING",	       [TCP_LAST_ACK] = "LAST_ACK",
+    [TCP_TIME_WAIT] = "TIME_WAIT",
+};
+
+const char *tcp_state_name(enum tcp_state s)
+{
+	return (unsigned)s <= TCP_TIME_WAIT ? state_names[s] : "?";
+}
+
+uint8_t tcp_state_kernel(enum tcp_state s)
+{
+	static const uint8_t map[] = {
+	    [TCP_CLOSED] = HOOKS_TCP_CLOSE,
+	    [TCP_LISTEN] = HOOKS_TCP_LISTEN,
+	    [TCP_SYN_SENT] = HOOKS_TCP_SYN_SENT,
+	    [TCP_SYN_RECEIVED] = HOOKS_TCP_SYN_RECV,
+	    [TCP_ESTABLISHED] = HOOKS_TCP_ESTABLISHED,
+	    [TCP_FIN_WAIT_1] = HOOKS_TCP_FIN_WAIT1,
+	    [TCP_FIN_WAIT_2] = HOOKS_TCP_FIN_WAIT2,
+	    [TCP_CLOSE_WAIT] = HOOKS_TCP_CLOSE_WAIT,
+	    [TCP_CLOSING] = HOOKS_TCP_CLOSING,
+	    [TCP_LAST_ACK] = HOOKS_TCP_LAST_ACK,
+	    [TCP_TIME_WAIT] = HOOKS_TCP_TIME_WAIT,
+	};
+	return (unsigned)s <= TCP_TIME_WAIT ? map[s] : HOOKS_TCP_CLOSE;
+}
+
+int tcp_create(const struct tcp_config *cfg, struct tcp **out)
+{
+	if (!cfg || !cfg->xmit || !out)
+		return -EINVAL;
+	struct tcp *tcp = calloc(1, sizeof(*tcp));
+	if (!tcp)
+		return -ENOMEM;
+	tcp->cfg = *cfg;
+	struct tcp_config *c = &tcp->cfg;
+	if (!c->hz)
+		c->hz = 1000;
+	if (c->syn_linear_timeouts == UINT32_MAX)
+		c->syn_linear_timeouts = 4;
+	if (!c->max_conns)
+		c->max_conns = 1024;
+	if (!c->wmem_default)
+		c->wmem_default = 16384;
+	if (!c->rmem_default)
+		c->rmem_default = 131072;
+	if (!c->syn_retries)
+		c->syn_retries = 6;
+	if (!c->synack_retries)
+		c->synack_retries = 5;
+	if (!c->msl_ms)
+		c->msl_ms = 30000;
+	uint32_t hsz = 16;
+	while (hsz < 2 * c->max_conns)
+		hsz <<= 1;
+	tcp->pool = calloc(c->max_conns, sizeof(struct tcb));
+	tcp->ht = calloc(hsz, sizeof(struct tcb *));
+	tcp->port_ref = calloc(TCP_NPORTS, sizeof(uint16_t));
+	if (!tcp->pool || !tcp->ht || !tcp->port_ref) {
+		free(tcp->pool);
+		free(tcp->ht);
+		free(tcp->port_ref);
+		free(tcp);
+		return -ENOMEM;
+	}
+	tcp->ht_mask = hsz - 1;
+	for (uint32_t i = c->max_conns; i-- > 0;) {
+		tcp->pool[i].next = tcp->free_list;
+		tcp->free_list = &tcp->pool[i];
+	}
+	rnd_seed(&tcp->rnd, c->seed);
+	tcp->isn_key[0] = rnd_u64(&tcp->rnd);
+	tcp->isn_key[1] = rnd_u64(&tcp->rnd);
+	*out = tcp;
+	return 0;
+}
+
+static void release(struct tcp *tcp, struct tcb *tcb)
+{
+	tcp_timers_clear_all(tcp, tcb);
+	tcp_hash_remove(tcp, tcb);
+	if (tcb->state == TCP_LISTEN)
+		tcp_listener_remove(tcp, tcb);
+	if (tcb->flags & TCB_F_BOUND) {
+		if (tcp->port_ref[tcb->t.lport])
+			tcp->port_ref[tcb->t.lport]--;
+		tcb->flags &= ~TCB_F_BOUND;
+	}
+	if (tcb->flags & TCB_F_CC_INIT)
+		cc_release(tcb);
+	tcp_so_sock_fini(tcb);
+	/* Off the pending-events list. */
+	for (struct tcb **pp = &tcp->dirty; *pp; pp = &(*pp)->dirty_next) {
+		if (*pp == tcb) {
+			*pp = tcb->dirty_next;
+			break;
+		}
+	}
+	tcb_free(tcp, tcb);
+}
+
+void tcp_destroy(struct tcp *tcp)
+{
+	if (!tcp)
+		return;
+	for (uint32_t i = 0; i < tcp->cfg.max_conns; i++) {
+		struct tcb *tcb = &tcp->pool[i];
+		if (tcb->tcp)
+			release(tcp, tcb);
+	}
+	free(tcp->pool);
+	free(tcp->ht);
+	free(tcp->port_ref);
+	free(tcp);
+}
+
+uint32_t tcp_conn_count(const struct tcp *tcp)
+{
+	return tcp->nconn;
+}
+
+void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st)
+{
+	enum tcp_state old = tcb->state;
+	if (old == st)
+		return;
+	/* Linux tcp_set_state runs STATE_CB before the change. */
+	tcp_so_state(tcp, tcb, old, st);
+	tcb->state = (uint8_t)st;
+	tcp_mark_event(tcp, tcb);
+}
+
+void tcp_mark_event(struct tcp *tcp, struct tcb *tcb)
+{
+	if (tcb->flags & TCB_F_INQ)
+		return;
+	tcb->flags |= TCB_F_INQ;
+	tcb->dirty_next = tcp->dirty;
+	tcp->dirty = tcb;
+}
+
+void tcp_flush_events(struct tcp *tcp)
+{
+	/* Bounded: each tcb is on the list once; callbacks may add new ones,
+	 * which are delivered on the next flush. */
+	struct tcb *list = tcp->dirty;
+	tcp->dirty = NULL;
+	while (list) {
+		struct tcb *t = list;
+		list = t->dirty_next;
+		t->dirty_next = NULL;
+		t->flags &= ~TCB_F_INQ;
+		if (t->sd >= 0 && tcp->cfg.event)
+			tcp->cfg.event(tcp->cfg.arg, t);
+	}
+}
+
+static void unlink_from_parent(struct tcb *tcb)
+{
+	struct tcb *l = tcb->parent;
+	if (!l)
+		return;
+	if (tcb->flags & TCB_F_ACCQ) {
+		struct tcb **pp = &l->acc_head, *prev = NULL;
+		while (*pp && *pp != tcb) {
+			prev = *pp;
+			pp = &(*pp)->next;
+		}
+		if (*pp) {
+			*pp = tcb->next;
+			if (l->acc_tail == tcb)
+				l->acc_tail = prev;
+			l->nq_acc--;
+		}
+		tcb->flags &= ~TCB_F_ACCQ;
+	} else {
+		if (tcb->prev)
+			tcb->prev->next = tcb->next;
+		else if (l->syn_head == tcb)
+			l->syn_head = tcb->next;
+		if (tcb->next)
+			tcb->next->prev = tcb->prev;
+		l->nq_syn--;
+	}
+	tcb->next = tcb->prev = NULL;
+	tcb->parent = NULL;
+}
+
+void tcp_done(struct tcp *tcp, struct tcb *tcb, int err)
+{
+	if (err)
+		tcb->err = err;
+	if (tcb->state == TCP_TIME_WAIT)
+		tcb->state = TCP_CLOSED; /* the kernel's STATE_CB saw the close already */
+	else
+		tcp_set_state(tcp, tcb, TCP_CLOSED);
+	tcp_timers_clear_all(tcp, tcb);
+	tcp_hash_remove(tcp, tcb);
+	tcb->flags &= ~(TCB_F_DELACK | TCB_F_ACK_NOW);
+	/* A child nobody accepted yet: a request in the SYN queue just goes;
+	 * one in the accept queue stays for accept() to report the error. */
+	if (tcb->parent && !(tcb->flags & TCB_F_ACCQ)) {
+		unlink_from_parent(tcb);
+		release(tcp, tcb);
+		return;
+	}
+	if ((tcb->flags & TCB_F_ORPHAN) && !tcb->parent) {
+		release(tcp, tcb);
+		return;
+	}
+	tcp_mark_event(tcp, tcb);
+}
+
+void tcp_enter_time_wait(struct tcp *tcp, struct tcb *tcb)
+{
+	/* Linux replaces the socket by a timewait sock and reports the full
+	 * socket's end as STATE_CB(old, CLOSE). */
+	tcp_so_state(tcp, tcb, tcb->state, TCP_CLOSED);
+	tcb->state = TCP_TIME_WAIT;
+	tcp_timers_clear_all(tcp, tcb);
+	ring_drop(&tcb->snd, tcb->snd.len);
+	ring_release(&tcb->snd);
+	if (tcb->flags & TCB_F_ORPHAN) {
+		ring_drop(&tcb->rcv, tcb->rcv.len);
+		ring_release(&tcb->rcv);
+	}
+	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * 1000000u);
+	tcp_mark_event(tcp, tcb);
+}
+
+void tcp_release(struct tcp *tcp, struct tcb *tcb)
+{
+	unlink_from_parent(tcb);
+	release(tcp, tcb);
+}
+
+void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb)
+{
+	if (!tcb->sndbuf)
+		tcb->sndbuf = tcp->cfg.wmem_default;
+	if (!tcb->rcvbuf)
+		tcb->rcvbuf = tcp->cfg.rmem_default;
+}
+
+void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	if (!tcb->cwnd_clamp)
+		tcb->cwnd_clamp = UINT32_MAX / 2;
+	/* A program may have set TCP_BPF_IW before the handshake finished. */
+	if (!tcb->initial_cwnd)
+		tcb->initial_cwnd = TCP_INIT_CWND;
+	tcb->cwnd = tcb->initial_cwnd < tcb->cwnd_clamp ? tcb->initial_cwnd : tcb->cwnd_clamp;
+	if (!tcb->ssthresh)
+		tcb->ssthresh = 0x7fffffff; /* TCP_INFINITE_SSTHRESH */
+}
+
+uint32_t tcp_sndbuf_free(const struct tcb *tcb)
+{
+	return tcb->sndbuf > tcb->snd.len ? tcb->sndbuf - tcb->snd.len : 0;
+}
+
+uint32_t tcp_events(const struct tcb *tcb)
+{
+	uint32_t ev = 0;
+	switch (tcb->state) {
+	case TCP_LISTEN:
+		if (tcb->acc_head)
+			ev |= SKOPS_EV_IN;
+		return ev;
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECEIVED:
+		break;
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+		if (!(tcb->flags & TCB_F_FIN_QUEUED) && tcp_sndbuf_free(tcb) >= tcb->sndbuf / 2 &&
+		    (!tcb->notsent_lowat ||
+		     tcb->snd.len - (tcb->snd_nxt - tcb->snd_una) < tcb->notsent_lowat))
+			ev |= SKOPS_EV_OUT;
+		break;
+	default:
+		break;
+	}
+	if (tcb->rcv.len || (tcb->flags & TCB_F_FIN_RCVD))
+		ev |= SKOPS_EV_IN;
+	if (tcb->flags & TCB_F_FIN_RCVD)
+		ev |= SKOPS_EV_RDHUP;
+	if (tcb->err)
+		ev |= SKOPS_EV_ERR | SKOPS_EV_IN;
+	if (tcb->state == TCP_CLOSED && tcb->sd >= 0 && (tcb->err || tcb->flags & TCB_F_FIN_RCVD))
+		ev |= SKOPS_EV_HUP;
+	if (tcb->state == TCP_TIME_WAIT || tcb->state == TCP_CLOSED) {
+		if (tcb->flags & (TCB_F_FIN_RCVD | TCB_F_FIN_SENT))
+			ev |= SKOPS_EV_HUP;
+	}
+	return ev;
+}
+
+void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->state = tcp_state_kernel(tcb->state);
+	snprintf(o->state_name, sizeof(o->state_name), "%s", tcp_state_name(tcb->state));
+	o->cwnd = tcb->cwnd;
+	o->ssthresh = tcb->ssthresh;
+	o->snd_cwnd_clamp = tcb->cwnd_clamp;
+	o->initial_cwnd = tcb->initial_cwnd;
+	o->srtt_us = tcb->srtt_us8 >> 3;
+	o->rttvar_us = tcb->rttvar_us4 >> 2;
+	o->rto_ms = tcb->rto_us / 1000u;
+	o->rtt_min_us = tcb->rtt_min_us;
+	o->rcv_wnd = tcb->rcv_wnd;
+	o->snd_wnd = tcb->snd_wnd;
+	o->rcv_wscale = (tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0;
+	o->snd_wscale = (tcb->flags & TCB_F_WS) ? tcb->snd_wscale : 0;
+	o->ts_ok = (tcb->flags & TCB_F_TS) != 0;
+	o->sack_ok = (tcb->flags & TCB_F_SACK) != 0;
+	o->mss = tcb->mss;
+	o->rcv_mss = tcb->rcv_mss;
+	o->retransmits = tcb->retransmits;
+	o->total_retrans = tcb->total_retrans;
+	if (tcb->cc)
+		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
+	o->ecn = ((tcb->flags & TCB_F_ECN) ? SKOPS_ECN_OK : 0) | tcb->ecn_seen;
+	if (tcb->hs.cg)
+		snprintf(o->cgroup, sizeof(o->cgroup), "%s", cg_node_path(tcb->hs.cg));
+	o->sndbuf = tcb->sndbuf;
+	o->rcvbuf = tcb->rcvbuf;
+	o->bytes_acked = tcb->bytes_acked;
+	o->bytes_received = tcb->bytes_received;
+	o->bytes_sent = tcb->bytes_sent;
+	o->bytes_retrans = tcb->bytes_retrans;
+	o->segs_in = tcb->segs_in;
+	o->segs_out = tcb->segs_out;
+	o->data_segs_in = tcb->data_segs_in;
+	o->data_segs_out = tcb->data_segs_out;
+	o->unacked = tcb->snd_max - tcb->snd_una;
+	o->notsent =
+	    tcb->snd.len - (tcb->snd_nxt - tcb->snd_una < tcb->snd.len ? tcb->snd_nxt - tcb->snd_una
+								       : tcb->snd.len);
+	o->syn_rto_ms = tcb->syn_rto_us / 1000u;
+	o->syn_retrans = tcb->syn_tx ? tcb->syn_tx - 1 : 0;
+	for (int i = 0; i < SKOPS_MAX_SYN_GAPS && i < 8; i++)
+		o->syn_gaps_us[i] = tcb->syn_gaps_us[i];
+	o->syn_wnd = tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd;
+	o->cb_flags = tcb->hs.cb_flags;
+}
+
+void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
+	      bool unreach)
+{
+	tcp->now = now;
+	struct tcb *tcb = tcp_hash_find(tcp, t);
+	if (!tcb || tcb->state == TCP_TIME_WAIT || tcb->state == TCP_LISTEN)
+		return;
+	/* RFC 5927 §4.1: only errors quoting a sequence number in flight. */
+	if (SEQ_LT(seq, tcb->snd_una) || SEQ_GEQ(seq, tcb->snd_max))
+		return;
+	if (mtu) {
+		uint16_t old = tcb->mss;
+		tcp_update_mss(tcp, tcb, mtu);
+		/* RFC 1191 §6.4: resend what the smaller MSS no longer carries
+		 * (Linux tcp_simple_retransmit). */
+		if (tcb->mss < old && tcb->state >= TCP_ESTABLISHED) {
+			tcb->snd_nxt = tcb->snd_una;
+			tcp_output(tcp, tcb);
+		}
+		return;
+	}
+	/* RFC 1122 §4.2.3.9: hard errors abort only a connection attempt. */
+	if (unreach && tcb->state == TCP_SYN_SENT)
+		tcp_done(tcp, tcb, ECONNREFUSED);
+}

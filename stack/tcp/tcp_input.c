@@ -1,0 +1,750 @@
+/* tcp_input: segment arrival, RFC 9293 §3.10.7 in its order: LISTEN,
+ * SYN-SENT, then for synchronised states PAWS (RFC 7323 §5.3), sequence
+ * acceptability, RST with RFC 5961 §3 checks, SYN with the RFC 5961 §4
+ * challenge ACK, ACK (RFC 5961 §5 range, NewReno per RFC 6582, ECN echo per
+ * RFC 3168 §6.1.2), data with out-of-order reassembly (SACK blocks, RFC
+ * 2018), FIN. TIME_WAIT reuse follows RFC 6191 (timestamps) / RFC 9293
+ * §3.10.7.4 (a higher sequence number). */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tcp_int.h"
+
+#define PAWS_24DAYS_NS (24ull * 86400 * 1000000000ull)
+
+struct seg_ctx {
+	const struct tcp_repr *h;
+	uint32_t seq;
+	const uint8_t *data;
+	uint32_t len;
+	uint8_t flags;
+	uint8_t ecn;
+};
+
+static void challenge_ack(struct tcp *tcp, struct tcb *tcb)
+{
+	/* RFC 5961 §3.2/§4.2 (rate limiting is left to the next issue). */
+	tcp->stats.in_challenge_ack++;
+	tcp_send_ack(tcp, tcb);
+}
+
+static void take_syn_options(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h)
+{
+	tcb->peer_mss = h->mss ? h->mss : TCP_MSS_DEFAULT;
+	if (h->wscale >= 0 && !tcp->cfg.no_wscale) {
+		tcb->flags |= TCB_F_WS;
+		tcb->snd_wscale = (uint8_t)h->wscale;
+	} else {
+		tcb->snd_wscale = 0;
+		tcb->rcv_wscale = 0;
+	}
+	if (h->sack_perm && !tcp->cfg.no_sack)
+		tcb->flags |= TCB_F_SACK;
+	if (h->ts && !tcp->cfg.no_timestamps) {
+		tcb->flags |= TCB_F_TS;
+		tcb->ts_recent = h->tsval;
+		tcb->ts_recent_age = tcp->now;
+	}
+}
+
+/* ---- LISTEN (RFC 9293 §3.10.7.2) ---- */
+
+static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
+			 const struct tcp_repr *h, uint32_t len)
+{
+	if (h->flags & TCP_RST)
+		return;
+	if (h->flags & TCP_ACK) {
+		tcp_reply_rst(tcp, t, h, len);
+		return;
+	}
+	if (!(h->flags & TCP_SYN))
+		return;
+	if (l->nq_syn >= l->backlog || l->nq_acc >= l->backlog) {
+		tcp->stats.syn_drop++;
+		return;
+	}
+	struct tcb *c = tcb_alloc(tcp, t->family);
+	if (!c) {
+		tcp->stats.syn_drop++;
+		return;
+	}
+	c->t = *t;
+	/* What a child inherits from its listener (Linux sk_clone_lock). */
+	c->flags =
+	    l->flags & (TCB_F_NODELAY | TCB_F_KEEPALIVE | TCB_F_SNDBUF_LOCK | TCB_F_RCVBUF_LOCK);
+	c->flags |= TCB_F_LISTEN_CHILD;
+	c->sndbuf = l->sndbuf;
+	c->rcvbuf = l->rcvbuf;
+	c->user_mss = l->user_mss;
+	c->window_clamp = l->window_clamp;
+	c->keep_idle_s = l->keep_idle_s;
+	c->keep_intvl_s = l->keep_intvl_s;
+	c->keep_cnt = l->keep_cnt;
+	c->user_timeout_ms = l->user_timeout_ms;
+	c->rto_min_us = l->rto_min_us;
+	c->delack_max_us = l->delack_max_us;
+	c->cc = l->cc;
+	c->tos = l->tos;
+	c->mark = l->mark;
+	c->priority = l->priority;
+	c->syn_retries = l->syn_retries;
+	c->rto_us = TCP_RTO_INIT_US;
+	c->state = TCP_SYN_RECEIVED;
+	c->irs = h->seq;
+	c->rcv_nxt = h->seq + 1;
+	c->iss = tcp_isn(tcp, t, tcp->now);
+	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
+	c->snd_wnd = h->window; /* never scaled in a SYN (RFC 7323 §2.2) */
+	c->snd_wl1 = h->seq;
+	c->snd_wl2 = c->iss;
+	c->ts_off = tcp_ts_offset(tcp, t);
+	uint32_t mtu = 1500;
+	if (tcp->cfg.route)
+		tcp->cfg.route(tcp->cfg.arg, t->family, &t->raddr, NULL, &mtu);
+	c->pmtu = mtu;
+	c->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, c);
+	take_syn_options(tcp, c, h);
+	uint32_t ip = t->family == AF_INET6 ? 40 : 20;
+	c->rcv_mss = (uint16_t)(mtu - ip - 20);
+	if (c->user_mss && c->rcv_mss > c->user_mss)
+		c->rcv_mss = c->user_mss;
+	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
+		c->flags |= TCB_F_SYN_ECN;
+	/* The request runs the passive calls in the listener's cgroup on a
+	 * non-full socket (SOCKOPS.md §3). */
+	tcp_so_sock_init(tcp, c, l->hs.cg, false);
+	c->hs.cb_flags = l->hs.cb_flags;
+	tcp_so_passive_request(tcp, c);
+	if (tcp_hash_insert(tcp, c) < 0) {
+		tcp_so_sock_fini(c);
+		tcb_free(tcp, c);
+		tcp->stats.syn_drop++;
+		return;
+	}
+	c->parent = l;
+	c->prev = NULL;
+	c->next = l->syn_head;
+	if (l->syn_head)
+		l->syn_head->prev = c;
+	l->syn_head = c;
+	l->nq_syn++;
+	tcp_send_syn(tcp, c);
+	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * 1000u);
+}
+
+/* Both ends after the handshake: MSS, cwnd, buffers, CC (Linux tcp_init_transfer). */
+static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
+{
+	tcp_update_mss(tcp, tcb, 0);
+	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
+	if (tcb->syn_tx == 1)
+		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / 1000u));
+	else
+		tcb->rto_us = TCP_RTO_INIT_US; /* RFC 6298 §5 (7): no sample after a lost SYN */
+	tcb->retransmits = 0;
+	tcb->backoff = 0;
+	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
+	tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
+	tcp_init_cwnd(tcp, tcb);
+	if (!active)
+		tcb->hs.fullsock = true;
+	tcp_so_established(tcp, tcb, active);
+	if (!(tcb->flags & TCB_F_CC_INIT)) {
+		tcb->flags |= TCB_F_CC_INIT;
+		cc_init(tcb);
+	}
+	if (tcb->flags & TCB_F_KEEPALIVE)
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
+			      tcp->now + (uint64_t)tcb->keep_idle_s * 1000000000u);
+	tcp_mark_event(tcp, tcb);
+}
+
+/* ---- SYN-SENT (RFC 9293 §3.10.7.3) ---- */
+
+static bool syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h)
+{
+	bool ack_ok = false;
+	if (h->flags & TCP_ACK) {
+		if (SEQ_LEQ(h->ack, tcb->iss) || SEQ_GT(h->ack, tcb->snd_max)) {
+			if (!(h->flags & TCP_RST))
+				tcp_reply_rst(tcp, &tcb->t, h, 0);
+			return true;
+		}
+		ack_ok = true;
+	}
+	if (h->flags & TCP_RST) {
+		if (ack_ok) {
+			tcp->stats.in_rst++;
+			tcp_done(tcp, tcb, ECONNREFUSED);
+			return false;
+		}
+		return true;
+	}
+	if (!(h->flags & TCP_SYN))
+		return true;
+	tcb->irs = h->seq;
+	tcb->rcv_nxt = h->seq + 1;
+	uint8_t want_ws = tcb->rcv_wscale;
+	take_syn_options(tcp, tcb, h);
+	if (tcb->flags & TCB_F_WS)
+		tcb->rcv_wscale = want_ws;
+	tcb->snd_wl1 = h->seq;
+	if (ack_ok) {
+		tcb->snd_una = h->ack;
+		tcb->snd_wnd = h->window; /* SYN-ACK windows are not scaled */
+		tcb->snd_wl2 = h->ack;
+		tcb->max_wnd = tcb->snd_wnd;
+		/* RFC 3168 §6.1.1: ECN when we asked and the SYN-ACK has ECE alone. */
+		if ((tcb->flags & TCB_F_ECN_WANT) && (h->flags & (TCP_ECE | TCP_CWR)) == TCP_ECE)
+			tcb->flags |= TCB_F_ECN;
+		establish(tcp, tcb, true);
+		if (tcb->state == TCP_CLOSED)
+			return false;
+		tcb->flags |= TCB_F_ACK_NOW;
+		return true;
+	}
+	/* Simultaneous open: SYN-RECEIVED, our SYN again with an ACK. */
+	tcb->snd_wnd = h->window;
+	tcb->max_wnd = tcb->snd_wnd;
+	tcp_set_state(tcp, tcb, TCP_SYN_RECEIVED);
+	if ((tcb->flags & TCB_F_ECN_WANT) &&
+	    (h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
+		tcb->flags |= TCB_F_ECN;
+	tcb->syn_tx = 0;
+	tcp_send_syn(tcp, tcb);
+	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + (uint64_t)tcb->syn_rto_us * 1000u);
+	return true;
+}
+
+/* ---- synchronised states ---- */
+
+static bool seq_acceptable(const struct tcb *tcb, uint32_t seq, uint32_t seglen, uint32_t wnd)
+{
+	/* RFC 9293 §3.10.7.4, the four cases. */
+	if (seglen == 0) {
+		if (wnd == 0)
+			return seq == tcb->rcv_nxt;
+		return SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + wnd);
+	}
+	if (wnd == 0)
+		return false;
+	uint32_t last = seq + seglen - 1;
+	return (SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + wnd)) ||
+	       (SEQ_LEQ(tcb->rcv_nxt, last) && SEQ_LT(last, tcb->rcv_nxt + wnd));
+}
+
+static void ooo_insert(struct tcp *tcp, struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	/* Merge [l, r) into the sorted, disjoint ranges. */
+	uint32_t i = 0;
+	while (i < tcb->ooo_n && SEQ_LT(tcb->ooo[i].r, l))
+		i++;
+	if (i < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i].l, r)) {
+		if (SEQ_LT(l, tcb->ooo[i].l))
+			tcb->ooo[i].l = l;
+		if (SEQ_GT(r, tcb->ooo[i].r))
+			tcb->ooo[i].r = r;
+		while (i + 1 < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i + 1].l, tcb->ooo[i].r)) {
+			if (SEQ_GT(tcb->ooo[i + 1].r, tcb->ooo[i].r))
+				tcb->ooo[i].r = tcb->ooo[i + 1].r;
+			memmove(&tcb->ooo[i + 1], &tcb->ooo[i + 2],
+				(tcb->ooo_n - i - 2) * sizeof(tcb->ooo[0]));
+			tcb->ooo_n--;
+		}
+		return;
+	}
+	if (tcb->ooo_n == TCP_OOO_MAX) {
+		tcp->stats.ooo_drop++;
+		return;
+	}
+	memmove(&tcb->ooo[i + 1], &tcb->ooo[i], (tcb->ooo_n - i) * sizeof(tcb->ooo[0]));
+	tcb->ooo[i].l = l;
+	tcb->ooo[i].r = r;
+	tcb->ooo_n++;
+}
+
+static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
+{
+	if (s->len == 0)
+		return;
+	if (ring_reserve(&tcb->rcv, tcb->rcvbuf) < 0) {
+		s->len = 0;
+		s->flags &= (uint8_t)~TCP_FIN;
+		return;
+	}
+	if (s->seq == tcb->rcv_nxt) {
+		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
+		if (n < s->len)
+			s->flags &= (uint8_t)~TCP_FIN; /* buffer full: the rest comes again */
+		tcb->rcv_nxt += n;
+		tcb->bytes_received += n;
+		tcb->rcv_unacked += n;
+		bool filled = false;
+		while (tcb->ooo_n && SEQ_LEQ(tcb->ooo[0].l, tcb->rcv_nxt)) {
+			if (SEQ_GT(tcb->ooo[0].r, tcb->rcv_nxt)) {
+				uint32_t more = tcb->ooo[0].r - tcb->rcv_nxt;
+				tcb->rcv.len += more;
+				tcb->rcv_nxt += more;
+				tcb->bytes_received += more;
+			}
+			memmove(&tcb->ooo[0], &tcb->ooo[1], (tcb->ooo_n - 1) * sizeof(tcb->ooo[0]));
+			tcb->ooo_n--;
+			filled = true;
+		}
+		/* Linux tcp_grow_window, simplified: the offered window grows
+		 * with the data that arrives. */
+		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
+		if (tcb->rcv_ssthresh > tcb->rcvbuf)
+			tcb->rcv_ssthresh = tcb->rcvbuf;
+		/* RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second
+		 * full segment, at once when a hole was filled. */
+		if (filled || tcb->rcv_unacked >= 2u * tcb->rcv_mss || tcb->ooo_n)
+			tcb->flags |= TCB_F_ACK_NOW;
+		else if (!(tcb->flags & TCB_F_DELACK)) {
+			tcb->flags |= TCB_F_DELACK;
+			uint32_t d = TCP_DELACK_MIN_US < tcb->delack_max_us ? TCP_DELACK_MIN_US
+									    : tcb->delack_max_us;
+			tcp_timer_set(tcp, tcb, TCP_T_DELACK, tcp->now + (uint64_t)d * 1000u);
+		}
+		tcp_mark_event(tcp, tcb);
+		return;
+	}
+	/* Out of order (seq > rcv_nxt after trimming): place it, remember the
+	 * range, ACK at once (the duplicate ACK with SACK blocks). */
+	uint32_t off = tcb->rcv.len + (s->seq - tcb->rcv_nxt);
+	uint32_t n = ring_write_at(&tcb->rcv, off, s->data, s->len);
+	if (n)
+		ooo_insert(tcp, tcb, s->seq, s->seq + n);
+	s->flags &= (uint8_t)~TCP_FIN; /* taken only in order */
+	tcb->flags |= TCB_F_ACK_NOW;
+}
+
+static bool fin_input(struct tcp *tcp, struct tcb *tcb)
+{
+	tcb->rcv_nxt++;
+	tcb->flags |= TCB_F_FIN_RCVD | TCB_F_ACK_NOW;
+	tcp_mark_event(tcp, tcb);
+	switch (tcb->state) {
+	case TCP_SYN_RECEIVED:
+	case TCP_ESTABLISHED:
+		tcp_set_state(tcp, tcb, TCP_CLOSE_WAIT);
+		break;
+	case TCP_FIN_WAIT_1:
+		if (tcb->snd_una == tcb->snd_max && (tcb->flags & TCB_F_FIN_SENT)) {
+			tcp_send_ack(tcp, tcb);
+			tcp_enter_time_wait(tcp, tcb);
+		} else {
+			tcp_set_state(tcp, tcb, TCP_CLOSING);
+		}
+		break;
+	case TCP_FIN_WAIT_2:
+		tcp_send_ack(tcp, tcb);
+		tcp_enter_time_wait(tcp, tcb);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	tcb->ecn_seen |= 8u; /* SKOPS_ECN_ECE_SEEN */
+	/* RFC 3168 §6.1.2: reduce once per window of data. */
+	if (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_DISORDER)
+		return;
+	tcb->prior_cwnd = tcb->cwnd;
+	tcb->ssthresh = tcb->cc->ssthresh(tcb);
+	if (tcb->ssthresh > tcb->cwnd_clamp)
+		tcb->ssthresh = tcb->cwnd_clamp;
+	tcb->cwnd = tcb->ssthresh;
+	tcb->recover = tcb->snd_max;
+	tcb->flags |= TCB_F_CWR_PENDING;
+	cc_set_state(tcb, TCP_CA_CWR);
+}
+
+static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
+{
+	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+	uint32_t n = (bytes + mss - 1) / mss;
+	return n ? n : 1;
+}
+
+/* RFC 9293 §3.10.7.4 fifth: ACK processing. false: tcb freed. */
+static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
+{
+	const struct tcp_repr *h = s->h;
+	uint32_t ack = h->ack;
+	if (SEQ_GT(ack, tcb->snd_max)) {
+		/* RFC 5961 §5.2: an ACK for data never sent. */
+		tcb->flags |= TCB_F_ACK_NOW;
+		return true;
+	}
+	uint32_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
+	if (SEQ_LT(ack, tcb->snd_una - maxw)) {
+		tcb->flags |= TCB_F_ACK_NOW;
+		return true;
+	}
+	uint32_t wnd = (uint32_t)h->window << tcb->snd_wscale;
+	bool wnd_changed = false;
+	if (SEQ_LT(tcb->snd_wl1, s->seq) ||
+	    (tcb->snd_wl1 == s->seq && SEQ_LEQ(tcb->snd_wl2, ack))) {
+		wnd_changed = wnd != tcb->snd_wnd;
+		bool opened = tcb->snd_wnd == 0 && wnd > 0;
+		tcb->snd_wnd = wnd;
+		tcb->snd_wl1 = s->seq;
+		tcb->snd_wl2 = ack;
+		if (wnd > tcb->max_wnd)
+			tcb->max_wnd = wnd;
+		if (opened && (tcb->flags & TCB_F_PERSIST)) {
+			tcb->flags &= ~TCB_F_PERSIST;
+			tcp_timer_clear(tcp, tcb, TCP_T_RTX);
+			tcb->backoff = 0;
+		}
+	}
+	if ((tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE))
+		ecn_ece(tcp, tcb);
+	if (SEQ_GT(ack, tcb->snd_una)) {
+		uint32_t acked = ack - tcb->snd_una;
+		bool fin_acked = (tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(ack, tcb->fin_seq);
+		uint32_t data = fin_acked ? tcb->fin_seq - tcb->snd_una : acked;
+		if (data > tcb->snd.len)
+			data = tcb->snd.len;
+		ring_drop(&tcb->snd, data);
+		if (tcb->snd.len == 0)
+			ring_release(&tcb->snd);
+		tcb->bytes_acked += data;
+		if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {
+			tcb->flags &= ~TCB_F_RTT_TIMING;
+			tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->rtt_start) / 1000u));
+		}
+		tcb->snd_una = ack;
+		if (SEQ_LT(tcb->snd_nxt, ack))
+			tcb->snd_nxt = ack;
+		tcb->retransmits = 0;
+		tcb->backoff = 0;
+		tcb->rtx_first_ns = 0;
+		uint32_t segs = segs_of(tcb, acked);
+		cc_pkts_acked(tcb, segs, -1);
+		if (tcb->flags & TCB_F_IN_RECOVERY) {
+			if (SEQ_GEQ(ack, tcb->recover)) {
+				/* RFC 6582 §3.2 (3): full acknowledgment, deflate. */
+				tcb->flags &= ~TCB_F_IN_RECOVERY;
+				tcb->cwnd = tcb->ssthresh;
+				cc_set_state(tcb, TCP_CA_OPEN);
+			} else {
+				/* (5) partial: resend the next hole, deflate by what
+				 * was acked, add one segment back. */
+				tcp_retransmit_head(tcp, tcb);
+				tcb->cwnd = tcb->cwnd > segs ? tcb->cwnd - segs + 1 : 1;
+			}
+		} else {
+			if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
+				cc_set_state(tcb, TCP_CA_OPEN);
+			tcb->cc->cong_avoid(tcb, ack, segs);
+		}
+		if (tcb->cwnd > tcb->cwnd_clamp)
+			tcb->cwnd = tcb->cwnd_clamp;
+		tcb->dupacks = 0;
+		tcp_rearm_rtx(tcp, tcb);
+		tcp_mark_event(tcp, tcb);
+		if (fin_acked) {
+			switch (tcb->state) {
+			case TCP_FIN_WAIT_1:
+				tcp_set_state(tcp, tcb, TCP_FIN_WAIT_2);
+				if (tcb->flags & TCB_F_ORPHAN)
+					tcp_timer_set(tcp, tcb, TCP_T_KEEP,
+						      tcp->now + TCP_FIN_TIMEOUT_MS * 1000000ull);
+				break;
+			case TCP_CLOSING:
+				tcp_enter_time_wait(tcp, tcb);
+				break;
+			case TCP_LAST_ACK:
+				tcp_done(tcp, tcb, 0);
+				return false;
+			default:
+				break;
+			}
+		}
+	} else if (ack == tcb->snd_una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
+		   !wnd_changed && tcb->snd_max != tcb->snd_una) {
+		/* RFC 5681 §2 duplicate ACK. */
+		tcb->dupacks++;
+		if (tcb->flags & TCB_F_IN_RECOVERY) {
+			tcb->cwnd++; /* RFC 6582 §3.2 (4): inflate */
+		} else if (tcb->dupacks == 3 && tcb->cc_state != TCP_CA_LOSS &&
+			   SEQ_GT(ack, tcb->recover - 1)) {
+			/* RFC 6582 §3.2 (2): fast retransmit, enter recovery. */
+			tcp->stats.fast_retrans++;
+			tcb->prior_cwnd = tcb->cwnd;
+			tcb->prior_ssthresh = tcb->ssthresh;
+			tcb->ssthresh = tcb->cc->ssthresh(tcb);
+			if (tcb->ssthresh > tcb->cwnd_clamp)
+				tcb->ssthresh = tcb->cwnd_clamp;
+			tcb->recover = tcb->snd_max;
+			tcb->flags |= TCB_F_IN_RECOVERY;
+			cc_set_state(tcb, TCP_CA_RECOVERY);
+			tcp_retransmit_head(tcp, tcb);
+			tcb->cwnd = tcb->ssthresh + 3;
+		}
+	}
+	return true;
+}
+
+/* RST arrival in a synchronised state (RFC 9293 §3.10.7.4 second, RFC 5961 §3.2). */
+static bool rst_input(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t wnd)
+{
+	if (seq != tcb->rcv_nxt) {
+		if (SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + (wnd ? wnd : 1)))
+			challenge_ack(tcp, tcb);
+		return true;
+	}
+	tcp->stats.in_rst++;
+	int err = ECONNRESET;
+	if (tcb->state == TCP_SYN_RECEIVED && (tcb->flags & TCB_F_LISTEN_CHILD))
+		err = 0; /* back to LISTEN: the request just goes away */
+	else if (tcb->state == TCP_CLOSE_WAIT || tcb->state == TCP_CLOSING ||
+		 tcb->state == TCP_LAST_ACK || tcb->state == TCP_TIME_WAIT)
+		err = tcb->state == TCP_CLOSE_WAIT ? EPIPE : 0;
+	else if (tcb->state == TCP_SYN_RECEIVED)
+		err = ECONNREFUSED;
+	tcp_done(tcp, tcb, err);
+	return false;
+}
+
+static bool time_wait_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
+{
+	const struct tcp_repr *h = s->h;
+	if (h->flags & TCP_RST) {
+		/* Linux (not RFC 1337): a valid RST ends TIME_WAIT early. */
+		if (s->seq == tcb->rcv_nxt) {
+			tcp_done(tcp, tcb, 0);
+			return false;
+		}
+		return true;
+	}
+	if (h->flags & TCP_SYN) {
+		challenge_ack(tcp, tcb);
+		return true;
+	}
+	if (h->flags & TCP_FIN) {
+		/* A retransmitted FIN: our last ACK was lost. ACK it again and
+		 * restart 2·MSL (RFC 9293 §3.10.7.4 eighth). */
+		tcp_send_ack(tcp, tcb);
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * 1000000u);
+	}
+	return true;
+}
+
+/* A SYN for a TIME_WAIT connection may start a new incarnation when it is
+ * provably newer: a higher timestamp (RFC 6191 §2) or, without timestamps,
+ * a sequence number above rcv_nxt (RFC 9293 §3.10.7.4, Linux tcp_timewait_state_process). */
+static bool tw_reusable(const struct tcb *tcb, const struct tcp_repr *h)
+{
+	if ((tcb->flags & TCB_F_TS) && h->ts)
+		return SEQ_GT(h->tsval, tcb->ts_recent);
+	return SEQ_GT(h->seq, tcb->rcv_nxt);
+}
+
+static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
+{
+	const struct tcp_repr *h = s->h;
+	/* RFC 7323 §5.3 PAWS (R1): an old timestamp marks an old duplicate. */
+	if ((tcb->flags & TCB_F_TS) && h->ts && !(h->flags & TCP_RST) &&
+	    SEQ_LT(h->tsval, tcb->ts_recent) && tcp->now - tcb->ts_recent_age < PAWS_24DAYS_NS) {
+		tcp->stats.in_paws++;
+		tcb->flags |= TCB_F_ACK_NOW;
+		return true;
+	}
+	if (tcb->state == TCP_TIME_WAIT)
+		return time_wait_input(tcp, tcb, s);
+	/* A retransmitted SYN for a request we answered: answer again. */
+	if (tcb->state == TCP_SYN_RECEIVED && (h->flags & TCP_SYN) && !(h->flags & TCP_ACK) &&
+	    h->seq == tcb->irs) {
+		tcp_send_syn(tcp, tcb);
+		return true;
+	}
+	/* Simultaneous open: the peer's SYN-ACK repeats its SYN and ACKs ours
+	 * (RFC 9293 Figure 8 line 5; Linux tcp_validate_incoming passes it). */
+	if (tcb->state == TCP_SYN_RECEIVED &&
+	    (s->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && s->seq + 1 == tcb->rcv_nxt &&
+	    h->ack == tcb->snd_nxt && s->len == 0) {
+		s->flags &= (uint8_t)~TCP_SYN;
+		s->seq++;
+	}
+	uint32_t wnd = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
+	if (tcb->state == TCP_SYN_RECEIVED && wnd == 0)
+		wnd = tcb->syn_wnd;
+	uint32_t seglen = s->len + !!(s->flags & TCP_SYN) + !!(s->flags & TCP_FIN);
+	if (!seq_acceptable(tcb, s->seq, seglen, wnd)) {
+		/* Zero window: still take the ACK of a segment at rcv_nxt. */
+		if (!(wnd == 0 && s->seq == tcb->rcv_nxt)) {
+			tcp->stats.in_unacceptable++;
+			if (!(s->flags & TCP_RST))
+				tcb->flags |= TCB_F_ACK_NOW;
+			return true;
+		}
+		s->len = 0;
+		s->flags &= (uint8_t)~TCP_FIN;
+		tcb->flags |= TCB_F_ACK_NOW;
+	}
+	if (s->flags & TCP_RST)
+		return rst_input(tcp, tcb, s->seq, wnd);
+	/* Trim to the window: what we already have on the left, what does
+	 * not fit on the right. */
+	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
+		uint32_t skip = tcb->rcv_nxt - s->seq;
+		if (s->flags & TCP_SYN) {
+			s->flags &= (uint8_t)~TCP_SYN;
+			skip--;
+			s->seq++;
+		}
+		if (skip >= s->len) {
+			if (skip > s->len)
+				s->flags &= (uint8_t)~TCP_FIN;
+			s->seq += s->len;
+			s->len = 0;
+		} else {
+			s->data += skip;
+			s->len -= skip;
+			s->seq += skip;
+		}
+		tcb->flags |= TCB_F_ACK_NOW; /* a duplicate: tell the peer where we are */
+	}
+	if (s->len && SEQ_GT(s->seq + s->len, tcb->rcv_nxt + wnd)) {
+		s->len = tcb->rcv_nxt + wnd - s->seq;
+		s->flags &= (uint8_t)~TCP_FIN;
+	}
+	if (s->flags & TCP_SYN) {
+		/* RFC 5961 §4.2: a SYN in a synchronised state gets a challenge ACK. */
+		challenge_ack(tcp, tcb);
+		return true;
+	}
+	if (!(s->flags & TCP_ACK))
+		return true;
+	/* RFC 7323 §4.3: ts_recent from segments covering Last.ACK.sent. */
+	if ((tcb->flags & TCB_F_TS) && h->ts && SEQ_LEQ(s->seq, tcb->ts_last_ack_sent) &&
+	    SEQ_GEQ(h->tsval, tcb->ts_recent)) {
+		tcb->ts_recent = h->tsval;
+		tcb->ts_recent_age = tcp->now;
+	}
+	if (tcb->state == TCP_SYN_RECEIVED) {
+		if (!(SEQ_LT(tcb->snd_una, h->ack) && SEQ_LEQ(h->ack, tcb->snd_max))) {
+			tcp_reply_rst(tcp, &tcb->t, h, 0);
+			return true;
+		}
+		tcb->snd_una = h->ack;
+		tcb->snd_wnd = (uint32_t)h->window << tcb->snd_wscale;
+		tcb->max_wnd = tcb->snd_wnd;
+		tcb->snd_wl1 = s->seq;
+		tcb->snd_wl2 = h->ack;
+		struct tcb *l = tcb->parent;
+		establish(tcp, tcb, false);
+		if (tcb->state == TCP_CLOSED)
+			return false;
+		if (l) {
+			/* From the SYN queue to the accept queue. */
+			if (tcb->prev)
+				tcb->prev->next = tcb->next;
+			else
+				l->syn_head = tcb->next;
+			if (tcb->next)
+				tcb->next->prev = tcb->prev;
+			tcb->next = tcb->prev = NULL;
+			l->nq_syn--;
+			if (l->acc_tail)
+				l->acc_tail->next = tcb;
+			else
+				l->acc_head = tcb;
+			l->acc_tail = tcb;
+			l->nq_acc++;
+			tcb->flags |= TCB_F_ACCQ;
+			tcp_mark_event(tcp, l);
+		}
+	}
+	if (!ack_input(tcp, tcb, s))
+		return false;
+	if (s->ecn && (tcb->flags & TCB_F_ECN)) {
+		/* RFC 3168 §6.1.3: echo CE with ECE until the peer's CWR. */
+		if (s->flags & TCP_CWR)
+			tcb->flags &= ~TCB_F_ECE_PENDING;
+		if ((s->ecn & 3) == 3) {
+			tcb->flags |= TCB_F_ECE_PENDING | TCB_F_ACK_NOW;
+			tcb->ecn_seen |= 4u; /* SKOPS_ECN_CE_SEEN */
+		} else if (s->ecn & 3) {
+			tcb->ecn_seen |= 2u; /* SKOPS_ECN_ECT_SEEN */
+		}
+	}
+	switch (tcb->state) {
+	case TCP_ESTABLISHED:
+	case TCP_FIN_WAIT_1:
+	case TCP_FIN_WAIT_2:
+		if (s->len && (tcb->flags & TCB_F_ORPHAN) && (tcb->flags & TCB_F_RD_SHUT)) {
+			/* Data for a closed socket: nobody will read it (Linux,
+			 * RFC 9293 §3.10.4 "reset"). */
+			tcp_send_rst(tcp, tcb);
+			tcp_done(tcp, tcb, ECONNRESET);
+			return false;
+		}
+		data_input(tcp, tcb, s);
+		break;
+	default:
+		s->len = 0;
+		break;
+	}
+	if ((s->flags & TCP_FIN) && s->seq + s->len == tcb->rcv_nxt &&
+	    !(tcb->flags & TCB_F_FIN_RCVD))
+		fin_input(tcp, tcb);
+	return true;
+}
+
+void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
+	       const uint8_t *payload, uint32_t len, uint8_t ecn)
+{
+	tcp->now = now;
+	tcp->stats.in_segs++;
+	struct tcb *tcb = tcp_hash_find(tcp, t);
+	if (tcb && tcb->state == TCP_TIME_WAIT &&
+	    (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && tw_reusable(tcb, seg)) {
+		tcp_done(tcp, tcb, 0);
+		tcb = tcp_hash_find(tcp, t);
+	}
+	if (!tcb) {
+		struct tcb *l = tcp_listener_find(tcp, t);
+		if (l) {
+			listen_input(tcp, l, t, seg, len);
+			return;
+		}
+		tcp->stats.in_no_conn++;
+		tcp_reply_rst(tcp, t, seg, len);
+		return;
+	}
+	tcb->segs_in++;
+	if (len)
+		tcb->data_segs_in++;
+	struct seg_ctx s = {.h = seg,
+			    .seq = seg->seq,
+			    .data = payload,
+			    .len = len,
+			    .flags = seg->flags,
+			    .ecn = ecn};
+	bool alive;
+	if (tcb->state == TCP_SYN_SENT)
+		alive = syn_sent_input(tcp, tcb, seg);
+	else if (tcb->state == TCP_CLOSED || tcb->state == TCP_LISTEN)
+		alive = true;
+	else
+		alive = synced_input(tcp, tcb, &s);
+	if (!alive || tcb->state == TCP_CLOSED)
+		return;
+	if (tcb->keep_probes && tcb->flags & TCB_F_KEEPALIVE) {
+		tcb->keep_probes = 0;
+	}
+	if ((tcb->flags & TCB_F_KEEPALIVE) &&
+	    (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT))
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + (uint64_t)tcb->keep_idle_s * 1000000000u);
+	tcp_output(tcp, tcb);
+}

@@ -1,0 +1,140 @@
+/* tcp_int: what the files of stack/tcp share and nothing outside uses: the
+ * per-stack TCP context, the tcb pool, lookup tables, timer wheel, and the
+ * functions input/output/timer/sockops call in each other. */
+#ifndef SKOPS_STACK_TCP_TCP_INT_H
+#define SKOPS_STACK_TCP_TCP_INT_H
+
+#include "cc/cc.h"
+#include "tcp.h"
+
+#define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
+#define TCP_TICK_NS	1000000ull
+#define TCP_NPORTS	65536u
+#define TCP_EPH_LO	32768u /* Linux ip_local_port_range */
+#define TCP_EPH_HI	60999u
+
+/* RFC 6298 §2 and Linux's constants. */
+#define TCP_RTO_INIT_US	   1000000u
+#define TCP_RTO_MIN_US	   200000u
+#define TCP_RTO_MAX_US	   120000000u
+#define TCP_DELACK_MIN_US  40000u
+#define TCP_DELACK_MAX_US  200000u
+#define TCP_INIT_CWND	   10u	 /* RFC 6928 */
+#define TCP_MSS_DEFAULT	   536u	 /* RFC 9293 §3.7.1 */
+#define TCP_MIN_BUF	   4608u /* SOCK_MIN_SNDBUF-ish: 2 × (2048 + sizeof(sk_buff)) */
+#define TCP_KEEP_IDLE_S	   7200u
+#define TCP_KEEP_INTVL_S   75u
+#define TCP_KEEP_CNT	   9u
+#define TCP_FIN_TIMEOUT_MS 60000u
+
+struct tcp_stats {
+	uint64_t in_segs, in_bad, in_no_conn, in_paws, in_unacceptable, in_challenge_ack, in_rst,
+	    out_segs, out_rst, out_err, retrans, rto, fast_retrans, syn_drop, accept_overflow,
+	    ooo_drop, pool_empty;
+};
+
+struct tcp {
+	struct tcp_config cfg;
+	uint64_t now;
+	struct tcb *pool;
+	struct tcb *free_list;
+	uint32_t nconn;
+	/* open addressing on the 4-tuple, linear probing, backward-shift delete */
+	struct tcb **ht;
+	uint32_t ht_mask;
+	struct tcb *listeners;
+	uint16_t *port_ref; /* bind()/listen users of each local port */
+	struct rnd rnd;
+	uint64_t isn_key[2];
+	struct tcb *wheel[TCP_WHEEL_SLOTS];
+	uint64_t wheel_tick; /* last tick processed */
+	uint32_t timers_armed;
+	struct tcb *dirty;
+	struct tcp_stats stats;
+};
+
+/* tcb.c */
+struct tcb *tcb_alloc(struct tcp *tcp, int family);
+void tcb_free(struct tcp *tcp, struct tcb *tcb);
+/* Makes the ring hold at least cap bytes (allocated lazily). */
+int ring_reserve(struct tcp_ring *r, uint32_t cap);
+void ring_release(struct tcp_ring *r); /* frees the memory when empty */
+uint32_t ring_write_at(struct tcp_ring *r, uint32_t off, const uint8_t *p, uint32_t n);
+uint32_t ring_read(struct tcp_ring *r, uint8_t *p, uint32_t n, bool consume);
+void ring_drop(struct tcp_ring *r, uint32_t n);
+void ring_iov(const struct tcp_ring *r, uint32_t off, uint32_t n, struct tcp_iov *iov);
+
+/* tcp_lookup.c */
+uint32_t tcp_tuple_hash(const struct tcp_tuple *t);
+int tcp_hash_insert(struct tcp *tcp, struct tcb *tcb);
+void tcp_hash_remove(struct tcp *tcp, struct tcb *tcb);
+struct tcb *tcp_hash_find(struct tcp *tcp, const struct tcp_tuple *t);
+struct tcb *tcp_listener_find(struct tcp *tcp, const struct tcp_tuple *t);
+void tcp_listener_add(struct tcp *tcp, struct tcb *tcb);
+void tcp_listener_remove(struct tcp *tcp, struct tcb *tcb);
+/* Picks a local port for tcb->t (laddr, raddr, rport set) so that the
+ * 4-tuple is unused and no bound socket owns the port. */
+int tcp_port_alloc(struct tcp *tcp, struct tcb *tcb);
+
+/* tcp_isn.c */
+uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now);
+uint32_t tcp_ts_offset(struct tcp *tcp, const struct tcp_tuple *t);
+static inline uint32_t tcp_ts_now(const struct tcp *tcp, const struct tcb *tcb)
+{
+	return (uint32_t)(tcp->now / 1000000u) + tcb->ts_off;
+}
+
+/* tcp_timer.c */
+void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t when);
+void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which);
+void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb);
+void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
+void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us);
+uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k);
+
+/* tcp_output.c */
+int tcp_output(struct tcp *tcp, struct tcb *tcb);
+void tcp_send_ack(struct tcp *tcp, struct tcb *tcb);
+void tcp_send_syn(struct tcp *tcp, struct tcb *tcb); /* SYN or SYN-ACK by state */
+void tcp_send_rst(struct tcp *tcp, struct tcb *tcb);
+void tcp_send_probe(struct tcp *tcp, struct tcb *tcb); /* seq snd_una - 1: keepalive, persist */
+void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_repr *seg,
+		   uint32_t len);
+void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb);
+uint32_t tcp_rcv_space(const struct tcb *tcb);
+uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb);
+uint32_t tcp_pick_wscale(const struct tcp *tcp, const struct tcb *tcb);
+void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu);
+
+/* tcp_input.c / tcp_user.c */
+void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st);
+void tcp_mark_event(struct tcp *tcp, struct tcb *tcb);
+/* The connection is over: release it now if the user has closed it. */
+void tcp_done(struct tcp *tcp, struct tcb *tcb, int err);
+void tcp_enter_time_wait(struct tcp *tcp, struct tcb *tcb);
+/* Frees tcb now (unlinks it from its listener first). */
+void tcp_release(struct tcp *tcp, struct tcb *tcb);
+void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb);
+void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
+
+/* tcp_sockops.c: call sites (SOCKOPS.md §3) */
+extern const struct hooks_sock_ops tcp_hooks_ops;
+void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
+void tcp_so_sock_fini(struct tcb *tcb);
+void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb);     /* before the SYN */
+void tcp_so_passive_request(struct tcp *tcp, struct tcb *req); /* before the SYN-ACK */
+void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
+void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);
+void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp_state st);
+void tcp_so_rto(struct tcp *tcp, struct tcb *tcb);
+void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res);
+void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb);
+/* Effective initial window in bytes from RWND_INIT (0: default). */
+uint32_t tcp_rwnd_init_bytes(const struct tcb *tcb, int reply);
+
+static inline struct tcb *tcb_of_hs(const struct hooks_sock *hs)
+{
+	return (struct tcb *)((const char *)hs - offsetof(struct tcb, hs));
+}
+
+#endif

@@ -1,0 +1,132 @@
+/* tcp_lookup: the connection table (open addressing on the 4-tuple with
+ * linear probing and backward-shift deletion: no tombstones, at most half
+ * full), listeners, and ephemeral port selection (RFC 6056 §3.3.1-style:
+ * a random start, then the first port whose 4-tuple is free). */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_jhash.h>
+
+#include "tcp_int.h"
+
+uint32_t tcp_tuple_hash(const struct tcp_tuple *t)
+{
+	return rte_jhash_32b((const uint32_t *)t, sizeof(*t) / 4, 0x5eed5eed);
+}
+
+static bool tuple_eq(const struct tcp_tuple *a, const struct tcp_tuple *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+int tcp_hash_insert(struct tcp *tcp, struct tcb *tcb)
+{
+	uint32_t i = tcp_tuple_hash(&tcb->t) & tcp->ht_mask;
+	for (uint32_t n = 0; n <= tcp->ht_mask; n++, i = (i + 1) & tcp->ht_mask) {
+		struct tcb *c = tcp->ht[i];
+		if (!c) {
+			tcp->ht[i] = tcb;
+			tcb->flags |= TCB_F_HASHED;
+			return 0;
+		}
+		if (tuple_eq(&c->t, &tcb->t))
+			return -EADDRINUSE;
+	}
+	return -ENOSPC;
+}
+
+struct tcb *tcp_hash_find(struct tcp *tcp, const struct tcp_tuple *t)
+{
+	uint32_t i = tcp_tuple_hash(t) & tcp->ht_mask;
+	for (uint32_t n = 0; n <= tcp->ht_mask; n++, i = (i + 1) & tcp->ht_mask) {
+		struct tcb *c = tcp->ht[i];
+		if (!c)
+			return NULL;
+		if (tuple_eq(&c->t, t))
+			return c;
+	}
+	return NULL;
+}
+
+void tcp_hash_remove(struct tcp *tcp, struct tcb *tcb)
+{
+	if (!(tcb->flags & TCB_F_HASHED))
+		return;
+	uint32_t i = tcp_tuple_hash(&tcb->t) & tcp->ht_mask;
+	uint32_t n;
+	for (n = 0; n <= tcp->ht_mask; n++, i = (i + 1) & tcp->ht_mask)
+		if (tcp->ht[i] == tcb)
+			break;
+	tcb->flags &= ~TCB_F_HASHED;
+	if (n > tcp->ht_mask)
+		return;
+	/* Backward shift: move later entries of the probe run into the hole
+	 * when their home slot does not lie cyclically in (hole, j]. */
+	uint32_t hole = i;
+	for (uint32_t j = (i + 1) & tcp->ht_mask; tcp->ht[j]; j = (j + 1) & tcp->ht_mask) {
+		uint32_t home = tcp_tuple_hash(&tcp->ht[j]->t) & tcp->ht_mask;
+		bool in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+		if (!in_range) {
+			tcp->ht[hole] = tcp->ht[j];
+			hole = j;
+		}
+	}
+	tcp->ht[hole] = NULL;
+}
+
+static bool addr_any(const struct tcp_tuple *t)
+{
+	static const uint8_t zero[16];
+	return t->family == AF_INET ? t->laddr.v4 == 0 : memcmp(t->laddr.v6, zero, 16) == 0;
+}
+
+struct tcb *tcp_listener_find(struct tcp *tcp, const struct tcp_tuple *t)
+{
+	struct tcb *wild = NULL;
+	for (struct tcb *l = tcp->listeners; l; l = l->next) {
+		if (l->t.family != t->family || l->t.lport != t->lport)
+			continue;
+		if (addr_any(&l->t))
+			wild = l;
+		else if (memcmp(&l->t.laddr, &t->laddr, sizeof(t->laddr)) == 0)
+			return l; /* a specific address wins over the wildcard */
+	}
+	return wild;
+}
+
+void tcp_listener_add(struct tcp *tcp, struct tcb *tcb)
+{
+	tcb->prev = NULL;
+	tcb->next = tcp->listeners;
+	if (tcp->listeners)
+		tcp->listeners->prev = tcb;
+	tcp->listeners = tcb;
+}
+
+void tcp_listener_remove(struct tcp *tcp, struct tcb *tcb)
+{
+	if (tcb->prev)
+		tcb->prev->next = tcb->next;
+	else if (tcp->listeners == tcb)
+		tcp->listeners = tcb->next;
+	if (tcb->next)
+		tcb->next->prev = tcb->prev;
+	tcb->next = tcb->prev = NULL;
+}
+
+int tcp_port_alloc(struct tcp *tcp, struct tcb *tcb)
+{
+	uint32_t range = TCP_EPH_HI - TCP_EPH_LO + 1;
+	uint32_t start = rnd_below(&tcp->rnd, range);
+	for (uint32_t i = 0; i < range; i++) {
+		uint16_t port = (uint16_t)(TCP_EPH_LO + (start + i) % range);
+		if (tcp->port_ref[port])
+			continue;
+		tcb->t.lport = port;
+		if (!tcp_hash_find(tcp, &tcb->t))
+			return 0;
+	}
+	tcb->t.lport = 0;
+	return -EADDRNOTAVAIL;
+}

@@ -1,0 +1,369 @@
+/* tcp_output: building segments. The send queue (a ring from snd_una),
+ * effective MSS (RFC 9293 §3.7.1, RFC 6691), window advertisement with
+ * scaling (RFC 7323 §2) and receiver SWS avoidance (RFC 9293 §3.8.6.2.2),
+ * Nagle (RFC 896 / RFC 9293 §3.7.4) unless TCP_NODELAY, cwnd (RFC 5681), ECN
+ * marks (RFC 3168 §6.1), SACK blocks for out-of-order data (RFC 2018 §4),
+ * resets (RFC 9293 §3.10.7.1). */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tcp_int.h"
+
+uint32_t tcp_rcv_space(const struct tcb *tcb)
+{
+	return tcb->rcvbuf > tcb->rcv.len ? tcb->rcvbuf - tcb->rcv.len : 0;
+}
+
+uint32_t tcp_pick_wscale(const struct tcp *tcp, const struct tcb *tcb)
+{
+	if (tcp->cfg.no_wscale)
+		return 0;
+	/* Linux tcp_select_initial_window: scale for the largest buffer the
+	 * socket could grow to, max(tcp_rmem[2] = 6 MiB, rmem_max), locked or not. */
+	uint32_t space = 6u * 1024 * 1024;
+	if (tcb->rcvbuf > space)
+		space = tcb->rcvbuf;
+	if (tcp->cfg.rmem_max > space)
+		space = tcp->cfg.rmem_max;
+	uint32_t ws = 0;
+	while (space > 65535u && ws < TCP_MAX_WSCALE) {
+		space >>= 1;
+		ws++;
+	}
+	return ws;
+}
+
+uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	uint32_t want = tcp_rcv_space(tcb);
+	if (want > tcb->rcv_ssthresh)
+		want = tcb->rcv_ssthresh;
+	if (tcb->window_clamp && want > tcb->window_clamp)
+		want = tcb->window_clamp;
+	uint32_t old = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
+	/* Receiver SWS avoidance: move the right edge only by a useful amount
+	 * (min(buffer/2, MSS)); and never shrink it (RFC 9293 §3.8.6.2.2). */
+	uint32_t step = tcb->rcvbuf / 2 < tcb->rcv_mss ? tcb->rcvbuf / 2 : tcb->rcv_mss;
+	if (want < old || (want - old < step && want < tcp_rcv_space(tcb) && old))
+		want = old;
+	uint32_t ws = (tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0;
+	uint32_t field = want >> ws;
+	if ((field << ws) < old)
+		field++;
+	if (field > 65535u)
+		field = 65535u;
+	tcb->rcv_adv = tcb->rcv_nxt + (field << ws);
+	tcb->rcv_wnd = field << ws;
+	return (uint16_t)field;
+}
+
+void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
+{
+	(void)tcp;
+	if (mtu)
+		tcb->pmtu = mtu;
+	uint32_t ip = tcb->t.family == AF_INET6 ? 40 : 20;
+	uint32_t mss = tcb->pmtu > ip + 20 + 8 ? tcb->pmtu - ip - 20 : 536;
+	if (tcb->peer_mss && mss > tcb->peer_mss)
+		mss = tcb->peer_mss;
+	if (tcb->user_mss && mss > tcb->user_mss)
+		mss = tcb->user_mss;
+	if (tcb->flags & TCB_F_TS)
+		mss -= 12; /* Linux mss_cache: payload after the timestamp option */
+	if (mss < 64)
+		mss = 64;
+	tcb->mss = (uint16_t)mss;
+}
+
+static unsigned sack_blocks(const struct tcb *tcb, struct tcp_repr *r)
+{
+	if (!(tcb->flags & TCB_F_SACK) || tcb->ooo_n == 0)
+		return 0;
+	/* RFC 2018 §4: the block with the most recent segment first; we keep
+	 * ooo[] sorted by sequence, so report it in that order. */
+	unsigned n = 0;
+	for (uint32_t i = 0; i < tcb->ooo_n && n < TCP_SACK_MAX; i++) {
+		r->sack[n].l = tcb->ooo[i].l;
+		r->sack[n].r = tcb->ooo[i].r;
+		n++;
+	}
+	if ((tcb->flags & TCB_F_TS) && n > 3)
+		n = 3;
+	r->nsack = (uint8_t)n;
+	return n;
+}
+
+/* Fills what every segment of an established-side tcb carries and hands it
+ * to the owner. */
+static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const struct tcp_iov *d,
+		bool new_data)
+{
+	r->sport = tcb->t.lport;
+	r->dport = tcb->t.rport;
+	if (!(r->flags & TCP_SYN)) {
+		r->wscale = -1;
+		if (r->flags & TCP_ACK)
+			r->window = tcp_adv_window(tcp, tcb);
+		if (tcb->flags & TCB_F_TS) {
+			r->ts = true;
+			r->tsval = tcp_ts_now(tcp, tcb);
+			r->tsecr = tcb->ts_recent;
+		}
+	}
+	uint8_t tos = tcb->tos & 0xfc;
+	if (tcb->flags & TCB_F_ECN) {
+		if (tcb->flags & TCB_F_ECE_PENDING && !(r->flags & TCP_SYN))
+			r->flags |= TCP_ECE;
+		uint32_t len = d ? d->n[0] + d->n[1] : 0;
+		/* RFC 3168 §6.1.5: ECT only on new data, not on retransmissions
+		 * or pure ACKs (Linux tcp_ecn_send). */
+		if (len && new_data) {
+			tos |= 2; /* ECT(0) */
+			if (tcb->flags & TCB_F_CWR_PENDING) {
+				r->flags |= TCP_CWR;
+				tcb->flags &= ~TCB_F_CWR_PENDING;
+			}
+		}
+	}
+	if (r->flags & TCP_ACK) {
+		tcb->ts_last_ack_sent = r->ack;
+		tcb->rcv_unacked = 0;
+		tcb->flags &= ~(TCB_F_DELACK | TCB_F_ACK_NOW);
+		if (tcb->tmr[TCP_T_DELACK])
+			tcp_timer_clear(tcp, tcb, TCP_T_DELACK);
+	}
+	tcb->segs_out++;
+	tcp->stats.out_segs++;
+	static const struct tcp_iov none;
+	int rc = tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, r, d ? d : &none);
+	if (rc < 0)
+		tcp->stats.out_err++;
+	return rc;
+}
+
+static void base_repr(struct tcb *tcb, struct tcp_repr *r, uint32_t seq, uint8_t flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->wscale = -1;
+	r->seq = seq;
+	r->flags = flags;
+	if (flags & TCP_ACK)
+		r->ack = tcb->rcv_nxt;
+}
+
+void tcp_send_ack(struct tcp *tcp, struct tcb *tcb)
+{
+	struct tcp_repr r;
+	base_repr(tcb, &r, tcb->snd_nxt, TCP_ACK);
+	sack_blocks(tcb, &r);
+	xmit(tcp, tcb, &r, NULL, false);
+}
+
+void tcp_send_probe(struct tcp *tcp, struct tcb *tcb)
+{
+	/* Linux tcp_xmit_probe_skb: an old sequence number elicits an ACK
+	 * carrying the current window without consuming sequence space. */
+	struct tcp_repr r;
+	base_repr(tcb, &r, tcb->snd_una - 1, TCP_ACK);
+	xmit(tcp, tcb, &r, NULL, false);
+}
+
+void tcp_send_rst(struct tcp *tcp, struct tcb *tcb)
+{
+	struct tcp_repr r;
+	if (tcb->state == TCP_SYN_SENT)
+		base_repr(tcb, &r, tcb->snd_nxt, TCP_RST);
+	else
+		base_repr(tcb, &r, tcb->snd_nxt, TCP_RST | TCP_ACK);
+	tcp->stats.out_rst++;
+	xmit(tcp, tcb, &r, NULL, false);
+}
+
+void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
+{
+	struct tcp_repr r;
+	bool synack = tcb->state == TCP_SYN_RECEIVED;
+	base_repr(tcb, &r, tcb->iss, synack ? TCP_SYN | TCP_ACK : TCP_SYN);
+	r.mss = tcb->rcv_mss;
+	r.window = (uint16_t)(tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd); /* RFC 7323 §2.2 */
+	if (!synack || (tcb->flags & TCB_F_WS))
+		r.wscale = tcp->cfg.no_wscale ? -1 : (int8_t)tcb->rcv_wscale;
+	r.sack_perm = synack ? (tcb->flags & TCB_F_SACK) != 0 : !tcp->cfg.no_sack;
+	if (synack ? (tcb->flags & TCB_F_TS) != 0 : !tcp->cfg.no_timestamps) {
+		r.ts = true;
+		r.tsval = tcp_ts_now(tcp, tcb);
+		r.tsecr = synack ? tcb->ts_recent : 0;
+	}
+	/* RFC 3168 §6.1.1: ECE|CWR in the SYN asks, ECE in the SYN-ACK agrees. */
+	if (!synack && (tcb->flags & TCB_F_ECN_WANT))
+		r.flags |= TCP_ECE | TCP_CWR;
+	if (synack && (tcb->flags & TCB_F_ECN))
+		r.flags |= TCP_ECE;
+	if (tcb->syn_tx && tcb->syn_tx <= 8)
+		tcb->syn_gaps_us[tcb->syn_tx - 1] =
+		    (uint32_t)((tcp->now - tcb->syn_last_ns) / 1000u);
+	tcb->syn_tx++;
+	tcb->syn_last_ns = tcp->now;
+	if (tcb->snd_max == tcb->iss)
+		tcb->snd_max = tcb->iss + 1;
+	tcb->snd_nxt = tcb->iss + 1;
+	tcb->segs_out++;
+	tcp->stats.out_segs++;
+	static const struct tcp_iov none;
+	if (r.flags & TCP_ACK)
+		tcb->ts_last_ack_sent = r.ack;
+	if (tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tcb->tos & 0xfc, &r, &none) < 0)
+		tcp->stats.out_err++;
+}
+
+void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_repr *seg,
+		   uint32_t len)
+{
+	if (seg->flags & TCP_RST)
+		return;
+	struct tcp_repr r;
+	memset(&r, 0, sizeof(r));
+	r.wscale = -1;
+	r.sport = t->lport;
+	r.dport = t->rport;
+	if (seg->flags & TCP_ACK) {
+		r.seq = seg->ack;
+		r.flags = TCP_RST;
+	} else {
+		r.seq = 0;
+		r.ack = seg->seq + len + !!(seg->flags & TCP_SYN) + !!(seg->flags & TCP_FIN);
+		r.flags = TCP_RST | TCP_ACK;
+	}
+	static const struct tcp_iov none;
+	tcp->stats.out_rst++;
+	tcp->stats.out_segs++;
+	if (tcp->cfg.xmit(tcp->cfg.arg, t, 0, &r, &none) < 0)
+		tcp->stats.out_err++;
+}
+
+/* One data (and/or FIN) segment at seq of len bytes from the send ring. */
+static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin)
+{
+	struct tcp_repr r;
+	base_repr(tcb, &r, seq, TCP_ACK);
+	if (fin)
+		r.flags |= TCP_FIN;
+	struct tcp_iov iov;
+	ring_iov(&tcb->snd, seq - tcb->snd_una, len, &iov);
+	if (len && seq + len == tcb->snd_una + tcb->snd.len)
+		r.flags |= TCP_PSH;
+	bool rtx = SEQ_LT(seq, tcb->snd_max);
+	sack_blocks(tcb, &r);
+	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
+	if (len) {
+		tcb->data_segs_out++;
+		tcb->flags |= TCB_F_DATA_SENT;
+	}
+	if (rtx) {
+		tcb->total_retrans++;
+		tcb->bytes_retrans += len;
+		tcp->stats.retrans++;
+		tcp_so_retrans(tcp, tcb, seq, 1, rc < 0 ? rc : 0);
+	} else {
+		tcb->bytes_sent += len;
+	}
+	uint32_t end = seq + len + (fin ? 1 : 0);
+	if (SEQ_GT(end, tcb->snd_nxt))
+		tcb->snd_nxt = end;
+	if (SEQ_GT(end, tcb->snd_max))
+		tcb->snd_max = end;
+	/* Karn (RFC 6298 §3): time one new segment per round trip (in µs,
+	 * finer than the 1 ms timestamps); a retransmission stops the timing. */
+	if (rtx)
+		tcb->flags &= ~TCB_F_RTT_TIMING;
+	else if (!(tcb->flags & TCB_F_RTT_TIMING) && len) {
+		tcb->flags |= TCB_F_RTT_TIMING;
+		tcb->rtt_seq = seq;
+		tcb->rtt_start = tcp->now;
+	}
+	if (!tcb->tmr[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
+		tcp_rearm_rtx(tcp, tcb);
+	return rc;
+}
+
+void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
+{
+	uint32_t out = tcb->snd_max - tcb->snd_una;
+	uint32_t data = tcb->snd.len;
+	uint32_t len = data < out ? data : out;
+	if (len > tcb->mss)
+		len = tcb->mss;
+	bool fin = (tcb->flags & TCB_F_FIN_SENT) && tcb->snd_una + len == tcb->fin_seq &&
+		   SEQ_GT(tcb->snd_max, tcb->fin_seq);
+	if (len == 0 && !fin)
+		return;
+	uint32_t saved = tcb->snd_nxt;
+	send_segment(tcp, tcb, tcb->snd_una, len, fin);
+	if (SEQ_GT(saved, tcb->snd_nxt))
+		tcb->snd_nxt = saved;
+}
+
+static bool can_send_data(uint8_t st)
+{
+	return st == TCP_ESTABLISHED || st == TCP_CLOSE_WAIT || st == TCP_FIN_WAIT_1 ||
+	       st == TCP_CLOSING || st == TCP_LAST_ACK;
+}
+
+int tcp_output(struct tcp *tcp, struct tcb *tcb)
+{
+	int sent = 0;
+	if (!can_send_data(tcb->state))
+		goto ack;
+	for (int guard = 0; guard < 4096; guard++) {
+		uint32_t off = tcb->snd_nxt - tcb->snd_una;
+		uint32_t avail = tcb->snd.len > off ? tcb->snd.len - off : 0;
+		bool fin_q = (tcb->flags & TCB_F_FIN_QUEUED) != 0;
+		bool fin_due = fin_q && SEQ_LEQ(tcb->snd_nxt, tcb->fin_seq);
+		if (!avail && !fin_due)
+			break;
+		uint64_t cwnd_b = (uint64_t)tcb->cwnd * tcb->mss;
+		uint64_t wnd = tcb->snd_wnd < cwnd_b ? tcb->snd_wnd : cwnd_b;
+		uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
+		uint32_t usable = wnd > inflight ? (uint32_t)(wnd - inflight) : 0;
+		uint32_t len = avail < tcb->mss ? avail : tcb->mss;
+		if (len > usable)
+			len = usable;
+		if (avail && len == 0) {
+			/* RFC 9293 §3.8.6.1: a zero window with nothing in flight
+			 * needs the persist timer to learn when it opens. */
+			if (tcb->snd_wnd == 0 && tcb->snd_max == tcb->snd_una &&
+			    !tcb->tmr[TCP_T_RTX]) {
+				tcb->flags |= TCB_F_PERSIST;
+				tcp_timer_set(tcp, tcb, TCP_T_RTX,
+					      tcp->now + (uint64_t)tcb->rto_us * 1000u);
+			}
+			break;
+		}
+		bool last = len == avail;
+		if (len && len < tcb->mss && !last) {
+			/* window-limited runt: wait unless nothing is in flight */
+			if (inflight)
+				break;
+		}
+		/* Nagle: hold a small final segment while data is unacknowledged. */
+		if (len && len < tcb->mss && last && inflight && !(tcb->flags & TCB_F_NODELAY) &&
+		    !fin_q)
+			break;
+		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;
+		if (!len && !fin)
+			break;
+		if (fin)
+			tcb->flags |= TCB_F_FIN_SENT;
+		send_segment(tcp, tcb, tcb->snd_nxt, len, fin);
+		sent++;
+		if (fin)
+			break;
+	}
+ack:
+	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&
+	    tcb->state != TCP_LISTEN && tcb->state != TCP_SYN_SENT)
+		tcp_send_ack(tcp, tcb);
+	return sent;
+}

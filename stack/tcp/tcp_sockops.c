@@ -1,0 +1,609 @@
+/* tcp_sockops: the stack side of hooks/: struct hooks_sock_ops (info and
+ * the bpf_setsockopt/getsockopt options with SOCKOPS.md §5 results, shared
+ * with the user's setsockopt), and every sock_ops call site of SOCKOPS.md §3
+ * with the units the stack owns (TIMEOUT_INIT jiffies at cfg.hz, RWND_INIT
+ * segments). Option semantics follow Linux's do_tcp_setsockopt and
+ * bpf_sol_tcp_setsockopt. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cgroup.h"
+#include "tcp_int.h"
+
+/* Linux's SOL_TCP option numbers (netinet/tcp.h would clash with our
+ * state names). */
+#define TCP_OPT_NODELAY	      1
+#define TCP_OPT_MAXSEG	      2
+#define TCP_OPT_KEEPIDLE      4
+#define TCP_OPT_KEEPINTVL     5
+#define TCP_OPT_KEEPCNT	      6
+#define TCP_OPT_SYNCNT	      7
+#define TCP_OPT_WINDOW_CLAMP  10
+#define TCP_OPT_CONGESTION    13
+#define TCP_OPT_USER_TIMEOUT  18
+#define TCP_OPT_NOTSENT_LOWAT 25
+#ifndef SOL_TCP
+#define SOL_TCP 6
+#endif
+
+#define SOCK_MIN_SNDBUF 4608u /* 2 × (2048 + sizeof(struct sk_buff)) */
+#define SOCK_MIN_RCVBUF 2304u
+#define TCP_MIN_MSS	88u
+
+static bool so_on(const struct tcb *tcb)
+{
+	return tcb->hs.hk != NULL;
+}
+
+void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock)
+{
+	if (tcp->cfg.hooks && cg) {
+		hooks_sock_init(&tcb->hs, tcp->cfg.hooks, &tcp_hooks_ops, cg, fullsock);
+	} else {
+		memset(&tcb->hs, 0, sizeof(tcb->hs));
+		tcb->hs.ops = &tcp_hooks_ops;
+		tcb->hs.fullsock = fullsock;
+	}
+}
+
+void tcp_so_sock_fini(struct tcb *tcb)
+{
+	if (so_on(tcb))
+		hooks_sock_fini(&tcb->hs);
+	memset(&tcb->hs, 0, sizeof(tcb->hs));
+}
+
+int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg)
+{
+	struct tcp *tcp = tcb->tcp;
+	if (!tcp->cfg.hooks)
+		return -EOPNOTSUPP;
+	uint32_t flags = tcb->hs.cb_flags;
+	bool full = tcb->hs.fullsock;
+	tcp_so_sock_fini(tcb);
+	tcp_so_sock_init(tcp, tcb, cg, full);
+	tcb->hs.cb_flags = flags;
+	return 0;
+}
+
+/* Linux tcp_select_initial_window with the RWND_INIT reply. mss is the
+ * advertised MSS less the timestamp option on a passive open with
+ * timestamps (tcp_openreq_init_rwin), so the defaults come out as Linux's
+ * 64240 (SYN) and 65160 (SYN-ACK) for a 1460 MSS. */
+uint32_t tcp_rwnd_init_bytes(const struct tcb *tcb, int reply)
+{
+	uint32_t mss = tcb->rcv_mss;
+	if (tcb->state == TCP_SYN_RECEIVED && (tcb->flags & TCB_F_TS) && mss > 12)
+		mss -= 12;
+	/* The kernel offers half the buffer at first (scaling_ratio 50 %). */
+	uint32_t space = tcb->rcvbuf / 2;
+	if (tcb->window_clamp && space > tcb->window_clamp)
+		space = tcb->window_clamp;
+	if (space > mss)
+		space -= space % mss;
+	uint32_t wnd = space < 65535u ? space : 65535u;
+	if (reply > 0 && (uint64_t)reply * mss < wnd)
+		wnd = (uint32_t)reply * mss;
+	return wnd;
+}
+
+static uint32_t syn_rto_us(const struct tcp *tcp, int jiffies)
+{
+	/* TIMEOUT_INIT: jiffies of 1/hz s; ≤ 0 → 1 s; at most TCP_RTO_MAX. */
+	if (jiffies <= 0)
+		return TCP_RTO_INIT_US;
+	uint64_t us = (uint64_t)jiffies * 1000000u / tcp->cfg.hz;
+	if (us > TCP_RTO_MAX_US)
+		us = TCP_RTO_MAX_US;
+	return us ? (uint32_t)us : 1;
+}
+
+void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
+{
+	int rwnd = -1, tmo = -1;
+	bool ecn = false;
+	if (so_on(tcb)) {
+		hooks_connect_cb(&tcb->hs);
+		rwnd = hooks_rwnd_init(&tcb->hs);
+		tmo = hooks_timeout_init(&tcb->hs);
+		ecn = hooks_needs_ecn(&tcb->hs);
+	}
+	tcb->syn_wnd = tcp_rwnd_init_bytes(tcb, rwnd);
+	tcb->rcv_ssthresh = tcb->syn_wnd;
+	tcb->rcv_wnd = tcb->syn_wnd;
+	tcb->rcv_adv = tcb->rcv_nxt + tcb->syn_wnd;
+	tcb->syn_rto_us = syn_rto_us(tcp, tmo);
+	if (ecn || (tcb->cc->flags & TCP_CC_NEEDS_ECN))
+		tcb->flags |= TCB_F_ECN_WANT;
+}
+
+void tcp_so_passive_request(struct tcp *tcp, struct tcb *req)
+{
+	int rwnd = -1, tmo = -1;
+	bool ecn = false;
+	if (so_on(req)) {
+		ecn = hooks_needs_ecn(&req->hs);
+		rwnd = hooks_rwnd_init(&req->hs);
+		tmo = hooks_timeout_init(&req->hs);
+	}
+	if ((req->flags & TCB_F_SYN_ECN) && (ecn || (req->cc->flags & TCP_CC_NEEDS_ECN)))
+		req->flags |= TCB_F_ECN | TCB_F_ECN_WANT;
+	req->syn_wnd = tcp_rwnd_init_bytes(req, rwnd);
+	req->rcv_ssthresh = req->syn_wnd;
+	req->rcv_wnd = req->syn_wnd;
+	req->rcv_adv = req->rcv_nxt + req->syn_wnd;
+	req->syn_rto_us = syn_rto_us(tcp, tmo);
+}
+
+void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active)
+{
+	(void)tcp;
+	if (!so_on(tcb))
+		return;
+	if (active)
+		hooks_active_established_cb(&tcb->hs);
+	else
+		hooks_passive_established_cb(&tcb->hs);
+}
+
+void tcp_so_listen(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	if (so_on(tcb))
+		hooks_listen_cb(&tcb->hs);
+}
+
+void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp_state st)
+{
+	(void)tcp;
+	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_STATE))
+		hooks_state_cb(&tcb->hs, tcp_state_kernel(old), tcp_state_kernel(st));
+}
+
+void tcp_so_rto(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RTO))
+		hooks_rto_cb(&tcb->hs, tcb->retransmits, tcb->rto_us / 1000u, 0);
+}
+
+void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res)
+{
+	(void)tcp;
+	if (so_on(tcb) && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RETRANS))
+		hooks_retrans_cb(&tcb->hs, seq, segs, res);
+}
+
+void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	if (so_on(tcb) && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RTT))
+		hooks_rtt_cb(&tcb->hs);
+}
+
+/* ---- hooks_sock_ops ---- */
+
+static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
+{
+	const struct tcb *tcb = tcb_of_hs(hs);
+	if (groups & HOOKS_INFO_ADDR) {
+		o->family = tcb->t.family;
+		if (tcb->t.family == AF_INET) {
+			o->remote_ip4 = tcb->t.raddr.v4;
+			o->local_ip4 = tcb->t.laddr.v4;
+		} else {
+			memcpy(o->remote_ip6, tcb->t.raddr.v6, 16);
+			memcpy(o->local_ip6, tcb->t.laddr.v6, 16);
+		}
+		o->remote_port = tcb->t.rport;
+		o->local_port = tcb->t.lport;
+		o->is_fullsock = hs->fullsock;
+	}
+	if ((groups & HOOKS_INFO_TCP) && hs->fullsock) {
+		o->snd_cwnd = tcb->cwnd;
+		o->srtt_us = tcb->srtt_us8;
+		o->state = tcp_state_kernel(tcb->state);
+		o->rtt_min = tcb->rtt_min_us;
+		o->snd_ssthresh = tcb->ssthresh;
+		o->rcv_nxt = tcb->rcv_nxt;
+		o->snd_nxt = tcb->snd_nxt;
+		o->snd_una = tcb->snd_una;
+		o->mss_cache = tcb->mss;
+		o->ecn_flags = (tcb->flags & TCB_F_ECN) ? 1u : 0u; /* TCP_ECN_OK */
+		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+		o->packets_out = (tcb->snd_max - tcb->snd_una + mss - 1) / mss;
+		o->total_retrans = tcb->total_retrans;
+		o->segs_in = tcb->segs_in;
+		o->data_segs_in = tcb->data_segs_in;
+		o->segs_out = tcb->segs_out;
+		o->data_segs_out = tcb->data_segs_out;
+		o->bytes_received = tcb->bytes_received;
+		o->bytes_acked = tcb->bytes_acked;
+	}
+	if (groups & HOOKS_INFO_SOCK) {
+		o->sk_type = SOCK_STREAM;
+		o->sk_protocol = IPPROTO_TCP;
+		o->sk_mark = tcb->mark;
+		o->sk_priority = tcb->priority;
+		o->sk_txhash = tcb->txhash;
+	}
+}
+
+static int so_setsockopt(struct hooks_sock *hs, int level, int optname, const void *val,
+			 uint32_t len)
+{
+	return tcp_setsockopt(tcb_of_hs(hs), level, optname, val, len, true);
+}
+
+static int so_getsockopt(struct hooks_sock *hs, int level, int optname, void *val, uint32_t *len)
+{
+	return tcp_getsockopt(tcb_of_hs(hs), level, optname, val, len);
+}
+
+static void so_set_txhash(struct hooks_sock *hs, uint32_t txhash)
+{
+	tcb_of_hs(hs)->txhash = txhash;
+}
+
+const struct hooks_sock_ops tcp_hooks_ops = {
+    .info = so_info,
+    .setsockopt = so_setsockopt,
+    .getsockopt = so_getsockopt,
+    .set_txhash = so_set_txhash,
+};
+
+/* ---- options ---- */
+
+static int get_int(const void *val, uint32_t len, int *out)
+{
+	if (!val || len < sizeof(int))
+		return -EINVAL;
+	memcpy(out, val, sizeof(int));
+	return 0;
+}
+
+static int set_cc(struct tcb *tcb, const void *val, uint32_t len)
+{
+	char name[TCP_CC_NAME_MAX];
+	if (!val || len == 0)
+		return -EINVAL;
+	uint32_t n = len < sizeof(name) - 1 ? len : sizeof(name) - 1;
+	memcpy(name, val, n);
+	name[n] = 0;
+	const struct tcp_cc_ops *cc = cc_find(name);
+	if (!cc)
+		return -ENOENT;
+	if (cc == tcb->cc)
+		return 0;
+	/* Linux tcp_set_congestion_control: swap and reinitialise once the
+	 * connection runs; before that, establish() initialises it. */
+	if (tcb->flags & TCB_F_CC_INIT)
+		cc_release(tcb);
+	tcb->cc = cc;
+	memset(tcb->cc_priv, 0, sizeof(tcb->cc_priv));
+	if (tcb->flags & TCB_F_CC_INIT)
+		cc_init(tcb);
+	return 0;
+}
+
+static int set_sol_socket(struct tcb *tcb, int optname, int v)
+{
+	struct tcp *tcp = tcb->tcp;
+	switch (optname) {
+	case SO_SNDBUF: {
+		uint32_t u = v < 0 ? 0 : (uint32_t)v;
+		if (tcp->cfg.wmem_max && u > tcp->cfg.wmem_max)
+			u = tcp->cfg.wmem_max;
+		uint64_t b = (uint64_t)u * 2;
+		tcb->sndbuf = b < SOCK_MIN_SNDBUF ? SOCK_MIN_SNDBUF
+			      : b > INT32_MAX	  ? INT32_MAX
+						  : (uint32_t)b;
+		tcb->flags |= TCB_F_SNDBUF_LOCK;
+		tcp_mark_event(tcp, tcb);
+		return 0;
+	}
+	case SO_RCVBUF: {
+		uint32_t u = v < 0 ? 0 : (uint32_t)v;
+		if (tcp->cfg.rmem_max && u > tcp->cfg.rmem_max)
+			u = tcp->cfg.rmem_max;
+		uint64_t b = (uint64_t)u * 2;
+		uint32_t nb = b < SOCK_MIN_RCVBUF ? SOCK_MIN_RCVBUF
+			      : b > INT32_MAX	  ? INT32_MAX
+						  : (uint32_t)b;
+		/* The ring never drops held bytes: it shrinks when it drains. */
+		if (nb <
+		    tcb->rcv.len + (tcb->ooo_n ? tcb->ooo[tcb->ooo_n - 1].r - tcb->rcv_nxt : 0))
+			nb = tcb->rcv.cap;
+		tcb->rcvbuf = nb;
+		if (tcb->rcv.cap && tcb->rcv.cap < nb && ring_reserve(&tcb->rcv, nb) < 0)
+			return -ENOMEM;
+		if (tcb->rcv_ssthresh > nb)
+			tcb->rcv_ssthresh = nb;
+		tcb->flags |= TCB_F_RCVBUF_LOCK;
+		return 0;
+	}
+	case SO_KEEPALIVE:
+		if (v) {
+			tcb->flags |= TCB_F_KEEPALIVE;
+			if (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT)
+				tcp_timer_set(tcp, tcb, TCP_T_KEEP,
+					      tcp->now + (uint64_t)tcb->keep_idle_s * 1000000000u);
+		} else {
+			tcb->flags &= ~TCB_F_KEEPALIVE;
+			if (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT)
+				tcp_timer_clear(tcp, tcb, TCP_T_KEEP);
+		}
+		return 0;
+	case SO_REUSEADDR:
+		if (v)
+			tcb->flags |= TCB_F_REUSEADDR;
+		else
+			tcb->flags &= ~TCB_F_REUSEADDR;
+		return 0;
+	case SO_MARK:
+		tcb->mark = (uint32_t)v;
+		return 0;
+	case SO_PRIORITY:
+		tcb->priority = (uint32_t)v;
+		return 0;
+	case SO_RCVLOWAT:
+		tcb->rcvlowat = v < 1 ? 1 : (uint32_t)v;
+		return 0;
+	case SO_MAX_PACING_RATE:
+		return 0; /* no pacing yet: accepted as Linux without fq */
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
+{
+	struct tcp *tcp = tcb->tcp;
+	switch (optname) {
+	case TCP_OPT_NODELAY:
+		if (v)
+			tcb->flags |= TCB_F_NODELAY;
+		else
+			tcb->flags &= ~TCB_F_NODELAY;
+		if (v && tcb->state >= TCP_ESTABLISHED)
+			tcp_output(tcp, tcb);
+		return 0;
+	case TCP_OPT_MAXSEG:
+		if (v && (v < (int)TCP_MIN_MSS || v > 65535))
+			return -EINVAL;
+		tcb->user_mss = (uint16_t)v;
+		if (tcb->state >= TCP_ESTABLISHED)
+			tcp_update_mss(tcp, tcb, 0);
+		return 0;
+	case TCP_OPT_KEEPIDLE:
+		if (v < 1 || v > 32767)
+			return -EINVAL;
+		tcb->keep_idle_s = (uint32_t)v;
+		if ((tcb->flags & TCB_F_KEEPALIVE) && tcb->state == TCP_ESTABLISHED)
+			tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + (uint64_t)v * 1000000000u);
+		return 0;
+	case TCP_OPT_KEEPINTVL:
+		if (v < 1 || v > 32767)
+			return -EINVAL;
+		tcb->keep_intvl_s = (uint32_t)v;
+		return 0;
+	case TCP_OPT_KEEPCNT:
+		if (v < 1 || v > 127)
+			return -EINVAL;
+		tcb->keep_cnt = (uint32_t)v;
+		return 0;
+	case TCP_OPT_SYNCNT:
+		if (v < 1 || v > 127)
+			return -EINVAL;
+		tcb->syn_retries = (uint32_t)v;
+		return 0;
+	case TCP_OPT_WINDOW_CLAMP:
+		if (v == 0) {
+			if (tcb->state != TCP_CLOSED)
+				return -EINVAL;
+			tcb->window_clamp = 0;
+		} else {
+			tcb->window_clamp =
+			    v < (int)SOCK_MIN_RCVBUF / 2 ? SOCK_MIN_RCVBUF / 2 : (uint32_t)v;
+		}
+		return 0;
+	case TCP_OPT_USER_TIMEOUT:
+		if (v < 0)
+			return -EINVAL;
+		tcb->user_timeout_ms = (uint32_t)v;
+		return 0;
+	case TCP_OPT_NOTSENT_LOWAT:
+		tcb->notsent_lowat = (uint32_t)v;
+		tcp_mark_event(tcp, tcb);
+		return 0;
+	}
+	if (!from_bpf)
+		return -ENOPROTOOPT;
+	switch (optname) {
+	case HOOKS_TCP_IW:
+		/* Only before the first data segment (Linux bpf_sol_tcp_setsockopt). */
+		if (v <= 0 || (tcb->flags & TCB_F_DATA_SENT))
+			return -EINVAL;
+		tcb->cwnd = (uint32_t)v;
+		tcb->initial_cwnd = (uint32_t)v;
+		if (tcb->cwnd_clamp && tcb->cwnd > tcb->cwnd_clamp)
+			tcb->cwnd = tcb->cwnd_clamp;
+		if (tcb->state >= TCP_ESTABLISHED)
+			tcp_output(tcp, tcb);
+		return 0;
+	case HOOKS_TCP_SNDCWND_CLAMP:
+		if (v <= 0)
+			return -EINVAL;
+		tcb->cwnd_clamp = (uint32_t)v;
+		tcb->ssthresh = (uint32_t)v;
+		/* Linux leaves cwnd to shrink on its own; we apply the clamp at
+		 * once so cwnd is never above it. */
+		if (tcb->cwnd > tcb->cwnd_clamp)
+			tcb->cwnd = tcb->cwnd_clamp;
+		return 0;
+	case HOOKS_TCP_DELACK_MAX:
+		if (v < 2)
+			return -EINVAL;
+		tcb->delack_max_us = (uint32_t)v;
+		return 0;
+	case HOOKS_TCP_RTO_MIN:
+		if (v < 2 || v > (int)TCP_RTO_MIN_US)
+			return -EINVAL;
+		tcb->rto_min_us = (uint32_t)v;
+		return 0;
+	case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
+		if ((uint32_t)v & ~HOOKS_CB_ALL)
+			return -EINVAL;
+		tcb->hs.cb_flags = (uint32_t)v;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
+		   bool from_bpf)
+{
+	int v = 0;
+	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION)
+		return set_cc(tcb, val, len);
+	if (get_int(val, len, &v) < 0)
+		return -EINVAL;
+	switch (level) {
+	case SOL_SOCKET:
+		return set_sol_socket(tcb, optname, v);
+	case SOL_TCP:
+		return set_sol_tcp(tcb, optname, v, from_bpf);
+	case SOL_IP:
+		if (optname != IP_TOS || tcb->t.family != AF_INET)
+			return -ENOPROTOOPT;
+		tcb->tos = (uint8_t)(v & 0xfc); /* ECN bits belong to TCP */
+		return 0;
+	case SOL_IPV6:
+		if (optname != IPV6_TCLASS || tcb->t.family != AF_INET6)
+			return -ENOPROTOOPT;
+		if (v < -1 || v > 255)
+			return -EINVAL;
+		tcb->tos = (uint8_t)((v < 0 ? 0 : v) & 0xfc);
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int put_int(void *val, uint32_t *len, int v)
+{
+	if (!val || !len || *len < sizeof(int))
+		return -EINVAL;
+	memcpy(val, &v, sizeof(int));
+	*len = sizeof(int);
+	return 0;
+}
+
+int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t *len)
+{
+	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION) {
+		if (!val || !len || *len == 0)
+			return -EINVAL;
+		const char *n = tcb->cc ? tcb->cc->name : "";
+		uint32_t l = (uint32_t)strnlen(n, TCP_CC_NAME_MAX);
+		uint32_t c = *len < TCP_CC_NAME_MAX ? *len : TCP_CC_NAME_MAX;
+		memset(val, 0, c);
+		memcpy(val, n, l < c ? l : c);
+		*len = c;
+		return 0;
+	}
+	if (level == SOL_TCP && (optname == HOOKS_TCP_SYN || optname == HOOKS_TCP_SYN_IP ||
+				 optname == HOOKS_TCP_SYN_MAC))
+		return -ENOENT; /* SYNs are not saved (TCP_SAVE_SYN is not offered) */
+	int v;
+	switch (level) {
+	case SOL_SOCKET:
+		switch (optname) {
+		case SO_SNDBUF:
+			v = (int)tcb->sndbuf;
+			break;
+		case SO_RCVBUF:
+			v = (int)tcb->rcvbuf;
+			break;
+		case SO_KEEPALIVE:
+			v = !!(tcb->flags & TCB_F_KEEPALIVE);
+			break;
+		case SO_REUSEADDR:
+			v = !!(tcb->flags & TCB_F_REUSEADDR);
+			break;
+		case SO_MARK:
+			v = (int)tcb->mark;
+			break;
+		case SO_PRIORITY:
+			v = (int)tcb->priority;
+			break;
+		case SO_RCVLOWAT:
+			v = tcb->rcvlowat ? (int)tcb->rcvlowat : 1;
+			break;
+		case SO_TYPE:
+			v = SOCK_STREAM;
+			break;
+		case SO_ERROR:
+			v = tcb->err;
+			tcb->err = 0;
+			break;
+		default:
+			return -ENOPROTOOPT;
+		}
+		break;
+	case SOL_TCP:
+		switch (optname) {
+		case TCP_OPT_NODELAY:
+			v = !!(tcb->flags & TCB_F_NODELAY);
+			break;
+		case TCP_OPT_MAXSEG:
+			v = tcb->state >= TCP_ESTABLISHED && tcb->mss ? tcb->mss
+			    : tcb->user_mss			      ? tcb->user_mss
+								      : (int)TCP_MSS_DEFAULT;
+			break;
+		case TCP_OPT_KEEPIDLE:
+			v = (int)tcb->keep_idle_s;
+			break;
+		case TCP_OPT_KEEPINTVL:
+			v = (int)tcb->keep_intvl_s;
+			break;
+		case TCP_OPT_KEEPCNT:
+			v = (int)tcb->keep_cnt;
+			break;
+		case TCP_OPT_SYNCNT:
+			v = (int)tcb->syn_retries;
+			break;
+		case TCP_OPT_WINDOW_CLAMP:
+			v = (int)tcb->window_clamp;
+			break;
+		case TCP_OPT_USER_TIMEOUT:
+			v = (int)tcb->user_timeout_ms;
+			break;
+		case TCP_OPT_NOTSENT_LOWAT:
+			v = (int)tcb->notsent_lowat;
+			break;
+		case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
+			v = (int)tcb->hs.cb_flags;
+			break;
+		default:
+			return -ENOPROTOOPT;
+		}
+		break;
+	case SOL_IP:
+		if (optname != IP_TOS)
+			return -ENOPROTOOPT;
+		v = tcb->tos;
+		break;
+	case SOL_IPV6:
+		if (optname != IPV6_TCLASS)
+			return -ENOPROTOOPT;
+		v = tcb->tos;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return put_int(val, len, v);
+}

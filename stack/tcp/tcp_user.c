@@ -1,0 +1,299 @@
+/* tcp_user: the user calls of RFC 9293 §3.10.1-3.10.6 (OPEN, SEND,
+ * RECEIVE, CLOSE, ABORT) shaped as the BSD socket calls the native API
+ * exposes: bind, listen with SYN and accept queues, connect with the active
+ * open call sites, send/recv over the rings, shutdown (half-close), close. */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tcp_int.h"
+
+static bool addr_is_any(int family, const void *a)
+{
+	static const uint8_t zero[16];
+	return memcmp(a, zero, family == AF_INET6 ? 16 : 4) == 0;
+}
+
+int tcp_open(struct tcp *tcp, int family, struct tcb **out)
+{
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	struct tcb *tcb = tcb_alloc(tcp, family);
+	if (!tcb)
+		return -ENOBUFS;
+	tcp_init_buffers(tcp, tcb);
+	tcb->rto_us = TCP_RTO_INIT_US;
+	tcb->rto_min_us = TCP_RTO_MIN_US;
+	tcb->delack_max_us = TCP_DELACK_MAX_US;
+	tcb->keep_idle_s = TCP_KEEP_IDLE_S;
+	tcb->keep_intvl_s = TCP_KEEP_INTVL_S;
+	tcb->keep_cnt = TCP_KEEP_CNT;
+	tcb->syn_retries = tcp->cfg.syn_retries;
+	tcb->cc = cc_default();
+	tcp_so_sock_init(tcp, tcb, tcp->cfg.default_cg, true);
+	*out = tcb;
+	return 0;
+}
+
+int tcp_bind(struct tcp *tcp, struct tcb *tcb, const void *addr, uint16_t port)
+{
+	if (tcb->state != TCP_CLOSED || (tcb->flags & TCB_F_BOUND))
+		return -EINVAL;
+	size_t alen = tcb->t.family == AF_INET6 ? 16 : 4;
+	if (port == 0) {
+		/* An ephemeral port nobody has bound. */
+		uint32_t range = TCP_EPH_HI - TCP_EPH_LO + 1;
+		uint32_t start = rnd_below(&tcp->rnd, range);
+		for (uint32_t i = 0; i < range; i++) {
+			uint16_t p = (uint16_t)(TCP_EPH_LO + (start + i) % range);
+			if (!tcp->port_ref[p]) {
+				port = p;
+				break;
+			}
+		}
+		if (!port)
+			return -EADDRINUSE;
+	} else if (tcp->port_ref[port] && !(tcb->flags & TCB_F_REUSEADDR)) {
+		return -EADDRINUSE;
+	}
+	memcpy(&tcb->t.laddr, addr, alen);
+	tcb->t.lport = port;
+	tcp->port_ref[port]++;
+	tcb->flags |= TCB_F_BOUND;
+	return 0;
+}
+
+int tcp_listen(struct tcp *tcp, struct tcb *tcb, int backlog, uint64_t now)
+{
+	tcp->now = now;
+	if (tcb->state == TCP_LISTEN) {
+		tcb->backlog = (uint16_t)(backlog < 1 ? 1 : backlog > 4096 ? 4096 : backlog);
+		return 0;
+	}
+	if (tcb->state != TCP_CLOSED)
+		return -EINVAL;
+	if (!(tcb->flags & TCB_F_BOUND)) {
+		static const uint8_t any[16];
+		int rc = tcp_bind(tcp, tcb, any, 0);
+		if (rc < 0)
+			return rc;
+	}
+	for (struct tcb *l = tcp->listeners; l; l = l->next)
+		if (l->t.family == tcb->t.family && l->t.lport == tcb->t.lport &&
+		    memcmp(&l->t.laddr, &tcb->t.laddr, sizeof(tcb->t.laddr)) == 0)
+			return -EADDRINUSE;
+	tcb->backlog = (uint16_t)(backlog < 1 ? 1 : backlog > 4096 ? 4096 : backlog);
+	tcp_set_state(tcp, tcb, TCP_LISTEN);
+	tcp_listener_add(tcp, tcb);
+	tcp_so_listen(tcp, tcb);
+	return 0;
+}
+
+int tcp_connect(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport, uint64_t now)
+{
+	tcp->now = now;
+	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED)
+		return -EALREADY;
+	if (tcb->state != TCP_CLOSED)
+		return -EISCONN;
+	if (tcb->err)
+		return -EINVAL; /* a failed connection is not reused */
+	if (rport == 0)
+		return -EINVAL;
+	int fam = tcb->t.family;
+	size_t alen = fam == AF_INET6 ? 16 : 4;
+	if (addr_is_any(fam, raddr))
+		return -ENETUNREACH;
+	memcpy(&tcb->t.raddr, raddr, alen);
+	tcb->t.rport = rport;
+	uint32_t mtu = 1500;
+	if (tcp->cfg.route) {
+		uint8_t src[16];
+		int rc = tcp->cfg.route(tcp->cfg.arg, (uint8_t)fam, raddr, src, &mtu);
+		if (rc < 0)
+			return rc;
+		if (addr_is_any(fam, &tcb->t.laddr))
+			memcpy(&tcb->t.laddr, src, alen);
+	}
+	if (!(tcb->flags & TCB_F_BOUND) || tcb->t.lport == 0) {
+		int rc = tcp_port_alloc(tcp, tcb);
+		if (rc < 0)
+			return rc;
+	}
+	int rc = tcp_hash_insert(tcp, tcb);
+	if (rc < 0)
+		return rc == -EADDRINUSE ? -EADDRNOTAVAIL : rc;
+	tcb->pmtu = mtu;
+	uint32_t ip = fam == AF_INET6 ? 40 : 20;
+	tcb->rcv_mss = (uint16_t)(mtu - ip - 20);
+	if (tcb->user_mss && tcb->rcv_mss > tcb->user_mss)
+		tcb->rcv_mss = tcb->user_mss;
+	tcb->iss = tcp_isn(tcp, &tcb->t, now);
+	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = tcb->iss;
+	tcb->ts_off = tcp_ts_offset(tcp, &tcb->t);
+	tcb->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, tcb);
+	tcp_set_state(tcp, tcb, TCP_SYN_SENT);
+	/* CONNECT_CB → RWND_INIT → TIMEOUT_INIT → NEEDS_ECN, then the SYN. */
+	tcp_so_active_open(tcp, tcb);
+	if (tcb->state != TCP_SYN_SENT)
+		return -ECONNABORTED;
+	tcp_send_syn(tcp, tcb);
+	tcp_timer_set(tcp, tcb, TCP_T_RTX, now + (uint64_t)tcb->syn_rto_us * 1000u);
+	return -EINPROGRESS;
+}
+
+struct tcb *tcp_accept(struct tcp *tcp, struct tcb *l)
+{
+	(void)tcp;
+	struct tcb *c = l->acc_head;
+	if (!c)
+		return NULL;
+	l->acc_head = c->next;
+	if (!l->acc_head)
+		l->acc_tail = NULL;
+	l->nq_acc--;
+	c->next = NULL;
+	c->parent = NULL;
+	c->flags &= ~TCB_F_ACCQ;
+	return c;
+}
+
+int32_t tcp_send(struct tcp *tcp, struct tcb *tcb, const void *buf, uint32_t len, uint64_t now)
+{
+	tcp->now = now;
+	if (tcb->err)
+		return -tcb->err;
+	switch (tcb->state) {
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+		break;
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECEIVED:
+	case TCP_CLOSED:
+	case TCP_LISTEN:
+		return tcb->state == TCP_CLOSED && (tcb->flags & TCB_F_FIN_SENT) ? -EPIPE
+										 : -ENOTCONN;
+	default:
+		return -EPIPE;
+	}
+	if (tcb->flags & TCB_F_FIN_QUEUED)
+		return -EPIPE;
+	uint32_t room = tcp_sndbuf_free(tcb);
+	if (room == 0)
+		return -EAGAIN;
+	if (len > room)
+		len = room;
+	if (len == 0)
+		return 0;
+	if (ring_reserve(&tcb->snd, tcb->sndbuf) < 0)
+		return -ENOMEM;
+	ring_write_at(&tcb->snd, tcb->snd.len, buf, len);
+	tcp_output(tcp, tcb);
+	return (int32_t)len;
+}
+
+int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool peek, uint64_t now)
+{
+	tcp->now = now;
+	if (tcb->rcv.len == 0) {
+		if (tcb->err)
+			return -tcb->err;
+		if ((tcb->flags & (TCB_F_FIN_RCVD | TCB_F_RD_SHUT)))
+			return 0;
+		if (tcb->state == TCP_LISTEN || tcb->state == TCP_SYN_SENT ||
+		    (tcb->state == TCP_CLOSED && !(tcb->flags & TCB_F_FIN_RCVD)))
+			return tcb->state == TCP_CLOSED ? 0 : -ENOTCONN;
+		return -EAGAIN;
+	}
+	uint32_t before = tcp_rcv_space(tcb);
+	uint32_t n = ring_read(&tcb->rcv, buf, len, !peek);
+	if (!peek && tcb->rcv.len == 0 && tcb->ooo_n == 0)
+		ring_release(&tcb->rcv);
+	/* Window update (RFC 9293 §3.8.6.2.2): tell the peer once the window
+	 * grew by a useful amount, in particular when it was closed. */
+	if (!peek && tcb->state >= TCP_ESTABLISHED && tcb->state != TCP_TIME_WAIT) {
+		uint32_t adv = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
+		uint32_t space = tcp_rcv_space(tcb);
+		if (space > tcb->rcv_ssthresh)
+			space = tcb->rcv_ssthresh;
+		uint32_t step = tcb->rcvbuf / 2 < tcb->rcv_mss ? tcb->rcvbuf / 2 : tcb->rcv_mss;
+		if (space >= adv + step && (before < step || adv < tcb->rcvbuf / 2 || adv == 0))
+			tcp_send_ack(tcp, tcb);
+	}
+	return (int32_t)n;
+}
+
+int tcp_shutdown(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr, uint64_t now)
+{
+	tcp->now = now;
+	if (rd)
+		tcb->flags |= TCB_F_RD_SHUT;
+	if (!wr || (tcb->flags & TCB_F_FIN_QUEUED))
+		return 0;
+	switch (tcb->state) {
+	case TCP_ESTABLISHED:
+		tcp_set_state(tcp, tcb, TCP_FIN_WAIT_1);
+		break;
+	case TCP_CLOSE_WAIT:
+		tcp_set_state(tcp, tcb, TCP_LAST_ACK);
+		break;
+	case TCP_SYN_SENT:
+		tcp_done(tcp, tcb, 0);
+		return 0;
+	case TCP_SYN_RECEIVED:
+		/* RFC 9293 §3.10.4: FIN once established; Linux sends it now. */
+		tcp_set_state(tcp, tcb, TCP_FIN_WAIT_1);
+		break;
+	default:
+		return tcb->state == TCP_LISTEN || tcb->state == TCP_CLOSED ? -ENOTCONN : 0;
+	}
+	tcb->flags |= TCB_F_FIN_QUEUED;
+	tcb->fin_seq = tcb->snd_una + tcb->snd.len;
+	tcp_output(tcp, tcb);
+	return 0;
+}
+
+void tcp_abort(struct tcp *tcp, struct tcb *tcb, uint64_t now, bool send_rst)
+{
+	tcp->now = now;
+	if (send_rst && tcb->state != TCP_CLOSED && tcb->state != TCP_LISTEN &&
+	    tcb->state != TCP_TIME_WAIT && tcb->state != TCP_SYN_SENT)
+		tcp_send_rst(tcp, tcb);
+	if (tcb->state == TCP_LISTEN) {
+		while (tcb->syn_head)
+			tcp_release(tcp, tcb->syn_head);
+		for (struct tcb *c; (c = tcp_accept(tcp, tcb));) {
+			tcp_abort(tcp, c, now, send_rst);
+		}
+	}
+	tcp_release(tcp, tcb);
+}
+
+void tcp_close(struct tcp *tcp, struct tcb *tcb, uint64_t now)
+{
+	tcp->now = now;
+	tcb->sd = -1;
+	tcb->flags |= TCB_F_ORPHAN | TCB_F_RD_SHUT;
+	switch (tcb->state) {
+	case TCP_LISTEN:
+		/* Unaccepted children are reset (Linux inet_csk_listen_stop). */
+		tcp_abort(tcp, tcb, now, true);
+		return;
+	case TCP_CLOSED:
+	case TCP_SYN_SENT:
+		tcp_release(tcp, tcb);
+		return;
+	default:
+		break;
+	}
+	if (tcb->rcv.len) {
+		/* RFC 9293 §3.10.4 / RFC 2525 §2.17: unread data → reset. */
+		tcp_abort(tcp, tcb, now, true);
+		return;
+	}
+	if (tcb->state == TCP_TIME_WAIT)
+		return;
+	tcp_shutdown(tcp, tcb, true, true, now);
+	if (tcb->state == TCP_FIN_WAIT_2)
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + TCP_FIN_TIMEOUT_MS * 1000000ull);
+}

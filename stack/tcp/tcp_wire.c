@@ -1,0 +1,238 @@
+/* tcp_wire: TCP header view/repr and checksum. RFC 9293 §3.1 (header), RFC
+ * 7323 §2-3 (window scale, timestamps), RFC 2018 (SACK). Byte order is
+ * handled here and nowhere else. */
+#include "tcp_wire.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void wr32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+enum {
+	OPT_EOL = 0,
+	OPT_NOP = 1,
+	OPT_MSS = 2,
+	OPT_WS = 3,
+	OPT_SACKPERM = 4,
+	OPT_SACK = 5,
+	OPT_TS = 8
+};
+
+static void parse_options(const uint8_t *p, size_t n, struct tcp_repr *r)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint8_t kind = p[i];
+		if (kind == OPT_EOL)
+			return;
+		if (kind == OPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n)
+			return;
+		uint8_t olen = p[i + 1];
+		if (olen < 2 || i + olen > n)
+			return; /* malformed: stop, keep what we have */
+		const uint8_t *o = p + i + 2;
+		switch (kind) {
+		case OPT_MSS:
+			if (olen == 4 && (r->flags & TCP_SYN))
+				r->mss = rd16(o);
+			break;
+		case OPT_WS:
+			if (olen == 3 && (r->flags & TCP_SYN)) {
+				/* RFC 7323 §2.3: a shift above 14 is used as 14. */
+				r->wscale = (int8_t)(o[0] > TCP_MAX_WSCALE ? TCP_MAX_WSCALE : o[0]);
+			}
+			break;
+		case OPT_SACKPERM:
+			if (olen == 2 && (r->flags & TCP_SYN))
+				r->sack_perm = true;
+			break;
+		case OPT_SACK:
+			if (olen >= 10 && (olen - 2) % 8 == 0) {
+				unsigned nb = (olen - 2u) / 8u;
+				r->nsack = 0;
+				for (unsigned b = 0; b < nb && b < TCP_SACK_MAX; b++) {
+					r->sack[b].l = rd32(o + 8 * b);
+					r->sack[b].r = rd32(o + 8 * b + 4);
+					r->nsack++;
+				}
+			}
+			break;
+		case OPT_TS:
+			if (olen == 10) {
+				r->ts = true;
+				r->tsval = rd32(o);
+				r->tsecr = rd32(o + 4);
+			}
+			break;
+		default:
+			break;
+		}
+		i += olen;
+	}
+}
+
+int tcp_parse(const uint8_t *buf, size_t len, struct tcp_repr *r)
+{
+	if (!buf || len < TCP_HDR_MIN)
+		return -EINVAL;
+	size_t hlen = (size_t)(buf[12] >> 4) * 4;
+	if (hlen < TCP_HDR_MIN || hlen > len)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->wscale = -1;
+	r->sport = rd16(buf);
+	r->dport = rd16(buf + 2);
+	r->seq = rd32(buf + 4);
+	r->ack = rd32(buf + 8);
+	r->flags = buf[13];
+	r->window = rd16(buf + 14);
+	r->urg = rd16(buf + 18);
+	if (r->sport == 0 || r->dport == 0)
+		return -EINVAL;
+	if ((r->flags & TCP_SYN) && (r->flags & (TCP_FIN | TCP_RST)))
+		return -EINVAL;
+	parse_options(buf + TCP_HDR_MIN, hlen - TCP_HDR_MIN, r);
+	return (int)hlen;
+}
+
+static unsigned sack_blocks(const struct tcp_repr *r)
+{
+	unsigned n = r->nsack > TCP_SACK_MAX ? TCP_SACK_MAX : r->nsack;
+	/* 40 option bytes: with timestamps (12) at most 3 blocks (4 + 24). */
+	if (r->ts && n > 3)
+		n = 3;
+	if (r->flags & TCP_SYN)
+		n = 0;
+	return n;
+}
+
+size_t tcp_repr_hdr_len(const struct tcp_repr *r)
+{
+	size_t n = TCP_HDR_MIN;
+	if (r->mss)
+		n += 4;
+	if (r->ts || r->sack_perm)
+		n += r->ts ? 12 : 4;
+	if (r->wscale >= 0)
+		n += 4;
+	unsigned sb = sack_blocks(r);
+	if (sb)
+		n += 4 + 8 * sb;
+	return n;
+}
+
+void tcp_emit(const struct tcp_repr *r, uint8_t *buf)
+{
+	size_t hlen = tcp_repr_hdr_len(r);
+	wr16(buf, r->sport);
+	wr16(buf + 2, r->dport);
+	wr32(buf + 4, r->seq);
+	wr32(buf + 8, r->ack);
+	buf[12] = (uint8_t)((hlen / 4) << 4);
+	buf[13] = r->flags;
+	wr16(buf + 14, r->window);
+	wr16(buf + 16, 0);
+	wr16(buf + 18, r->urg);
+	uint8_t *p = buf + TCP_HDR_MIN;
+	/* Linux's layout (tcp_options_write), so captures compare byte-for-byte. */
+	if (r->mss) {
+		p[0] = OPT_MSS;
+		p[1] = 4;
+		wr16(p + 2, r->mss);
+		p += 4;
+	}
+	if (r->ts) {
+		if (r->sack_perm) {
+			p[0] = OPT_SACKPERM;
+			p[1] = 2;
+		} else {
+			p[0] = OPT_NOP;
+			p[1] = OPT_NOP;
+		}
+		p[2] = OPT_TS;
+		p[3] = 10;
+		wr32(p + 4, r->tsval);
+		wr32(p + 8, r->tsecr);
+		p += 12;
+	} else if (r->sack_perm) {
+		p[0] = OPT_NOP;
+		p[1] = OPT_NOP;
+		p[2] = OPT_SACKPERM;
+		p[3] = 2;
+		p += 4;
+	}
+	if (r->wscale >= 0) {
+		p[0] = OPT_NOP;
+		p[1] = OPT_WS;
+		p[2] = 3;
+		p[3] = (uint8_t)r->wscale;
+		p += 4;
+	}
+	unsigned sb = sack_blocks(r);
+	if (sb) {
+		p[0] = OPT_NOP;
+		p[1] = OPT_NOP;
+		p[2] = OPT_SACK;
+		p[3] = (uint8_t)(2 + 8 * sb);
+		p += 4;
+		for (unsigned i = 0; i < sb; i++) {
+			wr32(p, r->sack[i].l);
+			wr32(p + 4, r->sack[i].r);
+			p += 8;
+		}
+	}
+}
+
+static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
+{
+	while (n >= 2) {
+		s += (uint32_t)(p[0] << 8 | p[1]);
+		p += 2;
+		n -= 2;
+	}
+	if (n)
+		s += (uint32_t)(p[0] << 8);
+	return s;
+}
+
+uint16_t tcp_checksum(int family, const void *src, const void *dst, const void *seg, size_t len)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	uint32_t s = 0;
+	s = sum16(s, src, alen);
+	s = sum16(s, dst, alen);
+	s += 6; /* IPPROTO_TCP */
+	s += (uint32_t)(len & 0xffff);
+	s += (uint32_t)(len >> 16);
+	s = sum16(s, seg, len);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
