@@ -355,7 +355,9 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 				add = false;
 			continue;
 		}
-		if (states_equal(env, sl, cur, insn, false)) {
+		/* an in-progress callback entry has not learnt its precision yet:
+		 * only full inclusion proves the new entry safe */
+		if (states_equal(env, sl, cur, insn, sl->branches != 0)) {
 			vrf_propagate_precision(env, sl);
 			return 1;
 		}
@@ -363,7 +365,7 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 	if (ia->cb_entry && ia->explored && ia->explored->curframe == cur->curframe &&
 	    ia->explored->frames[cur->curframe]->callsite == cur->frames[cur->curframe]->callsite) {
 		widen(cur, ia->explored);
-		if (states_equal(env, ia->explored, cur, insn, false)) {
+		if (states_equal(env, ia->explored, cur, insn, ia->explored->branches != 0)) {
 			vrf_propagate_precision(env, ia->explored);
 			return 1;
 		}

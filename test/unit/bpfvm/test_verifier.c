@@ -186,6 +186,19 @@ static const struct vcase cases[] = {
      PROG(LD_MAP(1, 0), MOV64_K(2, 16), MOV64_K(3, 0), CALL(131), MOV64_K(0, 0), EXIT()), T_SOCK,
      false, -EINVAL, "verifier: insn 4: cannot pass map_type 2 into func bpf_ringbuf_reserve#131"},
 
+    /* the callback may run any number of times: its effect on the caller's
+     * stack is widened, so a counter it bumps is not a bounded index */
+    {"callback_effect_widened",
+     PROG(ST(BPF_DW, 10, -8, 0), MOV64_K(1, 4), LD_FUNC(2, 17), MOV64_X(3, 10),
+	  ALU64_K(BPF_ADD, 3, -8), MOV64_K(4, 0), CALL(181), ST(BPF_W, 10, -16, 0), MOV64_X(2, 10),
+	  ALU64_K(BPF_ADD, 2, -16), LD_MAP(1, 0), CALL(1), JMP_K(BPF_JEQ, 0, 0, 4),
+	  LDX(BPF_DW, 1, 10, -8), ALU64_X(BPF_ADD, 0, 1), LDX(BPF_B, 0, 0, 0), MOV64_K(0, 0),
+	  EXIT(), LDX(BPF_DW, 3, 2, 0), ALU64_K(BPF_ADD, 3, 1), STX(BPF_DW, 2, 3, 0), MOV64_K(0, 0),
+	  EXIT()),
+     T_SOCK, false, -EACCES,
+     "verifier: insn 16: R0 math between map_value pointer and register with unbounded value is "
+     "not allowed"},
+
     /* ---- accepted ---- */
     {"byteswap_source_bit_is_order",
      PROG(LDX(BPF_W, 2, 1, 0), BE(2, 32), LE(2, 16), BSWAP(2, 64), MOV64_K(0, 0), EXIT()), T_SOCK,
