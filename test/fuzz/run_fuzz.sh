@@ -8,14 +8,15 @@ fuzzer=$1
 corpus=$2
 regressions=$3
 secs=${4:-60}
+name=$(basename "$fuzzer")
 for f in "$regressions"/*; do
 	[ -f "$f" ] || continue
 	case $(basename "$f") in README*) continue ;; esac
 	"$fuzzer" -runs=1 "$f" >/dev/null 2>&1 || { echo "regression $f fails"; "$fuzzer" "$f"; exit 1; }
 done
-work=$(mktemp -d /tmp/skops-fuzz-verifier.XXXXXX)
+work=$(mktemp -d "/tmp/skops-$name.XXXXXX")
 cp "$corpus"/* "$work"/
-echo "fuzz_verifier: ${secs}s from $(ls "$corpus" | wc -l) seeds in $work"
+echo "$name: ${secs}s from $(ls "$corpus" | wc -l) seeds in $work"
 if "$fuzzer" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$work/" "$work" 2>"$work/fuzz.log"; then
 	tail -12 "$work/fuzz.log"
@@ -23,5 +24,5 @@ if "$fuzzer" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -print_final
 	exit 0
 fi
 tail -60 "$work/fuzz.log"
-echo "fuzz_verifier: crash input kept in $work (copy it to $regressions)"
+echo "$name: crash input kept in $work (copy it to $regressions)"
 exit 1
