@@ -263,6 +263,12 @@ void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns);
 /* Run: r1 = ctx, r2 = ctx_len. Uses the JIT image when there is one. */
 uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
 uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
+/* Bounds-checked interpreter run (conformance runner, fuzzing): *stop_pc is -1
+ * after a normal exit, else the insn where the run stopped (an access outside
+ * ctx/stack/map values, the call depth, or the no_verify instruction budget)
+ * and 0 is returned. */
+uint64_t bpfvm_prog_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+				int64_t *stop_pc);
 
 /* The run state helpers receive. */
 struct bpfvm_run {

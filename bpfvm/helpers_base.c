@@ -199,6 +199,45 @@ static uint64_t h_loop(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint6
 	return nr;
 }
 
+/* ---- ring buffer (130-134, map_ringbuf.c) ----------------------------- */
+
+static uint64_t h_ringbuf_output(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				 struct bpfvm_run *run)
+{
+	(void)r5, (void)run;
+	return (uint64_t)(int64_t)bpfvm_ringbuf_output(as_map(r1), as_ptr(r2), r3, r4);
+}
+
+static uint64_t h_ringbuf_reserve(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				  struct bpfvm_run *run)
+{
+	(void)r4, (void)r5, (void)run;
+	return (uint64_t)(uintptr_t)bpfvm_ringbuf_reserve(as_map(r1), r2, r3);
+}
+
+static uint64_t h_ringbuf_submit(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				 struct bpfvm_run *run)
+{
+	(void)r3, (void)r4, (void)r5, (void)run;
+	bpfvm_ringbuf_submit(as_ptr(r1), r2);
+	return 0;
+}
+
+static uint64_t h_ringbuf_discard(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				  struct bpfvm_run *run)
+{
+	(void)r3, (void)r4, (void)r5, (void)run;
+	bpfvm_ringbuf_discard(as_ptr(r1), r2);
+	return 0;
+}
+
+static uint64_t h_ringbuf_query(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				struct bpfvm_run *run)
+{
+	(void)r3, (void)r4, (void)r5, (void)run;
+	return bpfvm_ringbuf_query(as_map(r1), r2);
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 #define A(...)                                                                                     \
@@ -222,6 +261,15 @@ static const struct bpfvm_helper base_helpers[] = {
     {12, "tail_call", NULL, BPFVM_RET_VOID, A(BPFVM_ARG_CTX, BPFVM_ARG_MAP, BPFVM_ARG_SCALAR)},
     {93, "spin_lock", h_spin_lock, BPFVM_RET_VOID, A(BPFVM_ARG_SPIN_LOCK)},
     {94, "spin_unlock", h_spin_unlock, BPFVM_RET_VOID, A(BPFVM_ARG_SPIN_LOCK)},
+    {130, "ringbuf_output", h_ringbuf_output, BPFVM_RET_INTEGER,
+     A(BPFVM_ARG_MAP, BPFVM_ARG_MEM, BPFVM_ARG_SIZE_OR_ZERO, BPFVM_ARG_SCALAR)},
+    {131, "ringbuf_reserve", h_ringbuf_reserve, BPFVM_RET_MEM_OR_NULL,
+     A(BPFVM_ARG_MAP, BPFVM_ARG_SCALAR, BPFVM_ARG_SCALAR)},
+    {132, "ringbuf_submit", h_ringbuf_submit, BPFVM_RET_VOID,
+     A(BPFVM_ARG_RINGBUF_MEM, BPFVM_ARG_SCALAR)},
+    {133, "ringbuf_discard", h_ringbuf_discard, BPFVM_RET_VOID,
+     A(BPFVM_ARG_RINGBUF_MEM, BPFVM_ARG_SCALAR)},
+    {134, "ringbuf_query", h_ringbuf_query, BPFVM_RET_INTEGER, A(BPFVM_ARG_MAP, BPFVM_ARG_SCALAR)},
     {164, "for_each_map_elem", h_for_each_map_elem, BPFVM_RET_INTEGER,
      A(BPFVM_ARG_MAP, BPFVM_ARG_FUNC, BPFVM_ARG_ANYTHING, BPFVM_ARG_SCALAR)},
     {165, "snprintf", h_snprintf, BPFVM_RET_INTEGER,

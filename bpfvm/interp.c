@@ -139,6 +139,7 @@ static bool interp_args_ok(const struct interp_state *st, const struct bpfvm_pro
 			size = 4;
 			break;
 		case BPFVM_ARG_STR:
+		case BPFVM_ARG_RINGBUF_MEM:
 			size = 1;
 			break;
 		default:
@@ -638,9 +639,26 @@ op_call:
 		NEXT();
 	}
 	if (IMM == BPF_HELPER_TAIL_CALL) {
-		/* not reachable: the structural check accepts the id only once
-		 * prog arrays exist */
-		STOP(0, 0);
+		/* bpf_tail_call(ctx, prog_array, index): a missing slot, a bad
+		 * index or the 34th tail call fall through with r0 untouched;
+		 * otherwise the target replaces the running program in this
+		 * frame, keeping r1 (ctx) and the frame pointer. */
+		struct bpfvm_map *m = (struct bpfvm_map *)(uintptr_t)reg[2];
+#if INTERP_CHECKED
+		if (!interp_map_arg(prog, reg[2]))
+			STOP(reg[2], 0);
+#endif
+		const struct bpfvm_prog *t = NULL;
+		if (m && m->def.type == BPFVM_MAP_PROG_ARRAY &&
+		    st->run.tail_calls < BPFVM_MAX_TAIL_CALLS)
+			t = bpfvm_prog_array_get(m, (uint32_t)reg[3]);
+		if (!t)
+			NEXT();
+		st->run.tail_calls++;
+		prog = t;
+		st->run.prog = t;
+		ip = t->insns;
+		DISPATCH();
 	}
 	{
 		const struct bpfvm_helper *h = prog->type->helper((uint32_t)IMM);

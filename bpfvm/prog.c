@@ -510,3 +510,13 @@ uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t 
 {
 	return bpfvm_interp_run(prog, ctx, ctx_len);
 }
+
+uint64_t bpfvm_prog_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+				int64_t *stop_pc)
+{
+	struct bpfvm_fault f;
+	uint64_t r0 = bpfvm_interp_run_checked(prog, ctx, ctx_len, &f);
+	if (stop_pc)
+		*stop_pc = f.hit ? (int64_t)f.pc : -1;
+	return r0;
+}
