@@ -86,9 +86,10 @@ struct tcb {
 	uint32_t snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2, iss;
 	uint32_t rcv_nxt, rcv_wnd, rcv_adv, irs;
 	uint32_t ts_recent, ts_last_ack_sent, ts_off;
-	uint32_t rcv_ssthresh; /* advertised window cap, grows with data (Linux) */
-	uint32_t rcv_unacked;  /* bytes received since our last ACK */
-	uint32_t max_wnd;      /* largest window the peer offered */
+	uint32_t rcv_ssthresh;	 /* advertised window cap, grows with data (Linux) */
+	uint32_t rcv_unacked;	 /* bytes received since our last ACK */
+	uint32_t max_wnd;	 /* largest window the peer offered */
+	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
 	uint64_t ts_recent_age;
 	uint32_t recover;		 /* RFC 6582 */
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */

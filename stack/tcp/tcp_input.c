@@ -138,6 +138,7 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 {
 	tcp_update_mss(tcp, tcb, 0);
+	tcb->recover = tcb->iss;
 	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
 	if (tcb->syn_tx == 1)
 		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / 1000u));
@@ -300,7 +301,8 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			tcb->rcv_ssthresh = tcb->rcvbuf;
 		/* RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second
 		 * full segment, at once when a hole was filled. */
-		if (filled || tcb->rcv_unacked >= 2u * tcb->rcv_mss || tcb->ooo_n)
+		uint32_t rmss = tcb->rcv_mss - ((tcb->flags & TCB_F_TS) ? 12u : 0u);
+		if (filled || tcb->rcv_unacked >= 2u * rmss || tcb->ooo_n)
 			tcb->flags |= TCB_F_ACK_NOW;
 		else if (!(tcb->flags & TCB_F_DELACK)) {
 			tcb->flags |= TCB_F_DELACK;
@@ -409,6 +411,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		ecn_ece(tcp, tcb);
 	if (SEQ_GT(ack, tcb->snd_una)) {
 		uint32_t acked = ack - tcb->snd_una;
+		tcb->prior_inflight = tcb->snd_nxt - tcb->snd_una;
 		bool fin_acked = (tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(ack, tcb->fin_seq);
 		uint32_t data = fin_acked ? tcb->fin_seq - tcb->snd_una : acked;
 		if (data > tcb->snd.len)

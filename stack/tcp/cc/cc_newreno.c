@@ -14,7 +14,9 @@ bool cc_is_cwnd_limited(const struct tcb *tcb)
 	/* Linux tcp_is_cwnd_limited: in slow start, limited if at least half
 	 * the window is in flight; otherwise when the window is full. */
 	uint32_t mss = tcb->mss ? tcb->mss : 536;
-	uint32_t inflight = (tcb->snd_nxt - tcb->snd_una + mss - 1) / mss;
+	/* What was in flight when the ACK arrived (Linux keeps the flag
+	 * from send time). */
+	uint32_t inflight = (tcb->prior_inflight + mss - 1) / mss;
 	if (tcb->cwnd < tcb->ssthresh)
 		return inflight * 2 >= tcb->cwnd;
 	return inflight >= tcb->cwnd;
