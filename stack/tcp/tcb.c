@@ -108,7 +108,10 @@ void ring_drop(struct tcp_ring *r, uint32_t n)
 	if (n > r->len)
 		n = r->len;
 	r->len -= n;
-	r->head = r->len ? (r->head + n) % r->cap : 0;
+	/* head keeps moving even when empty: out-of-order bytes beyond len
+	 * are placed relative to it */
+	if (r->cap)
+		r->head = (r->head + n) % r->cap;
 }
 
 void ring_iov(const struct tcp_ring *r, uint32_t off, uint32_t n, struct tcp_iov *iov)

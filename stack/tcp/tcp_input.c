@@ -187,6 +187,7 @@ static bool syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_re
 		return true;
 	tcb->irs = h->seq;
 	tcb->rcv_nxt = h->seq + 1;
+	tcb->rcv_adv = tcb->rcv_nxt + tcb->syn_wnd; /* what our SYN offered */
 	uint8_t want_ws = tcb->rcv_wscale;
 	take_syn_options(tcp, tcb, h);
 	if (tcb->flags & TCB_F_WS)

@@ -186,6 +186,8 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	struct tcp_repr r;
 	bool synack = tcb->state == TCP_SYN_RECEIVED;
 	base_repr(tcb, &r, tcb->iss, synack ? TCP_SYN | TCP_ACK : TCP_SYN);
+	r.sport = tcb->t.lport;
+	r.dport = tcb->t.rport;
 	r.mss = tcb->rcv_mss;
 	r.window = (uint16_t)(tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd); /* RFC 7323 §2.2 */
 	if (!synack || (tcb->flags & TCB_F_WS))
@@ -288,13 +290,25 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	return rc;
 }
 
+/* Payload that fits one segment: SACK blocks ride on data segments too. */
+static uint32_t seg_room(const struct tcb *tcb)
+{
+	uint32_t room = tcb->mss;
+	if ((tcb->flags & TCB_F_SACK) && tcb->ooo_n) {
+		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : 4u;
+		uint32_t nb = tcb->ooo_n < max ? tcb->ooo_n : max;
+		room -= 4 + 8 * nb;
+	}
+	return room;
+}
+
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
 {
 	uint32_t out = tcb->snd_max - tcb->snd_una;
 	uint32_t data = tcb->snd.len;
 	uint32_t len = data < out ? data : out;
-	if (len > tcb->mss)
-		len = tcb->mss;
+	if (len > seg_room(tcb))
+		len = seg_room(tcb);
 	bool fin = (tcb->flags & TCB_F_FIN_SENT) && tcb->snd_una + len == tcb->fin_seq &&
 		   SEQ_GT(tcb->snd_max, tcb->fin_seq);
 	if (len == 0 && !fin)
@@ -327,7 +341,8 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		uint64_t wnd = tcb->snd_wnd < cwnd_b ? tcb->snd_wnd : cwnd_b;
 		uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
 		uint32_t usable = wnd > inflight ? (uint32_t)(wnd - inflight) : 0;
-		uint32_t len = avail < tcb->mss ? avail : tcb->mss;
+		uint32_t room = seg_room(tcb);
+		uint32_t len = avail < room ? avail : room;
 		if (len > usable)
 			len = usable;
 		if (avail && len == 0) {
@@ -342,13 +357,13 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			break;
 		}
 		bool last = len == avail;
-		if (len && len < tcb->mss && !last) {
+		if (len && len < room && !last) {
 			/* window-limited runt: wait unless nothing is in flight */
 			if (inflight)
 				break;
 		}
 		/* Nagle: hold a small final segment while data is unacknowledged. */
-		if (len && len < tcb->mss && last && inflight && !(tcb->flags & TCB_F_NODELAY) &&
+		if (len && len < room && last && inflight && !(tcb->flags & TCB_F_NODELAY) &&
 		    !fin_q)
 			break;
 		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;

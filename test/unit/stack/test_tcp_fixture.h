@@ -55,6 +55,9 @@ static int fx_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const stru
 	if (d->n[1])
 		memcpy(s->data + d->n[0], d->p[1], d->n[1]);
 	s->at = f->now;
+	/* every segment names the connection's ports */
+	ck_assert_uint_eq(r->sport, t->lport);
+	ck_assert_uint_eq(r->dport, t->rport);
 	return 0;
 }
 
