@@ -162,7 +162,8 @@ struct jit_state {
 	bool blind;		  /* constant blinding (SKOPS_JIT_BLIND=1), see jit_blind.c */
 	uint64_t blind_key;
 	uint32_t anchor_cur, anchor_prev;
-	char why[96]; /* first translation failure */
+	uint8_t *is_target; /* per insn: some jump lands here (no fusing) */
+	char why[96];	    /* first translation failure */
 	uint32_t why_pc;
 };
 

@@ -68,8 +68,9 @@ static int analyse(struct jit_state *st)
 	size_t n = st->n;
 	uint32_t *entries = calloc(n + 1, sizeof(*entries));
 	bool *second = calloc(n, sizeof(*second));
+	st->is_target = calloc(n, 1);
 	int err = -ENOMEM;
-	if (!entries || !second)
+	if (!entries || !second || !st->is_target)
 		goto out;
 	size_t ne = 0;
 	entries[ne++] = 0;
@@ -132,6 +133,7 @@ static int analyse(struct jit_state *st)
 			}
 			if (t <= (int64_t)i)
 				backedge = true;
+			st->is_target[t] = 1;
 		}
 	}
 	/* dedupe the entries; ne may exceed n only through duplicates */
@@ -348,6 +350,7 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 				 prog->jit_len, pass + 1);
 out:
 	jit_mem_free(image, image_size);
+	free(st.is_target);
 	free(st.funcs);
 	free(st.cur);
 	free(st.prev);

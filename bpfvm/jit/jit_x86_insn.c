@@ -343,6 +343,24 @@ static int alu_op(uint8_t op, uint8_t *x86op, int *ext)
 	return -1;
 }
 
+/* Peephole: "rD = rS; rD += K" (how clang forms stack and ctx pointers for
+ * helper arguments) becomes one lea, unless a jump lands between the two or
+ * blinding hides K. */
+static bool fuse_lea(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
+{
+	const struct bpfvm_insn *nx = &st->prog->insns[pc + 1];
+	if (st->blind || pc + 1 >= st->n || st->is_target[pc + 1] || in->dst > 10 || in->src > 10)
+		return false;
+	if (nx->code != (BPF_ALU64 | BPF_K | BPF_ADD) || nx->dst != in->dst)
+		return false;
+	/* the second insn must belong to the same function */
+	for (size_t f = 1; f < st->nfuncs; f++)
+		if (st->funcs[f].pc == pc + 1)
+			return false;
+	jit_lea(&st->b, xreg(in->dst), xreg(in->src), nx->imm);
+	return true;
+}
+
 static int alu(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
@@ -359,6 +377,8 @@ static int alu(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 	}
 	switch (op) {
 	case BPF_MOV:
+		if (w && x && in->off == 0 && fuse_lea(st, pc, in))
+			return 2;
 		if (!x) {
 			jit_mov_ri(b, w, dst, in->imm);
 		} else if (in->off == 0) {

@@ -221,6 +221,11 @@ static inline void jg_ptr_unit(struct jg_rng *r, struct jg_unit *u)
 	uint8_t p = jg_reg(r);
 	bool stack = jg_below(r, 2);
 	jg_put(u, (struct bpfvm_insn)MOV64_X(p, stack ? 10 : 6));
+	/* sometimes p = base + d (mov + add: the JIT's lea fusion); the
+	 * accesses then reach the same bytes at off - d */
+	int d = jg_below(r, 2) ? 0 : (stack ? -8 : 8) * (int)jg_below(r, 5);
+	if (d || jg_below(r, 2))
+		jg_put(u, (struct bpfvm_insn)ALU64_K(BPF_ADD, p, d));
 	int k = 1 + (int)jg_below(r, 3);
 	for (int i = 0; i < k; i++) {
 		uint8_t reg = jg_reg(r);
@@ -230,6 +235,7 @@ static inline void jg_ptr_unit(struct jg_rng *r, struct jg_unit *u)
 			jg_stack_access(r, u, p, reg);
 		else
 			jg_ctx_access(r, u, p, reg);
+		u->in[u->n - 1].off = (int16_t)(u->in[u->n - 1].off - d);
 	}
 	jg_put(u, (struct bpfvm_insn)MOV64_K(p, jg_imm(r)));
 }

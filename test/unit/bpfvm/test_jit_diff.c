@@ -13,7 +13,7 @@
 #include "jit_engines.h"
 #include "jit_gen.h"
 
-#define DEFAULT_N    4000
+#define DEFAULT_N    8000
 #define TIME_LIMIT_S 90
 
 static uint64_t env_u64(const char *name, uint64_t dflt)

@@ -187,6 +187,11 @@ static const struct jcase cases[] = {
       MOV64_K(R9, 9), MOV64_X(R0, R6), ALU64_X(BPF_ADD, R0, R7), ALU64_X(BPF_ADD, R0, R8),
       ALU64_X(BPF_ADD, R0, R9), ALU64_K(BPF_ADD, R0, 64), EXIT()),
     C("r2_is_len", 32, MOV64_X(R0, R2), EXIT()),
+    /* mov + add fused into lea; not when a jump lands on the add */
+    C("lea_fused", 0x55, ST(BPF_DW, R10, -16, 0x55), MOV64_X(R3, R10), ALU64_K(BPF_ADD, R3, -16),
+      LDX(BPF_DW, R0, R3, 0), EXIT()),
+    C("lea_not_across_target", 3, MOV64_K(R0, 5), MOV64_K(R3, 1), JMP_K(BPF_JEQ, R3, 1, 1),
+      MOV64_X(R3, R0), ALU64_K(BPF_ADD, R3, 2), MOV64_X(R0, R3), EXIT()),
     /* unverified: registers nothing wrote start at 0, as in the interpreter */
     C("unwritten_regs_zero", 0, ALU64_X(BPF_ADD, R0, R3), ALU64_X(BPF_ADD, R0, R4),
       ALU64_X(BPF_ADD, R0, R5), ALU64_X(BPF_ADD, R0, R6), ALU64_X(BPF_ADD, R0, R7),
