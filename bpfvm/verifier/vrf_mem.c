@@ -138,6 +138,61 @@ static int stack_read(struct vrf_env *env, const struct vrf_reg *p, int64_t o, i
 	return 0;
 }
 
+/* A stack access at a variable offset (an on-stack array indexed by a
+ * bounded scalar): every byte it may touch must lie in the frame and be
+ * initialised, reads give an unknown scalar, writes of scalars turn the
+ * touched bytes into scalar bytes (a spilled pointer there is refused). */
+static int stack_var_access(struct vrf_env *env, int regno, const struct vrf_reg *p, int off,
+			    int size, bool write, const struct vrf_reg *val, int valno,
+			    struct vrf_reg *dst, bool sign)
+{
+	char t[48];
+	vrf_tnum_str(t, sizeof t, p->var);
+	int64_t base = (int64_t)p->off + off;
+	int64_t lo = base + p->smin, hi = base + p->smax + size;
+	uint64_t align = (uint64_t)size - 1;
+	if (lo < -BPFVM_STACK_SIZE || hi > 0)
+		return vrf_err(env, -EACCES,
+			       "R%d variable stack access var_off=%s off=[%lld,%lld] size=%d out "
+			       "of the %d-byte frame",
+			       regno, t, (long long)lo, (long long)(hi - size), size,
+			       BPFVM_STACK_SIZE);
+	if ((base & (int64_t)align) || (p->var.mask & align) || (p->var.value & align))
+		return vrf_err(env, -EACCES,
+			       "R%d misaligned variable stack access var_off=%s off=%lld size=%d",
+			       regno, t, (long long)base, size);
+	if (write && val && vrf_reg_is_ptr(val))
+		return vrf_err(env, -EACCES, "R%d variable-offset stack write of a pointer", valno);
+	struct vrf_frame *fr = env->cur->frames[p->frameno];
+	bump_depth(env, p->frameno, lo);
+	for (int64_t b = lo; b < hi; b++) {
+		struct vrf_slot *s = slot_of(fr, b);
+		uint8_t bt = *byte_type(fr, b);
+		if (bt == VRF_ST_INVALID)
+			return vrf_err(env, -EACCES,
+				       "R%d variable stack access var_off=%s reaches uninitialised "
+				       "stack off=%lld",
+				       regno, t, (long long)b);
+		if (bt == VRF_ST_SPILL && s->spill.type != VRF_SCALAR)
+			return vrf_err(env, -EACCES,
+				       "R%d variable stack access var_off=%s reaches a spilled "
+				       "pointer at off=%lld",
+				       regno, t, (long long)b);
+	}
+	if (!write) {
+		if (dst)
+			vrf_reg_bound_size(dst, size, sign);
+		return 0;
+	}
+	bool zero =
+	    val ? vrf_reg_is_const(val) && val->var.value == 0 : env->insns[env->insn_idx].imm == 0;
+	break_spill(fr, lo, (int)(hi - lo));
+	for (int64_t b = lo; b < hi; b++)
+		if (!(zero && *byte_type(fr, b) == VRF_ST_ZERO))
+			*byte_type(fr, b) = VRF_ST_MISC;
+	return 0;
+}
+
 /* Bounds of an access through a map value / ringbuf record pointer. */
 static int region_check(struct vrf_env *env, int regno, const struct vrf_reg *p, int off,
 			int64_t size, uint64_t limit, const char *what)
@@ -251,6 +306,9 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 				       "BPF_ATOMIC stores into R%d ctx is not allowed", regno);
 		return ctx_access(env, regno, p, off, size, write, dst);
 	case VRF_PTR_STACK:
+		if (!vrf_tnum_is_const(p->var) && !atomic)
+			return stack_var_access(env, regno, p, off, size, write, val, valno, dst,
+						sign);
 		err = stack_off(env, regno, p, off, size, &o);
 		if (err)
 			return err;

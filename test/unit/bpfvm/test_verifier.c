@@ -199,6 +199,20 @@ static const struct vcase cases[] = {
      "verifier: insn 16: R0 math between map_value pointer and register with unbounded value is "
      "not allowed"},
 
+    {"stack_var_uninit",
+     PROG(LDX(BPF_W, 2, 1, 0), ALU64_K(BPF_AND, 2, 7), MOV64_X(3, 10), ALU64_K(BPF_ADD, 3, -16),
+	  ALU64_X(BPF_ADD, 3, 2), LDX(BPF_B, 0, 3, 0), EXIT()),
+     T_SOCK, false, -EACCES,
+     "verifier: insn 5: R3 variable stack access var_off=(0x0; 0x7) reaches uninitialised stack "
+     "off=-16"},
+    {"stack_var_out_of_frame",
+     PROG(ST(BPF_DW, 10, -8, 0), LDX(BPF_W, 2, 1, 0), ALU64_K(BPF_AND, 2, 15), MOV64_X(3, 10),
+	  ALU64_K(BPF_ADD, 3, -8), ALU64_X(BPF_ADD, 3, 2), ST(BPF_B, 3, 0, 1), MOV64_K(0, 0),
+	  EXIT()),
+     T_SOCK, false, -EACCES,
+     "verifier: insn 6: R3 variable stack access var_off=(0x0; 0xf) off=[-8,7] size=1 out of the "
+     "512-byte frame"},
+
     /* ---- accepted ---- */
     {"byteswap_source_bit_is_order",
      PROG(LDX(BPF_W, 2, 1, 0), BE(2, 32), LE(2, 16), BSWAP(2, 64), MOV64_K(0, 0), EXIT()), T_SOCK,
@@ -211,6 +225,11 @@ static const struct vcase cases[] = {
     {"ringbuf_reserve_submit",
      PROG(LD_MAP(1, 1), MOV64_K(2, 16), MOV64_K(3, 0), CALL(131), JMP_K(BPF_JEQ, 0, 0, 4),
 	  ST(BPF_DW, 0, 8, 1), MOV64_X(1, 0), MOV64_K(2, 0), CALL(132), MOV64_K(0, 0), EXIT()),
+     T_SOCK, false, 0, NULL},
+    {"stack_var_array",
+     PROG(ST(BPF_DW, 10, -8, 0), ST(BPF_DW, 10, -16, 0), LDX(BPF_W, 2, 1, 0),
+	  ALU64_K(BPF_AND, 2, 15), MOV64_X(3, 10), ALU64_K(BPF_ADD, 3, -16), ALU64_X(BPF_ADD, 3, 2),
+	  ST(BPF_B, 3, 0, 1), LDX(BPF_B, 0, 3, 0), LDX(BPF_DW, 4, 10, -8), EXIT()),
      T_SOCK, false, 0, NULL},
     {"ret_minus_one_compat", PROG(MOV64_K(0, -1), EXIT()), T_SOCK, false, 0, NULL},
     {"ret_one_strict", PROG(MOV64_K(0, 1), EXIT()), T_SOCK, true, 0, NULL},
