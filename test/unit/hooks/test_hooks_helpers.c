@@ -1,0 +1,373 @@
+/* hooks_helpers and hooks_trace: every sock_ops helper called directly on a
+ * context over the socket double: the setsockopt/getsockopt table of
+ * SOCKOPS.md §5 with its errnos, callback flags, cookies, socket storage,
+ * perf output and trace_printk into the hooks log. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "hk_double.h"
+#include "hooks_int.h"
+
+static struct hooks *hk;
+static struct bpfvm_registry *reg;
+static struct hkd_sock d;
+static struct hooks_ctx ctx;
+static struct bpfvm_run run;
+
+static void setup(void)
+{
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	hk = calloc(1, sizeof(*hk));
+	ck_assert_ptr_nonnull(hk);
+	hk->cfg.reg = reg;
+	hk->cfg.netns_cookie = 0x1234;
+	hkd_init(&d, 10, 55601, 40000, true);
+	hooks_sock_init(&d.hs, hk, &hkd_ops, NULL, true);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.hs = &d.hs;
+	ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
+	memset(&run, 0, sizeof(run));
+	run.ctx = &ctx;
+}
+
+static void teardown(void)
+{
+	hooks_sock_fini(&d.hs);
+	free(hk);
+	bpfvm_registry_destroy(reg);
+}
+
+static int64_t call(uint32_t id, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	const struct bpfvm_helper *h = hooks_sock_ops_type.helper(id);
+	ck_assert_msg(h != NULL, "helper %u", id);
+	return (int64_t)h->fn(a1, a2, a3, a4, a5, &run);
+}
+
+#define CTX    ((uint64_t)(uintptr_t)&ctx)
+#define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+static int64_t set_int(int level, int opt, int32_t v)
+{
+	return call(49, CTX, (uint64_t)level, (uint64_t)opt, PTR(&v), sizeof(v));
+}
+
+static int64_t get_int(int level, int opt, int32_t *v)
+{
+	return call(57, CTX, (uint64_t)level, (uint64_t)opt, PTR(v), sizeof(*v));
+}
+
+/* The int options of the table reach the socket, with their value. */
+START_TEST(setsockopt_table)
+{
+	static const int tab[][2] = {{1, 7},	{1, 8},	   {1, 9},  {1, 12}, {1, 18},	{1, 36},
+				     {1, 47},	{6, 1},	   {6, 2},  {6, 4},  {6, 5},	{6, 6},
+				     {6, 7},	{6, 10},   {6, 18}, {6, 25}, {6, 1001}, {6, 1002},
+				     {6, 1003}, {6, 1004}, {41, 67}};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+		hkd_reset_calls(&d);
+		ck_assert_msg(set_int(tab[i][0], tab[i][1], 77) == 0, "%d/%d", tab[i][0],
+			      tab[i][1]);
+		ck_assert_uint_eq(d.ncalls, 1);
+		ck_assert_int_eq(d.calls[0].level, tab[i][0]);
+		ck_assert_int_eq(d.calls[0].optname, tab[i][1]);
+		ck_assert_int_eq(d.calls[0].val, 77);
+	}
+}
+END_TEST
+
+/* Options outside the table, bad sizes and request sockets never reach it. */
+START_TEST(setsockopt_refused)
+{
+	static const int bad[][2] = {{1, 2},	{1, 25},   {1, 6},    {6, 3},	 {6, 11}, {6, 27},
+				     {6, 1005}, {6, 1006}, {6, 1007}, {6, 1009}, {0, 1},  {0, 2},
+				     {41, 1},	{99, 7},   {-1, 7},   {255, 1}};
+	int64_t v8 = 1;
+
+	hkd_reset_calls(&d);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(set_int(bad[i][0], bad[i][1], 1) == -EINVAL, "%d/%d allowed",
+			      bad[i][0], bad[i][1]);
+	ck_assert_int_eq(call(49, CTX, 1, 7, PTR(&v8), 8), -EINVAL);
+	ck_assert_int_eq(call(49, CTX, 1, 7, PTR(&v8), 2), -EINVAL);
+	ck_assert_uint_eq(d.ncalls, 0);
+
+	d.hs.fullsock = false;
+	ck_assert_int_eq(set_int(1, 7, 1000), -EINVAL);
+	ck_assert_int_eq(call(49, CTX, 6, 13, PTR("reno"), 5), -EINVAL);
+	ck_assert_int_eq(set_int(6, 1008, 1), -EINVAL);
+	ck_assert_uint_eq(d.ncalls, 0);
+}
+END_TEST
+
+/* IP_TOS needs an IPv4 socket, IPV6_TCLASS an IPv6 one. */
+START_TEST(setsockopt_ip_levels)
+{
+	ck_assert_int_eq(set_int(0, 1, 0x10), -EINVAL); /* d is IPv6 */
+	ck_assert_int_eq(set_int(41, 67, 0x10), 0);
+	hkd_init(&d, 2, 55601, 40000, true);
+	d.hs.ops = &hkd_ops;
+	d.hs.hk = hk;
+	d.hs.fullsock = true;
+	ck_assert_int_eq(set_int(0, 1, 0x10), 0);
+	ck_assert_int_eq(set_int(41, 67, 0x10), -EINVAL);
+}
+END_TEST
+
+START_TEST(setsockopt_buffers)
+{
+	ck_assert_int_eq(set_int(1, 7, 1500000), 0);
+	ck_assert_uint_eq(d.sndbuf, 3000000);
+	ck_assert(d.sndbuf_locked);
+	ck_assert_int_eq(set_int(1, 8, 100), 0);
+	ck_assert_uint_eq(d.rcvbuf, HKD_SOCK_MIN_RCVBUF);
+	int32_t v = 0;
+	ck_assert_int_eq(get_int(1, 7, &v), 0);
+	ck_assert_int_eq(v, 3000000);
+}
+END_TEST
+
+START_TEST(setsockopt_congestion)
+{
+	char name[] = "dctcp";
+	char longname[] = "averyveryverylongname";
+
+	ck_assert_int_eq(call(49, CTX, 6, 13, PTR(name), sizeof name), 0);
+	ck_assert_str_eq(d.cc, "dctcp");
+	ck_assert_str_eq(d.calls[0].str, "dctcp");
+	/* without the NUL, as a program may pass strlen */
+	ck_assert_int_eq(call(49, CTX, 6, 13, PTR("reno"), 4), 0);
+	ck_assert_str_eq(d.cc, "reno");
+	ck_assert_int_eq(call(49, CTX, 6, 13, PTR("nosuch"), 7), -ENOENT);
+	ck_assert_str_eq(d.cc, "reno");
+	ck_assert_int_eq(call(49, CTX, 6, 13, PTR(name), 0), -EINVAL);
+	/* Linux keeps TCP_CA_NAME_MAX - 1 = 15 bytes of a longer name */
+	hkd_reset_calls(&d);
+	ck_assert_int_eq(call(49, CTX, 6, 13, PTR(longname), sizeof longname), -ENOENT);
+	ck_assert_str_eq(d.calls[0].str, "averyveryverylo");
+
+	char out[16];
+	memset(out, 'x', sizeof out);
+	ck_assert_int_eq(call(57, CTX, 6, 13, PTR(out), sizeof out), 0);
+	ck_assert_str_eq(out, "reno");
+	memset(out, 'x', sizeof out);
+	ck_assert_int_eq(call(57, CTX, 6, 13, PTR(out), 3), 0);
+	ck_assert_str_eq(out, "re");
+}
+END_TEST
+
+START_TEST(setsockopt_iw_and_clamp)
+{
+	ck_assert_int_eq(set_int(6, 1001, 40), 0);
+	ck_assert_uint_eq(d.cwnd, 40);
+	hkd_reset_calls(&d);
+	ck_assert_int_eq(set_int(6, 1001, 0), -EINVAL);
+	ck_assert_int_eq(set_int(6, 1001, -3), -EINVAL);
+	ck_assert_uint_eq(d.ncalls, 0);
+	d.info.data_segs_out = 1; /* data went out: too late for an initial window */
+	ck_assert_int_eq(set_int(6, 1001, 40), -EINVAL);
+
+	ck_assert_int_eq(set_int(6, 1002, 100), 0);
+	ck_assert_uint_eq(d.cwnd_clamp, 100);
+	ck_assert_uint_eq(d.ssthresh, 100);
+	ck_assert_int_eq(set_int(6, 1002, 0), -EINVAL);
+	ck_assert_uint_eq(d.cwnd_clamp, 100);
+}
+END_TEST
+
+START_TEST(getsockopt_rules)
+{
+	int32_t v = 0x55555555;
+
+	ck_assert_int_eq(set_int(6, 1, 1), 0);
+	ck_assert_int_eq(get_int(6, 1, &v), 0);
+	ck_assert_int_eq(v, 1);
+	/* TCP_BPF_* knobs are write-only; a failure zeroes the buffer */
+	v = 0x55555555;
+	ck_assert_int_eq(get_int(6, 1001, &v), -EINVAL);
+	ck_assert_int_eq(v, 0);
+	v = 0x55555555;
+	ck_assert_int_eq(get_int(1, 2, &v), -EINVAL);
+	ck_assert_int_eq(v, 0);
+	char syn[64];
+	memset(syn, 1, sizeof syn);
+	ck_assert_int_eq(call(57, CTX, 6, 1005, PTR(syn), sizeof syn), -ENOENT);
+	ck_assert_int_eq(syn[0], 0);
+	d.hs.fullsock = false;
+	v = 0x55555555;
+	ck_assert_int_eq(get_int(1, 7, &v), -EINVAL);
+	ck_assert_int_eq(v, 0);
+}
+END_TEST
+
+START_TEST(cb_flags)
+{
+	ck_assert_int_eq(call(59, CTX, 0x7, 0, 0, 0), 0);
+	ck_assert_uint_eq(d.hs.cb_flags, 0x7);
+	ck_assert_uint_eq(ctx.view.bpf_sock_ops_cb_flags, 0x7);
+	ck_assert(hooks_cb_enabled(&d.hs, HOOKS_CB_STATE));
+	/* replaces the set */
+	ck_assert_int_eq(call(59, CTX, HOOKS_CB_RTT, 0, 0, 0), 0);
+	ck_assert_uint_eq(d.hs.cb_flags, HOOKS_CB_RTT);
+	/* answers the bits it did not take */
+	ck_assert_int_eq(call(59, CTX, 0x1ff, 0, 0, 0), 0x180);
+	ck_assert_uint_eq(d.hs.cb_flags, 0x7f);
+	/* the same through setsockopt(TCP_BPF_SOCK_OPS_CB_FLAGS) */
+	ck_assert_int_eq(set_int(6, 1008, 0x4), 0);
+	ck_assert_uint_eq(d.hs.cb_flags, 0x4);
+	ck_assert_int_eq(set_int(6, 1008, 0x80), -EINVAL);
+	int32_t v = 0;
+	ck_assert_int_eq(get_int(6, 1008, &v), 0);
+	ck_assert_int_eq(v, 4);
+	d.hs.fullsock = false;
+	ck_assert_int_eq(call(59, CTX, 0x1, 0, 0, 0), -EINVAL);
+	ck_assert_uint_eq(d.hs.cb_flags, 0x4);
+}
+END_TEST
+
+START_TEST(cookies)
+{
+	struct hkd_sock d2;
+	uint64_t c1 = (uint64_t)call(46, CTX, 0, 0, 0, 0);
+
+	hkd_init(&d2, 2, 1, 2, false);
+	hooks_sock_init(&d2.hs, hk, &hkd_ops, NULL, true);
+	ctx.hs = &d2.hs;
+	uint64_t c2 = (uint64_t)call(46, CTX, 0, 0, 0, 0);
+	ck_assert_uint_ne(c1, 0);
+	ck_assert_uint_ne(c2, 0);
+	ck_assert_uint_ne(c1, c2);
+	ck_assert_uint_eq(c1, d.hs.cookie);
+	ck_assert_uint_eq((uint64_t)call(122, CTX, 0, 0, 0, 0), 0x1234);
+	hooks_sock_fini(&d2.hs);
+}
+END_TEST
+
+START_TEST(sk_storage)
+{
+	struct bpfvm_map_def def = {.type = BPFVM_MAP_SK_STORAGE,
+				    .key_size = 4,
+				    .value_size = 8,
+				    .max_entries = 0,
+				    .map_flags = 1 /* BPF_F_NO_PREALLOC */,
+				    .name = "sks"};
+	struct bpfvm_map *map;
+	uint64_t init = 42;
+
+	ck_assert_int_eq(bpfvm_map_create(reg, &def, &map), 0);
+	uint64_t sk = ctx.view.sk;
+	ck_assert_int_eq(call(107, PTR(map), sk, 0, 0, 0), 0); /* absent, no create */
+	uint64_t *v = (uint64_t *)(uintptr_t)call(107, PTR(map), sk, PTR(&init), 1, 0);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(*v, 42);
+	*v = 43;
+	ck_assert_ptr_eq((void *)(uintptr_t)call(107, PTR(map), sk, 0, 0, 0), v);
+	ck_assert_int_eq(call(107, PTR(map), 0, 0, 1, 0), 0);  /* NULL sk */
+	ck_assert_int_eq(call(107, PTR(map), sk, 0, 2, 0), 0); /* unknown flag */
+	ck_assert_int_eq(call(108, PTR(map), sk, 0, 0, 0), 0);
+	ck_assert_int_eq(call(107, PTR(map), sk, 0, 0, 0), 0);
+	ck_assert_int_lt(call(108, PTR(map), sk, 0, 0, 0), 0);
+	/* hooks_sock_fini releases what the socket still holds (ASan checks) */
+	ck_assert_ptr_nonnull((void *)(uintptr_t)call(107, PTR(map), sk, 0, 1, 0));
+	bpfvm_map_put(map);
+}
+END_TEST
+
+START_TEST(perf_output)
+{
+	struct bpfvm_map_def def = {.type = BPFVM_MAP_RINGBUF, .max_entries = 4096, .name = "rb"};
+	struct bpfvm_map *map;
+	uint32_t rec[3] = {1, 2, 3}, got[8];
+
+	ck_assert_int_eq(bpfvm_map_create(reg, &def, &map), 0);
+	ck_assert_int_eq(call(25, CTX, PTR(map), 0xffffffffull, PTR(rec), sizeof rec), 0);
+	ck_assert_int_eq(call(25, CTX, PTR(map), 1ull << 32, PTR(rec), sizeof rec), -EINVAL);
+	ck_assert_int_eq(bpfvm_ringbuf_consume(map, got, sizeof got), (int)sizeof rec);
+	ck_assert_mem_eq(got, rec, sizeof rec);
+	ck_assert_int_eq(bpfvm_ringbuf_consume(map, got, sizeof got), 0);
+	bpfvm_map_put(map);
+}
+END_TEST
+
+static int64_t printk(const char *fmt, uint64_t a, uint64_t b, uint64_t c)
+{
+	return call(6, PTR(fmt), strlen(fmt) + 1, a, b, c);
+}
+
+START_TEST(trace_printk)
+{
+	char buf[512];
+
+	ck_assert_int_eq(printk("BPF command: %d\n", 5, 0, 0), 15);
+	ck_assert_int_gt(printk("Returning %d %u %x", 0xffffffffull, 0xffffffffull, 255), 0);
+	ck_assert_int_gt(printk("%ld %llu %5d|", (uint64_t)-2, 1ull << 40, 7), 0);
+	ck_assert_int_eq(printk("%s", PTR("x"), 0, 0), -EINVAL);
+	ck_assert_int_eq(printk("%d %d %d %d", 1, 2, 3), -EINVAL);
+	ck_assert_int_eq(printk("%q", 1, 0, 0), -EINVAL);
+	ck_assert_int_eq(call(6, PTR("abc"), 3, 0, 0, 0), -EINVAL); /* no NUL inside */
+	size_t n = hooks_trace_read(hk, buf, sizeof buf - 1);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "BPF command: 5\nReturning -1 4294967295 ff\n-2 1099511627776     7|"
+			      "\n");
+	ck_assert_uint_eq(hooks_trace_read(hk, buf, sizeof buf), 0);
+}
+END_TEST
+
+START_TEST(trace_ring)
+{
+	char buf[64];
+
+	/* whole lines only: a read that cannot take the second line stops */
+	ck_assert_int_gt(printk("first line\n", 0, 0, 0), 0);
+	ck_assert_int_gt(printk("second\n", 0, 0, 0), 0);
+	ck_assert_uint_eq(hooks_trace_read(hk, buf, 14), 11);
+	ck_assert_mem_eq(buf, "first line\n", 11);
+	ck_assert_uint_eq(hooks_trace_read(hk, buf, sizeof buf), 7);
+	/* overflow keeps the newest lines */
+	for (int i = 0; i < 5000; i++)
+		ck_assert_int_gt(printk("line %d\n", (uint64_t)i, 0, 0), 0);
+	ck_assert_uint_gt(hk->trace.dropped, 0);
+	size_t total = 0, n;
+	char last[64] = "";
+	char big[HOOKS_TRACE_SIZE];
+	while ((n = hooks_trace_read(hk, big, sizeof big)) > 0 && total < 10 * HOOKS_TRACE_SIZE) {
+		total += n;
+		ck_assert_int_eq(big[n - 1], '\n');
+		big[n - 1] = '\0';
+		const char *nl = strrchr(big, '\n');
+		const char *tail = nl ? nl + 1 : big;
+		size_t tl = strlen(tail) < sizeof last - 1 ? strlen(tail) : sizeof last - 1;
+		memcpy(last, tail, tl);
+		last[tl] = '\0';
+	}
+	ck_assert_uint_le(total, HOOKS_TRACE_SIZE);
+	ck_assert_str_eq(last, "line 4999");
+}
+END_TEST
+
+static Suite *helpers_suite(void)
+{
+	Suite *s = suite_create("hooks_helpers");
+	TCase *tc = tcase_create("helpers");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, setsockopt_table);
+	tcase_add_test(tc, setsockopt_refused);
+	tcase_add_test(tc, setsockopt_ip_levels);
+	tcase_add_test(tc, setsockopt_buffers);
+	tcase_add_test(tc, setsockopt_congestion);
+	tcase_add_test(tc, setsockopt_iw_and_clamp);
+	tcase_add_test(tc, getsockopt_rules);
+	tcase_add_test(tc, cb_flags);
+	tcase_add_test(tc, cookies);
+	tcase_add_test(tc, sk_storage);
+	tcase_add_test(tc, perf_output);
+	tcase_add_test(tc, trace_printk);
+	tcase_add_test(tc, trace_ring);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SKOPS_CHECK_MAIN(helpers_suite)
