@@ -155,8 +155,11 @@ static void base_repr(struct tcb *tcb, struct tcp_repr *r, uint32_t seq, uint8_t
 
 void tcp_send_ack(struct tcp *tcp, struct tcb *tcb)
 {
+	/* snd_max, not snd_nxt: after a go-back-N rewind snd_nxt may lie left
+	 * of what the peer already has and the ACK would be unacceptable
+	 * there (Linux tcp_acceptable_seq). */
 	struct tcp_repr r;
-	base_repr(tcb, &r, tcb->snd_nxt, TCP_ACK);
+	base_repr(tcb, &r, tcb->snd_max, TCP_ACK);
 	sack_blocks(tcb, &r);
 	xmit(tcp, tcb, &r, NULL, false);
 }
@@ -176,7 +179,7 @@ void tcp_send_rst(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->state == TCP_SYN_SENT)
 		base_repr(tcb, &r, tcb->snd_nxt, TCP_RST);
 	else
-		base_repr(tcb, &r, tcb->snd_nxt, TCP_RST | TCP_ACK);
+		base_repr(tcb, &r, tcb->snd_max, TCP_RST | TCP_ACK);
 	tcp->stats.out_rst++;
 	xmit(tcp, tcb, &r, NULL, false);
 }

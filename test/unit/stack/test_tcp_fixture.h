@@ -65,9 +65,15 @@ static int fx_route(void *arg, uint8_t family, const void *dst, void *src, uint3
 {
 	(void)arg;
 	(void)dst;
-	if (family != AF_INET)
+	if (family == AF_INET6) {
+		/* fd00::1 */
+		if (src) {
+			uint8_t a[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+			memcpy(src, a, 16);
+		}
+	} else if (family != AF_INET) {
 		return -ENETUNREACH;
-	if (src) {
+	} else if (src) {
 		uint32_t a = inet_addr("10.0.0.1");
 		memcpy(src, &a, 4);
 	}
@@ -103,6 +109,23 @@ static inline void fx_init_cfg(struct fx *f, void (*cfg_fn)(struct tcp_config *)
 	f->t.raddr.v4 = inet_addr("10.0.0.2");
 	f->t.lport = 80;
 	f->t.rport = 5000;
+}
+
+/* The peer and us in IPv6: fd00::1 (us) and a peer in the same /44
+ * ("nearby" for hooks/progs/policy.h) or far away; port is ours when
+ * passive, the peer's when active. */
+static inline void fx_v6(struct fx *f, bool nearby, uint16_t lport, uint16_t rport)
+{
+	uint8_t l[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	uint8_t r[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+	if (!nearby)
+		r[1] = 0x99;
+	memset(&f->t, 0, sizeof(f->t));
+	f->t.family = AF_INET6;
+	memcpy(f->t.laddr.v6, l, 16);
+	memcpy(f->t.raddr.v6, r, 16);
+	f->t.lport = lport;
+	f->t.rport = rport;
 }
 
 static inline void fx_init(struct fx *f)
@@ -173,9 +196,9 @@ static inline void fx_send_ecn(struct fx *f, const struct tcp_repr *r, const voi
 static inline struct tcb *fx_passive(struct fx *f, bool opts, struct tcb **listener)
 {
 	struct tcb *l;
-	ck_assert_int_eq(tcp_open(f->tcp, AF_INET, &l), 0);
-	uint32_t any = 0;
-	ck_assert_int_eq(tcp_bind(f->tcp, l, &any, 80), 0);
+	ck_assert_int_eq(tcp_open(f->tcp, f->t.family, &l), 0);
+	uint8_t any[16] = {0};
+	ck_assert_int_eq(tcp_bind(f->tcp, l, any, f->t.lport), 0);
 	ck_assert_int_eq(tcp_listen(f->tcp, l, 16, f->now), 0);
 	l->sd = 0;
 	struct tcp_repr syn = fx_repr(FX_PEER_ISN, 0, TCP_SYN, 65535);
@@ -213,10 +236,9 @@ static inline struct tcb *fx_passive(struct fx *f, bool opts, struct tcb **liste
 static inline struct tcb *fx_active(struct fx *f, bool opts)
 {
 	struct tcb *c;
-	ck_assert_int_eq(tcp_open(f->tcp, AF_INET, &c), 0);
+	ck_assert_int_eq(tcp_open(f->tcp, f->t.family, &c), 0);
 	c->sd = 0;
-	uint32_t dst = f->t.raddr.v4;
-	ck_assert_int_eq(tcp_connect(f->tcp, c, &dst, 5000, f->now), -EINPROGRESS);
+	ck_assert_int_eq(tcp_connect(f->tcp, c, &f->t.raddr, f->t.rport, f->now), -EINPROGRESS);
 	f->t = c->t;
 	struct fx_seg *syn = fx_pop(f);
 	ck_assert_uint_eq(syn->r.flags, TCP_SYN);

@@ -1,0 +1,173 @@
+/* The deterministic simulation: two stacks in one process over net's
+ * dev_wire, each end wrapped by a seeded dev_fault and a dev_pcap (kept when
+ * a run fails), a manual clock advanced to the next deadline whenever both
+ * stacks are idle. Everything reproduces from the seed it prints. */
+#ifndef SKOPS_TEST_SIM_HARNESS_H
+#define SKOPS_TEST_SIM_HARNESS_H
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "clk.h"
+#include "dev/dev.h"
+#include "net/net.h"
+#include "skops.h"
+
+struct sim {
+	uint64_t now;
+	struct clk clk;
+	struct rte_mempool *pool;
+	struct dev *wa, *wb, *fa, *fb, *pa, *pb;
+	struct stack *a, *b;
+	uint32_t a4, b4;
+	char pcap[256];
+};
+
+static inline void sim_eal_init(const char *name)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "--file-prefix=skops-%s-%d", name, (int)getpid());
+	char *argv[] = {(char *)name, "--no-huge",	   "--no-pci",	     "-m", "256",
+			prefix,	      "--log-level=error", "--no-telemetry", NULL};
+	char err[256] = "";
+	if (dev_eal_init(8, argv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: EAL init failed: %s\n", name, err);
+		exit(EXIT_FAILURE);
+	}
+}
+
+static inline void sim_net_cfg(struct sim *s, struct net_config *c, struct dev *d, uint32_t v4)
+{
+	memset(c, 0, sizeof(*c));
+	c->dev = d;
+	c->pool = s->pool;
+	c->clk = &s->clk;
+	c->addrs[0].family = AF_INET;
+	c->addrs[0].prefix_len = 24;
+	c->addrs[0].addr.v4 = v4;
+	c->naddrs = 1;
+}
+
+/* fault may be NULL (a clean wire). max_conns sizes both stacks. */
+static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,
+			     const struct dev_fault_config *fault, uint32_t max_conns,
+			     uint32_t bufsz, bool pcap)
+{
+	memset(s, 0, sizeof(*s));
+	s->now = 1000000000ull;
+	clk_init_manual(&s->clk, &s->now);
+	char name[RTE_MEMPOOL_NAMESIZE];
+	static unsigned seq;
+	snprintf(name, sizeof(name), "sim%u", seq++);
+	s->pool =
+	    rte_pktmbuf_pool_create(name, 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (!s->pool)
+		return -ENOMEM;
+	struct dev_wire_config wc = {.mtu = 1500, .delay_ns = 1000000, .queue_len = 8192};
+	int rc = dev_wire_pair_create_cfg(&wc, &s->clk, &s->wa, &s->wb);
+	if (rc < 0)
+		return rc;
+	struct dev *da = s->wa, *db = s->wb;
+	if (fault) {
+		struct dev_fault_config f = *fault;
+		f.seed = seed * 2 + 1;
+		if ((rc = dev_fault_create(da, &f, &s->clk, &s->fa)) < 0)
+			return rc;
+		f.seed = seed * 2 + 2;
+		if ((rc = dev_fault_create(db, &f, &s->clk, &s->fb)) < 0)
+			return rc;
+		da = s->fa;
+		db = s->fb;
+	}
+	if (pcap) {
+		snprintf(s->pcap, sizeof(s->pcap), "/tmp/skops-sim-%s-%llu-%d.pcap", tag,
+			 (unsigned long long)seed, (int)getpid());
+		if ((rc = dev_pcap_create(da, s->pcap, &s->clk, &s->pa)) < 0)
+			return rc;
+		da = s->pa;
+	}
+	s->a4 = inet_addr("198.18.0.1");
+	s->b4 = inet_addr("198.18.0.2");
+	struct stack_config ca, cb;
+	memset(&ca, 0, sizeof(ca));
+	sim_net_cfg(s, &ca.net, da, s->a4);
+	ca.net.seed = seed;
+	ca.seed = seed ^ 0xa;
+	ca.max_conns = max_conns;
+	ca.syn_linear_timeouts = 4;
+	ca.wmem_default = bufsz;
+	ca.rmem_default = bufsz;
+	cb = ca;
+	sim_net_cfg(s, &cb.net, db, s->b4);
+	cb.net.seed = seed + 1;
+	cb.seed = seed ^ 0xb;
+	if ((rc = stack_create(&ca, &s->a)) < 0)
+		return rc;
+	if ((rc = stack_create(&cb, &s->b)) < 0)
+		return rc;
+	return 0;
+}
+
+/* Keeps the pcap when keep_pcap (a failure), else removes it. */
+static inline void sim_destroy(struct sim *s, bool keep_pcap)
+{
+	stack_destroy(s->a);
+	stack_destroy(s->b);
+	dev_destroy(s->pa);
+	dev_destroy(s->fa);
+	dev_destroy(s->fb);
+	dev_destroy(s->wa);
+	dev_destroy(s->wb);
+	if (s->pcap[0]) {
+		if (keep_pcap)
+			fprintf(stderr, "sim: capture kept in %s\n", s->pcap);
+		else
+			unlink(s->pcap);
+	}
+	if (s->pool)
+		rte_mempool_free(s->pool);
+}
+
+/* One step: poll both; when neither did anything, jump the clock to the
+ * next deadline (at least 1 µs ahead). Returns false when nothing is left
+ * to happen at all. */
+static inline bool sim_step(struct sim *s)
+{
+	int w = stack_poll(s->a) + stack_poll(s->b);
+	if (w > 0)
+		return true;
+	uint64_t d = stack_next_deadline_ns(s->a);
+	uint64_t e = stack_next_deadline_ns(s->b);
+	if (e < d)
+		d = e;
+	struct dev *devs[] = {s->fa, s->fb, s->wa, s->wb};
+	for (int i = 0; i < 4; i++)
+		if (devs[i]) {
+			uint64_t v = dev_next_deadline_ns(devs[i]);
+			if (v < d)
+				d = v;
+		}
+	if (d == UINT64_MAX)
+		return false;
+	s->now = d > s->now ? d : s->now + 1000;
+	return true;
+}
+
+static inline struct sockaddr_in sim_sin(uint32_t a, uint16_t port)
+{
+	struct sockaddr_in sin;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = a;
+	sin.sin_port = htons(port);
+	return sin;
+}
+
+#endif

@@ -1,0 +1,349 @@
+/* tcp_sockops: the call sites with the real hooks/ and the example programs
+ * of hooks/progs (built by meson): TIMEOUT_INIT in jiffies of the hz setting
+ * on the SYN and the SYN-ACK, RWND_INIT in the SYN / SYN-ACK window,
+ * NEEDS_ECN in the SYN and SYN-ACK flags, TCP_BPF_IW as the initial flight,
+ * SNDCWND_CLAMP, SO_SNDBUF/SO_RCVBUF, TCP_CONGESTION of an unknown name,
+ * the callbacks each open runs (op_count), and cb flags (cb_logger). */
+#include <stdio.h>
+
+#include "bpfvm.h"
+#include "cgroup.h"
+#include "check_main.h"
+#include "test_tcp_fixture.h"
+
+#define PORT 55601
+
+struct env {
+	struct bpfvm_registry *reg;
+	struct cg_tree *tree;
+	struct cg_node *root;
+	struct hooks *hk;
+	struct bpfvm_obj *obj;
+	char log[4096];
+	uint32_t hz;
+};
+
+static struct env E;
+
+static void with_hooks(struct tcp_config *c)
+{
+	c->hooks = E.hk;
+	c->default_cg = E.root;
+	c->hz = E.hz;
+}
+
+static void env_init(const char *prog, uint32_t hz)
+{
+	memset(&E, 0, sizeof(E));
+	E.hz = hz;
+	ck_assert_int_eq(bpfvm_registry_create(&E.reg), 0);
+	ck_assert_int_eq(cg_tree_create(&hooks_cg_prog_ops, 2, &E.tree), 0);
+	struct hooks_config hc = {
+	    .tree = E.tree, .reg = E.reg, .reader_slot = 0, .netns_cookie = 1};
+	ck_assert_int_eq(hooks_create(&hc, &E.hk), 0);
+	ck_assert_int_eq(cg_lookup(E.tree, "/", false, &E.root), 0);
+	const char *b = getenv("SKOPS_BUILD");
+	ck_assert_msg(b != NULL, "SKOPS_BUILD unset");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/hooks/progs/%s.o", b, prog);
+	struct bpfvm_log log = {.level = 1, .buf = E.log, .size = sizeof(E.log)};
+	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type, .strict = true, .log = &log};
+	struct bpfvm_prog *p = NULL;
+	int err = bpfvm_obj_open(E.reg, path, NULL, 0, &log, &E.obj);
+	ck_assert_msg(err == 0, "%s: %d %s", path, err, E.log);
+	err = bpfvm_obj_load_prog(E.obj, NULL, &o, &p);
+	ck_assert_msg(err == 0, "%s: load %d %s", path, err, E.log);
+	ck_assert_int_eq(cg_attach(E.tree, E.root, CG_ATTACH_SOCK_OPS, p, CG_F_ALLOW_MULTI, NULL),
+			 0);
+	bpfvm_prog_put(p);
+}
+
+static void env_fini(void)
+{
+	bpfvm_obj_close(E.obj);
+	cg_node_put(E.root);
+	hooks_destroy(E.hk);
+	cg_tree_destroy(E.tree);
+	bpfvm_registry_destroy(E.reg);
+}
+
+static uint64_t next_tx(struct fx *f, uint64_t limit)
+{
+	unsigned before = f->nout;
+	for (int i = 0; i < 100000 && f->nout == before; i++) {
+		uint64_t d = tcp_next_deadline(f->tcp);
+		if (d == UINT64_MAX || d > limit)
+			break;
+		fx_at(f, d > f->now ? d : f->now + MS);
+	}
+	return f->nout > before ? f->out[before].at : 0;
+}
+
+static void syn_spacing(uint32_t hz, uint64_t rto_us)
+{
+	env_init("syn_rto", hz);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	fx_v6(&f, true, 0, PORT);
+	struct tcb *c;
+	tcp_open(f.tcp, AF_INET6, &c);
+	c->sd = 0;
+	uint64_t t0 = f.now;
+	ck_assert_int_eq(tcp_connect(f.tcp, c, &f.t.raddr, PORT, f.now), -EINPROGRESS);
+	fx_pop(&f);
+	ck_assert_uint_eq(c->syn_rto_us, rto_us);
+	/* linear for 4 retries after the first timeout, then doubling */
+	uint64_t at = t0;
+	for (unsigned k = 1; k <= 6; k++) { /* tcp_syn_retries */
+		uint64_t tx = next_tx(&f, t0 + 100000 * MS);
+		at += (k <= 5 ? 1 : 1u << (k - 5)) * rto_us * 1000;
+		ck_assert_msg(tx == at, "retransmission %u at %llu us, want %llu", k,
+			      (unsigned long long)((tx - t0) / 1000),
+			      (unsigned long long)((at - t0) / 1000));
+		fx_pop(&f);
+	}
+	fx_fini(&f);
+	env_fini();
+}
+
+START_TEST(timeout_init_hz1000)
+{
+	syn_spacing(1000, 10000); /* 10 jiffies = 10 ms */
+}
+END_TEST
+
+START_TEST(timeout_init_hz250)
+{
+	syn_spacing(250, 40000); /* the kernel's HZ here: 40 ms */
+}
+END_TEST
+
+START_TEST(timeout_init_synack_and_far_default)
+{
+	env_init("syn_rto", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	fx_v6(&f, true, PORT, 40000);
+	struct tcb *l;
+	tcp_open(f.tcp, AF_INET6, &l);
+	uint8_t any[16] = {0};
+	tcp_bind(f.tcp, l, any, PORT);
+	tcp_listen(f.tcp, l, 4, f.now);
+	uint64_t t0 = f.now;
+	struct tcp_repr syn = fx_repr(1, 0, TCP_SYN, 65535);
+	fx_send(&f, &syn, NULL, 0);
+	fx_pop(&f);
+	ck_assert_uint_eq((next_tx(&f, t0 + 10000 * MS) - t0) / 1000, 10000);
+	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_SYN | TCP_ACK);
+	ck_assert_uint_eq((next_tx(&f, t0 + 10000 * MS) - t0) / 1000, 30000); /* doubling */
+	fx_pop(&f);
+	/* a far peer: no opinion → 1 s */
+	f.t.raddr.v6[1] = 0x99;
+	fx_send(&f, &syn, NULL, 0);
+	fx_pop(&f);
+	struct tcb *r = tcp_hash_find(f.tcp, &f.t);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->syn_rto_us, 1000000);
+	ck_assert(!r->hs.fullsock); /* the passive calls ran on a request */
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+START_TEST(rwnd_init_windows)
+{
+	env_init("rwnd_init", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	fx_v6(&f, false, 0, PORT);
+	struct tcb *c;
+	tcp_open(f.tcp, AF_INET6, &c);
+	tcp_connect(f.tcp, c, &f.t.raddr, PORT, f.now);
+	ck_assert_uint_eq(fx_pop(&f)->r.window, 40 * 1440); /* MSS 1440 over IPv6 */
+	/* passive with timestamps: 40 × (1440 - 12) */
+	fx_v6(&f, false, PORT, 40001);
+	struct tcb *l;
+	tcp_open(f.tcp, AF_INET6, &l);
+	uint8_t any[16] = {0};
+	tcp_bind(f.tcp, l, any, PORT);
+	tcp_listen(f.tcp, l, 4, f.now);
+	struct tcp_repr syn = fx_repr(1, 0, TCP_SYN, 65535);
+	syn.ts = true;
+	syn.tsval = 9;
+	fx_send(&f, &syn, NULL, 0);
+	ck_assert_uint_eq(fx_pop(&f)->r.window, 40 * 1428);
+	/* a nearby peer keeps the default */
+	fx_v6(&f, true, PORT, 40002);
+	fx_send(&f, &syn, NULL, 0);
+	ck_assert_uint_eq(fx_pop(&f)->r.window, 45 * 1428);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+START_TEST(needs_ecn_and_unknown_cc)
+{
+	env_init("cong_ecn", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	fx_v6(&f, true, 0, PORT);
+	struct tcb *c;
+	tcp_open(f.tcp, AF_INET6, &c);
+	tcp_connect(f.tcp, c, &f.t.raddr, PORT, f.now);
+	f.t = c->t;
+	struct fx_seg *s = fx_pop(&f);
+	ck_assert_uint_eq(s->r.flags, TCP_SYN | TCP_ECE | TCP_CWR);
+	struct tcp_repr sa = fx_repr(1, s->r.seq + 1, TCP_SYN | TCP_ACK | TCP_ECE, 65535);
+	fx_send(&f, &sa, NULL, 0);
+	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
+	ck_assert(c->flags & TCB_F_ECN);
+	/* "dctcp" is not available: TCP_CONGESTION fails, reno stays */
+	ck_assert_str_eq(c->cc->name, "reno");
+	/* passive: the SYN asks, NEEDS_ECN says yes → ECE in the SYN-ACK */
+	fx_v6(&f, true, PORT, 40003);
+	struct tcb *l;
+	tcp_open(f.tcp, AF_INET6, &l);
+	uint8_t any[16] = {0};
+	tcp_bind(f.tcp, l, any, PORT);
+	tcp_listen(f.tcp, l, 4, f.now);
+	struct tcp_repr syn = fx_repr(1, 0, TCP_SYN | TCP_ECE | TCP_CWR, 65535);
+	fx_send(&f, &syn, NULL, 0);
+	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_SYN | TCP_ACK | TCP_ECE);
+	/* a SYN that does not ask gets no ECE */
+	fx_v6(&f, true, PORT, 40004);
+	struct tcp_repr plain = fx_repr(1, 0, TCP_SYN, 65535);
+	fx_send(&f, &plain, NULL, 0);
+	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_SYN | TCP_ACK);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+START_TEST(init_cwnd_flight)
+{
+	static uint8_t data[100000];
+	env_init("init_cwnd", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	f.t.rport = PORT;
+	struct tcb *c = fx_active(&f, false);
+	ck_assert_uint_eq(c->cwnd, 40);
+	int one = 1, big = 200000;
+	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
+	tcp_setsockopt(c, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big), false);
+	tcp_send(f.tcp, c, data, sizeof(data), f.now);
+	unsigned n = 0;
+	while (f.next < f.nout) {
+		ck_assert_uint_gt(fx_pop(&f)->len, 0);
+		n++;
+	}
+	ck_assert_uint_eq(n, 40); /* the initial flight before the first ACK */
+	int v = 10;
+	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), true), -EINVAL);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+START_TEST(cwnd_clamp_and_bufs)
+{
+	env_init("cwnd_clamp", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	fx_v6(&f, true, 0, PORT);
+	struct tcb *c = fx_active(&f, false);
+	ck_assert_uint_eq(c->cwnd_clamp, 100);
+	ck_assert_uint_eq(c->ssthresh, 100);
+	fx_fini(&f);
+	env_fini();
+
+	env_init("bufs", 1000);
+	fx_init_cfg(&f, with_hooks);
+	f.t.rport = PORT;
+	c = fx_active(&f, false);
+	ck_assert_uint_eq(c->sndbuf, 3000000);
+	ck_assert_uint_eq(c->rcvbuf, 3000000);
+	ck_assert(c->flags & TCB_F_SNDBUF_LOCK);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+struct op_counts {
+	uint64_t n[16];
+};
+
+START_TEST(op_count_each_open)
+{
+	env_init("op_count", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	f.t.rport = PORT;
+	struct tcb *c = fx_active(&f, false);
+	struct bpfvm_map *m = bpfvm_obj_map_by_name(E.obj, "op_count_map");
+	ck_assert_ptr_nonnull(m);
+	struct op_counts *oc = bpfvm_map_lookup(m, &c->hs.cookie);
+	ck_assert_ptr_nonnull(oc);
+	/* CONNECT_CB, RWND_INIT, TIMEOUT_INIT, NEEDS_ECN, ACTIVE_ESTABLISHED_CB once each */
+	static const uint64_t active[16] = {[1] = 1, [2] = 1, [3] = 1, [4] = 1, [6] = 1};
+	for (int i = 0; i < 16; i++)
+		ck_assert_msg(oc->n[i] == active[i], "active op %d: %llu", i,
+			      (unsigned long long)oc->n[i]);
+	/* passive: LISTEN_CB on the listener; NEEDS_ECN, RWND_INIT,
+	 * TIMEOUT_INIT on the request; PASSIVE_ESTABLISHED_CB on the child */
+	fx_v6(&f, false, 80, 40000);
+	struct tcb *l;
+	struct tcb *p = fx_passive(&f, false, &l);
+	oc = bpfvm_map_lookup(m, &l->hs.cookie);
+	ck_assert_ptr_nonnull(oc);
+	ck_assert_uint_eq(oc->n[11], 1);
+	oc = bpfvm_map_lookup(m, &p->hs.cookie);
+	ck_assert_ptr_nonnull(oc);
+	static const uint64_t passive[16] = {[1] = 1, [2] = 1, [5] = 1, [6] = 1};
+	for (int i = 0; i < 16; i++)
+		ck_assert_msg(oc->n[i] == passive[i], "passive op %d: %llu", i,
+			      (unsigned long long)oc->n[i]);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+START_TEST(cb_flags_state_rto)
+{
+	env_init("cb_logger", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert_uint_eq(c->hs.cb_flags, HOOKS_CB_RTO | HOOKS_CB_RETRANS | HOOKS_CB_STATE);
+	tcp_send(f.tcp, c, "x", 1, f.now);
+	fx_at(&f, f.now + 300 * MS);		    /* RTO_CB + RETRANS_CB */
+	tcp_shutdown(f.tcp, c, false, true, f.now); /* STATE_CB */
+	char buf[1024];
+	size_t n = hooks_trace_read(E.hk, buf, sizeof(buf) - 1);
+	buf[n] = 0;
+	ck_assert_msg(strstr(buf, "cb op 8 ") != NULL, "no RTO_CB in: %s", buf);
+	ck_assert_msg(strstr(buf, "cb op 9 ") != NULL, "no RETRANS_CB in: %s", buf);
+	ck_assert_msg(strstr(buf, "cb op 10 args 1 4") != NULL, "no STATE_CB 1→4 in: %s", buf);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("tcp_sockops");
+	TCase *tc = tcase_create("sockops");
+	tcase_add_test(tc, timeout_init_hz1000);
+	tcase_add_test(tc, timeout_init_hz250);
+	tcase_add_test(tc, timeout_init_synack_and_far_default);
+	tcase_add_test(tc, rwnd_init_windows);
+	tcase_add_test(tc, needs_ecn_and_unknown_cc);
+	tcase_add_test(tc, init_cwnd_flight);
+	tcase_add_test(tc, cwnd_clamp_and_bufs);
+	tcase_add_test(tc, op_count_each_open);
+	tcase_add_test(tc, cb_flags_state_rto);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SKOPS_CHECK_MAIN(suite)
