@@ -170,14 +170,14 @@ static int demo_prog(struct demo_env *env, const char *path)
 	}
 	printf("   %-24s", "op \\ socket");
 	for (size_t s = 0; s < NSCENS; s++)
-		printf(" | %-28s", scens[s].label);
+		printf(" | %-32s", scens[s].label);
 	printf("\n");
 	for (size_t i = 0; i < NOPS; i++) {
 		printf("   %-24s", ops[i].name);
 		for (size_t s = 0; s < NSCENS; s++) {
 			char c[128];
 			cell(env, &scens[s], ops[i].op, ops[i].fullsock, c, sizeof c);
-			printf(" | %-28s", c);
+			printf(" | %-32s", c);
 		}
 		printf("\n");
 	}
