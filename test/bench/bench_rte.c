@@ -50,6 +50,11 @@ int bench_rte_load(const struct bpfvm_prog *prog, size_t ctx_size, struct bench_
 			}
 			ins[i].imm = 0; /* xsym[0] */
 		}
+		if ((cls == BPF_JMP && op != EBPF_CALL && op != EBPF_EXIT) && in[i].off < 0) {
+			snprintf(why, why_len,
+				 "insn %zu: loop (rte_bpf's validator refuses back-edges)", i);
+			goto out;
+		}
 		if (cls == 6 /* JMP32 */ || (cls == BPF_LDX && mode == 0x80) /* MEMSX */ ||
 		    ((cls == BPF_ALU || cls == EBPF_ALU64) && in[i].off != 0)) {
 			snprintf(why, why_len, "insn %zu: cpu v3/v4 instruction", i);
@@ -98,4 +103,49 @@ void bench_rte_free(struct bench_rte *r)
 		rte_bpf_destroy(r->bpf);
 	r->bpf = NULL;
 	r->fn = NULL;
+}
+
+#define RTE_CACHE 32
+
+struct rte_cache_ent {
+	uint32_t id;
+	bool ok;
+	struct bench_rte rte;
+};
+
+/* bench-process state: one image per program ID (IDs are not reused while
+ * the process runs its few dozen loads) */
+static struct rte_cache_ent rte_cache[RTE_CACHE];
+
+static struct rte_cache_ent *rte_cached(const struct bpfvm_prog *prog, char *why, size_t why_len)
+{
+	uint32_t id = bpfvm_prog_id(prog);
+	struct rte_cache_ent *free_ent = NULL;
+	for (size_t i = 0; i < RTE_CACHE; i++) {
+		if (rte_cache[i].id == id)
+			return &rte_cache[i];
+		if (!rte_cache[i].id && !free_ent)
+			free_ent = &rte_cache[i];
+	}
+	if (!free_ent) {
+		snprintf(why, why_len, "bench_rte: cache full");
+		return NULL;
+	}
+	free_ent->id = id;
+	free_ent->ok = bench_rte_load(prog, 4096, &free_ent->rte, why, why_len) == 0;
+	return free_ent;
+}
+
+bool bench_rte_usable(const struct bpfvm_prog *prog, char *why, size_t why_len)
+{
+	struct rte_cache_ent *e = rte_cached(prog, why, why_len);
+	return e && e->ok;
+}
+
+uint64_t bench_rte_run(const struct bpfvm_prog *prog, void *ctx, size_t len)
+{
+	(void)len;
+	char why[8];
+	struct rte_cache_ent *e = rte_cached(prog, why, sizeof why);
+	return e && e->ok ? e->rte.fn(ctx) : 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_rte.h"
 #include "bpfvm_int.h"
 #include "isa_insn.h"
 
@@ -14,6 +15,8 @@ struct bench_engine {
 	const char *name;
 	bool load_jit; /* needs a JIT image; reported unavailable without one */
 	uint64_t (*run)(const struct bpfvm_prog *prog, void *ctx, size_t len);
+	/* optional: false (and why) when the engine cannot take this program */
+	bool (*usable)(const struct bpfvm_prog *prog, char *why, size_t why_len);
 };
 
 static uint64_t run_interp(const struct bpfvm_prog *prog, void *ctx, size_t len)
@@ -33,9 +36,11 @@ static uint64_t run_prog(const struct bpfvm_prog *prog, void *ctx, size_t len)
 }
 
 static const struct bench_engine bench_engines[] = {
-    {"interp", false, run_interp},
-    {"interp_checked", false, run_checked},
-    {"jit", true, run_prog},
+    {"interp", false, run_interp, NULL},
+    {"interp_checked", false, run_checked, NULL},
+    {"jit", true, run_prog, NULL},
+    /* jit: DPDK librte_bpf's JIT (cpu v1/v2, no loops, no bpf-to-bpf calls) */
+    {"rte_bpf_jit", false, bench_rte_run, bench_rte_usable},
 };
 
 #define ALU_ITERS  100000
@@ -188,7 +193,8 @@ int main(int argc, char **argv)
 			printf("%s\n  {\"program\": \"%s\", \"engine\": \"%s\"", first ? "" : ",",
 			       bp->name, e->name);
 			first = false;
-			if (err || (e->load_jit && !bpfvm_prog_jited(prog, NULL))) {
+			if (err || (e->load_jit && !bpfvm_prog_jited(prog, NULL)) ||
+			    (e->usable && !e->usable(prog, logbuf, sizeof logbuf))) {
 				logbuf[strcspn(logbuf, "\n\"\\")] = '\0';
 				printf(", \"available\": false, \"why\": \"%s\"}", logbuf);
 				if (!err)
