@@ -160,4 +160,37 @@ void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out);
  * -errno when the file cannot be opened. */
 int dev_pcap_create(struct dev *inner, const char *path, const struct clk *clk, struct dev **out);
 
+/* ---- bring-up from options (skcat, test programs) ---------------------- */
+
+#define DEV_OPTS_MAX_VDEV 8
+
+/* What a command line or config file says about the port. */
+struct dev_opts {
+	const char *prog;		      /* argv[0] for the EAL */
+	const char *vdevs[DEV_OPTS_MAX_VDEV]; /* --vdev DEVARGS */
+	unsigned nvdev;
+	const char *eal;  /* extra EAL arguments, split at blanks */
+	const char *port; /* device name or PCI address; NULL: the first port */
+	uint16_t queues, rxd, txd;
+	uint32_t pool, mtu, link_wait_ms;
+	bool promisc, no_offload;
+};
+
+/* Builds the EAL arguments: the vdevs, then, with vdevs only, the defaults
+ * --no-pci --no-huge -m 256 (each left out when the extra arguments set a
+ * conflicting option), a unique --file-prefix unless one is given,
+ * --log-level=error, then the extra arguments. Writes up to max pointers into
+ * argv (into storage buf) and returns argc or -E2BIG. */
+int dev_opts_eal_argv(const struct dev_opts *o, char *buf, size_t buf_len, char **argv, int max);
+/* EAL init with those arguments, then dev_ethdev_create on the chosen port.
+ * log gets the configuration notes (offloads dropped, ...). */
+int dev_opts_open(const struct dev_opts *o, struct dev **port, char *log, size_t log_len, char *err,
+		  size_t err_len);
+
+/* Reads "key = value" lines ('#' starts a comment, blank lines skipped, the
+ * value may be quoted with "..."), calling fn for each in order; stops at the
+ * first error, reporting "<path>:<line>: <what>". */
+typedef int (*dev_conf_fn)(void *arg, const char *key, const char *val, char *err, size_t err_len);
+int dev_conf_read(const char *path, dev_conf_fn fn, void *arg, char *err, size_t err_len);
+
 #endif

@@ -175,4 +175,11 @@ int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_
 		   uint8_t family, const void *dst, uint16_t dport);
 void net_udp_close(struct net *n, struct net_udp_sock *s);
 
+/* ---- addresses in text ------------------------------------------------- */
+
+/* "198.18.0.2/24", "fd00:1::2/64" (a missing prefix means /32 or /128). */
+int net_addr_parse(const char *s, struct net_addr *out);
+/* A bare IPv4 or IPv6 address: family and 4 or 16 bytes (network order). */
+int net_ip_parse(const char *s, uint8_t *family, void *addr);
+
 #endif

@@ -1,0 +1,108 @@
+# lib.sh: the interop harness. Sourced by each test: two network namespaces
+# skops-a-$$ (the skops side: a veth without kernel addresses, driven through
+# DPDK net_af_packet) and skops-b-$$ (the Linux kernel peer), addresses in
+# 198.18.0.0/15 and fd00::/8, cleanup by trap, a timeout on everything.
+set -uo pipefail
+
+NS_A=skops-a-$$
+NS_B=skops-b-$$
+VETH_A=skv-a-$$
+VETH_B=skv-b-$$
+IP4_A=198.18.0.2
+IP4_B=198.18.0.1
+IP6_A=fd00:1::2
+IP6_B=fd00:1::1
+TMP=$(mktemp -d /tmp/skops-interop-XXXXXX)
+PIDS=()
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+need_root_and_tools() {
+	[ "$(id -u)" = 0 ] || fail "interop tests need root (netns, veth, af_packet)"
+	for t in ip ethtool timeout "$@"; do
+		command -v "$t" >/dev/null 2>&1 || fail "missing tool '$t' (scripts/install-deps.sh)"
+	done
+}
+
+cleanup() {
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	sleep 0.2
+	for p in "${PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	ip netns del "$NS_A" 2>/dev/null
+	ip netns del "$NS_B" 2>/dev/null
+	if [ "${KEEP_TMP:-0}" = 1 ]; then
+		echo "kept $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# setup_netns: the veth pair, kernel addresses on the b side only, every
+# offload off on both ends (af_packet sees the frames as the wire would:
+# no partial checksums, no GSO super-frames).
+setup_netns() {
+	ip netns add "$NS_A" || fail "ip netns add"
+	ip netns add "$NS_B" || fail "ip netns add"
+	ip link add "$VETH_A" type veth peer name "$VETH_B" || fail "veth"
+	ip link set "$VETH_A" netns "$NS_A"
+	ip link set "$VETH_B" netns "$NS_B"
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	ip netns exec "$NS_A" ip link set lo up
+	ip netns exec "$NS_A" ip link set "$VETH_A" up
+	ip netns exec "$NS_B" ip link set lo up
+	ip netns exec "$NS_B" ip addr add "$IP4_B/24" dev "$VETH_B"
+	ip netns exec "$NS_B" ip -6 addr add "$IP6_B/64" dev "$VETH_B" nodad
+	ip netns exec "$NS_B" ip link set "$VETH_B" up
+	ip netns exec "$NS_A" ethtool -K "$VETH_A" tx off rx off tso off gso off gro off >/dev/null 2>&1
+	ip netns exec "$NS_B" ethtool -K "$VETH_B" tx off rx off tso off gso off gro off >/dev/null 2>&1
+}
+
+in_a() { ip netns exec "$NS_A" "$@"; }
+in_b() { ip netns exec "$NS_B" "$@"; }
+
+# bg NAME CMD...: runs CMD in the background, output in $TMP/NAME.{out,err}.
+bg() {
+	local name=$1
+	shift
+	"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	PIDS+=($!)
+	eval "PID_$name=$!"
+}
+
+# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
+wait_for() {
+	local t=$1
+	shift
+	local i
+	for ((i = 0; i < t * 10; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_pid SECONDS PID: waits for PID to exit; returns its status, 124 on timeout.
+wait_pid() {
+	local t=$1 pid=$2 i
+	for ((i = 0; i < t * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return $?
+		fi
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null
+	return 124
+}
+
+AF_PACKET_VDEV="net_af_packet0,iface=$VETH_A"
