@@ -408,6 +408,12 @@ int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, 
 		/* logged by the JIT; the interpreter is the documented fallback */
 		prog->jit_fn = NULL;
 	}
+	if (log && log->level && log->truncated) {
+		/* bpfvm.h's log contract (the kernel's bpf_check): a load that
+		 * would succeed with a truncated log reports -ENOSPC */
+		prog_free(prog);
+		return -ENOSPC;
+	}
 	prog->load_time = realtime_ns();
 	err = bpfvm_reg_add_prog(reg, prog);
 	if (err) {

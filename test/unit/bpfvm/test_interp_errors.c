@@ -150,6 +150,14 @@ START_TEST(load_argument_errors)
 	ck_assert_int_eq(bpfvm_prog_load(reg, ok, 0, NULL, 0, &opts, &p), -EINVAL);
 	ck_assert_int_eq(bpfvm_prog_load(reg, NULL, 2, NULL, 0, &opts, &p), -EINVAL);
 	ck_assert_int_eq(bpfvm_prog_load(reg, ok, 2, NULL, 0, &opts, NULL), -EINVAL);
+	/* a log that truncates turns an otherwise good load into -ENOSPC */
+	char tiny[4];
+	struct bpfvm_log small = {.level = 1, .buf = tiny, .size = sizeof(tiny)};
+	struct bpfvm_load_opts jit_opts = {.no_verify = true, .jit = true, .log = &small};
+	small.truncated = true; /* as if an earlier pass had overflowed it */
+	ck_assert_int_eq(bpfvm_prog_load(reg, ok, 2, NULL, 0, &jit_opts, &p), -ENOSPC);
+	uint32_t none;
+	ck_assert_int_eq(bpfvm_prog_get_next_id(reg, 0, &none), -ENOENT);
 	/* a map value offset outside the value */
 	struct bpfvm_map *arr = fx_map(reg, BPFVM_MAP_ARRAY, 4, 8, 1);
 	struct bpfvm_insn mv[] = {LD_MAP_VALUE(1, 0, 8), MOV64_K(0, 0), EXIT()};
