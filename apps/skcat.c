@@ -1,0 +1,555 @@
+/* skcat: a netcat on the skops stack. Streams stdin → connection → stdout;
+ * on stdin EOF it half-closes and exits once the peer has closed too (0), or
+ * with a message and a non-zero status on any error.
+ *   skcat [OPTIONS] -l PORT        listen, accept one connection
+ *   skcat [OPTIONS] HOST PORT      connect (HOST IPv4 or IPv6)
+ * OPTIONS: --vdev DEVARGS (repeatable) --addr CIDR (repeatable) --gw ADDR
+ *   --mtu N --eal "ARGS" --sockops FILE.o [--cgroup PATH] [--strict]
+ *   --cc NAME --info --config FILE --pcap FILE --timeout SECONDS
+ * Config files hold the same options as key = value (configs/README.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpfvm.h"
+#include "cgroup.h"
+#include "clk.h"
+#include "dev/dev.h"
+#include "hooks.h"
+#include "net/net.h"
+#include "skops.h"
+
+#define SKCAT_BUF (256 * 1024)
+
+static volatile sig_atomic_t quit;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+struct skcat {
+	struct dev_opts dev;
+	struct net_config net;
+	const char *sockops, *cgroup, *cc, *pcap;
+	bool strict, info, listen;
+	double timeout_s;
+	char strs[32][256];
+	unsigned nstr;
+	const char *host, *port;
+};
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("skcat: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static int opt_set(struct skcat *k, const char *key, const char *val, char *err, size_t elen)
+{
+	if (k->nstr == 32) {
+		snprintf(err, elen, "too many options");
+		return -E2BIG;
+	}
+	char *v = k->strs[k->nstr++];
+	snprintf(v, 256, "%s", val ? val : "");
+	if (!strcmp(key, "vdev")) {
+		if (k->dev.nvdev == DEV_OPTS_MAX_VDEV) {
+			snprintf(err, elen, "at most %d vdevs", DEV_OPTS_MAX_VDEV);
+			return -E2BIG;
+		}
+		k->dev.vdevs[k->dev.nvdev++] = v;
+	} else if (!strcmp(key, "addr")) {
+		if (k->net.naddrs == NET_MAX_ADDRS ||
+		    net_addr_parse(v, &k->net.addrs[k->net.naddrs])) {
+			snprintf(err, elen, "bad address '%s' (want CIDR, e.g. 198.18.0.2/24)", v);
+			return -EINVAL;
+		}
+		k->net.naddrs++;
+	} else if (!strcmp(key, "gw")) {
+		uint8_t fam, a[16];
+		if (net_ip_parse(v, &fam, a)) {
+			snprintf(err, elen, "bad gateway '%s'", v);
+			return -EINVAL;
+		}
+		if (fam == AF_INET)
+			memcpy(&k->net.gw4, a, 4);
+		else
+			memcpy(k->net.gw6, a, 16);
+	} else if (!strcmp(key, "mtu")) {
+		char *end;
+		unsigned long m = strtoul(v, &end, 10);
+		if (*end || m < 576 || m > 9000) {
+			snprintf(err, elen, "bad mtu '%s'", v);
+			return -EINVAL;
+		}
+		k->net.mtu = (uint32_t)m;
+	} else if (!strcmp(key, "eal")) {
+		k->dev.eal = v;
+	} else if (!strcmp(key, "port")) {
+		k->dev.port = v;
+	} else if (!strcmp(key, "sockops")) {
+		k->sockops = v;
+	} else if (!strcmp(key, "cgroup")) {
+		k->cgroup = v;
+	} else if (!strcmp(key, "strict")) {
+		k->strict = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "cc")) {
+		k->cc = v;
+	} else if (!strcmp(key, "info")) {
+		k->info = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "pcap")) {
+		k->pcap = v;
+	} else if (!strcmp(key, "timeout")) {
+		k->timeout_s = strtod(v, NULL);
+	} else if (!strcmp(key, "promisc")) {
+		k->dev.promisc = !strcmp(v, "1") || !strcmp(v, "true");
+	} else if (!strcmp(key, "no-offload")) {
+		k->dev.no_offload = !strcmp(v, "1") || !strcmp(v, "true");
+	} else {
+		snprintf(err, elen, "unknown key '%s'", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int conf_cb(void *arg, const char *key, const char *val, char *err, size_t elen)
+{
+	return opt_set(arg, key, val, err, elen);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: skcat [OPTIONS] -l PORT | skcat [OPTIONS] HOST PORT\n"
+			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
+			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
+			"  --config FILE --pcap FILE --timeout SECONDS\n");
+	exit(2);
+}
+
+static void parse_args(struct skcat *k, int argc, char **argv)
+{
+	static const struct option lo[] = {
+	    {"vdev", required_argument, NULL, 1},
+	    {"addr", required_argument, NULL, 2},
+	    {"gw", required_argument, NULL, 3},
+	    {"mtu", required_argument, NULL, 4},
+	    {"eal", required_argument, NULL, 5},
+	    {"sockops", required_argument, NULL, 6},
+	    {"cgroup", required_argument, NULL, 7},
+	    {"strict", no_argument, NULL, 8},
+	    {"cc", required_argument, NULL, 9},
+	    {"info", no_argument, NULL, 10},
+	    {"config", required_argument, NULL, 11},
+	    {"pcap", required_argument, NULL, 12},
+	    {"timeout", required_argument, NULL, 13},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	static const char *const keys[] = {NULL,   "vdev",    "addr",	"gw",	  "mtu",
+					   "eal",  "sockops", "cgroup", "strict", "cc",
+					   "info", NULL,      "pcap",	"timeout"};
+	char err[512];
+	int c;
+	while ((c = getopt_long(argc, argv, "l:h", lo, NULL)) != -1) {
+		if (c == 'l') {
+			k->listen = true;
+			k->port = optarg;
+		} else if (c == 11) {
+			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
+				die("%s", err);
+		} else if (c >= 1 && c <= 13) {
+			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
+				die("--%s: %s", keys[c], err);
+		} else {
+			usage();
+		}
+	}
+	int rest = argc - optind;
+	if (k->listen ? rest != 0 : rest != 2)
+		usage();
+	if (!k->listen) {
+		k->host = argv[optind];
+		k->port = argv[optind + 1];
+	}
+	char *end;
+	unsigned long p = strtoul(k->port, &end, 10);
+	if (*end || p == 0 || p > 65535)
+		die("bad port '%s'", k->port);
+	if (!k->net.naddrs)
+		die("no --addr given: the stack needs an address");
+	if (k->cgroup && !k->sockops)
+		die("--cgroup needs --sockops");
+}
+
+static uint16_t port_of(const struct skcat *k)
+{
+	return (uint16_t)strtoul(k->port, NULL, 10);
+}
+
+static socklen_t make_sa(uint8_t fam, const void *addr, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (fam == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		if (addr)
+			memcpy(&s->sin_addr, addr, 4);
+		return sizeof(*s);
+	}
+	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
+	s->sin6_family = AF_INET6;
+	s->sin6_port = htons(port);
+	if (addr)
+		memcpy(&s->sin6_addr, addr, 16);
+	return sizeof(*s);
+}
+
+static void print_info(struct stack *st, int sd)
+{
+	struct skops_tcp_info ti;
+	if (skops_tcp_info(st, sd, &ti)) {
+		fprintf(stderr, "{\"error\":\"no tcp_info\"}\n");
+		return;
+	}
+	fprintf(stderr,
+		"{\"state\":\"%s\",\"cwnd\":%u,\"ssthresh\":%u,\"initial_cwnd\":%u,"
+		"\"srtt_us\":%u,\"rttvar_us\":%u,\"rto_ms\":%u,\"rcv_wnd\":%u,\"snd_wnd\":%u,"
+		"\"rcv_wscale\":%u,\"snd_wscale\":%u,\"ts_ok\":%s,\"sack_ok\":%s,\"mss\":%u,"
+		"\"rcv_mss\":%u,\"retransmits\":%u,\"total_retrans\":%u,\"cc\":\"%s\",\"ecn\":%u,"
+		"\"ecn_ok\":%s,\"cgroup\":\"%s\",\"sndbuf\":%u,\"rcvbuf\":%u,\"bytes_acked\":%llu,"
+		"\"bytes_received\":%llu,\"bytes_sent\":%llu,\"bytes_retrans\":%llu,"
+		"\"segs_in\":%u,\"segs_out\":%u,\"data_segs_in\":%u,\"data_segs_out\":%u,"
+		"\"syn_rto_ms\":%u,\"syn_retrans\":%u,\"syn_wnd\":%u,\"cb_flags\":%u,"
+		"\"syn_gaps_us\":[",
+		ti.state_name, ti.cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us, ti.rttvar_us,
+		ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
+		ti.ts_ok ? "true" : "false", ti.sack_ok ? "true" : "false", ti.mss, ti.rcv_mss,
+		ti.retransmits, ti.total_retrans, ti.cc, ti.ecn,
+		(ti.ecn & SKOPS_ECN_OK) ? "true" : "false", ti.cgroup, ti.sndbuf, ti.rcvbuf,
+		(unsigned long long)ti.bytes_acked, (unsigned long long)ti.bytes_received,
+		(unsigned long long)ti.bytes_sent, (unsigned long long)ti.bytes_retrans, ti.segs_in,
+		ti.segs_out, ti.data_segs_in, ti.data_segs_out, ti.syn_rto_ms, ti.syn_retrans,
+		ti.syn_wnd, ti.cb_flags);
+	for (uint32_t i = 0; i < ti.syn_retrans && i < SKOPS_MAX_SYN_GAPS; i++)
+		fprintf(stderr, "%s%u", i ? "," : "", ti.syn_gaps_us[i]);
+	fprintf(stderr, "]}\n");
+}
+
+/* One poll round; sleeps briefly when idle so a 2-core box stays usable. */
+static void pump(struct stack *st, unsigned *idle)
+{
+	if (stack_poll(st) > 0) {
+		*idle = 0;
+		return;
+	}
+	if (++*idle > 512)
+		nanosleep(&(struct timespec){.tv_nsec = 10000}, NULL);
+}
+
+static int sock_error(struct stack *st, int sd)
+{
+	int e = 0;
+	socklen_t l = sizeof(e);
+	skops_getsockopt(st, sd, SOL_SOCKET, SO_ERROR, &e, &l);
+	return e;
+}
+
+static void write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			die("stdout: %s", strerror(errno));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static int set_cc(struct stack *st, int sd, const char *cc)
+{
+	if (!cc)
+		return 0;
+	int rc = skops_setsockopt(st, sd, SOL_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc));
+	if (rc)
+		die("--cc %s: %s", cc, strerror(-rc));
+	return 0;
+}
+
+/* Streams until both directions are closed; returns the exit status. */
+static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
+		  const struct clk *clk)
+{
+	static uint8_t in[SKCAT_BUF], out[SKCAT_BUF];
+	size_t in_len = 0, in_off = 0;
+	bool stdin_eof = false, shut = false, peer_eof = false;
+	unsigned idle = 0;
+	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	while (!quit) {
+		if (deadline && clk_now(clk) > deadline)
+			die("timeout");
+		pump(st, &idle);
+		uint32_t ev = skops_events(st, sd);
+		if (ev & SKOPS_EV_ERR) {
+			int e = sock_error(st, sd);
+			if (e)
+				die("connection: %s", strerror(e));
+		}
+		/* receive */
+		for (int i = 0; i < 64 && !peer_eof; i++) {
+			ssize_t r = skops_recv(st, sd, out, sizeof(out), 0);
+			if (r > 0) {
+				write_all(1, out, (size_t)r);
+				idle = 0;
+				continue;
+			}
+			if (r == 0)
+				peer_eof = true;
+			else if (r != -EAGAIN)
+				die("recv: %s", strerror((int)-r));
+			break;
+		}
+		/* send */
+		for (int i = 0; i < 64 && !shut; i++) {
+			if (in_off == in_len && !stdin_eof) {
+				ssize_t r = read(0, in, sizeof(in));
+				if (r > 0) {
+					in_len = (size_t)r;
+					in_off = 0;
+				} else if (r == 0) {
+					stdin_eof = true;
+				} else if (errno != EAGAIN && errno != EINTR) {
+					die("stdin: %s", strerror(errno));
+				}
+			}
+			if (in_off < in_len) {
+				ssize_t s = skops_send(st, sd, in + in_off, in_len - in_off, 0);
+				if (s > 0) {
+					in_off += (size_t)s;
+					idle = 0;
+					continue;
+				}
+				if (s != -EAGAIN)
+					die("send: %s", strerror((int)-s));
+				break;
+			}
+			if (stdin_eof) {
+				int rc = skops_shutdown(st, sd, SHUT_WR);
+				if (rc)
+					die("shutdown: %s", strerror(-rc));
+				shut = true;
+			}
+			break;
+		}
+		if (shut && peer_eof) {
+			/* Let our FIN and the last data be acknowledged before the
+			 * process (and with it the stack) goes away. */
+			for (int i = 0; i < 2000000 && !quit; i++) {
+				struct skops_tcp_info ti;
+				if (skops_tcp_info(st, sd, &ti) ||
+				    (ti.unacked == 0 && ti.notsent == 0))
+					break;
+				if (deadline && clk_now(clk) > deadline)
+					die("timeout waiting for the last ACK");
+				if (skops_events(st, sd) & SKOPS_EV_ERR)
+					break;
+				pump(st, &idle);
+			}
+			if (k->info)
+				print_info(st, sd);
+			return 0;
+		}
+	}
+	return quit ? 1 : 0;
+}
+
+static int load_sockops(struct skcat *k, struct bpfvm_registry *reg, struct cg_tree *tree)
+{
+	char lb[8192] = "";
+	struct bpfvm_log log = {.level = 1, .buf = lb, .size = sizeof(lb)};
+	struct bpfvm_obj *obj = NULL;
+	struct bpfvm_prog *prog = NULL;
+	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type,
+				    .name = "skcat",
+				    .strict = k->strict,
+				    .jit = true,
+				    .log = &log};
+	int rc = bpfvm_obj_open(reg, k->sockops, NULL, 0, &log, &obj);
+	if (!rc)
+		rc = bpfvm_obj_load_prog(obj, NULL, &o, &prog);
+	if (rc)
+		die("--sockops %s: %s%s%s", k->sockops, strerror(-rc), lb[0] ? "\n" : "", lb);
+	struct cg_node *node;
+	rc = cg_lookup(tree, k->cgroup ? k->cgroup : "/", true, &node);
+	if (rc)
+		die("--cgroup %s: %s", k->cgroup, strerror(-rc));
+	rc = cg_attach(tree, node, CG_ATTACH_SOCK_OPS, prog, CG_F_ALLOW_MULTI, NULL);
+	if (rc)
+		die("attach %s: %s", k->sockops, strerror(-rc));
+	cg_node_put(node);
+	bpfvm_prog_put(prog); /* the tree holds its own reference */
+	bpfvm_obj_close(obj);
+	if (lb[0] && getenv("SKCAT_VERBOSE"))
+		fprintf(stderr, "%s\n", lb);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct skcat k;
+	k.dev.prog = "skcat";
+	parse_args(&k, argc, argv);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	char err[512], log[2048];
+	struct dev *port, *dev;
+	if (dev_opts_open(&k.dev, &port, log, sizeof(log), err, sizeof(err)))
+		die("%s", err);
+	if (getenv("SKCAT_VERBOSE"))
+		fputs(log, stderr);
+	struct clk clk;
+	clk_init_real(&clk);
+	dev = port;
+	struct dev *pc = NULL;
+	if (k.pcap) {
+		int rc = dev_pcap_create(port, k.pcap, &clk, &pc);
+		if (rc)
+			die("--pcap %s: %s", k.pcap, strerror(-rc));
+		dev = pc;
+	}
+
+	struct bpfvm_registry *reg = NULL;
+	struct cg_tree *tree = NULL;
+	if (k.sockops) {
+		int rc = bpfvm_registry_create(&reg);
+		if (!rc)
+			rc = cg_tree_create(&hooks_cg_prog_ops, 1, &tree);
+		if (rc)
+			die("sockops runtime: %s", strerror(-rc));
+		load_sockops(&k, reg, tree);
+	}
+
+	struct stack_config sc = {0};
+	sc.net = k.net;
+	sc.net.dev = dev;
+	sc.net.pool = dev_ethdev_pool(port);
+	sc.net.clk = &clk;
+	sc.net.seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	sc.cg_tree = tree;
+	sc.reg = reg;
+	sc.default_cgroup = k.cgroup;
+	sc.syn_linear_timeouts = UINT32_MAX;
+	sc.seed = sc.net.seed * 31 + 7;
+	struct stack *st;
+	int rc = stack_create(&sc, &st);
+	if (rc)
+		die("stack: %s", strerror(-rc));
+
+	uint64_t deadline = k.timeout_s > 0 ? clk_now(&clk) + (uint64_t)(k.timeout_s * 1e9) : 0;
+	unsigned idle = 0;
+	int sd = -1;
+	struct sockaddr_storage ss;
+	if (k.listen) {
+		int lsd[2] = {-1, -1};
+		for (int f = 0; f < 2; f++) {
+			uint8_t fam = f ? AF_INET6 : AF_INET;
+			bool have = false;
+			for (unsigned i = 0; i < k.net.naddrs; i++)
+				have |= k.net.addrs[i].family == fam;
+			if (!have)
+				continue;
+			int s = skops_socket(st, fam, SOCK_STREAM);
+			if (s < 0)
+				die("socket: %s", strerror(-s));
+			socklen_t l = make_sa(fam, NULL, port_of(&k), &ss);
+			if ((rc = skops_bind(st, s, (struct sockaddr *)&ss, l)))
+				die("bind :%s: %s", k.port, strerror(-rc));
+			set_cc(st, s, k.cc);
+			if ((rc = skops_listen(st, s, 8)))
+				die("listen: %s", strerror(-rc));
+			lsd[f] = s;
+		}
+		while (sd < 0 && !quit) {
+			if (deadline && clk_now(&clk) > deadline)
+				die("timeout waiting for a connection");
+			pump(st, &idle);
+			for (int f = 0; f < 2 && sd < 0; f++) {
+				if (lsd[f] < 0)
+					continue;
+				int a = skops_accept(st, lsd[f], NULL, NULL);
+				if (a >= 0)
+					sd = a;
+				else if (a != -EAGAIN)
+					die("accept: %s", strerror(-a));
+			}
+		}
+		for (int f = 0; f < 2; f++)
+			if (lsd[f] >= 0)
+				skops_close(st, lsd[f]);
+	} else {
+		uint8_t fam, a[16];
+		if (net_ip_parse(k.host, &fam, a))
+			die("bad host '%s' (an IPv4 or IPv6 address)", k.host);
+		sd = skops_socket(st, fam, SOCK_STREAM);
+		if (sd < 0)
+			die("socket: %s", strerror(-sd));
+		set_cc(st, sd, k.cc);
+		socklen_t l = make_sa(fam, a, port_of(&k), &ss);
+		rc = skops_connect(st, sd, (struct sockaddr *)&ss, l);
+		if (rc && rc != -EINPROGRESS)
+			die("connect %s %s: %s", k.host, k.port, strerror(-rc));
+		for (;;) {
+			if (quit)
+				die("interrupted");
+			if (deadline && clk_now(&clk) > deadline)
+				die("timeout connecting to %s %s", k.host, k.port);
+			pump(st, &idle);
+			uint32_t ev = skops_events(st, sd);
+			if (ev & (SKOPS_EV_ERR | SKOPS_EV_HUP)) {
+				int e = sock_error(st, sd);
+				die("connect %s %s: %s", k.host, k.port,
+				    strerror(e ? e : ECONNREFUSED));
+			}
+			if (ev & SKOPS_EV_OUT)
+				break;
+		}
+	}
+	if (quit)
+		die("interrupted");
+	int status = stream(&k, st, sd, deadline, &clk);
+	skops_close(st, sd);
+	/* a few rounds so the close leaves the host */
+	for (int i = 0; i < 100; i++)
+		stack_poll(st);
+	stack_destroy(st);
+	if (tree)
+		cg_tree_destroy(tree);
+	if (reg)
+		bpfvm_registry_destroy(reg);
+	dev_destroy(pc);
+	dev_destroy(port);
+	dev_eal_cleanup();
+	return status;
+}
