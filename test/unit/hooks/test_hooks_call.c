@@ -116,6 +116,68 @@ static const struct bpfvm_insn txhash_arg1[] = {I_LDXW(2, 1, 8), I_STXW(1, 2, 16
 /* r0 = 0x100000001: the low 32 bits count, as in Linux */
 static const struct bpfvm_insn ret_wide1[] = {I_LD64_LO(0, 1), I_LD64_HI(1), I_EXIT()};
 
+/* reply = ctx->sk ? ctx->sk->family : untouched */
+static const struct bpfvm_insn sk_family[] = {I_LDXDW(2, 1, 184), I_JEQ_IMM(2, 0, 2),
+					      I_LDXW(3, 2, 4),	  I_STXW(1, 3, 4),
+					      I_MOV64_IMM(0, 1),  I_EXIT()};
+/* per-socket counter in sk_storage: reply = ++*sk_storage_get(map, ctx->sk, 0, F_CREATE) */
+static const struct bpfvm_insn sk_counter[] = {I_MOV64_REG(6, 1),
+					       I_LDXDW(2, 6, 184),
+					       I_JEQ_IMM(2, 0, 10),
+					       {.code = 0x18, .dst = 1, .src = 1, .imm = 0},
+					       {.imm = 0},
+					       I_MOV64_IMM(3, 0),
+					       I_MOV64_IMM(4, 1),
+					       I_CALL(107),
+					       I_JEQ_IMM(0, 0, 4),
+					       I_LDXDW(1, 0, 0),
+					       {.code = 0x07, .dst = 1, .imm = 1},
+					       {.code = 0x7b, .dst = 0, .src = 1},
+					       I_STXW(6, 1, 4),
+					       I_MOV64_IMM(0, 1),
+					       I_EXIT()};
+
+START_TEST(sk_pointer_view)
+{
+	attach(root, LOAD(sk_family));
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 10);
+	ck_assert(d.groups_asked & HOOKS_INFO_SOCK);
+}
+END_TEST
+
+START_TEST(sk_storage_per_socket)
+{
+	struct bpfvm_map_def def = {.type = BPFVM_MAP_SK_STORAGE,
+				    .key_size = 4,
+				    .value_size = 8,
+				    .map_flags = 1,
+				    .name = "cnt"};
+	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof logbuf};
+	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type, .strict = true, .log = &log};
+	struct bpfvm_map *map;
+	struct bpfvm_prog *p;
+	struct hkd_sock d2;
+
+	ck_assert_int_eq(bpfvm_map_create(reg, &def, &map), 0);
+	ck_assert_msg(bpfvm_prog_load(reg, sk_counter, sizeof sk_counter / sizeof sk_counter[0],
+				      &map, 1, &o, &p) == 0,
+		      "load: %s", logbuf);
+	attach(root, p);
+	hkd_init(&d2, 2, 1, 2, false);
+	hooks_sock_init(&d2.hs, hk, &hkd_ops, root, true);
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 1);
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 2);
+	ck_assert_int_eq(hooks_call(&d2.hs, 4, NULL, 0), 1);
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 3);
+	/* the socket's value goes with it */
+	hooks_sock_fini(&d2.hs);
+	hooks_sock_init(&d2.hs, hk, &hkd_ops, root, true);
+	ck_assert_int_eq(hooks_call(&d2.hs, 4, NULL, 0), 1);
+	hooks_sock_fini(&d2.hs);
+	bpfvm_map_put(map);
+}
+END_TEST
+
 START_TEST(nothing_attached)
 {
 	ck_assert_int_eq(hooks_call(&d.hs, 1, NULL, 0), -1);
@@ -388,6 +450,8 @@ static Suite *call_suite(void)
 	tcase_add_test(tc, wrappers);
 	tcase_add_test(tc, flagged_callbacks);
 	tcase_add_test(tc, stats_off);
+	tcase_add_test(tc, sk_pointer_view);
+	tcase_add_test(tc, sk_storage_per_socket);
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("stats");
 	tcase_add_checked_fixture(ts, setup_with_stats, teardown);
