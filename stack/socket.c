@@ -3,6 +3,7 @@
  * readiness and per-connection info. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -33,6 +34,7 @@ static int sock_alloc(struct stack *st)
 static void sock_free(struct stack *st, int sd)
 {
 	struct skops_sock *s = &st->socks[sd];
+	free(s->q);
 	memset(s, 0, sizeof(*s));
 	s->next_free = st->free_sd;
 	st->free_sd = sd;
@@ -108,6 +110,12 @@ int skops_socket(struct stack *st, int family, int type)
 			return rc;
 		}
 		s->tcb->sd = sd;
+	} else {
+		s->q = calloc(STACK_UDP_QLEN, sizeof(*s->q));
+		if (!s->q) {
+			sock_free(st, sd);
+			return -ENOMEM;
+		}
 	}
 	return sd;
 }

@@ -190,9 +190,15 @@ void stack_destroy(struct stack *st)
 	if (!st)
 		return;
 	if (st->socks) {
-		for (uint32_t i = 0; i < st->nsocks; i++)
-			if (st->socks[i].type)
+		/* Stream sockets die with tcp_destroy, silently, as the header
+		 * says; datagram sockets give their queued mbufs back. */
+		for (uint32_t i = 0; i < st->nsocks; i++) {
+			if (st->socks[i].type == SOCK_STREAM)
+				st->socks[i].tcb->sd = -1;
+			else if (st->socks[i].type)
 				skops_close(st, (int)i);
+			free(st->socks[i].q);
+		}
 	}
 	tcp_destroy(st->tcp);
 	if (st->net)

@@ -27,7 +27,7 @@ struct skops_sock {
 	uint8_t laddr[16], peer[16];
 	uint16_t lport, pport;
 	bool connected;
-	struct skops_udp_dgram q[STACK_UDP_QLEN];
+	struct skops_udp_dgram *q; /* STACK_UDP_QLEN entries, DGRAM sockets only */
 	uint32_t qhead, qlen;
 	uint32_t udp_drops;
 	struct stack *st;

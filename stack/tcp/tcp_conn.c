@@ -108,8 +108,10 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->flags & TCB_F_CC_INIT)
 		cc_release(tcb);
 	tcp_so_sock_fini(tcb);
-	/* Off the pending-events list. */
-	for (struct tcb **pp = &tcp->dirty; *pp; pp = &(*pp)->dirty_next) {
+	/* Off the pending-events list (only ever a few entries long between
+	 * two flushes, and skipped when not on it). */
+	for (struct tcb **pp = (tcb->flags & TCB_F_INQ) ? &tcp->dirty : NULL; pp && *pp;
+	     pp = &(*pp)->dirty_next) {
 		if (*pp == tcb) {
 			*pp = tcb->dirty_next;
 			break;
@@ -122,6 +124,10 @@ void tcp_destroy(struct tcp *tcp)
 {
 	if (!tcp)
 		return;
+	/* Everything goes: no events, no segments. */
+	for (struct tcb *t = tcp->dirty; t; t = t->dirty_next)
+		t->flags &= ~TCB_F_INQ;
+	tcp->dirty = NULL;
 	for (uint32_t i = 0; i < tcp->cfg.max_conns; i++) {
 		struct tcb *tcb = &tcp->pool[i];
 		if (tcb->tcp)
