@@ -60,6 +60,7 @@ void hooks_destroy(struct hooks *hk)
 
 void hooks_quiescent(struct hooks *hk)
 {
+	hk->fields_arr = NULL;
 	cg_quiescent(hk->cfg.tree, hk->cfg.reader_slot);
 }
 
@@ -191,8 +192,14 @@ int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigne
 	if (arr->n == 0)
 		return -1;
 
-	for (uint32_t i = 0; i < arr->n; i++)
-		fields |= bpfvm_prog_ctx_fields(arr->progs[i]);
+	if (hs->hk->fields_arr == arr) {
+		fields = hs->hk->fields;
+	} else {
+		for (uint32_t i = 0; i < arr->n; i++)
+			fields |= bpfvm_prog_ctx_fields(arr->progs[i]);
+		hs->hk->fields_arr = arr;
+		hs->hk->fields = fields;
+	}
 	groups = hooks_fields_groups(fields);
 	/* sk is a pointer to the bpf_sock view, filled when a program reads it */
 	if (fields & (3ull << HOOKS_FIELD(sk)))

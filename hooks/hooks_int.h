@@ -88,6 +88,12 @@ void hooks_trace_append(struct hooks_trace *tr, const char *line, size_t n);
 struct hooks {
 	struct hooks_config cfg;
 	uint64_t next_cookie;
+	/* ctx fields read by the programs of the last effective array seen. An
+	 * array stays allocated until this reader's next quiescent state, so
+	 * its address cannot name another array before hooks_quiescent clears
+	 * the cache. */
+	const void *fields_arr;
+	uint64_t fields;
 	struct hooks_trace trace;
 };
 
