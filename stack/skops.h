@@ -22,16 +22,17 @@ struct stack;
 struct stack_config {
 	struct net_config net;	 /* device, pool, clock, addresses; net is created by the stack */
 	struct cg_tree *cg_tree; /* NULL: no cgroups, sock_ops never run */
-	struct bpfvm_registry *reg;   /* used only to create hooks when hooks is NULL */
-	struct hooks *hooks;	      /* borrowed; NULL with cg_tree: the stack creates its own */
-	const char *default_cgroup;   /* cgroup of new sockets; NULL → "/" */
-	uint32_t hz;		      /* TIMEOUT_INIT reply unit 1/hz s; 0 → 1000 (SKOPS_HZ) */
-	uint32_t syn_linear_timeouts; /* linear SYN retries before doubling; UINT32_MAX → 4 */
-	uint64_t seed;		      /* ISN key, ephemeral ports, txhash */
-	uint32_t max_conns;	      /* tcb pool size; 0 → 1024 */
-	uint32_t max_socks;	      /* descriptor table size; 0 → max_conns + 64 */
-	unsigned reader_slot;	      /* cg reader slot of the hooks the stack creates */
-	uint32_t wmem_max, rmem_max;  /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
+	struct bpfvm_registry *reg; /* used only to create hooks when hooks is NULL */
+	struct hooks *hooks;	    /* borrowed; NULL with cg_tree: the stack creates its own */
+	const char *default_cgroup; /* cgroup of new sockets; NULL → "/" */
+	uint32_t hz;		    /* TIMEOUT_INIT reply unit 1/hz s; 0 → 1000 (SKOPS_HZ) */
+	uint32_t
+	    syn_linear_timeouts; /* linear SYN retries before doubling; 0 → 4, UINT32_MAX → none */
+	uint64_t seed;		 /* ISN key, ephemeral ports, txhash */
+	uint32_t max_conns;	 /* tcb pool size; 0 → 1024 */
+	uint32_t max_socks;	 /* descriptor table size; 0 → max_conns + 64 */
+	unsigned reader_slot;	 /* cg reader slot of the hooks the stack creates */
+	uint32_t wmem_max, rmem_max; /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
 	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
 	uint32_t syn_retries;		     /* 0 → 6 (tcp_syn_retries) */
 	uint32_t synack_retries;	     /* 0 → 5 (tcp_synack_retries) */

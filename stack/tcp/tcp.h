@@ -178,7 +178,7 @@ struct tcp_config {
 	struct hooks *hooks;   /* NULL: no sock_ops */
 	struct cg_node *default_cg;
 	uint32_t hz;
-	uint32_t syn_linear_timeouts;
+	uint32_t syn_linear_timeouts; /* 0 → 4; UINT32_MAX → 0 (Linux 4.13) */
 	uint64_t seed;
 	uint32_t max_conns;
 	uint32_t wmem_max, rmem_max, wmem_default, rmem_default;

@@ -55,8 +55,12 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 	struct tcp_config *c = &tcp->cfg;
 	if (!c->hz)
 		c->hz = 1000;
-	if (c->syn_linear_timeouts == UINT32_MAX)
+	/* 0 is "unset" (the current kernel's 4); UINT32_MAX asks for none,
+	 * Linux 4.13's pure doubling. */
+	if (c->syn_linear_timeouts == 0)
 		c->syn_linear_timeouts = 4;
+	else if (c->syn_linear_timeouts == UINT32_MAX)
+		c->syn_linear_timeouts = 0;
 	if (!c->max_conns)
 		c->max_conns = 1024;
 	if (!c->wmem_default)
