@@ -473,6 +473,9 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	if (k.listen) {
 		int lsd[2] = {-1, -1};
+		/* One listener per configured family. While the stack's port
+		 * table does not tell families apart the second bind reports
+		 * EADDRINUSE; then only the first family (IPv4) listens. */
 		for (int f = 0; f < 2; f++) {
 			uint8_t fam = f ? AF_INET6 : AF_INET;
 			bool have = false;
@@ -484,7 +487,12 @@ int main(int argc, char **argv)
 			if (s < 0)
 				die("socket: %s", strerror(-s));
 			socklen_t l = make_sa(fam, NULL, port_of(&k), &ss);
-			if ((rc = skops_bind(st, s, (struct sockaddr *)&ss, l)))
+			rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
+			if (rc == -EADDRINUSE && f == 1 && lsd[0] >= 0) {
+				skops_close(st, s);
+				continue;
+			}
+			if (rc)
 				die("bind :%s: %s", k.port, strerror(-rc));
 			set_cc(st, s, k.cc);
 			if ((rc = skops_listen(st, s, 8)))

@@ -70,11 +70,12 @@ setup_netns() {
 in_a() { ip netns exec "$NS_A" "$@"; }
 in_b() { ip netns exec "$NS_B" "$@"; }
 
-# bg NAME CMD...: runs CMD in the background, output in $TMP/NAME.{out,err}.
+# bg NAME CMD...: runs CMD in the background, output in $TMP/NAME.{out,err},
+# input from $BG_IN (default /dev/null).
 bg() {
 	local name=$1
 	shift
-	"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	"$@" <"${BG_IN:-/dev/null}" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	PIDS+=($!)
 	eval "PID_$name=$!"
 }
