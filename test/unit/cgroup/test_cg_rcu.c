@@ -119,7 +119,7 @@ START_TEST(synchronize_waits_for_live_reader)
 	ck_assert_int_eq(cg_tree_create(&tprog_ops, 1, &a.tree), 0);
 	a.node = tnode(a.tree, "/a");
 	struct cg_node *r = tnode(a.tree, "/");
-	static struct tprog p[200];
+	static struct tprog p[50];
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, reader, &a), 0);
 	for (int i = 0; i < 10000 && !atomic_load(&a.online); i++) {
@@ -127,7 +127,7 @@ START_TEST(synchronize_waits_for_live_reader)
 		nanosleep(&ts, NULL);
 	}
 	ck_assert_msg(atomic_load(&a.online), "reader thread did not register within 10 s");
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 50; i++) {
 		tprog_init(&p[i], (uint32_t)i);
 		ck_assert_int_eq(cg_attach(a.tree, r, SO, &p[i], 0, NULL), 0);
 		if (i > 0) {
@@ -142,7 +142,7 @@ START_TEST(synchronize_waits_for_live_reader)
 	unsigned long reports = atomic_load(&a.reports);
 	ck_assert_uint_gt(reports, 0);
 	cg_tree_destroy(a.tree);
-	for (int i = 0; i < 200; i++)
+	for (int i = 0; i < 50; i++)
 		ck_assert_int_eq(tprog_bad(&p[i]), 0);
 }
 END_TEST
