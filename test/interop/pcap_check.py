@@ -4,7 +4,7 @@ tcpdump capture of the TCP connection(s) to/from skops on PORT.
 Checks always: skops's SYN or SYN-ACK carries MSS (1460 for IPv4, 1440 for
 IPv6, unless mss=N),
 window scale (wscale=N if given), SACK-permitted and timestamps.
-Optional: synack_window=N (the SYN-ACK's raw window field), ecn_syn=1 (SYN has
+Optional: synack_window=N[,N...] (the SYN-ACK's raw window field, one of), ecn_syn=1 (SYN has
 ECE+CWR), ecn_synack=1 (SYN-ACK has ECE, no CWR), min_syns=N and
 syn_gap_ms=LO:HI (spacing of skops's SYN retransmissions)."""
 import sys
@@ -39,7 +39,7 @@ synack = bool(flags & 0x10)
 if "synack_window" in want:
     if not synack:
         errs.append("first SYN from skops is not a SYN-ACK")
-    elif s[TCP].window != int(want["synack_window"]):
+    elif s[TCP].window not in [int(x) for x in want["synack_window"].split(",")]:
         errs.append("SYN-ACK window %d, want %s" % (s[TCP].window, want["synack_window"]))
 if want.get("ecn_syn") == "1" and (flags & 0xc0) != 0xc0:
     errs.append("SYN without ECE+CWR (flags 0x%x)" % flags)

@@ -11,7 +11,7 @@ MIB=${SKOPS_INTEROP_MIB:-64}
 setup_netns
 head -c $((MIB << 20)) /dev/urandom >"$TMP/a_in"
 head -c $((MIB << 20)) /dev/urandom >"$TMP/b_in"
-bg dump timeout 300 ip netns exec "$NS_B" tcpdump -U -s 128 -i "$VETH_B" -w "$TMP/k.pcap" \
+bg dump timeout 300 ip netns exec "$NS_B" tcpdump --immediate-mode -U -s 128 -i "$VETH_B" -w "$TMP/k.pcap" \
 	'(ip and tcp[tcpflags] & tcp-syn != 0) or (ip6 and ip6[6] = 6 and ip6[53] & 2 != 0)'
 wait_for 10 test -s "$TMP/k.pcap" || sleep 1
 
