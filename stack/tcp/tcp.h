@@ -109,6 +109,7 @@ struct tcb {
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
 	uint32_t ooo_n;
+	uint32_t ooo_recent; /* a byte of the most recently received out-of-order segment */
 	struct {
 		uint32_t l, r; /* absolute sequence numbers [l, r) */
 	} ooo[TCP_OOO_MAX];

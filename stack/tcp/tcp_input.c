@@ -318,8 +318,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	 * range, ACK at once (the duplicate ACK with SACK blocks). */
 	uint32_t off = tcb->rcv.len + (s->seq - tcb->rcv_nxt);
 	uint32_t n = ring_write_at(&tcb->rcv, off, s->data, s->len);
-	if (n)
+	if (n) {
 		ooo_insert(tcp, tcb, s->seq, s->seq + n);
+		tcb->ooo_recent = s->seq;
+	}
 	s->flags &= (uint8_t)~TCP_FIN; /* taken only in order */
 	tcb->flags |= TCB_F_ACK_NOW;
 }

@@ -81,10 +81,22 @@ static unsigned sack_blocks(const struct tcb *tcb, struct tcp_repr *r)
 {
 	if (!(tcb->flags & TCB_F_SACK) || tcb->ooo_n == 0)
 		return 0;
-	/* RFC 2018 §4: the block with the most recent segment first; we keep
-	 * ooo[] sorted by sequence, so report it in that order. */
+	/* RFC 2018 §4: the block holding the most recent segment first, the
+	 * others after it (ooo[] is sorted by sequence). */
 	unsigned n = 0;
+	uint32_t first = TCP_OOO_MAX;
+	for (uint32_t i = 0; i < tcb->ooo_n; i++)
+		if (SEQ_LEQ(tcb->ooo[i].l, tcb->ooo_recent) &&
+		    SEQ_LT(tcb->ooo_recent, tcb->ooo[i].r))
+			first = i;
+	if (first < tcb->ooo_n) {
+		r->sack[n].l = tcb->ooo[first].l;
+		r->sack[n].r = tcb->ooo[first].r;
+		n++;
+	}
 	for (uint32_t i = 0; i < tcb->ooo_n && n < TCP_SACK_MAX; i++) {
+		if (i == first)
+			continue;
 		r->sack[n].l = tcb->ooo[i].l;
 		r->sack[n].r = tcb->ooo[i].r;
 		n++;

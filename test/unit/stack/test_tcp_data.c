@@ -150,6 +150,9 @@ START_TEST(out_of_order_with_sack)
 	fx_send(&f, &d, big + 3000, 1000);
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.nsack, 2);
+	/* the most recent block first (RFC 2018 §4) */
+	ck_assert_uint_eq(a->r.sack[0].l, s0 + 3000);
+	ck_assert_uint_eq(a->r.sack[1].l, s0 + 1000);
 	ck_assert_uint_eq(c->rcv.len, 0);
 	ck_assert_uint_eq(tcp_events(c) & SKOPS_EV_IN, 0);
 	/* a duplicate of an out-of-order segment changes nothing */
