@@ -121,9 +121,10 @@ static void neigh_probe(struct net *n, struct net_neigh *e)
 	if (e->family == AF_INET) {
 		static const uint8_t zero[6];
 		const struct net_addr *a = neigh_src_for(n, AF_INET, e->addr);
+		uint32_t tpa;
+		memcpy(&tpa, e->addr, 4);
 		if (a)
-			arp_send(n, ARP_OP_REQUEST, a->addr.v4, zero, *(const uint32_t *)e->addr,
-				 uc);
+			arp_send(n, ARP_OP_REQUEST, a->addr.v4, zero, tpa, uc);
 	} else {
 		ns_send(n, e->addr, uc);
 	}
