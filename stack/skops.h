@@ -117,7 +117,7 @@ int skops_set_cgroup(struct stack *st, int sd, const char *path);
 struct skops_tcp_info {
 	uint8_t state;	     /* enum hooks_tcp_state numbering (kernel TCP_*) */
 	char state_name[16]; /* "ESTABLISHED", ... */
-	uint32_t cwnd, ssthresh, snd_cwnd_clamp, initial_cwnd; /* segments */
+	uint32_t cwnd, ssthresh, snd_cwnd_clamp, initial_cwnd, max_cwnd; /* segments */
 	uint32_t srtt_us, rttvar_us, rto_ms, rtt_min_us;
 	uint32_t rcv_wnd, snd_wnd; /* bytes, unscaled */
 	uint8_t rcv_wscale, snd_wscale;

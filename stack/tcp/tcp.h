@@ -98,6 +98,7 @@ struct tcb {
 	uint8_t cc_state; /* TCP_CA_* */
 	uint8_t tos;	  /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
 	uint32_t cwnd, ssthresh, cwnd_cnt, cwnd_clamp, prior_cwnd, prior_ssthresh;
+	uint32_t max_cwnd; /* largest cwnd after any ACK, for tcp_info */
 	uint32_t srtt_us8, rttvar_us4, rto_us, rtt_min_us;
 	uint32_t rto_min_us, delack_max_us;
 	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */

@@ -333,6 +333,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->cwnd = tcb->cwnd;
 	o->ssthresh = tcb->ssthresh;
 	o->snd_cwnd_clamp = tcb->cwnd_clamp;
+	o->max_cwnd = tcb->max_cwnd > tcb->cwnd ? tcb->max_cwnd : tcb->cwnd;
 	o->initial_cwnd = tcb->initial_cwnd;
 	o->srtt_us = tcb->srtt_us8 >> 3;
 	o->rttvar_us = tcb->rttvar_us4 >> 2;

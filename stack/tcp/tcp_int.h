@@ -123,6 +123,7 @@ void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool
 void tcp_so_sock_fini(struct tcb *tcb);
 void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb);     /* before the SYN */
 void tcp_so_passive_request(struct tcp *tcp, struct tcb *req); /* before the SYN-ACK */
+bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req);      /* each SYN-ACK sent */
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
 void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);
 void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp_state st);

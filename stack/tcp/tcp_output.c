@@ -218,6 +218,12 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 		r.flags |= TCP_ECE | TCP_CWR;
 	if (synack && (tcb->flags & TCB_F_ECN))
 		r.flags |= TCP_ECE;
+	/* Linux marks the SYN ECT(0) when BPF or the CC wants ECN
+	 * (tcp_ecn_send_syn → INET_ECN_xmit); a SYN-ACK when NEEDS_ECN, asked
+	 * again per SYN-ACK, says so. */
+	uint8_t tos = tcb->tos & 0xfc;
+	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_ECN_WANT) != 0)
+		tos |= 2; /* ECT(0) */
 	if (tcb->syn_tx && tcb->syn_tx <= 8)
 		tcb->syn_gaps_us[tcb->syn_tx - 1] =
 		    (uint32_t)((tcp->now - tcb->syn_last_ns) / 1000u);
@@ -231,7 +237,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	static const struct tcp_iov none;
 	if (r.flags & TCP_ACK)
 		tcb->ts_last_ack_sent = r.ack;
-	if (tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tcb->tos & 0xfc, &r, &none) < 0)
+	if (tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, &r, &none) < 0)
 		tcp->stats.out_err++;
 }
 

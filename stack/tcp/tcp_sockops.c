@@ -124,7 +124,10 @@ void tcp_so_passive_request(struct tcp *tcp, struct tcb *req)
 	int rwnd = -1, tmo = -1;
 	bool ecn = false;
 	if (so_on(req)) {
-		ecn = hooks_needs_ecn(&req->hs);
+		/* Linux asks only when the SYN itself asks for ECN
+		 * (tcp_ecn_create_request returns early otherwise). */
+		if (req->flags & TCB_F_SYN_ECN)
+			ecn = hooks_needs_ecn(&req->hs);
 		rwnd = hooks_rwnd_init(&req->hs);
 		tmo = hooks_timeout_init(&req->hs);
 	}
@@ -135,6 +138,14 @@ void tcp_so_passive_request(struct tcp *tcp, struct tcb *req)
 	req->rcv_wnd = req->syn_wnd;
 	req->rcv_adv = req->rcv_nxt + req->syn_wnd;
 	req->syn_rto_us = syn_rto_us(tcp, tmo);
+}
+
+/* Linux asks NEEDS_ECN again for every SYN-ACK it sends and marks that
+ * SYN-ACK ECT(0) on a reply of 1 (tcp_v4/v6_send_synack). */
+bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req)
+{
+	(void)tcp;
+	return so_on(req) && hooks_needs_ecn(&req->hs);
 }
 
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active)
