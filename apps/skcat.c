@@ -5,7 +5,10 @@
  *   skcat [OPTIONS] HOST PORT      connect (HOST IPv4 or IPv6)
  * OPTIONS: --vdev DEVARGS (repeatable) --addr CIDR (repeatable) --gw ADDR
  *   --mtu N --eal "ARGS" --sockops FILE.o [--cgroup PATH] [--strict]
- *   --cc NAME --info --config FILE --pcap FILE --timeout SECONDS
+ *   --cc NAME --info --trace --config FILE --pcap FILE --timeout SECONDS
+ * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
+ * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
+ * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
  * Config files hold the same options as key = value (configs/README.md). */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +45,8 @@ struct skcat {
 	struct dev_opts dev;
 	struct net_config net;
 	const char *sockops, *cgroup, *cc, *pcap;
-	bool strict, info, listen;
+	bool strict, info, listen, trace;
+	struct hooks *hooks; /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
 	unsigned nstr;
@@ -112,6 +116,8 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 		k->strict = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
 	} else if (!strcmp(key, "cc")) {
 		k->cc = v;
+	} else if (!strcmp(key, "trace")) {
+		k->trace = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
 	} else if (!strcmp(key, "info")) {
 		k->info = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
 	} else if (!strcmp(key, "pcap")) {
@@ -139,32 +145,25 @@ static void usage(void)
 	fprintf(stderr, "usage: skcat [OPTIONS] -l PORT | skcat [OPTIONS] HOST PORT\n"
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
-			"  --config FILE --pcap FILE --timeout SECONDS\n");
+			"  --trace --config FILE --pcap FILE --timeout SECONDS\n");
 	exit(2);
 }
 
 static void parse_args(struct skcat *k, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"vdev", required_argument, NULL, 1},
-	    {"addr", required_argument, NULL, 2},
-	    {"gw", required_argument, NULL, 3},
-	    {"mtu", required_argument, NULL, 4},
-	    {"eal", required_argument, NULL, 5},
-	    {"sockops", required_argument, NULL, 6},
-	    {"cgroup", required_argument, NULL, 7},
-	    {"strict", no_argument, NULL, 8},
-	    {"cc", required_argument, NULL, 9},
-	    {"info", no_argument, NULL, 10},
-	    {"config", required_argument, NULL, 11},
-	    {"pcap", required_argument, NULL, 12},
-	    {"timeout", required_argument, NULL, 13},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"vdev", required_argument, NULL, 1},     {"addr", required_argument, NULL, 2},
+	    {"gw", required_argument, NULL, 3},	      {"mtu", required_argument, NULL, 4},
+	    {"eal", required_argument, NULL, 5},      {"sockops", required_argument, NULL, 6},
+	    {"cgroup", required_argument, NULL, 7},   {"strict", no_argument, NULL, 8},
+	    {"cc", required_argument, NULL, 9},	      {"info", no_argument, NULL, 10},
+	    {"config", required_argument, NULL, 11},  {"pcap", required_argument, NULL, 12},
+	    {"timeout", required_argument, NULL, 13}, {"trace", no_argument, NULL, 14},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,   "vdev",    "addr",	"gw",	  "mtu",
-					   "eal",  "sockops", "cgroup", "strict", "cc",
-					   "info", NULL,      "pcap",	"timeout"};
+	static const char *const keys[] = {NULL,   "vdev",    "addr",	"gw",	   "mtu",
+					   "eal",  "sockops", "cgroup", "strict",  "cc",
+					   "info", NULL,      "pcap",	"timeout", "trace"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:h", lo, NULL)) != -1) {
@@ -174,7 +173,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 13) {
+		} else if (c >= 1 && c <= 14) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -196,6 +195,19 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		die("no --addr given: the stack needs an address");
 	if (k->cgroup && !k->sockops)
 		die("--cgroup needs --sockops");
+}
+
+/* A numeric setting from the environment; bad values are an error, not a default. */
+static uint32_t env_u32(const char *name, uint32_t dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	if (*end || n > UINT32_MAX)
+		die("%s: bad value '%s'", name, v);
+	return (uint32_t)n;
 }
 
 static uint16_t port_of(const struct skcat *k)
@@ -230,7 +242,7 @@ static void print_info(struct stack *st, int sd)
 		return;
 	}
 	fprintf(stderr,
-		"{\"state\":\"%s\",\"cwnd\":%u,\"ssthresh\":%u,\"initial_cwnd\":%u,"
+		"{\"state\":\"%s\",\"cwnd\":%u,\"max_cwnd\":%u,\"ssthresh\":%u,\"initial_cwnd\":%u,"
 		"\"srtt_us\":%u,\"rttvar_us\":%u,\"rto_ms\":%u,\"rcv_wnd\":%u,\"snd_wnd\":%u,"
 		"\"rcv_wscale\":%u,\"snd_wscale\":%u,\"ts_ok\":%s,\"sack_ok\":%s,\"mss\":%u,"
 		"\"rcv_mss\":%u,\"retransmits\":%u,\"total_retrans\":%u,\"cc\":\"%s\",\"ecn\":%u,"
@@ -239,8 +251,8 @@ static void print_info(struct stack *st, int sd)
 		"\"segs_in\":%u,\"segs_out\":%u,\"data_segs_in\":%u,\"data_segs_out\":%u,"
 		"\"syn_rto_ms\":%u,\"syn_retrans\":%u,\"syn_wnd\":%u,\"cb_flags\":%u,"
 		"\"syn_gaps_us\":[",
-		ti.state_name, ti.cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us, ti.rttvar_us,
-		ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
+		ti.state_name, ti.cwnd, ti.max_cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us,
+		ti.rttvar_us, ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
 		ti.ts_ok ? "true" : "false", ti.sack_ok ? "true" : "false", ti.mss, ti.rcv_mss,
 		ti.retransmits, ti.total_retrans, ti.cc, ti.ecn,
 		(ti.ecn & SKOPS_ECN_OK) ? "true" : "false", ti.cgroup, ti.sndbuf, ti.rcvbuf,
@@ -253,10 +265,28 @@ static void print_info(struct stack *st, int sd)
 	fprintf(stderr, "]}\n");
 }
 
-/* One poll round; sleeps briefly when idle so a 2-core box stays usable. */
-static void pump(struct stack *st, unsigned *idle)
+/* Programs' bpf_trace_printk lines, as "trace: LINE" on stderr. */
+static void drain_trace(struct skcat *k)
 {
-	if (stack_poll(st) > 0) {
+	char buf[4096];
+	size_t n;
+	while (k->trace && k->hooks && (n = hooks_trace_read(k->hooks, buf, sizeof(buf) - 1))) {
+		buf[n] = 0;
+		for (char *line = buf, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			fprintf(stderr, "trace: %.*s\n", (int)(nl - line + (*nl != '\n')), line);
+		}
+	}
+}
+
+/* One poll round; sleeps briefly when idle so a 2-core box stays usable. */
+static void pump(struct skcat *k, struct stack *st, unsigned *idle)
+{
+	int work = stack_poll(st);
+	drain_trace(k);
+	if (work > 0) {
 		*idle = 0;
 		return;
 	}
@@ -308,7 +338,7 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 	while (!quit) {
 		if (deadline && clk_now(clk) > deadline)
 			die("timeout");
-		pump(st, &idle);
+		pump(k, st, &idle);
 		uint32_t ev = skops_events(st, sd);
 		if (ev & SKOPS_EV_ERR) {
 			int e = sock_error(st, sd);
@@ -373,7 +403,7 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 					die("timeout waiting for the last ACK");
 				if (skops_events(st, sd) & SKOPS_EV_ERR)
 					break;
-				pump(st, &idle);
+				pump(k, st, &idle);
 			}
 			if (k->info)
 				print_info(st, sd);
@@ -460,10 +490,18 @@ int main(int argc, char **argv)
 	sc.cg_tree = tree;
 	sc.reg = reg;
 	sc.default_cgroup = k.cgroup;
-	sc.syn_linear_timeouts = UINT32_MAX;
+	int rc;
+	sc.hz = env_u32("SKOPS_HZ", 0);
+	sc.syn_linear_timeouts = env_u32("SKOPS_SYN_LINEAR_TIMEOUTS", 0);
+	if (tree) {
+		struct hooks_config hc = {.tree = tree, .reg = reg, .reader_slot = 0};
+		if ((rc = hooks_create(&hc, &k.hooks)))
+			die("hooks: %s", strerror(-rc));
+		sc.hooks = k.hooks;
+	}
 	sc.seed = sc.net.seed * 31 + 7;
 	struct stack *st;
-	int rc = stack_create(&sc, &st);
+	rc = stack_create(&sc, &st);
 	if (rc)
 		die("stack: %s", strerror(-rc));
 
@@ -502,7 +540,7 @@ int main(int argc, char **argv)
 		while (sd < 0 && !quit) {
 			if (deadline && clk_now(&clk) > deadline)
 				die("timeout waiting for a connection");
-			pump(st, &idle);
+			pump(&k, st, &idle);
 			for (int f = 0; f < 2 && sd < 0; f++) {
 				if (lsd[f] < 0)
 					continue;
@@ -533,7 +571,7 @@ int main(int argc, char **argv)
 				die("interrupted");
 			if (deadline && clk_now(&clk) > deadline)
 				die("timeout connecting to %s %s", k.host, k.port);
-			pump(st, &idle);
+			pump(&k, st, &idle);
 			uint32_t ev = skops_events(st, sd);
 			if (ev & (SKOPS_EV_ERR | SKOPS_EV_HUP)) {
 				int e = sock_error(st, sd);
@@ -551,7 +589,10 @@ int main(int argc, char **argv)
 	/* a few rounds so the close leaves the host */
 	for (int i = 0; i < 100; i++)
 		stack_poll(st);
+	drain_trace(&k);
 	stack_destroy(st);
+	if (k.hooks)
+		hooks_destroy(k.hooks);
 	if (tree)
 		cg_tree_destroy(tree);
 	if (reg)
