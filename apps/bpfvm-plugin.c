@@ -157,71 +157,93 @@ int main(int argc, char **argv)
 			return fail("stdin", "unreadable or larger than 16 MiB");
 		prog_hex = in;
 	}
+	/* Every exit below goes through out: so that a sanitizer build sees no
+	 * leak on the error paths the conformance suite exercises. */
 	struct plugin_bytes code = {0}, mem = {0};
-	const char *bad = NULL;
-	if (decode_hex(prog_hex, &code, &bad))
-		return fail("program: not hex near", bad ? bad : "?");
-	if (mem_hex && decode_hex(mem_hex, &mem, &bad))
-		return fail("memory: not hex near", bad ? bad : "?");
-	free(in);
-	if (code.n == 0 || code.n % sizeof(struct bpfvm_insn))
-		return fail("program", "empty or not a multiple of 8 bytes");
-
-	struct bpfvm_registry *reg;
-	if (bpfvm_registry_create(&reg))
-		return fail("registry", "out of memory");
+	struct bpfvm_registry *reg = NULL;
+	struct bpfvm_prog *prog = NULL;
+	void *m1 = NULL, *m2 = NULL;
 	char logbuf[1024] = "";
+	char msg[96];
+	const char *bad = NULL;
+	int status;
+	if (decode_hex(prog_hex, &code, &bad)) {
+		status = fail("program: not hex near", bad ? bad : "?");
+		goto out;
+	}
+	if (mem_hex && decode_hex(mem_hex, &mem, &bad)) {
+		status = fail("memory: not hex near", bad ? bad : "?");
+		goto out;
+	}
+	if (code.n == 0 || code.n % sizeof(struct bpfvm_insn)) {
+		status = fail("program", "empty or not a multiple of 8 bytes");
+		goto out;
+	}
+	if (bpfvm_registry_create(&reg)) {
+		status = fail("registry", "out of memory");
+		goto out;
+	}
 	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof(logbuf)};
 	struct bpfvm_load_opts opts = {.no_verify = true, .jit = jit, .log = &log};
-	struct bpfvm_prog *prog;
+	/* code.p is a byte buffer: copy into aligned instruction storage */
 	size_t n = code.n / sizeof(struct bpfvm_insn);
 	struct bpfvm_insn *insns = malloc(code.n);
-	if (!insns)
-		return fail("program", "out of memory");
+	if (!insns) {
+		status = fail("program", "out of memory");
+		goto out;
+	}
 	memcpy(insns, code.p, code.n);
 	int err = bpfvm_prog_load(reg, insns, n, NULL, 0, &opts, &prog);
 	free(insns);
 	if (err) {
 		logbuf[strcspn(logbuf, "\n")] = '\0';
-		return fail("failed to load program", logbuf[0] ? logbuf : strerror(-err));
+		status = fail("failed to load program", logbuf[0] ? logbuf : strerror(-err));
+		goto out;
 	}
 	if (jit && !bpfvm_prog_jited(prog, NULL)) {
 		logbuf[strcspn(logbuf, "\n")] = '\0';
-		return fail("--jit: no JIT image, refusing the interpreter fallback",
-			    logbuf[0] ? logbuf : NULL);
+		status = fail("--jit: no JIT image, refusing the interpreter fallback",
+			      logbuf[0] ? logbuf : NULL);
+		goto out;
 	}
-
-	void *m1 = mem_copy(&mem), *m2 = mem_copy(&mem);
-	if (!m1 || !m2)
-		return fail("memory", "out of memory");
+	m1 = mem_copy(&mem);
+	m2 = mem_copy(&mem);
+	if (!m1 || !m2) {
+		status = fail("memory", "out of memory");
+		goto out;
+	}
 	/* Both modes first run the checked interpreter: it reports bad accesses,
 	 * the call depth and the budget of this unverified program instead of
 	 * letting them crash or hang; the engine asked for must then agree. */
 	int64_t stop_pc;
 	uint64_t r0 = bpfvm_prog_run_checked(prog, mem.n ? m1 : NULL, mem.n, &stop_pc);
 	if (stop_pc >= 0) {
-		char where[96];
-		snprintf(where, sizeof(where),
+		snprintf(msg, sizeof(msg),
 			 "stopped at insn %" PRId64
 			 " (bad memory access, call depth or instruction budget)",
 			 stop_pc);
-		return fail("failed to execute program", where);
+		status = fail("failed to execute program", msg);
+		goto out;
 	}
 	uint64_t got = jit ? bpfvm_prog_run(prog, mem.n ? m2 : NULL, mem.n)
 			   : bpfvm_prog_run_interp(prog, mem.n ? m2 : NULL, mem.n);
 	if (got != r0) {
-		char diff[96];
-		snprintf(diff, sizeof(diff), "checked interpreter 0x%" PRIx64 " vs %s 0x%" PRIx64,
-			 r0, jit ? "jit" : "interpreter", got);
-		return fail("engines disagree", diff);
+		snprintf(msg, sizeof(msg), "checked interpreter 0x%" PRIx64 " vs %s 0x%" PRIx64, r0,
+			 jit ? "jit" : "interpreter", got);
+		status = fail("engines disagree", msg);
+		goto out;
 	}
-	r0 = got;
-	printf("%" PRIx64 "\n", r0);
+	printf("%" PRIx64 "\n", got);
+	status = 0;
+out:
+	free(in);
 	free(m1);
 	free(m2);
 	free(code.p);
 	free(mem.p);
-	bpfvm_prog_put(prog);
-	bpfvm_registry_destroy(reg);
-	return 0;
+	if (prog)
+		bpfvm_prog_put(prog);
+	if (reg)
+		bpfvm_registry_destroy(reg);
+	return status;
 }

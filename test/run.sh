@@ -26,7 +26,7 @@ run_suites() { # build-dir suite...
   done
   [ ${#args[@]} -gt 0 ] || return 0
   echo "=== $dir: ${*}"
-  meson test -C "$dir" --num-processes 2 --print-errorlogs -v "${args[@]}" \
+  meson test -C "$dir" --num-processes 2 --print-errorlogs -v ${TIMEOUT_MULT:+--timeout-multiplier "$TIMEOUT_MULT"} "${args[@]}" \
     >"$dir/test-output.txt" 2>&1
   cat "$dir/test-output.txt"
   summarise "$dir/test-output.txt"
@@ -44,7 +44,7 @@ build() { # dir [meson options]
 build build && run_suites build unit verifier sim interop equivalence
 build build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  run_suites build-asan unit verifier
+  TIMEOUT_MULT=4 run_suites build-asan unit verifier
 CC=clang build build-fuzz -Dfuzz=true -Dbuildtype=debugoptimized && run_suites build-fuzz fuzz
 
 fail=$((fail + broken))
