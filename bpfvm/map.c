@@ -176,3 +176,13 @@ const struct bpfvm_map_def *bpfvm_map_def(const struct bpfvm_map *map)
 {
 	return map ? &map->def : NULL;
 }
+
+int bpfvm_map_check_fd_array(const struct bpfvm_map_def *d)
+{
+	if (d->max_entries == 0 || d->key_size != 4 || d->value_size != 4 ||
+	    (d->map_flags & ~(BPFVM_F_NUMA_NODE | BPFVM_F_ACCESS_MASK)))
+		return -EINVAL;
+	if (d->max_entries > (1U << 24))
+		return -E2BIG;
+	return 0;
+}

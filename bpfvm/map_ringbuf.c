@@ -240,11 +240,9 @@ const struct bpfvm_map_ops bpfvm_ringbuf_ops = {
 static int perf_alloc(struct bpfvm_map *map)
 {
 	const struct bpfvm_map_def *d = &map->def;
-	if (d->max_entries == 0 || d->key_size != 4 || d->value_size != 4 ||
-	    (d->map_flags & ~(BPFVM_F_NUMA_NODE | BPFVM_F_ACCESS_MASK)))
-		return -EINVAL;
-	if (d->max_entries > (1U << 24))
-		return -E2BIG;
+	int err = bpfvm_map_check_fd_array(d);
+	if (err)
+		return err;
 	struct perf_data *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
