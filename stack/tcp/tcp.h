@@ -240,6 +240,7 @@ int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg);
 struct skops_tcp_info;
 void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);
+void tcp_sndbuf_expand(struct tcb *tcb);
 uint32_t tcp_conn_count(const struct tcp *tcp);
 
 #endif

@@ -284,6 +284,26 @@ void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb)
 		tcb->ssthresh = 0x7fffffff; /* TCP_INFINITE_SSTHRESH */
 }
 
+/* Linux grows a send buffer that SO_SNDBUF did not lock with the window
+ * (tcp_sndbuf_expand): two windows of segments at their in-memory size
+ * (MSS plus headers and skb overhead, rounded to a power of two), at most
+ * tcp_wmem[2]. Without it a 16 KiB default would cap the flight at about
+ * 11 segments whatever the cwnd, where Linux sends TCP_BPF_IW's 40. */
+#define TCP_WMEM_AUTOTUNE_MAX (4u << 20)
+void tcp_sndbuf_expand(struct tcb *tcb)
+{
+	if (tcb->flags & TCB_F_SNDBUF_LOCK)
+		return;
+	uint32_t per_mss = 1;
+	while (per_mss < tcb->mss + 896u)
+		per_mss <<= 1;
+	uint64_t want = 2ull * (tcb->cwnd > 10 ? tcb->cwnd : 10) * per_mss;
+	if (want > TCP_WMEM_AUTOTUNE_MAX)
+		want = TCP_WMEM_AUTOTUNE_MAX;
+	if (want > tcb->sndbuf)
+		tcb->sndbuf = (uint32_t)want;
+}
+
 uint32_t tcp_sndbuf_free(const struct tcb *tcb)
 {
 	return tcb->sndbuf > tcb->snd.len ? tcb->sndbuf - tcb->snd.len : 0;

@@ -456,6 +456,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcb->cwnd = tcb->cwnd_clamp;
 		if (tcb->cwnd > tcb->max_cwnd)
 			tcb->max_cwnd = tcb->cwnd;
+		tcp_sndbuf_expand(tcb);
 		tcb->dupacks = 0;
 		tcp_rearm_rtx(tcp, tcb);
 		tcp_mark_event(tcp, tcb);

@@ -178,6 +178,7 @@ int32_t tcp_send(struct tcp *tcp, struct tcb *tcb, const void *buf, uint32_t len
 	}
 	if (tcb->flags & TCB_F_FIN_QUEUED)
 		return -EPIPE;
+	tcp_sndbuf_expand(tcb);
 	uint32_t room = tcp_sndbuf_free(tcb);
 	if (room == 0)
 		return -EAGAIN;
