@@ -424,6 +424,9 @@ def fmt(v):
 
 
 def main():
+    # A meson timeout sends SIGTERM: exit through the finally blocks so that
+    # namespaces, cgroups and pins are removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     if os.geteuid() != 0:
         print("equivalence: needs root (netns, bpftool, cgroup v2)")
         return 1
