@@ -38,8 +38,10 @@ static inline struct jit_pair jt_run_both(const struct bpfvm_prog *p, const void
 	struct jit_pair r = {0};
 	uint8_t a[4096], b[4096];
 	ck_assert_uint_le(len, sizeof a);
-	memcpy(a, mem, len);
-	memcpy(b, mem, len);
+	if (len) { /* mem may be NULL for len 0, which memcpy does not allow */
+		memcpy(a, mem, len);
+		memcpy(b, mem, len);
+	}
 	size_t jl = 0;
 	r.jited = bpfvm_prog_jited(p, &jl) != NULL && jl > 0;
 	r.r0_interp = bpfvm_prog_run_interp(p, len ? a : NULL, len);
