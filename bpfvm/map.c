@@ -186,3 +186,17 @@ int bpfvm_map_check_fd_array(const struct bpfvm_map_def *d)
 		return -E2BIG;
 	return 0;
 }
+
+int bpfvm_map_index_next_key(struct bpfvm_map *map, const void *key, void *next_key)
+{
+	uint32_t index = 0, next = 0;
+	if (key)
+		memcpy(&index, key, 4);
+	if (key && index < map->def.max_entries) {
+		if (index == map->def.max_entries - 1)
+			return -ENOENT;
+		next = index + 1;
+	}
+	memcpy(next_key, &next, 4);
+	return 0;
+}

@@ -50,4 +50,7 @@ extern const struct bpfvm_map_ops bpfvm_ringbuf_ops;
  * event array): the kernel's fd_array checks. 0, -EINVAL or -E2BIG. */
 int bpfvm_map_check_fd_array(const struct bpfvm_map_def *d);
 
+/* get_next_key of maps indexed 0..max_entries-1 by a u32 key. */
+int bpfvm_map_index_next_key(struct bpfvm_map *map, const void *key, void *next_key);
+
 #endif

@@ -134,20 +134,6 @@ static int pa_delete(struct bpfvm_map *map, const void *key)
 	return err;
 }
 
-static int pa_get_next_key(struct bpfvm_map *map, const void *key, void *next_key)
-{
-	uint32_t index = 0, next = 0;
-	if (key)
-		memcpy(&index, key, 4);
-	if (key && index < map->def.max_entries) {
-		if (index == map->def.max_entries - 1)
-			return -ENOENT;
-		next = index + 1;
-	}
-	memcpy(next_key, &next, 4);
-	return 0;
-}
-
 struct bpfvm_prog *bpfvm_prog_array_get(struct bpfvm_map *map, uint32_t index)
 {
 	if (!map || map->def.type != BPFVM_MAP_PROG_ARRAY || index >= map->def.max_entries)
@@ -162,5 +148,5 @@ const struct bpfvm_map_ops bpfvm_prog_array_ops = {
     .lookup = pa_lookup,
     .update = pa_update,
     .delete = pa_delete,
-    .get_next_key = pa_get_next_key,
+    .get_next_key = bpfvm_map_index_next_key,
 };

@@ -297,24 +297,10 @@ static int perf_delete(struct bpfvm_map *map, const void *key)
 	return 0;
 }
 
-static int perf_get_next_key(struct bpfvm_map *map, const void *key, void *next_key)
-{
-	uint32_t index = 0, next = 0;
-	if (key)
-		memcpy(&index, key, 4);
-	if (key && index < map->def.max_entries) {
-		if (index == map->def.max_entries - 1)
-			return -ENOENT;
-		next = index + 1;
-	}
-	memcpy(next_key, &next, 4);
-	return 0;
-}
-
 const struct bpfvm_map_ops bpfvm_perf_event_array_ops = {
     .alloc = perf_alloc,
     .free = perf_free,
     .update = perf_update,
     .delete = perf_delete,
-    .get_next_key = perf_get_next_key,
+    .get_next_key = bpfvm_map_index_next_key,
 };
