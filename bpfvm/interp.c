@@ -23,11 +23,15 @@
  * always terminates. Verified programs are proven to terminate. */
 #define INTERP_BUDGET (1ULL << 22)
 
+#define REGS_ARGS	    0x003eu /* r1-r5: caller-saved, clobbered by any call */
+#define REGS_CALLBACK_UNDEF 0x03e1u /* r0, r5-r9 at a callback's entry */
+
 struct interp_frame {
 	const struct bpfvm_insn *ret; /* the call insn */
 	const struct bpfvm_prog *prog;
 	uint64_t saved[4]; /* R6..R9, callee-saved (RFC 9669 §2.3 convention) */
 	uint64_t fp;
+	uint16_t undef; /* checked runs: the caller's undefined registers */
 };
 
 struct interp_state {
@@ -39,6 +43,13 @@ struct interp_state {
 	size_t ctx_len;
 	bool stopped;
 	struct bpfvm_fault *fault;
+#if INTERP_CHECKED
+	/* one flag per stack byte: written since its frame was entered. A read
+	 * of an unwritten byte stops the run, because what it would see differs
+	 * between engines (the JIT's frames hold whatever the native stack held),
+	 * which makes unverified programs comparable in differential runs. */
+	uint8_t written[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE];
+#endif
 };
 
 static inline uint64_t frame_top(const struct interp_state *st, uint32_t d)
@@ -84,6 +95,36 @@ static bool interp_mem_ok(const struct interp_state *st, const struct bpfvm_prog
 	return false;
 }
 
+/* The shadow flags of [addr, addr+size) when that range is stack, else NULL
+ * (callers have checked the range with interp_mem_ok). */
+static uint8_t *interp_shadow(struct interp_state *st, uint64_t addr, uint64_t size)
+{
+	uint64_t base = (uint64_t)(uintptr_t)st->stack;
+	if (!range_in(addr, size, base, frame_top(st, 0)))
+		return NULL;
+	return st->written + (addr - base);
+}
+
+static bool interp_stack_written(struct interp_state *st, uint64_t addr, uint64_t size)
+{
+	const uint8_t *w = interp_shadow(st, addr, size);
+	return !w || !memchr(w, 0, size);
+}
+
+static void interp_stack_write(struct interp_state *st, uint64_t addr, uint64_t size)
+{
+	uint8_t *w = interp_shadow(st, addr, size);
+	if (w)
+		memset(w, 1, size);
+}
+
+/* A frame starts unwritten, even where an earlier call at this depth wrote. */
+static void interp_frame_enter(struct interp_state *st)
+{
+	memset(st->written + (size_t)(BPFVM_MAX_CALL_DEPTH - 1 - st->depth) * BPFVM_STACK_SIZE, 0,
+	       BPFVM_STACK_SIZE);
+}
+
 static struct bpfvm_map *interp_map_arg(const struct bpfvm_prog *prog, uint64_t v)
 {
 	for (size_t i = 0; i < prog->nmaps; i++)
@@ -92,8 +133,59 @@ static struct bpfvm_map *interp_map_arg(const struct bpfvm_prog *prog, uint64_t 
 	return NULL;
 }
 
+/* Registers an instruction reads and writes, as masks of 1 << regno.
+ * Helper arguments are checked at the call, by prototype. */
+static uint16_t insn_reads(const struct bpfvm_insn *ip)
+{
+	uint8_t cls = BPF_CLASS(ip->code), op = BPF_OP(ip->code);
+	uint16_t d = (uint16_t)(1u << (ip->dst & 15)), s = (uint16_t)(1u << (ip->src & 15));
+	bool x = BPF_SRC(ip->code) == BPF_X;
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (op == BPF_MOV)
+			return x ? s : 0;
+		return (uint16_t)(d | (x && op != BPF_NEG && op != BPF_END ? s : 0));
+	case BPF_JMP:
+	case BPF_JMP32:
+		if (op == BPF_EXIT)
+			return 1;
+		if (op == BPF_CALL || op == BPF_JA)
+			return 0;
+		return (uint16_t)(d | (x ? s : 0));
+	case BPF_LDX:
+		return s;
+	case BPF_ST:
+		return d;
+	case BPF_STX:
+		if (BPF_MODE(ip->code) == BPF_ATOMIC && ip->imm == BPF_CMPXCHG)
+			return (uint16_t)(d | s | 1);
+		return (uint16_t)(d | s);
+	}
+	return 0;
+}
+
+static uint16_t insn_writes(const struct bpfvm_insn *ip)
+{
+	uint8_t cls = BPF_CLASS(ip->code);
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+	case BPF_LDX:
+	case BPF_LD:
+		return (uint16_t)(1u << (ip->dst & 15));
+	case BPF_STX:
+		if (BPF_MODE(ip->code) != BPF_ATOMIC)
+			return 0;
+		if (ip->imm == BPF_CMPXCHG)
+			return 1;
+		return ip->imm & BPF_FETCH ? (uint16_t)(1u << (ip->src & 15)) : 0;
+	}
+	return 0;
+}
+
 /* Pointer arguments of a helper call, by its prototype. false: fault at addr. */
-static bool interp_args_ok(const struct interp_state *st, const struct bpfvm_prog *prog,
+static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *prog,
 			   const struct bpfvm_helper *h, const uint64_t *r, uint64_t *bad)
 {
 	const struct bpfvm_map *map = NULL;
@@ -149,6 +241,13 @@ static bool interp_args_ok(const struct interp_state *st, const struct bpfvm_pro
 			*bad = v;
 			return false;
 		}
+		/* the helper fills uninit memory; everything else it reads */
+		if (h->args[i] == BPFVM_ARG_MEM_UNINIT)
+			interp_stack_write(st, v, size);
+		else if (!interp_stack_written(st, v, size)) {
+			*bad = v;
+			return false;
+		}
 	}
 	return true;
 }
@@ -158,15 +257,29 @@ static bool interp_args_ok(const struct interp_state *st, const struct bpfvm_pro
 		if (!interp_mem_ok(st, prog, (addr), (size)))                                      \
 			return interp_stop(st, prog, ip, (addr), (size));                          \
 	} while (0)
-#define ATOMCHK(addr, size)                                                                        \
+#define LOADCHK(addr, size)                                                                        \
 	do {                                                                                       \
 		MEMCHK(addr, size);                                                                \
+		if (!interp_stack_written(st, (addr), (size)))                                     \
+			return interp_stop(st, prog, ip, (addr), (size));                          \
+	} while (0)
+#define STORECHK(addr, size)                                                                       \
+	do {                                                                                       \
+		MEMCHK(addr, size);                                                                \
+		interp_stack_write(st, (addr), (size));                                            \
+	} while (0)
+#define ATOMCHK(addr, size)                                                                        \
+	do {                                                                                       \
+		LOADCHK(addr, size);                                                               \
 		if ((addr) & ((size)-1))                                                           \
 			return interp_stop(st, prog, ip, (addr), (size));                          \
 	} while (0)
+#define FRAME_ENTER() interp_frame_enter(st)
 #else
-#define MEMCHK(addr, size)  ((void)0)
-#define ATOMCHK(addr, size) ((void)0)
+#define LOADCHK(addr, size)  ((void)0)
+#define STORECHK(addr, size) ((void)0)
+#define ATOMCHK(addr, size)  ((void)0)
+#define FRAME_ENTER()	     ((void)0)
 #endif
 
 /* Unaligned-safe accessors: memcpy compiles to one mov on x86-64. */
@@ -321,6 +434,12 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	uint64_t reg[11];
 	struct interp_frame frames[BPFVM_MAX_CALL_DEPTH];
 	uint32_t nframes = 0;
+#if INTERP_CHECKED
+	/* Registers holding no defined value: reading one stops the run. The
+	 * engines agree on zeroed registers at the program's entry, but not on
+	 * what r1-r5 hold after a call, nor on r0 and r5-r9 in a callback. */
+	uint16_t undef = st->depth == 0 ? 0 : REGS_CALLBACK_UNDEF;
+#endif
 
 	if (st->depth >= BPFVM_MAX_CALL_DEPTH)
 		return interp_stop(st, prog, ip, 0, 0);
@@ -332,12 +451,25 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	reg[5] = r5;
 	reg[6] = reg[7] = reg[8] = reg[9] = 0;
 	reg[10] = frame_top(st, st->depth);
+	FRAME_ENTER();
 	st->depth++;
 
-#define DST	   reg[ip->dst]
-#define SRC	   reg[ip->src]
-#define IMM	   ip->imm
-#define DISPATCH() goto *tbl[ip->code]
+#define DST reg[ip->dst]
+#define SRC reg[ip->src]
+#define IMM ip->imm
+#if INTERP_CHECKED
+#define DISPATCH()                                                                                 \
+	do {                                                                                       \
+		if (insn_reads(ip) & undef)                                                        \
+			STOP(0, 0);                                                                \
+		undef &= (uint16_t)~insn_writes(ip);                                               \
+		goto *tbl[ip->code];                                                               \
+	} while (0)
+#define CLOBBER(mask) (undef |= (mask))
+#else
+#define DISPATCH()    goto *tbl[ip->code]
+#define CLOBBER(mask) ((void)0)
+#endif
 #define NEXT()                                                                                     \
 	do {                                                                                       \
 		ip++;                                                                              \
@@ -548,7 +680,7 @@ ld_imm64:
 #define LDX(name, T, ET)                                                                           \
 	name : {                                                                                   \
 		uint64_t a_ = SRC + (uint64_t)(int64_t)ip->off;                                    \
-		MEMCHK(a_, sizeof(T));                                                             \
+		LOADCHK(a_, sizeof(T));                                                            \
 		DST = (uint64_t)(ET)LOADT(T, a_);                                                  \
 		NEXT();                                                                            \
 	}
@@ -563,7 +695,7 @@ ld_imm64:
 #define ST(name, T, V)                                                                             \
 	name : {                                                                                   \
 		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
-		MEMCHK(a_, sizeof(T));                                                             \
+		STORECHK(a_, sizeof(T));                                                           \
 		STORET(T, a_, V);                                                                  \
 		NEXT();                                                                            \
 	}
@@ -633,7 +765,11 @@ op_call:
 		f->prog = prog;
 		memcpy(f->saved, &reg[6], sizeof(f->saved));
 		f->fp = reg[10];
+#if INTERP_CHECKED
+		f->undef = undef;
+#endif
 		reg[10] = frame_top(st, st->depth);
+		FRAME_ENTER();
 		st->depth++;
 		ip += IMM;
 		NEXT();
@@ -645,19 +781,22 @@ op_call:
 		 * frame, keeping r1 (ctx) and the frame pointer. */
 		struct bpfvm_map *m = (struct bpfvm_map *)(uintptr_t)reg[2];
 #if INTERP_CHECKED
-		if (!interp_map_arg(prog, reg[2]))
+		if ((undef & 0x000e) || !interp_map_arg(prog, reg[2]))
 			STOP(reg[2], 0);
 #endif
 		const struct bpfvm_prog *t = NULL;
 		if (m && m->def.type == BPFVM_MAP_PROG_ARRAY &&
 		    st->run.tail_calls < BPFVM_MAX_TAIL_CALLS)
 			t = bpfvm_prog_array_get(m, (uint32_t)reg[3]);
-		if (!t)
+		if (!t) {
+			CLOBBER(REGS_ARGS);
 			NEXT();
+		}
 		st->run.tail_calls++;
 		prog = t;
 		st->run.prog = t;
 		ip = t->insns;
+		CLOBBER(0x03fd); /* the target starts with ctx in r1, nothing else */
 		DISPATCH();
 	}
 	{
@@ -665,9 +804,13 @@ op_call:
 		if (!h || !h->fn)
 			STOP(0, 0);
 #if INTERP_CHECKED
+		for (int i = 0; i < 5; i++)
+			if (h->args[i] != BPFVM_ARG_NONE && (undef & (1u << (i + 1))))
+				STOP(0, 0);
 		uint64_t bad;
 		if (!interp_args_ok(st, prog, h, reg, &bad))
 			STOP(bad, 0);
+		undef = (uint16_t)((undef | REGS_ARGS) & ~1u);
 #endif
 		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
 		if (st->stopped) {
@@ -685,6 +828,9 @@ op_exit:
 	{
 		struct interp_frame *f = &frames[--nframes];
 		memcpy(&reg[6], f->saved, sizeof(f->saved));
+#if INTERP_CHECKED
+		undef = (uint16_t)((undef & 0x003f) | (f->undef & 0x03c0) | REGS_ARGS);
+#endif
 		reg[10] = f->fp;
 		ip = f->ret;
 		prog = f->prog;
@@ -700,6 +846,7 @@ op_invalid:
 #undef SRC
 #undef IMM
 #undef DISPATCH
+#undef CLOBBER
 #undef NEXT
 #undef STOP
 #undef JUMP

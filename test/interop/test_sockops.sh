@@ -58,21 +58,25 @@ table inet skops_drop {
 }
 NFT
 capture rto
-bg ksrv timeout 60 ip netns exec "$NS_B" socat -t 5 "TCP6-LISTEN:$PORT,reuseaddr" "SYSTEM:echo from-kernel"
+# the kernel side answers from a file: SYSTEM:echo races its own child (a
+# write of the client's data into the exited child aborts socat)
+echo from-kernel >"$TMP/k_in"
+BG_IN=$TMP/k_in bg ksrv timeout 60 ip netns exec "$NS_B" socat -t 5 "TCP6-LISTEN:$PORT,reuseaddr" -
 wait_for 10 ip netns exec "$NS_B" ss -ltn "sport = :$PORT" | grep -q LISTEN
 echo "hi" | timeout 60 ip netns exec "$NS_A" "$SKCAT" "${args[@]}" --sockops "$PROGS/syn_rto.o" \
 	"$IP6_B" $PORT >"$TMP/rto_out" 2>"$TMP/rto_err" || fail "skcat client (syn_rto): $(cat "$TMP/rto_err")"
 stop_capture rto
-ip netns exec "$NS_B" nft list table inet skops_drop | grep -q "packets 2" || fail "nft did not drop 2 SYNs"
+drops=$(ip netns exec "$NS_B" nft list table inet skops_drop)
+grep -q "packets 2" <<<"$drops" || fail "nft did not drop 2 SYNs: $drops; skcat: $(cat "$TMP/rto_err")"
 ip netns exec "$NS_B" nft delete table inet skops_drop
-grep -q from-kernel "$TMP/rto_out" || fail "syn_rto: data"
+grep -q from-kernel "$TMP/rto_out" || fail "syn_rto: no data from the kernel; skcat: $(cat "$TMP/rto_err")"
 tail -1 "$TMP/rto_err"
 /usr/bin/python3 "$CHECK" "$TMP/rto.pcap" "$IP6_A" $PORT min_syns=3 syn_gap_ms=5:80 ||
 	fail "TIMEOUT_INIT not on the wire (default would be 1000 ms)"
 
 # NEEDS_ECN: ECE+CWR in the SYN
 capture ecn
-bg ksrv2 timeout 60 ip netns exec "$NS_B" socat -t 5 "TCP6-LISTEN:$PORT,reuseaddr" "SYSTEM:echo from-kernel"
+BG_IN=$TMP/k_in bg ksrv2 timeout 60 ip netns exec "$NS_B" socat -t 5 "TCP6-LISTEN:$PORT,reuseaddr" -
 wait_for 10 ip netns exec "$NS_B" ss -ltn "sport = :$PORT" | grep -q LISTEN
 echo "hi" | timeout 60 ip netns exec "$NS_A" "$SKCAT" "${args[@]}" --sockops "$PROGS/cong_ecn.o" \
 	"$IP6_B" $PORT >"$TMP/ecn_out" 2>"$TMP/ecn_err" || fail "skcat client (cong_ecn): $(cat "$TMP/ecn_err")"

@@ -276,6 +276,62 @@ START_TEST(checked_stack_and_map_bounds)
 }
 END_TEST
 
+/* Reads of stack bytes nobody wrote stop a checked run: their contents differ
+ * between engines. */
+START_TEST(checked_unwritten_stack)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	int64_t stop;
+	struct bpfvm_insn never[] = {LDX(BPF_DW, 0, 10, -8), EXIT()};
+	struct bpfvm_insn written[] = {ST(BPF_DW, 10, -8, 5), LDX(BPF_DW, 0, 10, -8), EXIT()};
+	struct bpfvm_insn partly[] = {ST(BPF_W, 10, -8, 5), LDX(BPF_DW, 0, 10, -8), EXIT()};
+	/* a second call at the same depth gets a fresh frame */
+	struct bpfvm_insn reused[] = {
+	    CALL_REL(2), CALL_REL(3), EXIT(), ST(BPF_DW, 10, -8, 7), EXIT(), LDX(BPF_DW, 0, 10, -8),
+	    EXIT()};
+	struct {
+		struct bpfvm_insn *insns;
+		size_t n;
+		int64_t stop;
+		uint64_t r0;
+	} cases[] = {
+	    {never, NINSNS(never), 0, 0},
+	    {written, NINSNS(written), -1, 5},
+	    {partly, NINSNS(partly), 1, 0},
+	    {reused, NINSNS(reused), 5, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bpfvm_prog *p = fx_load_ok(reg, cases[i].insns, cases[i].n, NULL, 0);
+		ck_assert_uint_eq(bpfvm_prog_run_checked(p, NULL, 0, &stop), cases[i].r0);
+		ck_assert_msg(stop == cases[i].stop, "case %zu: stop %lld want %lld", i,
+			      (long long)stop, (long long)cases[i].stop);
+		bpfvm_prog_put(p);
+	}
+	/* r1-r5 hold nothing after a call; r0 holds its result */
+	struct bpfvm_insn clobbered[] = {CALL(8), MOV64_X(0, 2), EXIT()};
+	struct bpfvm_insn result[] = {CALL(8), MOV64_X(1, 0), MOV64_K(0, 9), EXIT()};
+	struct bpfvm_prog *q = fx_load_ok(reg, clobbered, NINSNS(clobbered), NULL, 0);
+	bpfvm_prog_run_checked(q, NULL, 0, &stop);
+	ck_assert_int_eq(stop, 1);
+	bpfvm_prog_put(q);
+	q = fx_load_ok(reg, result, NINSNS(result), NULL, 0);
+	ck_assert_uint_eq(bpfvm_prog_run_checked(q, NULL, 0, &stop), 9);
+	ck_assert_int_eq(stop, -1);
+	bpfvm_prog_put(q);
+	/* a map key on the stack must have been written before the helper reads it */
+	struct bpfvm_map *arr = fx_map(reg, BPFVM_MAP_ARRAY, 4, 8, 1);
+	struct bpfvm_insn key[] = {LD_MAP(1, 0), MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -4), CALL(1),
+				   EXIT()};
+	struct bpfvm_prog *p = fx_load_ok(reg, key, NINSNS(key), &arr, 1);
+	bpfvm_prog_run_checked(p, NULL, 0, &stop);
+	ck_assert_int_eq(stop, 4);
+	bpfvm_prog_put(p);
+	bpfvm_map_put(arr);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
 	Suite *s = suite_create("bpfvm_interp_errors");
@@ -284,6 +340,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, load_argument_errors);
 	tcase_add_loop_test(tc, checked_faults, 0, NFAULTS);
 	tcase_add_test(tc, checked_stack_and_map_bounds);
+	tcase_add_test(tc, checked_unwritten_stack);
 	suite_add_tcase(s, tc);
 	return s;
 }
