@@ -215,8 +215,9 @@ int jit_insn(struct jit_state *st, size_t f, uint32_t pc);
  * at once). 0 and *out, *size set, or -E2BIG/-ENOMEM/-errno of mprotect. */
 int jit_mem_install(const void *code, size_t len, void **out, size_t *size);
 /* The two halves of install, for code that must know its final address
- * while it is generated: an RW mapping of at least len bytes, then unmap the
- * pages past used and flip to RX (*size updated). */
+ * while it is generated: at least len RW bytes at *out (a cache-line offset
+ * into a fresh mapping, which ends at *out + *size), then unmap the pages
+ * past used and flip the mapping to RX (*size updated). */
 int jit_mem_reserve(size_t len, void **out, size_t *size);
 int jit_mem_seal(void *image, size_t *size, size_t used);
 void jit_mem_free(void *image, size_t size);
