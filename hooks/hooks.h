@@ -16,25 +16,29 @@ struct bpfvm_registry;
 struct bpfvm_prog_type;
 
 /* sock_ops callback flags (bpf_sock_ops_cb_flags). */
-#define HOOKS_CB_RTO (1u << 0)
-#define HOOKS_CB_RETRANS (1u << 1)
-#define HOOKS_CB_STATE (1u << 2)
-#define HOOKS_CB_RTT (1u << 3)
-#define HOOKS_CB_PARSE_ALL_HDR_OPT (1u << 4)
+#define HOOKS_CB_RTO		       (1u << 0)
+#define HOOKS_CB_RETRANS	       (1u << 1)
+#define HOOKS_CB_STATE		       (1u << 2)
+#define HOOKS_CB_RTT		       (1u << 3)
+#define HOOKS_CB_PARSE_ALL_HDR_OPT     (1u << 4)
 #define HOOKS_CB_PARSE_UNKNOWN_HDR_OPT (1u << 5)
-#define HOOKS_CB_WRITE_HDR_OPT (1u << 6)
-#define HOOKS_CB_ALL 0x7fu
+#define HOOKS_CB_WRITE_HDR_OPT	       (1u << 6)
+#define HOOKS_CB_ALL		       0x7fu
 
 /* Options only a sock_ops program can set; numbered as Linux's TCP_BPF_*.
  * The stack implements them in its setsockopt next to the standard ones. */
-#define HOOKS_TCP_IW 1001
-#define HOOKS_TCP_SNDCWND_CLAMP 1002
-#define HOOKS_TCP_DELACK_MAX 1003
-#define HOOKS_TCP_RTO_MIN 1004
-#define HOOKS_TCP_SYN 1005
-#define HOOKS_TCP_SYN_IP 1006
-#define HOOKS_TCP_SYN_MAC 1007
+#define HOOKS_TCP_IW		    1001
+#define HOOKS_TCP_SNDCWND_CLAMP	    1002
+#define HOOKS_TCP_DELACK_MAX	    1003
+#define HOOKS_TCP_RTO_MIN	    1004
+#define HOOKS_TCP_SYN		    1005
+#define HOOKS_TCP_SYN_IP	    1006
+#define HOOKS_TCP_SYN_MAC	    1007
 #define HOOKS_TCP_SOCK_OPS_CB_FLAGS 1008
+
+/* Linux's address family numbers, as sock_ops programs compare them. */
+#define HOOKS_AF_INET  2
+#define HOOKS_AF_INET6 10
 
 /* What the stack reports about a socket; field names follow struct bpf_sock_ops.
  * Addresses in network byte order, ports in host order. */
@@ -45,18 +49,18 @@ struct hooks_sk_info {
 	uint16_t remote_port, local_port;
 	uint32_t is_fullsock;
 	uint32_t snd_cwnd, srtt_us, state, rtt_min, snd_ssthresh, rcv_nxt, snd_nxt, snd_una;
-	uint32_t mss_cache, ecn_flags, rate_delivered, rate_interval_us, packets_out,
-		retrans_out, total_retrans, segs_in, data_segs_in, segs_out, data_segs_out,
-		lost_out, sacked_out, sk_txhash;
+	uint32_t mss_cache, ecn_flags, rate_delivered, rate_interval_us, packets_out, retrans_out,
+	    total_retrans, segs_in, data_segs_in, segs_out, data_segs_out, lost_out, sacked_out,
+	    sk_txhash;
 	uint64_t bytes_received, bytes_acked;
 	/* struct bpf_sock view */
 	uint32_t sk_type, sk_protocol, sk_mark, sk_priority;
 };
 
 /* Groups of info fields, so the stack fills only what the programs read. */
-#define HOOKS_INFO_ADDR (1u << 0)  /* family, addresses, ports, is_fullsock */
-#define HOOKS_INFO_TCP (1u << 1)   /* the fullsock TCP counters */
-#define HOOKS_INFO_SOCK (1u << 2)  /* sk_type.. sk_priority, sk_txhash */
+#define HOOKS_INFO_ADDR (1u << 0) /* family, addresses, ports, is_fullsock */
+#define HOOKS_INFO_TCP	(1u << 1) /* the fullsock TCP counters */
+#define HOOKS_INFO_SOCK (1u << 2) /* sk_type.. sk_priority, sk_txhash */
 
 struct hooks_sock;
 
@@ -69,8 +73,7 @@ struct hooks_sock_ops {
 	void (*info)(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *out);
 	int (*setsockopt)(struct hooks_sock *hs, int level, int optname, const void *val,
 			  uint32_t len);
-	int (*getsockopt)(struct hooks_sock *hs, int level, int optname, void *val,
-			  uint32_t *len);
+	int (*getsockopt)(struct hooks_sock *hs, int level, int optname, void *val, uint32_t *len);
 	void (*set_txhash)(struct hooks_sock *hs, uint32_t txhash); /* optional */
 };
 
@@ -91,7 +94,7 @@ struct hooks_config {
 	struct bpfvm_registry *reg;
 	unsigned reader_slot; /* this lcore's cg_reader slot */
 	uint64_t netns_cookie;
-	bool stats;	      /* time every run into run_cnt/run_time_ns */
+	bool stats; /* time every run into run_cnt/run_time_ns */
 };
 int hooks_create(const struct hooks_config *cfg, struct hooks **out);
 void hooks_destroy(struct hooks *hk);

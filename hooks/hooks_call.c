@@ -101,11 +101,15 @@ static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_
 	 * copied below */
 	hs->ops->info(hs, groups, &in);
 	if (groups & HOOKS_INFO_ADDR) {
+		/* the stack fills one family's addresses; the other's stay 0 */
 		v->family = in.family;
-		v->remote_ip4 = in.remote_ip4;
-		v->local_ip4 = in.local_ip4;
-		memcpy(v->remote_ip6, in.remote_ip6, sizeof(v->remote_ip6));
-		memcpy(v->local_ip6, in.local_ip6, sizeof(v->local_ip6));
+		if (in.family == HOOKS_AF_INET6) {
+			memcpy(v->remote_ip6, in.remote_ip6, sizeof(v->remote_ip6));
+			memcpy(v->local_ip6, in.local_ip6, sizeof(v->local_ip6));
+		} else {
+			v->remote_ip4 = in.remote_ip4;
+			v->local_ip4 = in.local_ip4;
+		}
 		/* network-order port in the upper half: the in-memory bytes of a
 		 * big-endian 32-bit word holding the port (ntohl gives it back) */
 		v->remote_port = __builtin_bswap32((uint32_t)in.remote_port);
@@ -145,12 +149,15 @@ static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_
 		b->protocol = in.sk_protocol;
 		b->mark = in.sk_mark;
 		b->priority = in.sk_priority;
-		b->src_ip4 = in.local_ip4;
-		memcpy(b->src_ip6, in.local_ip6, sizeof(b->src_ip6));
+		if (in.family == HOOKS_AF_INET6) {
+			memcpy(b->src_ip6, in.local_ip6, sizeof(b->src_ip6));
+			memcpy(b->dst_ip6, in.remote_ip6, sizeof(b->dst_ip6));
+		} else {
+			b->src_ip4 = in.local_ip4;
+			b->dst_ip4 = in.remote_ip4;
+		}
 		b->src_port = in.local_port;
 		b->dst_port = __builtin_bswap16(in.remote_port);
-		b->dst_ip4 = in.remote_ip4;
-		memcpy(b->dst_ip6, in.remote_ip6, sizeof(b->dst_ip6));
 		b->state = in.state;
 		b->rx_queue_mapping = -1;
 	}
@@ -221,14 +228,15 @@ int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigne
 	ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
 	txhash = ctx.view.sk_txhash;
 
+	const bool stats = hs->hk->cfg.stats;
 	for (uint32_t i = 0; i < arr->n; i++) {
 		struct bpfvm_prog *prog = arr->progs[i];
 		uint64_t t0 = 0, r;
 
-		if (hs->hk->cfg.stats)
+		if (stats)
 			t0 = hooks_now_ns();
 		r = bpfvm_prog_run(prog, &ctx, HOOKS_CTX_SIZE);
-		if (hs->hk->cfg.stats)
+		if (stats)
 			bpfvm_prog_add_stats(prog, 1, hooks_now_ns() - t0);
 		/* Linux's run loop takes the program's 32-bit return value. */
 		if ((uint32_t)r != 1)

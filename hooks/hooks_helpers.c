@@ -13,8 +13,6 @@
 #define HK_SOL_SOCKET	  1
 #define HK_SOL_TCP	  6
 #define HK_SOL_IPV6	  41
-#define HK_AF_INET	  2
-#define HK_AF_INET6	  10
 #define HK_TCP_CONGESTION 13
 #define HK_CA_NAME_MAX	  16 /* TCP_CA_NAME_MAX, with the NUL */
 
@@ -67,9 +65,9 @@ static bool hooks_int_opt(const struct hooks_sock *hs, int level, int optname)
 	case HK_SOL_TCP:
 		return HOOKS_IN(hooks_sol_tcp_opts, optname);
 	case HK_SOL_IP:
-		return optname == 1 /* IP_TOS */ && hooks_sock_family(hs) == HK_AF_INET;
+		return optname == 1 /* IP_TOS */ && hooks_sock_family(hs) == HOOKS_AF_INET;
 	case HK_SOL_IPV6:
-		return optname == 67 /* IPV6_TCLASS */ && hooks_sock_family(hs) == HK_AF_INET6;
+		return optname == 67 /* IPV6_TCLASS */ && hooks_sock_family(hs) == HOOKS_AF_INET6;
 	default:
 		return false;
 	}

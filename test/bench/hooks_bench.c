@@ -2,7 +2,8 @@
  * program, reply) for 0, 1 and 8 effective programs, interpreter and JIT.
  * The program is hooks/progs/syn_rto.o, a seed-style branchy policy (port,
  * family, address-prefix and op tests) answering TIMEOUT_INIT. Prints JSON.
- * Usage: hooks_bench [PROG.o] [calls]   (default: $SKOPS_BUILD/hooks/progs/syn_rto.o) */
+ * Usage: hooks_bench [PROG.o] [calls] [interp|jit]
+ *   (default: $SKOPS_BUILD/hooks/progs/syn_rto.o, 2000000 calls, both engines) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,9 +113,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hooks_bench: calls must be 1..1e9\n");
 		return 2;
 	}
+	int e_lo = 0, e_hi = 1; /* 0 interpreter, 1 JIT */
+	if (argc > 3) {
+		if (strcmp(argv[3], "interp") == 0)
+			e_hi = 0;
+		else if (strcmp(argv[3], "jit") == 0)
+			e_lo = 1;
+		else {
+			fprintf(stderr, "hooks_bench: engine '%s': want interp or jit\n", argv[3]);
+			return 2;
+		}
+	}
 	printf("{\"bench\": \"hooks_call\", \"program\": \"%s\", \"calls\": %llu, \"results\": [",
 	       path, (unsigned long long)calls);
-	for (int e = 0; e < 2; e++)
+	for (int e = e_lo; e <= e_hi; e++)
 		for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
 			struct bench_result r;
 			if (bench_one(path, counts[i], e == 1, calls, &r) < 0)
