@@ -9,78 +9,78 @@
 
 /* ---- ISA encoding (RFC 9669 §3..5), same values as linux/bpf.h --------- */
 #define BPF_CLASS(c) ((c)&0x07)
-#define BPF_LD 0x00
-#define BPF_LDX 0x01
-#define BPF_ST 0x02
-#define BPF_STX 0x03
-#define BPF_ALU 0x04
-#define BPF_JMP 0x05
-#define BPF_JMP32 0x06
-#define BPF_ALU64 0x07
-#define BPF_SIZE(c) ((c)&0x18)
-#define BPF_W 0x00
-#define BPF_H 0x08
-#define BPF_B 0x10
-#define BPF_DW 0x18
-#define BPF_MODE(c) ((c)&0xe0)
-#define BPF_IMM 0x00
-#define BPF_ABS 0x20
-#define BPF_IND 0x40
-#define BPF_MEM 0x60
-#define BPF_MEMSX 0x80
-#define BPF_ATOMIC 0xc0
-#define BPF_OP(c) ((c)&0xf0)
-#define BPF_SRC(c) ((c)&0x08)
-#define BPF_K 0x00
-#define BPF_X 0x08
-#define BPF_ADD 0x00
-#define BPF_SUB 0x10
-#define BPF_MUL 0x20
-#define BPF_DIV 0x30
-#define BPF_OR 0x40
-#define BPF_AND 0x50
-#define BPF_LSH 0x60
-#define BPF_RSH 0x70
-#define BPF_NEG 0x80
-#define BPF_MOD 0x90
-#define BPF_XOR 0xa0
-#define BPF_MOV 0xb0
-#define BPF_ARSH 0xc0
-#define BPF_END 0xd0
-#define BPF_TO_LE 0x00
-#define BPF_TO_BE 0x08
-#define BPF_JA 0x00
-#define BPF_JEQ 0x10
-#define BPF_JGT 0x20
-#define BPF_JGE 0x30
-#define BPF_JSET 0x40
-#define BPF_JNE 0x50
-#define BPF_JSGT 0x60
-#define BPF_JSGE 0x70
-#define BPF_CALL 0x80
-#define BPF_EXIT 0x90
-#define BPF_JLT 0xa0
-#define BPF_JLE 0xb0
-#define BPF_JSLT 0xc0
-#define BPF_JSLE 0xd0
-#define BPF_FETCH 0x01
-#define BPF_XCHG (0xe0 | BPF_FETCH)
-#define BPF_CMPXCHG (0xf0 | BPF_FETCH)
+#define BPF_LD	     0x00
+#define BPF_LDX	     0x01
+#define BPF_ST	     0x02
+#define BPF_STX	     0x03
+#define BPF_ALU	     0x04
+#define BPF_JMP	     0x05
+#define BPF_JMP32    0x06
+#define BPF_ALU64    0x07
+#define BPF_SIZE(c)  ((c)&0x18)
+#define BPF_W	     0x00
+#define BPF_H	     0x08
+#define BPF_B	     0x10
+#define BPF_DW	     0x18
+#define BPF_MODE(c)  ((c)&0xe0)
+#define BPF_IMM	     0x00
+#define BPF_ABS	     0x20
+#define BPF_IND	     0x40
+#define BPF_MEM	     0x60
+#define BPF_MEMSX    0x80
+#define BPF_ATOMIC   0xc0
+#define BPF_OP(c)    ((c)&0xf0)
+#define BPF_SRC(c)   ((c)&0x08)
+#define BPF_K	     0x00
+#define BPF_X	     0x08
+#define BPF_ADD	     0x00
+#define BPF_SUB	     0x10
+#define BPF_MUL	     0x20
+#define BPF_DIV	     0x30
+#define BPF_OR	     0x40
+#define BPF_AND	     0x50
+#define BPF_LSH	     0x60
+#define BPF_RSH	     0x70
+#define BPF_NEG	     0x80
+#define BPF_MOD	     0x90
+#define BPF_XOR	     0xa0
+#define BPF_MOV	     0xb0
+#define BPF_ARSH     0xc0
+#define BPF_END	     0xd0
+#define BPF_TO_LE    0x00
+#define BPF_TO_BE    0x08
+#define BPF_JA	     0x00
+#define BPF_JEQ	     0x10
+#define BPF_JGT	     0x20
+#define BPF_JGE	     0x30
+#define BPF_JSET     0x40
+#define BPF_JNE	     0x50
+#define BPF_JSGT     0x60
+#define BPF_JSGE     0x70
+#define BPF_CALL     0x80
+#define BPF_EXIT     0x90
+#define BPF_JLT	     0xa0
+#define BPF_JLE	     0xb0
+#define BPF_JSLT     0xc0
+#define BPF_JSLE     0xd0
+#define BPF_FETCH    0x01
+#define BPF_XCHG     (0xe0 | BPF_FETCH)
+#define BPF_CMPXCHG  (0xf0 | BPF_FETCH)
 
-#define BPF_PSEUDO_MAP_FD 1
+#define BPF_PSEUDO_MAP_FD    1
 #define BPF_PSEUDO_MAP_VALUE 2
-#define BPF_PSEUDO_CALL 1 /* call src: bpf-to-bpf, imm = relative insn offset */
-#define BPF_PSEUDO_FUNC 4 /* ld_imm64 src: callback, see below */
+#define BPF_PSEUDO_CALL	     1 /* call src: bpf-to-bpf, imm = relative insn offset */
+#define BPF_PSEUDO_FUNC	     4 /* ld_imm64 src: callback, see below */
 
 #define BPF_HELPER_TAIL_CALL 12
-#define BPF_HELPER_LOOP 181
+#define BPF_HELPER_LOOP	     181
 
 /* ---- programs ---------------------------------------------------------- */
 
 /* Per-instruction facts the verifier proves and later passes use. */
 struct bpfvm_insn_aux {
-	int16_t ctx_field;  /* ctx access: the type's field index, else -1 */
-	uint8_t seen : 1;   /* reached by some path */
+	int16_t ctx_field;    /* ctx access: the type's field index, else -1 */
+	uint8_t seen : 1;     /* reached by some path */
 	uint8_t zext_dst : 1; /* 32-bit result whose upper half the JIT must clear */
 	uint8_t map_ptr : 1;  /* ld_imm64 of a map (imm pair holds the pointer) */
 };
@@ -107,13 +107,14 @@ struct bpfvm_prog {
 				     * (ctx_field -1), the verifier fills them */
 	struct bpfvm_map **maps;    /* referenced maps, one reference each */
 	size_t nmaps;
-	uint64_t ctx_fields;	  /* union of aux[].ctx_field bits */
-	uint32_t stack_depth;	  /* deepest frame use, bytes (verifier) */
+	uint64_t ctx_fields;  /* union of aux[].ctx_field bits */
+	uint32_t stack_depth; /* deepest frame use, bytes (verifier) */
 
 	void *jit_image; /* RX mapping, jit_size bytes; NULL when interpreted */
 	size_t jit_size;
 	size_t jit_len; /* code bytes in the image */
 	bpfvm_jit_fn jit_fn;
+	bool jit_leaf; /* the image never reads its bpfvm_run: no calls out, no budget */
 
 	uint64_t load_time;
 	uint32_t uid;
@@ -150,8 +151,7 @@ uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size
 /* Tag (SOCKOPS.md §7): SHA-1 over insns with map-reference imms zeroed. */
 void bpfvm_prog_tag(const struct bpfvm_insn *insns, size_t n, uint8_t tag[BPFVM_TAG_SIZE]);
 /* The same input hashed with SHA-256: the tag Linux 6.18 reports (tag.c). */
-void bpfvm_prog_tag_sha256(const struct bpfvm_insn *insns, size_t n,
-			   uint8_t tag[BPFVM_TAG_SIZE]);
+void bpfvm_prog_tag_sha256(const struct bpfvm_insn *insns, size_t n, uint8_t tag[BPFVM_TAG_SIZE]);
 /* FIPS 180-4 digests (tag.c). */
 void bpfvm_sha1(const void *msg, size_t len, uint8_t digest[20]);
 void bpfvm_sha256(const void *msg, size_t len, uint8_t digest[32]);

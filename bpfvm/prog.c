@@ -504,6 +504,8 @@ void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns)
 
 uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
 {
+	if (prog->jit_leaf) /* the common sock_ops case: skip building a run */
+		return prog->jit_fn(ctx, ctx_len, NULL);
 	if (prog->jit_fn) {
 		/* The JIT's entry fills call/engine for its own callbacks. */
 		struct bpfvm_run run = {.prog = prog, .ctx = ctx};

@@ -271,6 +271,7 @@ static int install(struct jit_state *st, void *image, size_t *size)
 	st->prog->jit_size = *size;
 	st->prog->jit_len = code;
 	st->prog->jit_fn = (bpfvm_jit_fn)image;
+	st->prog->jit_leaf = !st->full;
 	return 0;
 }
 
@@ -364,5 +365,6 @@ void bpfvm_jit_free(struct bpfvm_prog *prog)
 	prog->jit_image = NULL;
 	prog->jit_size = 0;
 	prog->jit_len = 0;
+	prog->jit_leaf = false;
 	prog->jit_fn = NULL;
 }
