@@ -151,6 +151,10 @@ class Topo:
             sh("ip netns exec %s sysctl -qw net.ipv4.conf.p0.arp_ignore=8" % self.p, check=False)
         for ns in (self.p, self.q):
             sh("ip netns exec %s sysctl -qw net.ipv4.tcp_congestion_control=reno" % ns)
+        # skops sends no tail loss probe (RFC 8985 §7). The kernel's, new data
+        # a PTO after the burst, lands within the burst's 5 ms when the last
+        # IW segment leaves late on a loaded machine, and read as a 41st.
+        sh("ip netns exec %s sysctl -qw net.ipv4.tcp_early_retrans=0" % self.p)
         # Only the program may turn ECN on at the program side; the peer asks.
         sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=0" % self.p)
         sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=1" % self.q)
