@@ -31,7 +31,8 @@ struct interp_frame {
 	const struct bpfvm_prog *prog;
 	uint64_t saved[4]; /* R6..R9, callee-saved (RFC 9669 §2.3 convention) */
 	uint64_t fp;
-	uint16_t undef; /* checked runs: the caller's undefined registers */
+	uint16_t undef;	 /* checked runs: the caller's undefined registers */
+	uint16_t stackp; /* checked runs: the caller's frame-derived registers */
 };
 
 struct interp_state {
@@ -184,9 +185,49 @@ static uint16_t insn_writes(const struct bpfvm_insn *ip)
 	return 0;
 }
 
+/* Registers holding a pointer derived from r10 after ip, by the rules of
+ * pointer arithmetic the verifier knows (mov, add/sub of a scalar); any other
+ * result is no longer tracked. Such a pointer must stay inside the live
+ * frames: by address alone, a frame pointer plus a large offset can land in
+ * ctx or a map value in one engine and somewhere else in the other. */
+static uint16_t insn_stackp(const struct bpfvm_insn *ip, uint16_t sp)
+{
+	uint8_t cls = BPF_CLASS(ip->code), op = BPF_OP(ip->code);
+	uint16_t d = (uint16_t)(1u << (ip->dst & 15)), s = (uint16_t)(1u << (ip->src & 15));
+	bool x = BPF_SRC(ip->code) == BPF_X;
+	switch (cls) {
+	case BPF_ALU64:
+		if (op == BPF_MOV && ip->off == 0)
+			return x && (sp & s) ? (uint16_t)(sp | d) : (uint16_t)(sp & ~d);
+		if (op == BPF_ADD && !(x && (sp & s) && (sp & d)))
+			return x && (sp & s) ? (uint16_t)(sp | d) : sp;
+		if (op == BPF_SUB && !(x && (sp & s)))
+			return sp;
+		return (uint16_t)(sp & ~d);
+	case BPF_ALU:
+	case BPF_LDX:
+	case BPF_LD:
+		return (uint16_t)(sp & ~d);
+	case BPF_STX:
+		return (uint16_t)(sp & ~insn_writes(ip));
+	case BPF_JMP:
+		/* a helper's r0 is not a frame pointer; r1-r5 die at any call */
+		if (op == BPF_CALL && ip->src != BPF_PSEUDO_CALL)
+			return (uint16_t)(sp & ~0x003fu);
+		return sp;
+	}
+	return sp;
+}
+
+static bool interp_in_frames(const struct interp_state *st, uint64_t addr, uint64_t size)
+{
+	return range_in(addr, size, frame_top(st, st->depth), frame_top(st, 0));
+}
+
 /* Pointer arguments of a helper call, by its prototype. false: fault at addr. */
 static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *prog,
-			   const struct bpfvm_helper *h, const uint64_t *r, uint64_t *bad)
+			   const struct bpfvm_helper *h, const uint64_t *r, uint16_t stackp,
+			   uint64_t *bad)
 {
 	const struct bpfvm_map *map = NULL;
 	for (int i = 0; i < 5; i++) {
@@ -237,7 +278,8 @@ static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *pro
 		default:
 			continue;
 		}
-		if (!interp_mem_ok(st, prog, v, size)) {
+		if (!interp_mem_ok(st, prog, v, size) ||
+		    ((stackp & (2u << i)) && !interp_in_frames(st, v, size))) {
 			*bad = v;
 			return false;
 		}
@@ -257,29 +299,35 @@ static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *pro
 		if (!interp_mem_ok(st, prog, (addr), (size)))                                      \
 			return interp_stop(st, prog, ip, (addr), (size));                          \
 	} while (0)
-#define LOADCHK(addr, size)                                                                        \
+#define BASECHK(base, addr, size)                                                                  \
 	do {                                                                                       \
 		MEMCHK(addr, size);                                                                \
+		if ((stackp & (1u << (base))) && !interp_in_frames(st, (addr), (size)))            \
+			return interp_stop(st, prog, ip, (addr), (size));                          \
+	} while (0)
+#define LOADCHK(base, addr, size)                                                                  \
+	do {                                                                                       \
+		BASECHK(base, addr, size);                                                         \
 		if (!interp_stack_written(st, (addr), (size)))                                     \
 			return interp_stop(st, prog, ip, (addr), (size));                          \
 	} while (0)
-#define STORECHK(addr, size)                                                                       \
+#define STORECHK(base, addr, size)                                                                 \
 	do {                                                                                       \
-		MEMCHK(addr, size);                                                                \
+		BASECHK(base, addr, size);                                                         \
 		interp_stack_write(st, (addr), (size));                                            \
 	} while (0)
-#define ATOMCHK(addr, size)                                                                        \
+#define ATOMCHK(base, addr, size)                                                                  \
 	do {                                                                                       \
-		LOADCHK(addr, size);                                                               \
+		LOADCHK(base, addr, size);                                                         \
 		if ((addr) & ((size)-1))                                                           \
 			return interp_stop(st, prog, ip, (addr), (size));                          \
 	} while (0)
 #define FRAME_ENTER() interp_frame_enter(st)
 #else
-#define LOADCHK(addr, size)  ((void)0)
-#define STORECHK(addr, size) ((void)0)
-#define ATOMCHK(addr, size)  ((void)0)
-#define FRAME_ENTER()	     ((void)0)
+#define LOADCHK(base, addr, size)  ((void)0)
+#define STORECHK(base, addr, size) ((void)0)
+#define ATOMCHK(base, addr, size)  ((void)0)
+#define FRAME_ENTER()		   ((void)0)
 #endif
 
 /* Unaligned-safe accessors: memcpy compiles to one mov on x86-64. */
@@ -439,6 +487,9 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	 * engines agree on zeroed registers at the program's entry, but not on
 	 * what r1-r5 hold after a call, nor on r0 and r5-r9 in a callback. */
 	uint16_t undef = st->depth == 0 ? 0 : REGS_CALLBACK_UNDEF;
+	/* frame-derived registers before this insn, and after it (see
+	 * insn_stackp): the checks of an insn use its operands' state */
+	uint16_t stackp = 1u << 10, stackp_after = 1u << 10;
 #endif
 
 	if (st->depth >= BPFVM_MAX_CALL_DEPTH)
@@ -460,9 +511,11 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 #if INTERP_CHECKED
 #define DISPATCH()                                                                                 \
 	do {                                                                                       \
+		stackp = stackp_after;                                                             \
 		if (insn_reads(ip) & undef)                                                        \
 			STOP(0, 0);                                                                \
 		undef &= (uint16_t)~insn_writes(ip);                                               \
+		stackp_after = insn_stackp(ip, stackp);                                            \
 		goto *tbl[ip->code];                                                               \
 	} while (0)
 #define CLOBBER(mask) (undef |= (mask))
@@ -680,7 +733,7 @@ ld_imm64:
 #define LDX(name, T, ET)                                                                           \
 	name : {                                                                                   \
 		uint64_t a_ = SRC + (uint64_t)(int64_t)ip->off;                                    \
-		LOADCHK(a_, sizeof(T));                                                            \
+		LOADCHK(ip->src, a_, sizeof(T));                                                   \
 		DST = (uint64_t)(ET)LOADT(T, a_);                                                  \
 		NEXT();                                                                            \
 	}
@@ -695,7 +748,7 @@ ld_imm64:
 #define ST(name, T, V)                                                                             \
 	name : {                                                                                   \
 		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
-		STORECHK(a_, sizeof(T));                                                           \
+		STORECHK(ip->dst, a_, sizeof(T));                                                  \
 		STORET(T, a_, V);                                                                  \
 		NEXT();                                                                            \
 	}
@@ -715,7 +768,7 @@ ld_imm64:
 #define ATOMIC(name, T)                                                                            \
 	name : {                                                                                   \
 		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
-		ATOMCHK(a_, sizeof(T));                                                            \
+		ATOMCHK(ip->dst, a_, sizeof(T));                                                   \
 		T *p_ = (T *)(uintptr_t)a_;                                                        \
 		T s_ = (T)SRC, old_;                                                               \
 		switch (IMM) {                                                                     \
@@ -767,6 +820,7 @@ op_call:
 		f->fp = reg[10];
 #if INTERP_CHECKED
 		f->undef = undef;
+		f->stackp = stackp;
 #endif
 		reg[10] = frame_top(st, st->depth);
 		FRAME_ENTER();
@@ -797,6 +851,9 @@ op_call:
 		st->run.prog = t;
 		ip = t->insns;
 		CLOBBER(0x03fd); /* the target starts with ctx in r1, nothing else */
+#if INTERP_CHECKED
+		stackp_after = 1u << 10;
+#endif
 		DISPATCH();
 	}
 	{
@@ -808,7 +865,7 @@ op_call:
 			if (h->args[i] != BPFVM_ARG_NONE && (undef & (1u << (i + 1))))
 				STOP(0, 0);
 		uint64_t bad;
-		if (!interp_args_ok(st, prog, h, reg, &bad))
+		if (!interp_args_ok(st, prog, h, reg, stackp, &bad))
 			STOP(bad, 0);
 		undef = (uint16_t)((undef | REGS_ARGS) & ~1u);
 #endif
@@ -830,6 +887,8 @@ op_exit:
 		memcpy(&reg[6], f->saved, sizeof(f->saved));
 #if INTERP_CHECKED
 		undef = (uint16_t)((undef & 0x003f) | (f->undef & 0x03c0) | REGS_ARGS);
+		stackp_after =
+		    (uint16_t)((stackp_after & 0x0001) | (f->stackp & 0x03c0) | (1u << 10));
 #endif
 		reg[10] = f->fp;
 		ip = f->ret;
