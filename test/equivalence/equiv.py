@@ -410,15 +410,18 @@ def equal(obs, k, s):
             return False
         return all(abs(a - b) <= max(10, 0.25 * a) for a, b in zip(k[:n], s[:n]))
     if obs == "max_cwnd":
-        # cwnd is sampled (kernel: per send call), so a run may peak one short
-        return k is not None and s is not None and 90 <= k <= 100 and 90 <= s <= 100
+        # What the clamp promises is the upper bound (ssthresh, compared
+        # exactly, shows it took). The peak is sampled (kernel: per send call)
+        # and on a loaded machine the kernel once peaked at 81 before the
+        # transfer ended, so the lower bound only shows cwnd grew well past IW.
+        return k is not None and s is not None and 50 <= k <= 100 and 50 <= s <= 100
     return k == s
 
 
 TOLERANCE = {
     "syn_gaps": "peer drops the first 5 SYNs; each gap within max(10 ms, 25%)",
     "synack_gaps": "peer drops the first 3 SYN-ACKs; each gap within max(10 ms, 25%)",
-    "max_cwnd": "both within [90, clamp 100]: cwnd is sampled",
+    "max_cwnd": "both within [50, clamp 100]: the peak is sampled",
 }
 
 
