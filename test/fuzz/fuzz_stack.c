@@ -60,20 +60,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	wire_put16(p, v);
-}
-
 /* L4 checksum over [l4, end) with the given pseudo-header sum; off is the
  * checksum field's offset in the L4 header. */
 static void fix_l4(uint8_t *l4, size_t len, uint32_t pseudo, size_t off)
 {
 	if (len < off + 2)
 		return;
-	put16(l4 + off, 0);
+	wire_put16(l4 + off, 0);
 	uint16_t c = wire_csum_finish(wire_csum_add(pseudo, l4, len));
-	put16(l4 + off, c);
+	wire_put16(l4 + off, c);
 }
 
 static size_t l4_csum_off(uint8_t proto)
@@ -103,9 +98,9 @@ static void fixup(uint8_t *f, size_t len, const uint8_t mac[6])
 		size_t ihl = (size_t)(ip[0] & 15) * 4;
 		if (ihl < 20 || ihl > iplen)
 			return;
-		put16(ip + 2, (uint16_t)iplen);
-		put16(ip + 10, 0);
-		put16(ip + 10, wire_csum_finish(wire_csum_add(0, ip, ihl)));
+		wire_put16(ip + 2, (uint16_t)iplen);
+		wire_put16(ip + 10, 0);
+		wire_put16(ip + 10, wire_csum_finish(wire_csum_add(0, ip, ihl)));
 		bool fragment = (wire_get16(ip + 6) & 0x3fff) != 0;
 		size_t off = l4_csum_off(ip[9]);
 		if (fragment || !off || ip[9] == IPPROTO_ICMPV6)
@@ -118,7 +113,7 @@ static void fixup(uint8_t *f, size_t len, const uint8_t mac[6])
 				      : wire_csum_pseudo4(src, dst, ip[9], (uint32_t)(iplen - ihl));
 		fix_l4(ip + ihl, iplen - ihl, pseudo, off);
 	} else if (type == ETH_TYPE_IP6 && iplen >= 40 && (ip[0] >> 4) == 6) {
-		put16(ip + 4, (uint16_t)(iplen - 40));
+		wire_put16(ip + 4, (uint16_t)(iplen - 40));
 		size_t off = l4_csum_off(ip[6]);
 		if (!off || ip[6] == IPPROTO_ICMP)
 			return;
