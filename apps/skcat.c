@@ -286,6 +286,11 @@ static void pump(struct skcat *k, struct stack *st, unsigned *idle)
 {
 	int work = stack_poll(st);
 	drain_trace(k);
+	/* Silence is the worst answer to a veth left with tx checksum offload
+	 * on: every segment from the kernel is dropped. Say why, once. */
+	char note[320];
+	if (net_csum_notice(stack_net(st), note, sizeof(note)))
+		fprintf(stderr, "skcat: %s\n", note);
 	if (work > 0) {
 		*idle = 0;
 		return;

@@ -22,6 +22,10 @@ struct dev_caps {
 	bool tx_tcp_csum; /* RTE_MBUF_F_TX_TCP_CKSUM honoured */
 	bool tx_udp_csum; /* RTE_MBUF_F_TX_UDP_CKSUM honoured */
 	bool rx_csum;	  /* RTE_MBUF_F_RX_{IP,L4}_CKSUM_* flags are set on rx */
+	/* Frames come from a Linux interface through a socket (af_packet, tap):
+	 * a local sender may have left its L4 checksum to offload, and the PMD
+	 * does not say so (DPDK 22.11's af_packet drops TP_STATUS_CSUMNOTREADY). */
+	bool rx_host_port;
 	bool tso;	  /* RTE_MBUF_F_TX_TCP_SEG honoured */
 	uint16_t tso_max; /* largest TSO payload, 0 without tso */
 };

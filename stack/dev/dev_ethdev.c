@@ -291,6 +291,8 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 	p->caps.tso_max = p->caps.tso ? 65000 : 0;
 	p->caps.rx_csum =
 	    (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) == RTE_ETH_RX_OFFLOAD_CHECKSUM;
+	p->caps.rx_host_port = info.driver_name && (!strcmp(info.driver_name, "net_af_packet") ||
+						    !strcmp(info.driver_name, "net_tap"));
 	ethdev_log(cfg,
 		   "dev: ethdev: port %u: %u queue(s), %u/%u descriptors, pool %u, mtu %u, "
 		   "mac %02x:%02x:%02x:%02x:%02x:%02x, offloads tx 0x%llx rx 0x%llx\n",

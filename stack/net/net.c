@@ -4,6 +4,7 @@
 #include "net_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,8 +254,43 @@ bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *met
 		if (f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 			return false;
 	}
-	uint32_t s = wire_csum_mbuf(m, 0, meta->l4_len, net_pseudo(meta, meta->l4_len));
-	return wire_csum_fold(s) == 0xffff;
+	uint32_t ps = net_pseudo(meta, meta->l4_len);
+	uint32_t s = wire_csum_mbuf(m, 0, meta->l4_len, ps);
+	if (wire_csum_fold(s) == 0xffff) {
+		n->st.l4_csum_good++;
+		return true;
+	}
+	/* A sender that offloads its checksum writes the folded pseudo-header
+	 * sum into the field and leaves the rest to the NIC; af_packet hands the
+	 * frame over before any NIC ran (Linux marks it TP_STATUS_CSUMNOTREADY). */
+	uint32_t off = meta->proto == IPPROTO_TCP ? 16 : 6;
+	if (rte_pktmbuf_data_len(m) >= off + 2) {
+		uint16_t field = wire_get16(rte_pktmbuf_mtod_offset(m, uint8_t *, off));
+		uint16_t want = wire_csum_fold(ps);
+		if (field % 0xffff == want % 0xffff) /* 0 and 0xffff alike */
+			n->st.l4_csum_unfilled++;
+	}
+	return false;
+}
+
+size_t net_csum_notice(struct net *n, char *buf, size_t len)
+{
+	if (n->csum_notice_done || !n->caps.rx_host_port || n->st.l4_csum_good)
+		return 0;
+	uint64_t bad = n->st.l4_bad_csum + n->st.udp_bad_csum;
+	if (!bad || !len)
+		return 0;
+	n->csum_notice_done = true;
+	int w = snprintf(buf, len,
+			 "%llu TCP/UDP segment(s) dropped for bad checksums and none good%s: the "
+			 "sending interface leaves checksums to offload (a veth's default); "
+			 "turn it off there: ethtool -K PEER tx off (PEER: the other end of "
+			 "this port's veth)",
+			 (unsigned long long)bad,
+			 n->st.l4_csum_unfilled ? ", their checksum fields hold only the "
+						  "pseudo-header sum"
+						: "");
+	return w < 0 ? 0 : (size_t)w < len ? (size_t)w : len - 1;
 }
 
 void net_l4_deliver(struct net *n, struct rte_mbuf *m, struct ip_meta *meta, uint16_t hdr_len)

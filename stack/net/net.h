@@ -101,6 +101,9 @@ struct net_stats {
 	    ndp_ns_out, ndp_na_out;
 	uint64_t udp_in, udp_bad, udp_bad_csum, udp_no_port, udp_out;
 	uint64_t l4_bad_csum, l4_no_handler, l4_delivered;
+	/* TCP/UDP checksums verified good; failed ones whose field holds only
+	 * the folded pseudo-header sum (a sender's offloaded, unfilled checksum) */
+	uint64_t l4_csum_good, l4_csum_unfilled;
 	uint64_t out_no_route, out_too_big, out_nobufs;
 	uint64_t pmtu_updates;
 };
@@ -151,6 +154,12 @@ uint64_t net_next_deadline_ns(const struct net *n);
 
 bool net_is_local(const struct net *n, uint8_t family, const void *addr);
 void net_get_stats(const struct net *n, struct net_stats *out);
+/* The one line a user needs when a port hands over frames whose checksums a
+ * local sender left to offload (a veth peer's default): on a port with
+ * rx_host_port, once TCP/UDP segments were dropped for bad checksums and none
+ * has passed yet, writes the line with the fix (ethtool -K PEER tx off) into
+ * buf and returns its length; once per net, 0 otherwise (and always after). */
+size_t net_csum_notice(struct net *n, char *buf, size_t len);
 /* The interface MAC and link MTU (after the config clamp). */
 void net_link(const struct net *n, uint8_t mac[6], uint32_t *mtu);
 

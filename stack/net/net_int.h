@@ -102,6 +102,7 @@ struct net {
 	uint32_t icmp_tokens;
 
 	struct net_stats st;
+	bool csum_notice_done;
 };
 
 static inline size_t net_alen(uint8_t family)

@@ -308,6 +308,120 @@ static size_t tcp_seg(uint8_t *out, uint8_t family, const void *src, const void 
 	return 24;
 }
 
+/* A device that says it is an af_packet/tap port, over the wire end a. */
+struct host_port {
+	struct dev dev;
+	struct dev *inner;
+};
+
+static uint16_t hp_rx(struct dev *d, struct rte_mbuf **pk, uint16_t n)
+{
+	return dev_rx_burst(((struct host_port *)d)->inner, pk, n);
+}
+
+static uint16_t hp_tx(struct dev *d, struct rte_mbuf **pk, uint16_t n)
+{
+	return dev_tx_burst(((struct host_port *)d)->inner, pk, n);
+}
+
+static void hp_caps(const struct dev *d, struct dev_caps *out)
+{
+	dev_caps(((const struct host_port *)d)->inner, out);
+	out->rx_host_port = true;
+}
+
+static void hp_destroy(struct dev *d)
+{
+	(void)d;
+}
+
+static const struct dev_ops hp_ops = {
+    .rx_burst = hp_rx, .tx_burst = hp_tx, .caps = hp_caps, .destroy = hp_destroy};
+
+/* Replaces p->a with a net on a host port around p->da. */
+static void use_host_port(struct tnu_pair *p, struct host_port *hp)
+{
+	hp->dev.ops = &hp_ops;
+	hp->inner = p->da;
+	net_destroy(p->a);
+	struct net_config c = {.pool = p->pool, .clk = &p->clk, .dev = &hp->dev, .seed = 1};
+	tnu_addrs(&c, p->a4, p->a6);
+	ck_assert_int_eq(net_create(&c, &p->a), 0);
+	tnu_raw_hello(p);
+	tnu_raw_drain(p);
+}
+
+/* The SYN a Linux sender hands a veth with tx checksum offload on: the
+ * checksum field holds the folded pseudo-header sum, nothing more. */
+static size_t unfilled_syn(struct tnu_pair *p, uint8_t *f)
+{
+	uint8_t seg[24];
+	tcp_seg(seg, AF_INET, &p->b4, &p->a4);
+	wire_put16(seg + 16, wire_csum_fold(wire_csum_pseudo4(p->b4, p->a4, IPPROTO_TCP, 24)));
+	return tnu_ip4_frame(f, p->b4, p->a4, IPPROTO_TCP, 1, 0, false, seg, 24);
+}
+
+START_TEST(unfilled_checksums_on_a_host_port_get_one_notice)
+{
+	struct tnu_pair p;
+	struct host_port hp;
+	struct l4_got g = {0};
+	struct net_stats st;
+	char line[320];
+	uint8_t f[256];
+	size_t n;
+
+	/* on a port that is no af_packet/tap: counted, no notice */
+	tnu_pair_init(&p, NULL, false);
+	net_set_l4_handler(p.a, IPPROTO_TCP, tcp_cb, &g);
+	tnu_raw_hello(&p);
+	tnu_raw_drain(&p);
+	n = unfilled_syn(&p, f);
+	tnu_raw_send(&p, f, n);
+	tnu_run(&p, 1);
+	net_get_stats(p.a, &st);
+	ck_assert_uint_eq(st.l4_bad_csum, 1);
+	ck_assert_uint_eq(st.l4_csum_unfilled, 1);
+	ck_assert_uint_eq(g.n, 0);
+	ck_assert_uint_eq(net_csum_notice(p.a, line, sizeof(line)), 0);
+
+	/* on a host port: one line naming the fix, then never again */
+	use_host_port(&p, &hp);
+	net_set_l4_handler(p.a, IPPROTO_TCP, tcp_cb, &g);
+	ck_assert_uint_eq(net_csum_notice(p.a, line, sizeof(line)), 0);
+	tnu_raw_send(&p, f, n);
+	tnu_raw_send(&p, f, n);
+	tnu_run(&p, 1);
+	ck_assert_uint_eq(g.n, 0);
+	size_t len = net_csum_notice(p.a, line, sizeof(line));
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(len, strlen(line));
+	ck_assert_ptr_null(strchr(line, '\n'));
+	ck_assert_msg(strstr(line, "ethtool -K PEER tx off") && strstr(line, "pseudo-header") &&
+			  !strncmp(line, "2 TCP/UDP", 9),
+		      "notice: %s", line);
+	tnu_raw_send(&p, f, n);
+	tnu_run(&p, 1);
+	ck_assert_uint_eq(net_csum_notice(p.a, line, sizeof(line)), 0);
+
+	/* a good segment first: a later bad one is corruption, not offload */
+	use_host_port(&p, &hp);
+	net_set_l4_handler(p.a, IPPROTO_TCP, tcp_cb, &g);
+	uint8_t seg[24], good[256];
+	tcp_seg(seg, AF_INET, &p.b4, &p.a4);
+	size_t gn = tnu_ip4_frame(good, p.b4, p.a4, IPPROTO_TCP, 2, 0, false, seg, 24);
+	tnu_raw_send(&p, good, gn);
+	tnu_raw_send(&p, f, n);
+	tnu_run(&p, 1);
+	ck_assert_uint_eq(g.n, 1);
+	net_get_stats(p.a, &st);
+	ck_assert_uint_eq(st.l4_csum_good, 1);
+	ck_assert_uint_eq(st.l4_bad_csum, 1);
+	ck_assert_uint_eq(net_csum_notice(p.a, line, sizeof(line)), 0);
+	tnu_pair_fini(&p);
+}
+END_TEST
+
 START_TEST(l4_handler_gets_checked_trimmed_segments)
 {
 	struct tnu_pair p;
@@ -406,6 +520,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, ndp_timeout_fails);
 	tcase_add_test(tc, routes_and_output_errors);
 	tcase_add_test(tc, l4_handler_gets_checked_trimmed_segments);
+	tcase_add_test(tc, unfilled_checksums_on_a_host_port_get_one_notice);
 	tcase_add_test(tc, bad_frames_are_counted_drops);
 	suite_add_tcase(s, tc);
 	return s;
