@@ -1,43 +1,63 @@
 #!/bin/sh
-# run_corpus.sh RUNNER OBJDIR SRCDIR SKOPSCTL: the verifier corpus. Extracts every
-# samples/bpf/tcp_*_kern.c the seed patches add, compiles it with the SDK's
-# clang command, then runs RUNNER over the seeds and the corpus objects in
-# OBJDIR (accept_*.o, reject_*.o, strict_reject_*.o with SRCDIR/progs/*.expect),
-# and checks skopsctl's exit codes and output on a few of them.
+# run_corpus.sh MODE RUNNER OBJDIR SRCDIR SKOPSCTL: the verifier corpus.
+# MODE corpus: runs RUNNER over the corpus objects in OBJDIR (accept_*.o,
+# reject_*.o, strict_reject_*.o with SRCDIR/progs/*.expect) and checks
+# skopsctl's exit codes and output on a few of them; needs nothing else.
+# MODE seeds: extracts every samples/bpf/tcp_*_kern.c the seed patches
+# ($SKOPS_SEEDS) add, compiles it with the SDK's clang command and runs RUNNER
+# over them; exit 77 (not run) with a message when the patches are absent.
 set -eu
-runner=$1
-objdir=$2
-srcdir=$3
-ctl=$4
-seeds=${SKOPS_SEEDS:-${SKOPS_SEEDS_DEFAULT:-}}
-if [ -z "$seeds" ] || [ ! -d "$seeds" ]; then
-	echo "verifier corpus: seed patches dir '$seeds' missing: not run"
-	exit 77
-fi
-sdk=${SKOPS_SDK:?SKOPS_SDK not set}
-out="$objdir/seeds"
-rm -rf "$out"
-mkdir -p "$out"
-set --
-for p in "$seeds"/*.patch; do
-	[ -f "$p" ] || continue
-	for f in $(sed -n 's|^+++ b/\(samples/bpf/tcp_[a-z0-9_]*_kern\.c\)$|\1|p' "$p"); do
-		src="$out/$(basename "$f")"
-		# the new file's added lines, up to the next file of the patch
-		awk -v want="+++ b/$f" '
-			$0 == want { on = 1; next }
-			on && /^diff --git / { on = 0 }
-			on && /^@@ / { next }
-			on && /^\+/ { print substr($0, 2) }
-		' "$p" >"$src"
-		clang -O2 -target bpf -I "$sdk" -c "$src" -o "${src%.c}.o"
-		set -- "$@" "seed:${src%.c}.o"
+mode=$1
+runner=$2
+objdir=$3
+srcdir=$4
+ctl=$5
+
+seed_samples() {
+	seeds=${SKOPS_SEEDS:-${SKOPS_SEEDS_DEFAULT:-}}
+	if [ -z "$seeds" ] || [ ! -d "$seeds" ]; then
+		echo "verifier seeds: seed patches dir '$seeds' missing: the seed samples were not run"
+		exit 77
+	fi
+	sdk=${SKOPS_SDK:?SKOPS_SDK not set}
+	out="$objdir/seeds"
+	rm -rf "$out"
+	mkdir -p "$out"
+	set --
+	for p in "$seeds"/*.patch; do
+		[ -f "$p" ] || continue
+		for f in $(sed -n 's|^+++ b/\(samples/bpf/tcp_[a-z0-9_]*_kern\.c\)$|\1|p' "$p"); do
+			src="$out/$(basename "$f")"
+			# the new file's added lines, up to the next file of the patch
+			awk -v want="+++ b/$f" '
+				$0 == want { on = 1; next }
+				on && /^diff --git / { on = 0 }
+				on && /^@@ / { next }
+				on && /^\+/ { print substr($0, 2) }
+			' "$p" >"$src"
+			clang -O2 -target bpf -I "$sdk" -c "$src" -o "${src%.c}.o"
+			set -- "$@" "seed:${src%.c}.o"
+		done
 	done
-done
-if [ $# -eq 0 ]; then
-	echo "verifier corpus: no samples/bpf/tcp_*_kern.c in $seeds" >&2
+	if [ $# -eq 0 ]; then
+		echo "verifier seeds: no samples/bpf/tcp_*_kern.c in $seeds" >&2
+		exit 1
+	fi
+	"$runner" "$@"
+}
+
+case $mode in
+seeds)
+	seed_samples
+	exit 0
+	;;
+corpus) ;;
+*)
+	echo "run_corpus.sh: mode '$mode': want corpus or seeds" >&2
 	exit 1
-fi
+	;;
+esac
+set --
 for o in "$objdir"/accept_*.o; do
 	set -- "$@" "accept:$o"
 done
