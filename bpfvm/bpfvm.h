@@ -1,6 +1,6 @@
 /* bpfvm: the eBPF runtime's public interface: programs, maps, helpers, object
  * registry. No TCP knowledge lives here; program types (sock_ops) plug in through
- * struct bpfvm_prog_type. Read RFC 9669 (the ISA) and SOCKOPS.md §5, §7 first.
+ * struct bpfvm_prog_type. Read RFC 9669 (the ISA) and docs/sockops.md §5, §7 first.
  *
  * Ownership: every *_create/_load returns an object holding one reference; the
  * caller drops it with the matching _put. Logs are caller buffers. */
@@ -159,7 +159,7 @@ struct bpfvm_helper {
 	enum bpfvm_arg args[5];
 };
 
-/* Base helpers any program type may use (SOCKOPS.md §5 "Base"). */
+/* Base helpers any program type may use (docs/sockops.md §5 "Base"). */
 const struct bpfvm_helper *bpfvm_base_helper(uint32_t id);
 
 /* ---- program types ----------------------------------------------------- */

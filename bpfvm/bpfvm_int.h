@@ -148,7 +148,7 @@ struct bpfvm_fault {
 uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
 				  struct bpfvm_fault *fault);
 
-/* Tag (SOCKOPS.md §7): SHA-1 over insns with map-reference imms zeroed. */
+/* Tag (docs/sockops.md §7): SHA-1 over insns with map-reference imms zeroed. */
 void bpfvm_prog_tag(const struct bpfvm_insn *insns, size_t n, uint8_t tag[BPFVM_TAG_SIZE]);
 /* The same input hashed with SHA-256: the tag Linux 6.18 reports (tag.c). */
 void bpfvm_prog_tag_sha256(const struct bpfvm_insn *insns, size_t n, uint8_t tag[BPFVM_TAG_SIZE]);

@@ -1,4 +1,4 @@
-/* Base helpers (SOCKOPS.md §5 "Base") with the kernel's prototypes
+/* Base helpers (docs/sockops.md §5 "Base") with the kernel's prototypes
  * (kernel/bpf/helpers.c, bpf_trace.c), and the generic program type the tests
  * and the conformance runner use. Numbers are enum bpf_func_id. */
 #include <errno.h>

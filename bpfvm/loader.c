@@ -1,4 +1,4 @@
-/* ELF object loader (DESIGN.md "bpfvm"): EM_BPF little-endian ELF64 relocatable
+/* ELF object loader (docs/bpfvm-loader.md): EM_BPF little-endian ELF64 relocatable
  * objects as clang -target bpf emits them. This file checks the ELF header and
  * section table against the file size before libelf walks them, classifies
  * sections and holds the public bpfvm_obj_* API; maps and relocation live in

@@ -1,5 +1,5 @@
 /* Caller-owned logs: every message of the loader and verifier lands here, never
- * on stderr (STYLE.md §2 Errors). */
+ * on stderr (docs/style.md "Errors"). */
 #include <stdarg.h>
 #include <stdio.h>
 

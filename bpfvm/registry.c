@@ -1,6 +1,6 @@
 /* Object registry: the kernel's prog_idr/map_idr namespace (kernel/bpf/syscall.c
  * bpf_prog_alloc_id, bpf_map_get_fd_by_id), the bpf_trace_printk line buffer and
- * the per-cpu prandom state. Read SOCKOPS.md §7 first. */
+ * the per-cpu prandom state. Read docs/sockops.md §7 first. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>

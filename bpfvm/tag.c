@@ -1,4 +1,4 @@
-/* Program tags (SOCKOPS.md §7). Linux 4.13's bpf_prog_calc_tag hashes the
+/* Program tags (docs/sockops.md §7). Linux 4.13's bpf_prog_calc_tag hashes the
  * instructions with SHA-1 after zeroing the imm of both slots of every ld_imm64
  * that references a map, so the tag does not depend on fd numbers; Linux 6.18
  * hashes the same bytes with SHA-256 (bpf_prog_calc_tag → sha256(), the tag is

@@ -1,7 +1,7 @@
 /* cgroup: a tree of named cgroups, attach/detach/query with the kernel's flag
  * rules (kernel/bpf/cgroup.c), and effective program arrays published with RCU
  * for lock-free readers. Programs are opaque refcounted handles here.
- * Read SOCKOPS.md §6 and the kernel's Documentation/bpf (cgroup attach flags). */
+ * Read docs/cgroup.md and the kernel's Documentation/bpf (cgroup attach flags). */
 #ifndef SKOPS_CGROUP_CGROUP_H
 #define SKOPS_CGROUP_CGROUP_H
 

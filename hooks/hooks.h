@@ -2,7 +2,7 @@
  * stack/ embeds a struct hooks_sock in each socket (and in each request while
  * a SYN is being answered), implements struct hooks_sock_ops, and calls one
  * typed wrapper per call site; the default and clamps live in the wrapper.
- * Read SOCKOPS.md §2-§5 and the kernel's tcp_call_bpf() first. */
+ * Read docs/sockops.md §2-§5 and the kernel's tcp_call_bpf() first. */
 #ifndef SKOPS_HOOKS_HOOKS_H
 #define SKOPS_HOOKS_HOOKS_H
 
@@ -67,7 +67,7 @@ struct hooks_sock;
 /* Implemented by stack/. Each gets the hooks_sock embedded in the stack's
  * socket (container_of back to it). setsockopt/getsockopt use Linux numbering
  * (SOL_SOCKET/SOL_TCP/SOL_IP/SOL_IPV6 and the HOOKS_TCP_* options) and return
- * 0 or -errno exactly as SOCKOPS.md §5 says; hooks has already refused options
+ * 0 or -errno exactly as docs/sockops.md §5 says; hooks has already refused options
  * outside that table and calls on non-full sockets. */
 struct hooks_sock_ops {
 	void (*info)(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *out);
@@ -115,7 +115,7 @@ static inline bool hooks_cb_enabled(const struct hooks_sock *hs, uint32_t flag)
 	return (hs->cb_flags & flag) != 0;
 }
 
-/* Call-site wrappers (SOCKOPS.md §3). Raw replies where the stack owns the
+/* Call-site wrappers (docs/sockops.md §3). Raw replies where the stack owns the
  * units: hooks_timeout_init returns jiffies (> 0) or -1 for the default. */
 int hooks_timeout_init(struct hooks_sock *hs);
 int hooks_rwnd_init(struct hooks_sock *hs); /* segments > 0, or -1 */

@@ -1,6 +1,6 @@
 /* hooks: running a socket's effective sock_ops programs (the kernel's
  * tcp_call_bpf() and BPF_PROG_RUN_ARRAY), the per-call context, and the typed
- * wrappers the stack calls at each site. Read SOCKOPS.md §3 and §4. */
+ * wrappers the stack calls at each site. Read docs/sockops.md §3 and §4. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,7 +248,7 @@ int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigne
 	return all_ok ? (int)ctx.view.reply : -1;
 }
 
-/* ---- call-site wrappers (SOCKOPS.md §3) -------------------------------- */
+/* ---- call-site wrappers (docs/sockops.md §3) -------------------------------- */
 
 int hooks_timeout_init(struct hooks_sock *hs)
 {

@@ -1,4 +1,4 @@
-/* hooks: the helpers only sock_ops programs get (SOCKOPS.md §5): setsockopt/
+/* hooks: the helpers only sock_ops programs get (docs/sockops.md §5): setsockopt/
  * getsockopt through the socket interface, callback flags, cookies, socket
  * storage, perf output and trace_printk into the hooks instance's log.
  * Behaviour follows Linux's net/core/filter.c (bpf_sock_ops_setsockopt and
@@ -301,7 +301,7 @@ static const struct bpfvm_helper hooks_helpers[] = {
     {122, "get_netns_cookie", hooks_netns_cookie, BPFVM_RET_INTEGER, {BPFVM_ARG_CTX}},
 };
 
-/* Base helpers SOCKOPS.md §5 lets a sock_ops program call (trace_printk is
+/* Base helpers docs/sockops.md §5 lets a sock_ops program call (trace_printk is
  * ours: it writes to the hooks log). */
 static const uint32_t hooks_base_ids[] = {1,   2,   3,	 5,   7,   8,	12,  93, 94,
 					  130, 131, 132, 133, 134, 164, 165, 181};

@@ -1,6 +1,6 @@
 /* hooks: the sock_ops program type: which ctx accesses a program may make
  * (the kernel's sock_ops_is_valid_access, net/core/filter.c), which helpers
- * it may call, and its R0 range. Read SOCKOPS.md §2 and §5. */
+ * it may call, and its R0 range. Read docs/sockops.md §2 and §5. */
 #include <errno.h>
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* clk: the injected clock and the seeded random generator of the stack.
- * The stack reads the clock once per poll (STYLE.md "Injected clock"); tests
+ * The stack reads the clock once per poll (docs/style.md "Clock"); tests
  * and the simulation drive a manual clock. ISNs, ports and faults draw from a
  * seeded struct rnd so every run reproduces from its seed. */
 #ifndef SKOPS_STACK_CLK_H

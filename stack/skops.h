@@ -2,7 +2,7 @@
  * one struct stack per lcore, sockets are small integer descriptors of that
  * stack, readiness through skops_events() or a per-socket callback that fires
  * from stack_poll(). Results are 0/count or -errno as the POSIX calls' errno.
- * Read DESIGN.md (stack/) and SOCKOPS.md §3/§5 for what sock_ops can change. */
+ * Read docs/architecture.md and docs/sockops.md §3/§5 (what sock_ops changes). */
 #ifndef SKOPS_STACK_SKOPS_H
 #define SKOPS_STACK_SKOPS_H
 

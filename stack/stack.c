@@ -1,7 +1,7 @@
 /* stack: one instance of the whole stack (one lcore): net + tcp + hooks,
  * the poll loop (read the clock once, receive, timers, callbacks, flush,
  * quiescent state), and the glue that turns TCP reprs into mbufs and
- * received mbufs into reprs (tcp_wire), as DESIGN.md's data path. */
+ * received mbufs into reprs (tcp_wire): docs/architecture.md "Data path". */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

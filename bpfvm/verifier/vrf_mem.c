@@ -1,4 +1,4 @@
-/* Memory access: ctx through the program type's ctx_access table (SOCKOPS.md
+/* Memory access: ctx through the program type's ctx_access table (docs/sockops.md
  * §2 for sock_ops), stack slots (per-byte state, 512 bytes per frame, spills),
  * map values within value_size, packet bytes proven by a pkt_end check,
  * ringbuf records, socket views; ld_imm64 of maps and callbacks.

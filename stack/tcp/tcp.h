@@ -2,7 +2,7 @@
  * drive it with reprs at explicit times. The owner (stack.c) feeds parsed
  * segments into tcp_input() and sends what the xmit callback hands it.
  * Read RFC 9293 (§3.10 event processing), RFC 7323, RFC 6298, RFC 5681/6582,
- * RFC 5961, RFC 3168, RFC 6528 and SOCKOPS.md §3/§5 first. */
+ * RFC 5961, RFC 3168, RFC 6528 and docs/sockops.md §3/§5 first. */
 #ifndef SKOPS_STACK_TCP_TCP_H
 #define SKOPS_STACK_TCP_TCP_H
 

@@ -113,7 +113,7 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
 		c->flags |= TCB_F_SYN_ECN;
 	/* The request runs the passive calls in the listener's cgroup on a
-	 * non-full socket (SOCKOPS.md §3). */
+	 * non-full socket (docs/sockops.md §3). */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
 	tcp_so_passive_request(tcp, c);

@@ -117,7 +117,7 @@ void tcp_release(struct tcp *tcp, struct tcb *tcb);
 void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb);
 void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 
-/* tcp_sockops.c: call sites (SOCKOPS.md §3) */
+/* tcp_sockops.c: call sites (docs/sockops.md §3) */
 extern const struct hooks_sock_ops tcp_hooks_ops;
 void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
 void tcp_so_sock_fini(struct tcb *tcb);

@@ -1,6 +1,6 @@
 /* tcp_sockops: the stack side of hooks/: struct hooks_sock_ops (info and
- * the bpf_setsockopt/getsockopt options with SOCKOPS.md §5 results, shared
- * with the user's setsockopt), and every sock_ops call site of SOCKOPS.md §3
+ * the bpf_setsockopt/getsockopt options with docs/sockops.md §5 results, shared
+ * with the user's setsockopt), and every sock_ops call site of docs/sockops.md §3
  * with the units the stack owns (TIMEOUT_INIT jiffies at cfg.hz, RWND_INIT
  * segments). Option semantics follow Linux's do_tcp_setsockopt and
  * bpf_sol_tcp_setsockopt. */

@@ -1,5 +1,5 @@
 /* wire: views and representations of the protocols below TCP (smoltcp's
- * two levels, STYLE.md): a view is a byte buffer with one accessor per field
+ * two levels, docs/style.md): a view is a byte buffer with one accessor per field
  * (byte order handled only here); a repr is the validated host-order struct
  * the stack works with. X_parse runs the one length check on untrusted bytes,
  * validates and normalises; X_emit writes a repr into a buffer of X_len bytes.

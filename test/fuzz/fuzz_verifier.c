@@ -29,7 +29,7 @@ static const struct bpfvm_helper *fuzz_helper(uint32_t id)
 	return bpfvm_base_helper(id);
 }
 
-/* A flat ctx like sock_ops' (SOCKOPS.md §2 access rules, no pointer fields):
+/* A flat ctx like sock_ops' (docs/sockops.md §2 access rules, no pointer fields):
  * writable reply words and sk_txhash, 8-byte counters at 168/176. */
 static int fuzz_ctx_access(uint32_t off, uint32_t size, bool write, struct bpfvm_ctx_access *acc,
 			   char *why, size_t why_len)

@@ -1,6 +1,6 @@
 /* skops SDK: seed-style "bpf_helpers.h" for BPF C sources: the SEC() macro,
  * the legacy "maps" section record and one function-pointer declaration per
- * helper a sock_ops program may call (SOCKOPS.md §5). A call through such a
+ * helper a sock_ops program may call (docs/sockops.md §5). A call through such a
  * pointer compiles to "call N" with N the helper's enum bpf_func_id number.
  * Include <uapi/linux/bpf.h> (or <linux/bpf.h>) first. */
 #ifndef SKOPS_SDK_BPF_HELPERS_H

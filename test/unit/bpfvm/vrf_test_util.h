@@ -1,5 +1,5 @@
 /* Shared by the verifier unit tests and the fuzz target: a sock_ops-like
- * program type with the ctx rules of SOCKOPS.md §2 (so bpfvm tests need not
+ * program type with the ctx rules of docs/sockops.md §2 (so bpfvm tests need not
  * link hooks/), and a harness that verifies raw insns directly. */
 #ifndef SKOPS_TEST_BPFVM_VRF_TEST_UTIL_H
 #define SKOPS_TEST_BPFVM_VRF_TEST_UTIL_H
@@ -13,7 +13,7 @@
 
 #define VT_CTX_SIZE 224
 
-/* SOCKOPS.md §2 layout: u32 words up to 164, sk_txhash 164, u64 counters
+/* docs/sockops.md §2 layout: u32 words up to 164, sk_txhash 164, u64 counters
  * 168/176, sk 184, skb_data 192, skb_data_end 200, skb_len 208, flags 212. */
 static inline int vt_ctx_access(uint32_t off, uint32_t size, bool write,
 				struct bpfvm_ctx_access *acc, char *why, size_t why_len)

@@ -1,4 +1,4 @@
-/* hooks_call: the run semantics of SOCKOPS.md §4 (every effective program in
+/* hooks_call: the run semantics of docs/sockops.md §4 (every effective program in
  * order on one context, reply from the last, -1 unless all returned 1 or when
  * none is attached), the context contents, cgroup inheritance, statistics and
  * the typed call-site wrappers, over hand-assembled programs and the double. */

@@ -1,6 +1,6 @@
 /* hooks_helpers and hooks_trace: every sock_ops helper called directly on a
  * context over the socket double: the setsockopt/getsockopt table of
- * SOCKOPS.md §5 with its errnos, callback flags, cookies, socket storage,
+ * docs/sockops.md §5 with its errnos, callback flags, cookies, socket storage,
  * perf output and trace_printk into the hooks log. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* hooks_type: the sock_ops ctx access table (SOCKOPS.md §2, Linux's
+/* hooks_type: the sock_ops ctx access table (docs/sockops.md §2, Linux's
  * sock_ops_is_valid_access), helper availability and the R0 range. */
 #include <errno.h>
 #include <stdio.h>

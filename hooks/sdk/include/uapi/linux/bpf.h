@@ -127,7 +127,7 @@ enum bpf_attach_type {
 #define BPF_RB_PROD_POS	    3
 
 /* Helper numbers: positions in the kernel's ___BPF_FUNC_MAPPER list. Only the
- * helpers a sock_ops program may call (SOCKOPS.md §5) are listed. */
+ * helpers a sock_ops program may call (docs/sockops.md §5) are listed. */
 enum bpf_func_id {
 	BPF_FUNC_unspec = 0,
 	BPF_FUNC_map_lookup_elem = 1,
@@ -250,7 +250,7 @@ enum {
 	BPF_SOCK_OPS_ALL_CB_FLAGS = 0x7F,
 };
 
-/* ctx->op values: which callback is running (SOCKOPS.md §3). */
+/* ctx->op values: which callback is running (docs/sockops.md §3). */
 enum {
 	BPF_SOCK_OPS_VOID = 0,
 	BPF_SOCK_OPS_TIMEOUT_INIT = 1,		 /* reply: SYN RTO in jiffies */
