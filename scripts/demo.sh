@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The demo: sock_ops programs (ours and, when ../shared/seeds is there, the
-# Linux seed samples) run on in-memory sockets, then the kernel equivalence
-# report of the last `make test` run.
+# The demo: sock_ops programs (ours and, when the seed patches are there
+# (SKOPS_SEEDS), the Linux seed samples) run on in-memory sockets, then the
+# kernel equivalence reports of the last `make test` run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SKOPS_SEEDS=${SKOPS_SEEDS:-$(cd .. && pwd)/shared/seeds}
@@ -11,8 +11,14 @@ if [ ! -x build/apps/skops-demo ]; then
 fi
 build/apps/skops-demo "$@"
 echo
-if [ -f build/equivalence-report.md ]; then
-  cat build/equivalence-report.md
-else
-  echo "(no kernel equivalence report yet: 'make test' writes build/equivalence-report.md)"
+shown=0
+for r in build/equivalence-report-progs.md build/equivalence-report-seeds.md; do
+  if [ -f "$r" ]; then
+    [ "$shown" = 0 ] || echo
+    cat "$r"
+    shown=1
+  fi
+done
+if [ "$shown" = 0 ]; then
+  echo "(no kernel equivalence report yet: 'make test' writes build/equivalence-report-*.md)"
 fi

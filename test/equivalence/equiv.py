@@ -4,6 +4,10 @@ and once on a skops socket, against the same unprogrammed kernel peer, and the
 observable effects (wire captures, buffer sizes, tcp_info, program trace) must
 agree. Writes a Markdown report; exits non-zero on any difference.
 
+    equiv.py progs   the project's hooks/progs objects (needs only the build)
+    equiv.py seeds   the Linux 4.13 seed samples out of $SKOPS_SEEDS; exits 77
+                     (not run) with a message when the seed patches are absent
+
 Why the program is attached on one side only in the kernel run: the peer must
 be identical in both runs (an unprogrammed kernel), and the kernel's global
 trace buffer then holds only the program side's lines. See docs/equivalence.md.
@@ -29,7 +33,7 @@ SEEDS = os.environ.get("SKOPS_SEEDS") or os.environ.get(
     "SKOPS_SEEDS_DEFAULT", os.path.join(SRC, "..", "shared", "seeds"))
 SKCAT = os.path.join(BUILD, "apps", "skcat")
 KTOOL = os.path.join(HERE, "ktool.py")
-REPORT = os.path.join(BUILD, "equivalence-report.md")
+REPORT = os.path.join(BUILD, "equivalence-report-%s.md")
 PORT = 55601
 SEND_BYTES = 8 << 20
 TAG = "skeq%d" % os.getpid()
@@ -435,6 +439,14 @@ def main():
     # A meson timeout sends SIGTERM: exit through the finally blocks so that
     # namespaces, cgroups and pins are removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    mode = sys.argv[1] if len(sys.argv) == 2 else ""
+    if mode not in ("progs", "seeds"):
+        print("usage: equiv.py progs|seeds")
+        return 1
+    if mode == "seeds" and not os.path.isdir(SEEDS):
+        print("equivalence: seed patches not found at %s (SKOPS_SEEDS): the seed samples "
+              "were not run; the project's programs are the 'equivalence' test" % SEEDS)
+        return 77
     if os.geteuid() != 0:
         print("equivalence: needs root (netns, bpftool, cgroup v2)")
         return 1
@@ -442,9 +454,6 @@ def main():
         if not shutil.which(tool):
             print("equivalence: missing tool %s" % tool)
             return 1
-    if not os.path.isdir(SEEDS):
-        print("equivalence: seed patches not found at %s: not run" % SEEDS)
-        return 77
     if not os.access(SKCAT, os.X_OK):
         print("equivalence: %s not built" % SKCAT)
         return 1
@@ -460,19 +469,21 @@ def main():
     rows = []
     notes = ["Kernel HZ %d and tcp_syn_linear_timeouts %d are given to skops as SKOPS_HZ and "
              "SKOPS_SYN_LINEAR_TIMEOUTS." % (hz, linear),
-             "The kernel here refuses the seeds' `return -1` (R0 must be 0 or 1): the kernel "
-             "run loads a copy with each `return -1;` changed to `return 1;`, which leaves the "
-             "reply 0 (the default); skops runs the unmodified object in compatibility mode.",
              "Both sides use reno so that CC-dependent values (ssthresh) are comparable."]
+    if mode == "seeds":
+        notes.insert(1, "The kernel here refuses the seeds' `return -1` (R0 must be 0 or 1): "
+                     "the kernel run loads a copy with each `return -1;` changed to "
+                     "`return 1;`, which leaves the reply 0 (the default); skops runs the "
+                     "unmodified object in compatibility mode.")
     programs = []
-    for name, scenarios in SEED_SCENARIOS.items():
+    for name, scenarios in (SEED_SCENARIOS if mode == "seeds" else {}).items():
         src = extract_seed(name, os.path.join(work, "tcp_%s_kern.c" % name))
         ksrc = os.path.join(work, "k_tcp_%s_kern.c" % name)
         open(ksrc, "w").write(open(src).read().replace("return -1;", "return 1;"))
         obj = compile_bpf(src, os.path.join(work, "tcp_%s.o" % name))
         kobj = compile_bpf(ksrc, os.path.join(work, "k_tcp_%s.o" % name))
         programs.append(("tcp_%s (seed)" % name, obj, kobj, scenarios))
-    for name, scenarios in PROG_SCENARIOS.items():
+    for name, scenarios in (PROG_SCENARIOS if mode == "progs" else {}).items():
         obj = os.path.join(BUILD, "hooks", "progs", name + ".o")
         if not os.path.exists(obj):
             print("equivalence: %s not built" % obj)
@@ -511,8 +522,10 @@ def main():
                         label, where, obs, fmt(k)[:60], fmt(s)[:60],
                         "equal" if ok else "DIFFERENT"), flush=True)
     shutil.rmtree(work, ignore_errors=True)
-    with open(REPORT, "w") as f:
-        f.write("# sock_ops equivalence: Linux kernel vs skops\n\n")
+    report = REPORT % mode
+    with open(report, "w") as f:
+        f.write("# sock_ops equivalence: Linux kernel vs skops (%s)\n\n" % (
+            "the Linux seed samples" if mode == "seeds" else "hooks/progs"))
         for n in notes:
             f.write("- %s\n" % n)
         f.write("\n| program | scenario | observable | kernel | skops | equal |\n")
@@ -524,7 +537,7 @@ def main():
                 r[4].replace("|", "/"), "yes" if r[5] else "**no**"))
     bad = [r for r in rows if not r[5]]
     print("equivalence: %d rows, %d equal, %d different; report %s" % (
-        len(rows), len(rows) - len(bad), len(bad), REPORT))
+        len(rows), len(rows) - len(bad), len(bad), report))
     return 1 if bad or not rows else 0
 
 
