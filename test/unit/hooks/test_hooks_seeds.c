@@ -2,7 +2,8 @@
  * compiled at test time with the SDK: each loads and verifies in
  * compatibility mode, strict mode refuses its "return -1", and on the socket
  * double every op gives the reply and setsockopt calls its source implies.
- * Seeds from $SKOPS_SEEDS, else $SKOPS_SEEDS_DEFAULT; missing → exit 77. */
+ * Seeds from $SKOPS_SEEDS, else $SKOPS_SEEDS_DEFAULT; missing → exit 77 (not
+ * run): every case here is a seed sample; test_hooks_progs always runs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,7 +202,8 @@ int main(void)
 	if (!seeds_dir || !*seeds_dir)
 		seeds_dir = getenv("SKOPS_SEEDS_DEFAULT");
 	if (!seeds_dir || stat(seeds_dir, &st) != 0) {
-		printf("hooks_seeds: seed patches not found (%s): not run\n",
+		printf("hooks_seeds: seed patches not found (%s): the seed samples were not run "
+		       "(the project's programs are test_hooks_progs)\n",
 		       seeds_dir ? seeds_dir : "SKOPS_SEEDS unset");
 		return 77;
 	}
