@@ -42,13 +42,13 @@ int ring_reserve(struct tcp_ring *r, uint32_t cap)
 	uint8_t *nb = malloc(cap);
 	if (!nb)
 		return -ENOMEM;
-	/* Linearise the old contents at the start of the new memory. */
-	if (r->len) {
+	/* Linearise the old memory at the start of the new, all of it: a
+	 * receive ring also holds out-of-order bytes beyond len, at their
+	 * offsets from head. */
+	if (r->cap) {
 		uint32_t first = r->cap - r->head;
-		if (first > r->len)
-			first = r->len;
 		memcpy(nb, r->buf + r->head, first);
-		memcpy(nb + first, r->buf, r->len - first);
+		memcpy(nb + first, r->buf, r->head);
 	}
 	free(r->buf);
 	r->buf = nb;
