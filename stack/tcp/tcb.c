@@ -42,13 +42,13 @@ int ring_reserve(struct tcp_ring *r, uint32_t cap)
 	uint8_t *nb = malloc(cap);
 	if (!nb)
 		return -ENOMEM;
-	/* Linearise the old contents at the start of the new memory. */
-	if (r->len) {
+	/* Linearise the old memory at the start of the new, all of it: a
+	 * receive ring also holds out-of-order bytes beyond len, at their
+	 * offsets from head. */
+	if (r->cap) {
 		uint32_t first = r->cap - r->head;
-		if (first > r->len)
-			first = r->len;
 		memcpy(nb, r->buf + r->head, first);
-		memcpy(nb + first, r->buf, r->len - first);
+		memcpy(nb + first, r->buf, r->head);
 	}
 	free(r->buf);
 	r->buf = nb;
@@ -84,6 +84,7 @@ uint32_t ring_write_at(struct tcp_ring *r, uint32_t off, const uint8_t *p, uint3
 	memcpy(r->buf, p + first, n - first);
 	if (off <= r->len && off + n > r->len)
 		r->len = off + n;
+	tcp_check_ring(r);
 	return n;
 }
 
@@ -119,6 +120,7 @@ void ring_iov(const struct tcp_ring *r, uint32_t off, uint32_t n, struct tcp_iov
 	memset(iov, 0, sizeof(*iov));
 	if (n == 0)
 		return;
+	TCP_INV(off + n <= r->len);
 	uint32_t pos = (r->head + off) % r->cap;
 	uint32_t first = r->cap - pos;
 	if (first > n)

@@ -122,6 +122,8 @@ struct tcb {
 	struct tcb *next, *prev; /* the tcp's all-connections list, or a listener's queues */
 	struct tcb *parent;	 /* listener of a child not yet accepted */
 	struct tcb *dirty_next;	 /* events pending delivery */
+	struct tcb *pend_next;	 /* effects pending application (tcp_effect.c) */
+	uint8_t pend;		 /* TCB_P_*: what a sock_ops call asked for */
 	/* ---- cold ---- */
 	struct hooks_sock hs;
 	struct tcp *tcp;
@@ -174,6 +176,15 @@ struct tcb {
 #define TCB_F_SYN_ECN	   (1u << 27) /* the SYN we got asked for ECN */
 #define TCB_F_IN_RECOVERY  (1u << 28)
 #define TCB_F_ACCQ	   (1u << 29) /* on the listener's accept queue */
+#define TCB_F_PENDQ	   (1u << 30) /* on the pending-effects list */
+
+/* Effects a setsockopt recorded for the outermost caller to apply on its way
+ * out of tcp (tcp_effect.c): nothing under a sock_ops call sends, changes
+ * state, frees or reallocates memory another frame may be using. */
+#define TCB_P_OUTPUT (1u << 0) /* run tcp_output (TCP_NODELAY on, TCP_BPF_IW) */
+#define TCB_P_MSS    (1u << 1) /* recompute the send MSS (TCP_MAXSEG) */
+#define TCB_P_KEEP   (1u << 2) /* re-arm or stop keepalive (SO_KEEPALIVE, TCP_KEEPIDLE) */
+#define TCB_P_RCVBUF (1u << 3) /* grow the receive ring to rcvbuf (SO_RCVBUF) */
 
 struct tcp_config {
 	const struct clk *clk; /* unused by tcp itself: now comes with each call */

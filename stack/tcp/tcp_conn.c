@@ -112,13 +112,18 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->flags & TCB_F_CC_INIT)
 		cc_release(tcb);
 	tcp_so_sock_fini(tcb);
-	/* Off the pending-events list (only ever a few entries long between
-	 * two flushes, and skipped when not on it). */
-	for (struct tcb **pp = (tcb->flags & TCB_F_INQ) ? &tcp->dirty : NULL; pp && *pp;
-	     pp = &(*pp)->dirty_next) {
-		if (*pp == tcb) {
-			*pp = tcb->dirty_next;
-			break;
+	tcp_pend_forget(tcp, tcb);
+	/* Off the pending-events lists, the one being delivered included (an
+	 * event callback may close any socket). Both are only ever a few
+	 * entries long, and skipped when not on them. */
+	struct tcb **lists[] = {&tcp->dirty, &tcp->flushing};
+	for (unsigned i = 0; i < 2 && (tcb->flags & TCB_F_INQ); i++) {
+		for (struct tcb **pp = lists[i]; *pp; pp = &(*pp)->dirty_next) {
+			if (*pp == tcb) {
+				*pp = tcb->dirty_next;
+				tcb->flags &= ~TCB_F_INQ;
+				break;
+			}
 		}
 	}
 	tcb_free(tcp, tcb);
@@ -132,6 +137,8 @@ void tcp_destroy(struct tcp *tcp)
 	for (struct tcb *t = tcp->dirty; t; t = t->dirty_next)
 		t->flags &= ~TCB_F_INQ;
 	tcp->dirty = NULL;
+	while (tcp->pend)
+		tcp_pend_forget(tcp, tcp->pend);
 	for (uint32_t i = 0; i < tcp->cfg.max_conns; i++) {
 		struct tcb *tcb = &tcp->pool[i];
 		if (tcb->tcp)
@@ -153,7 +160,9 @@ void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st)
 	enum tcp_state old = tcb->state;
 	if (old == st)
 		return;
-	/* Linux tcp_set_state runs STATE_CB before the change. */
+	/* Linux tcp_set_state runs STATE_CB just before it stores the new
+	 * state: the program sees the old one in ctx->state, everything else
+	 * as the transition left it (the caller updated it first). */
 	tcp_so_state(tcp, tcb, old, st);
 	tcb->state = (uint8_t)st;
 	tcp_mark_event(tcp, tcb);
@@ -171,12 +180,16 @@ void tcp_mark_event(struct tcp *tcp, struct tcb *tcb)
 void tcp_flush_events(struct tcp *tcp)
 {
 	/* Bounded: each tcb is on the list once; callbacks may add new ones,
-	 * which are delivered on the next flush. */
-	struct tcb *list = tcp->dirty;
+	 * which are delivered on the next flush. The list being delivered is
+	 * tcp->flushing, so that a callback closing another socket takes that
+	 * one off it (release) instead of leaving a freed tcb to be visited. */
+	if (tcp->flushing)
+		return; /* a callback flushing again: the outer loop delivers */
+	tcp->flushing = tcp->dirty;
 	tcp->dirty = NULL;
-	while (list) {
-		struct tcb *t = list;
-		list = t->dirty_next;
+	while (tcp->flushing) {
+		struct tcb *t = tcp->flushing;
+		tcp->flushing = t->dirty_next;
 		t->dirty_next = NULL;
 		t->flags &= ~TCB_F_INQ;
 		if (t->sd >= 0 && tcp->cfg.event)
@@ -396,6 +409,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->cb_flags = tcb->hs.cb_flags;
 }
 
+static void icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach);
+
 void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
 	      bool unreach)
 {
@@ -403,6 +418,13 @@ void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t
 	struct tcb *tcb = tcp_hash_find(tcp, t);
 	if (!tcb || tcb->state == TCP_TIME_WAIT || tcb->state == TCP_LISTEN)
 		return;
+	tcp_enter(tcp);
+	icmp_conn(tcp, tcb, seq, mtu, unreach);
+	tcp_leave(tcp);
+}
+
+static void icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach)
+{
 	/* RFC 5927 §4.1: only errors quoting a sequence number in flight. */
 	if (SEQ_LT(seq, tcb->snd_una) || SEQ_GEQ(seq, tcb->snd_max))
 		return;

@@ -137,6 +137,10 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 /* Both ends after the handshake: MSS, cwnd, buffers, CC (Linux tcp_init_transfer). */
 static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 {
+	/* The passive side is a full socket from here on: Linux makes the
+	 * child when this ACK arrives, before the RTT sample. */
+	if (!active)
+		tcb->hs.fullsock = true;
 	tcp_update_mss(tcp, tcb, 0);
 	tcb->recover = tcb->iss;
 	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
@@ -147,15 +151,19 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	tcb->retransmits = 0;
 	tcb->backoff = 0;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
-	tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
+	/* Linux: the active side changes state and then runs
+	 * tcp_init_transfer (cwnd, ACTIVE_ESTABLISHED_CB, CC); the passive
+	 * side runs it in SYN_RECV and changes state after (STATE_CB last). */
+	if (active)
+		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	tcp_init_cwnd(tcp, tcb);
-	if (!active)
-		tcb->hs.fullsock = true;
 	tcp_so_established(tcp, tcb, active);
 	if (!(tcb->flags & TCB_F_CC_INIT)) {
 		tcb->flags |= TCB_F_CC_INIT;
 		cc_init(tcb);
 	}
+	if (!active)
+		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	if (tcb->flags & TCB_F_KEEPALIVE)
 		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
 			      tcp->now + (uint64_t)tcb->keep_idle_s * 1000000000u);
@@ -444,8 +452,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			} else {
 				/* (5) partial: resend the next hole, deflate by what
 				 * was acked, add one segment back. */
-				tcp_retransmit_head(tcp, tcb);
 				tcb->cwnd = tcb->cwnd > segs ? tcb->cwnd - segs + 1 : 1;
+				tcp_retransmit_head(tcp, tcb);
 			}
 		} else {
 			if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
@@ -496,8 +504,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcb->recover = tcb->snd_max;
 			tcb->flags |= TCB_F_IN_RECOVERY;
 			cc_set_state(tcb, TCP_CA_RECOVERY);
-			tcp_retransmit_head(tcp, tcb);
 			tcb->cwnd = tcb->ssthresh + 3;
+			tcp_retransmit_head(tcp, tcb);
 		}
 	}
 	return true;
@@ -710,10 +718,10 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	return true;
 }
 
-void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
-	       const uint8_t *payload, uint32_t len, uint8_t ecn)
+static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t,
+			  const struct tcp_repr *seg, const uint8_t *payload, uint32_t len,
+			  uint8_t ecn)
 {
-	tcp->now = now;
 	tcp->stats.in_segs++;
 	struct tcb *tcb = tcp_hash_find(tcp, t);
 	if (tcb && tcb->state == TCP_TIME_WAIT &&
@@ -749,6 +757,7 @@ void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const s
 		alive = synced_input(tcp, tcb, &s);
 	if (!alive || tcb->state == TCP_CLOSED)
 		return;
+	tcp_check_tcb(tcp, tcb);
 	if (tcb->keep_probes && tcb->flags & TCB_F_KEEPALIVE) {
 		tcb->keep_probes = 0;
 	}
@@ -756,4 +765,15 @@ void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const s
 	    (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT))
 		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + (uint64_t)tcb->keep_idle_s * 1000000000u);
 	tcp_output(tcp, tcb);
+}
+
+/* sock_ops effects recorded while the segment was processed are applied on
+ * the way out (tcp_effect.c). */
+void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
+	       const uint8_t *payload, uint32_t len, uint8_t ecn)
+{
+	tcp->now = now;
+	tcp_enter(tcp);
+	input_segment(tcp, now, t, seg, payload, len, ecn);
+	tcp_leave(tcp);
 }

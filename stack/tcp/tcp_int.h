@@ -49,9 +49,35 @@ struct tcp {
 	struct tcb *wheel[TCP_WHEEL_SLOTS];
 	uint64_t wheel_tick; /* last tick processed */
 	uint32_t timers_armed;
-	struct tcb *dirty;
+	struct tcb *dirty;    /* marked since the last flush */
+	struct tcb *flushing; /* being delivered by tcp_flush_events */
+	struct tcb *pend;     /* effects to apply when depth returns to 0 */
+	uint32_t depth;	      /* nesting of entry points (tcp_enter/tcp_leave) */
 	struct tcp_stats stats;
 };
+
+/* tcp_effect.c: the sock_ops boundary. Every entry point of tcp (input,
+ * timers, ICMP, user calls) runs between tcp_enter and tcp_leave; a
+ * setsockopt records its effect with tcp_defer and the outermost
+ * tcp_leave applies it once, after the call that ran the program has
+ * finished with the tcb. */
+void tcp_enter(struct tcp *tcp);
+void tcp_leave(struct tcp *tcp);
+void tcp_defer(struct tcp *tcp, struct tcb *tcb, uint8_t what);
+void tcp_pend_forget(struct tcp *tcp, struct tcb *tcb); /* tcb is being freed */
+
+/* Invariant checks, compiled into the ASan and fuzz builds (SKOPS_INVARIANTS):
+ * a violated one prints where and aborts. */
+#ifdef SKOPS_INVARIANTS
+void tcp_inv_fail(const char *file, int line, const char *what);
+void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb);
+void tcp_check_ring(const struct tcp_ring *r);
+#define TCP_INV(cond) ((cond) ? (void)0 : tcp_inv_fail(__FILE__, __LINE__, #cond))
+#else
+#define TCP_INV(cond)		 ((void)0)
+#define tcp_check_tcb(tcp, tcb) ((void)(tcp), (void)(tcb))
+#define tcp_check_ring(r)	 ((void)(r))
+#endif
 
 /* tcb.c */
 struct tcb *tcb_alloc(struct tcp *tcp, int family);
@@ -127,7 +153,9 @@ bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req);      /* each SYN-ACK s
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
 void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);
 void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp_state st);
-void tcp_so_rto(struct tcp *tcp, struct tcb *tcb);
+/* Before the retransmission, with the RTO that expired; expired: giving up. */
+void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired);
+/* After the retransmission is accounted (snd_nxt, snd_max, counters, timer). */
 void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res);
 void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb);
 /* Effective initial window in bytes from RWND_INIT (0: default). */

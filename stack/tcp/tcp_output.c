@@ -288,7 +288,6 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 		tcb->total_retrans++;
 		tcb->bytes_retrans += len;
 		tcp->stats.retrans++;
-		tcp_so_retrans(tcp, tcb, seq, 1, rc < 0 ? rc : 0);
 	} else {
 		tcb->bytes_sent += len;
 	}
@@ -308,6 +307,10 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	}
 	if (!tcb->tmr[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
 		tcp_rearm_rtx(tcp, tcb);
+	tcp_check_tcb(tcp, tcb);
+	/* Linux __tcp_retransmit_skb: after the segment left and was counted. */
+	if (rtx)
+		tcp_so_retrans(tcp, tcb, seq, 1, rc < 0 ? rc : 0);
 	return rc;
 }
 
@@ -334,10 +337,9 @@ void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
 		   SEQ_GT(tcb->snd_max, tcb->fin_seq);
 	if (len == 0 && !fin)
 		return;
-	uint32_t saved = tcb->snd_nxt;
+	/* send_segment moves snd_nxt only forward: the data after this
+	 * segment that went out before stays sent. */
 	send_segment(tcp, tcb, tcb->snd_una, len, fin);
-	if (SEQ_GT(saved, tcb->snd_nxt))
-		tcb->snd_nxt = saved;
 }
 
 static bool can_send_data(uint8_t st)

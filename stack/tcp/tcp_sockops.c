@@ -173,17 +173,19 @@ void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp
 		hooks_state_cb(&tcb->hs, tcp_state_kernel(old), tcp_state_kernel(st));
 }
 
-void tcp_so_rto(struct tcp *tcp, struct tcb *tcb)
+void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 {
-	(void)tcp;
+	/* Linux tcp_write_timeout: the retransmissions so far, the RTO that
+	 * just expired in jiffies, and whether this one gives up. */
 	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RTO))
-		hooks_rto_cb(&tcb->hs, tcb->retransmits, tcb->rto_us / 1000u, 0);
+		hooks_rto_cb(&tcb->hs, tcb->retransmits,
+			     (uint32_t)((uint64_t)rto_us * tcp->cfg.hz / 1000000u), expired);
 }
 
 void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res)
 {
 	(void)tcp;
-	if (so_on(tcb) && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RETRANS))
+	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RETRANS))
 		hooks_retrans_cb(&tcb->hs, seq, segs, res);
 }
 
@@ -328,24 +330,19 @@ static int set_sol_socket(struct tcb *tcb, int optname, int v)
 		    tcb->rcv.len + (tcb->ooo_n ? tcb->ooo[tcb->ooo_n - 1].r - tcb->rcv_nxt : 0))
 			nb = tcb->rcv.cap;
 		tcb->rcvbuf = nb;
-		if (tcb->rcv.cap && tcb->rcv.cap < nb && ring_reserve(&tcb->rcv, nb) < 0)
-			return -ENOMEM;
+		if (tcb->rcv.cap && tcb->rcv.cap < nb)
+			tcp_defer(tcp, tcb, TCB_P_RCVBUF);
 		if (tcb->rcv_ssthresh > nb)
 			tcb->rcv_ssthresh = nb;
 		tcb->flags |= TCB_F_RCVBUF_LOCK;
 		return 0;
 	}
 	case SO_KEEPALIVE:
-		if (v) {
+		if (v)
 			tcb->flags |= TCB_F_KEEPALIVE;
-			if (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT)
-				tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-					      tcp->now + (uint64_t)tcb->keep_idle_s * 1000000000u);
-		} else {
+		else
 			tcb->flags &= ~TCB_F_KEEPALIVE;
-			if (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT)
-				tcp_timer_clear(tcp, tcb, TCP_T_KEEP);
-		}
+		tcp_defer(tcp, tcb, TCB_P_KEEP);
 		return 0;
 	case SO_REUSEADDR:
 		if (v)
@@ -378,22 +375,23 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 			tcb->flags |= TCB_F_NODELAY;
 		else
 			tcb->flags &= ~TCB_F_NODELAY;
-		if (v && tcb->state >= TCP_ESTABLISHED)
-			tcp_output(tcp, tcb);
+		/* Linux pushes what Nagle held at once; here the caller's way
+		 * out of tcp does, at the same instant. */
+		if (v)
+			tcp_defer(tcp, tcb, TCB_P_OUTPUT);
 		return 0;
 	case TCP_OPT_MAXSEG:
 		if (v && (v < (int)TCP_MIN_MSS || v > 65535))
 			return -EINVAL;
 		tcb->user_mss = (uint16_t)v;
-		if (tcb->state >= TCP_ESTABLISHED)
-			tcp_update_mss(tcp, tcb, 0);
+		tcp_defer(tcp, tcb, TCB_P_MSS);
 		return 0;
 	case TCP_OPT_KEEPIDLE:
 		if (v < 1 || v > 32767)
 			return -EINVAL;
 		tcb->keep_idle_s = (uint32_t)v;
-		if ((tcb->flags & TCB_F_KEEPALIVE) && tcb->state == TCP_ESTABLISHED)
-			tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + (uint64_t)v * 1000000000u);
+		if (tcb->flags & TCB_F_KEEPALIVE)
+			tcp_defer(tcp, tcb, TCB_P_KEEP);
 		return 0;
 	case TCP_OPT_KEEPINTVL:
 		if (v < 1 || v > 32767)
@@ -441,8 +439,7 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 		tcb->initial_cwnd = (uint32_t)v;
 		if (tcb->cwnd_clamp && tcb->cwnd > tcb->cwnd_clamp)
 			tcb->cwnd = tcb->cwnd_clamp;
-		if (tcb->state >= TCP_ESTABLISHED)
-			tcp_output(tcp, tcb);
+		tcp_defer(tcp, tcb, TCB_P_OUTPUT);
 		return 0;
 	case HOOKS_TCP_SNDCWND_CLAMP:
 		if (v <= 0)
@@ -474,8 +471,8 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 	}
 }
 
-int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
-		   bool from_bpf)
+static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void *val,
+			     uint32_t len, bool from_bpf)
 {
 	int v = 0;
 	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION)
@@ -502,6 +499,19 @@ int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uin
 	default:
 		return -ENOPROTOOPT;
 	}
+}
+
+/* Effects are recorded (tcp_effect.c): from a program they wait for the
+ * call that ran it; from the user this is the outermost call and applies
+ * them before returning. */
+int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
+		   bool from_bpf)
+{
+	struct tcp *tcp = tcb->tcp;
+	tcp_enter(tcp);
+	int rc = setsockopt_locked(tcb, level, optname, val, len, from_bpf);
+	tcp_leave(tcp);
+	return rc;
 }
 
 static int put_int(void *val, uint32_t *len, int v)

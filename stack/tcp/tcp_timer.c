@@ -147,18 +147,24 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 {
 	uint32_t limit = tcb->state == TCP_SYN_SENT ? tcb->syn_retries : tcp->cfg.synack_retries;
-	if (tcb->retransmits >= limit) {
+	bool expired = tcb->retransmits >= limit;
+	/* Linux tcp_write_timeout: RTO_CB first, with the count so far and the
+	 * gap that just expired, also when it gives up. */
+	tcp_so_rto(tcp, tcb, tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1), expired);
+	if (expired) {
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
 	}
 	tcb->retransmits++;
 	tcb->total_retrans++;
 	tcp->stats.retrans++;
-	tcp_so_rto(tcp, tcb);
 	tcb->flags &= ~TCB_F_RTT_TIMING; /* Karn: no sample from a retransmitted SYN */
 	tcp_send_syn(tcp, tcb);
 	tcp_timer_set(tcp, tcb, TCP_T_RTX,
 		      tcp->now + (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1) * 1000u);
+	/* A full socket's SYN goes through Linux's tcp_retransmit_skb too
+	 * (a request's SYN-ACK does not: tcp_so_retrans skips it). */
+	tcp_so_retrans(tcp, tcb, tcb->iss, 1, 0);
 }
 
 static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
@@ -183,10 +189,12 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->snd_una == tcb->snd_max)
 		return;
 	/* Linux tcp_write_timeout: give up after tcp_retries2 (15) backoffs or
-	 * TCP_USER_TIMEOUT. */
-	if (tcb->retransmits >= 15 ||
-	    (tcb->user_timeout_ms && tcb->rtx_first_ns &&
-	     tcp->now - tcb->rtx_first_ns >= (uint64_t)tcb->user_timeout_ms * 1000000u)) {
+	 * TCP_USER_TIMEOUT; RTO_CB runs first, before anything changes. */
+	bool expired = tcb->retransmits >= 15 ||
+		       (tcb->user_timeout_ms && tcb->rtx_first_ns &&
+			tcp->now - tcb->rtx_first_ns >= (uint64_t)tcb->user_timeout_ms * 1000000u);
+	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcb), expired);
+	if (expired) {
 		tcp_send_rst(tcp, tcb);
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
@@ -195,7 +203,6 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcb->rtx_first_ns = tcp->now;
 	tcb->retransmits++;
 	tcp->stats.rto++;
-	tcp_so_rto(tcp, tcb);
 	/* RFC 5681 §3.1 (4)-(5): ssthresh from the CC, loss window of one. */
 	if (tcb->cc_state != TCP_CA_LOSS) {
 		tcb->prior_cwnd = tcb->cwnd;
@@ -262,6 +269,7 @@ static void fire(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
+	tcp_check_tcb(tcp, tcb);
 	if (tcb->tmr[TCP_T_KEEP] && tcb->tmr[TCP_T_KEEP] <= now) {
 		tcb->tmr[TCP_T_KEEP] = 0;
 		keep_timeout(tcp, tcb);
@@ -275,6 +283,7 @@ int tcp_timers(struct tcp *tcp, uint64_t now)
 	uint64_t target = now / TCP_TICK_NS;
 	if (target <= tcp->wheel_tick)
 		return 0;
+	tcp_enter(tcp);
 	uint64_t steps = target - tcp->wheel_tick;
 	if (steps > TCP_WHEEL_SLOTS)
 		steps = TCP_WHEEL_SLOTS; /* one revolution visits every slot */
@@ -305,5 +314,6 @@ int tcp_timers(struct tcp *tcp, uint64_t now)
 		}
 	}
 	tcp->wheel_tick = target;
+	tcp_leave(tcp);
 	return fired;
 }

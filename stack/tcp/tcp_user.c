@@ -63,9 +63,8 @@ int tcp_bind(struct tcp *tcp, struct tcb *tcb, const void *addr, uint16_t port)
 	return 0;
 }
 
-int tcp_listen(struct tcp *tcp, struct tcb *tcb, int backlog, uint64_t now)
+static int listen_call(struct tcp *tcp, struct tcb *tcb, int backlog)
 {
-	tcp->now = now;
 	if (tcb->state == TCP_LISTEN) {
 		tcb->backlog = (uint16_t)(backlog < 1 ? 1 : backlog > 4096 ? 4096 : backlog);
 		return 0;
@@ -89,9 +88,9 @@ int tcp_listen(struct tcp *tcp, struct tcb *tcb, int backlog, uint64_t now)
 	return 0;
 }
 
-int tcp_connect(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport, uint64_t now)
+static int connect_call(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport,
+			uint64_t now)
 {
-	tcp->now = now;
 	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED)
 		return -EALREADY;
 	if (tcb->state != TCP_CLOSED)
@@ -158,9 +157,8 @@ struct tcb *tcp_accept(struct tcp *tcp, struct tcb *l)
 	return c;
 }
 
-int32_t tcp_send(struct tcp *tcp, struct tcb *tcb, const void *buf, uint32_t len, uint64_t now)
+static int32_t send_call(struct tcp *tcp, struct tcb *tcb, const void *buf, uint32_t len)
 {
-	tcp->now = now;
 	if (tcb->err)
 		return -tcb->err;
 	switch (tcb->state) {
@@ -224,9 +222,8 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 	return (int32_t)n;
 }
 
-int tcp_shutdown(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr, uint64_t now)
+static int shutdown_call(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr)
 {
-	tcp->now = now;
 	if (rd)
 		tcb->flags |= TCB_F_RD_SHUT;
 	if (!wr || (tcb->flags & TCB_F_FIN_QUEUED))
@@ -270,9 +267,8 @@ void tcp_abort(struct tcp *tcp, struct tcb *tcb, uint64_t now, bool send_rst)
 	tcp_release(tcp, tcb);
 }
 
-void tcp_close(struct tcp *tcp, struct tcb *tcb, uint64_t now)
+static void close_call(struct tcp *tcp, struct tcb *tcb, uint64_t now)
 {
-	tcp->now = now;
 	tcb->sd = -1;
 	tcb->flags |= TCB_F_ORPHAN | TCB_F_RD_SHUT;
 	switch (tcb->state) {
@@ -297,4 +293,50 @@ void tcp_close(struct tcp *tcp, struct tcb *tcb, uint64_t now)
 	tcp_shutdown(tcp, tcb, true, true, now);
 	if (tcb->state == TCP_FIN_WAIT_2)
 		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + TCP_FIN_TIMEOUT_MS * 1000000ull);
+}
+
+/* The entry points: sock_ops effects recorded by the calls above are applied
+ * on the way out (tcp_effect.c). */
+int tcp_listen(struct tcp *tcp, struct tcb *tcb, int backlog, uint64_t now)
+{
+	tcp->now = now;
+	tcp_enter(tcp);
+	int rc = listen_call(tcp, tcb, backlog);
+	tcp_leave(tcp);
+	return rc;
+}
+
+int tcp_connect(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport, uint64_t now)
+{
+	tcp->now = now;
+	tcp_enter(tcp);
+	int rc = connect_call(tcp, tcb, raddr, rport, now);
+	tcp_leave(tcp);
+	return rc;
+}
+
+int32_t tcp_send(struct tcp *tcp, struct tcb *tcb, const void *buf, uint32_t len, uint64_t now)
+{
+	tcp->now = now;
+	tcp_enter(tcp);
+	int32_t rc = send_call(tcp, tcb, buf, len);
+	tcp_leave(tcp);
+	return rc;
+}
+
+int tcp_shutdown(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr, uint64_t now)
+{
+	tcp->now = now;
+	tcp_enter(tcp);
+	int rc = shutdown_call(tcp, tcb, rd, wr);
+	tcp_leave(tcp);
+	return rc;
+}
+
+void tcp_close(struct tcp *tcp, struct tcb *tcb, uint64_t now)
+{
+	tcp->now = now;
+	tcp_enter(tcp);
+	close_call(tcp, tcb, now);
+	tcp_leave(tcp);
 }

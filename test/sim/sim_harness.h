@@ -55,10 +55,12 @@ static inline void sim_net_cfg(struct sim *s, struct net_config *c, struct dev *
 	c->naddrs = 1;
 }
 
-/* fault may be NULL (a clean wire). max_conns sizes both stacks. */
-static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,
-			     const struct dev_fault_config *fault, uint32_t max_conns,
-			     uint32_t bufsz, bool pcap)
+/* fault may be NULL (a clean wire). max_conns sizes both stacks. hooks
+ * (with its cg_tree) runs sock_ops on both stacks; NULL: none. */
+static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed,
+				   const struct dev_fault_config *fault, uint32_t max_conns,
+				   uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				   struct hooks *hooks)
 {
 	memset(s, 0, sizeof(*s));
 	s->now = 1000000000ull;
@@ -104,6 +106,8 @@ static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,
 	ca.syn_linear_timeouts = 4;
 	ca.wmem_default = bufsz;
 	ca.rmem_default = bufsz;
+	ca.cg_tree = tree;
+	ca.hooks = hooks;
 	cb = ca;
 	sim_net_cfg(s, &cb.net, db, s->b4);
 	cb.net.seed = seed + 1;
@@ -113,6 +117,13 @@ static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,
 	if ((rc = stack_create(&cb, &s->b)) < 0)
 		return rc;
 	return 0;
+}
+
+static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,
+			     const struct dev_fault_config *fault, uint32_t max_conns,
+			     uint32_t bufsz, bool pcap)
+{
+	return sim_create_hooks(s, tag, seed, fault, max_conns, bufsz, pcap, NULL, NULL);
 }
 
 /* Keeps the pcap when keep_pcap (a failure), else removes it. */
