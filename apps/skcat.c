@@ -9,6 +9,8 @@
  *   -v (one line per accepted connection: peer and local address)
  *   --echo (send back what each connection receives instead of using
  *   stdin/stdout) --conns N (with -l --echo: serve N connections at once)
+ *   --v6only (with -l and addresses of both families: an AF_INET and an
+ *   IPV6_V6ONLY AF_INET6 listener instead of one dual-stack AF_INET6 one)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
@@ -52,7 +54,7 @@ struct skcat {
 	struct dev_opts dev;
 	struct net_config net;
 	const char *sockops, *cgroup, *cc, *pcap;
-	bool strict, info, listen, trace, verbose, echo;
+	bool strict, info, listen, trace, verbose, echo, v6only;
 	unsigned conns;	     /* connections to serve with -l (--conns) */
 	struct hooks *hooks; /* ours when --sockops: --trace drains it */
 	double timeout_s;
@@ -136,6 +138,8 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 		k->dev.promisc = !strcmp(v, "1") || !strcmp(v, "true");
 	} else if (!strcmp(key, "echo")) {
 		k->echo = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "v6only")) {
+		k->v6only = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
 	} else if (!strcmp(key, "conns")) {
 		char *end;
 		unsigned long n = strtoul(v, &end, 10);
@@ -165,26 +169,36 @@ static void usage(void)
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
-			"  --echo [--conns N]\n");
+			"  --echo [--conns N] --v6only\n");
 	exit(2);
 }
 
 static void parse_args(struct skcat *k, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"vdev", required_argument, NULL, 1},     {"addr", required_argument, NULL, 2},
-	    {"gw", required_argument, NULL, 3},	      {"mtu", required_argument, NULL, 4},
-	    {"eal", required_argument, NULL, 5},      {"sockops", required_argument, NULL, 6},
-	    {"cgroup", required_argument, NULL, 7},   {"strict", no_argument, NULL, 8},
-	    {"cc", required_argument, NULL, 9},	      {"info", no_argument, NULL, 10},
-	    {"config", required_argument, NULL, 11},  {"pcap", required_argument, NULL, 12},
-	    {"timeout", required_argument, NULL, 13}, {"trace", no_argument, NULL, 14},
-	    {"echo", no_argument, NULL, 15},	      {"conns", required_argument, NULL, 16},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"vdev", required_argument, NULL, 1},
+	    {"addr", required_argument, NULL, 2},
+	    {"gw", required_argument, NULL, 3},
+	    {"mtu", required_argument, NULL, 4},
+	    {"eal", required_argument, NULL, 5},
+	    {"sockops", required_argument, NULL, 6},
+	    {"cgroup", required_argument, NULL, 7},
+	    {"strict", no_argument, NULL, 8},
+	    {"cc", required_argument, NULL, 9},
+	    {"info", no_argument, NULL, 10},
+	    {"config", required_argument, NULL, 11},
+	    {"pcap", required_argument, NULL, 12},
+	    {"timeout", required_argument, NULL, 13},
+	    {"trace", no_argument, NULL, 14},
+	    {"echo", no_argument, NULL, 15},
+	    {"conns", required_argument, NULL, 16},
+	    {"v6only", no_argument, NULL, 17},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,      "vdev",	 "addr",   "gw",   "mtu",  "eal",
-					   "sockops", "cgroup",	 "strict", "cc",   "info", NULL,
-					   "pcap",    "timeout", "trace",  "echo", "conns"};
+	static const char *const keys[] = {
+	    NULL, "vdev", "addr", "gw",	  "mtu",     "eal",   "sockops", "cgroup", "strict",
+	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -196,7 +210,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 16) {
+		} else if (c >= 1 && c <= 17) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -556,30 +570,35 @@ static void log_accept(const struct skcat *k, struct stack *st, int sd)
 		sa_str(&l, lb, sizeof(lb)));
 }
 
-/* One listener per configured family. While the stack's port table does
- * not tell families apart the second bind reports EADDRINUSE; then only
- * the first family (IPv4) listens. */
+/* With addresses of both families, one AF_INET6 socket on [::]:PORT with
+ * IPV6_V6ONLY off takes both (IPv4 peers appear v4-mapped, as on Linux);
+ * --v6only listens with two sockets instead, AF_INET on 0.0.0.0 and an
+ * IPV6_V6ONLY AF_INET6 on [::]. With one family, one socket of it. */
 static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 {
+	bool have[2] = {false, false};
+	for (unsigned i = 0; i < k->net.naddrs; i++)
+		have[k->net.addrs[i].family == AF_INET6] = true;
+	if (have[0] && have[1] && !k->v6only)
+		have[0] = false;
 	struct sockaddr_storage ss;
 	for (int f = 0; f < 2; f++) {
-		uint8_t fam = f ? AF_INET6 : AF_INET;
-		bool have = false;
-		for (unsigned i = 0; i < k->net.naddrs; i++)
-			have |= k->net.addrs[i].family == fam;
-		if (!have)
+		if (!have[f])
 			continue;
+		uint8_t fam = f ? AF_INET6 : AF_INET;
 		int s = skops_socket(st, fam, SOCK_STREAM);
 		if (s < 0)
 			die("socket: %s", strerror(-s));
-		socklen_t l = make_sa(fam, NULL, port_of(k), &ss);
-		int rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
-		if (rc == -EADDRINUSE && f == 1 && lsd[0] >= 0) {
-			skops_close(st, s);
-			continue;
-		}
+		int v6only = k->v6only;
+		int rc = fam == AF_INET6 ? skops_setsockopt(st, s, SOL_IPV6, IPV6_V6ONLY, &v6only,
+							    sizeof(v6only))
+					 : 0;
 		if (rc)
-			die("bind :%s: %s", k->port, strerror(-rc));
+			die("IPV6_V6ONLY: %s", strerror(-rc));
+		socklen_t l = make_sa(fam, NULL, port_of(k), &ss);
+		rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
+		if (rc)
+			die("bind %s:%s: %s", f ? "[::]" : "0.0.0.0", k->port, strerror(-rc));
 		set_cc(st, s, k->cc);
 		if ((rc = skops_listen(st, s, SKCAT_LISTEN_BACK)))
 			die("listen: %s", strerror(-rc));
