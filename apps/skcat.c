@@ -6,6 +6,11 @@
  * OPTIONS: --vdev DEVARGS (repeatable) --addr CIDR (repeatable) --gw ADDR
  *   --mtu N --eal "ARGS" --sockops FILE.o [--cgroup PATH] [--strict]
  *   --cc NAME --info --trace --config FILE --pcap FILE --timeout SECONDS
+ *   -v (one line per accepted connection: peer and local address)
+ *   --echo (send back what each connection receives instead of using
+ *   stdin/stdout) --conns N (with -l --echo: serve N connections at once)
+ *   --v6only (with -l and addresses of both families: an AF_INET and an
+ *   IPV6_V6ONLY AF_INET6 listener instead of one dual-stack AF_INET6 one)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
@@ -13,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -31,7 +37,10 @@
 #include "net/net.h"
 #include "skops.h"
 
-#define SKCAT_BUF (256 * 1024)
+#define SKCAT_BUF	  (256 * 1024)
+#define SKCAT_MAX_CONNS	  64
+#define SKCAT_ECHO_BUF	  (64 * 1024)
+#define SKCAT_LISTEN_BACK 8
 
 static volatile sig_atomic_t quit;
 
@@ -45,7 +54,8 @@ struct skcat {
 	struct dev_opts dev;
 	struct net_config net;
 	const char *sockops, *cgroup, *cc, *pcap;
-	bool strict, info, listen, trace;
+	bool strict, info, listen, trace, verbose, echo, v6only;
+	unsigned conns;	     /* connections to serve with -l (--conns) */
 	struct hooks *hooks; /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
@@ -126,6 +136,19 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 		k->timeout_s = strtod(v, NULL);
 	} else if (!strcmp(key, "promisc")) {
 		k->dev.promisc = !strcmp(v, "1") || !strcmp(v, "true");
+	} else if (!strcmp(key, "echo")) {
+		k->echo = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "v6only")) {
+		k->v6only = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "conns")) {
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+		if (*end || n < 1 || n > SKCAT_MAX_CONNS) {
+			snprintf(err, elen, "bad connection count '%s' (1 to %d)", v,
+				 SKCAT_MAX_CONNS);
+			return -EINVAL;
+		}
+		k->conns = (unsigned)n;
 	} else if (!strcmp(key, "no-offload")) {
 		k->dev.no_offload = !strcmp(v, "1") || !strcmp(v, "true");
 	} else {
@@ -145,35 +168,49 @@ static void usage(void)
 	fprintf(stderr, "usage: skcat [OPTIONS] -l PORT | skcat [OPTIONS] HOST PORT\n"
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
-			"  --trace --config FILE --pcap FILE --timeout SECONDS\n");
+			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
+			"  --echo [--conns N] --v6only\n");
 	exit(2);
 }
 
 static void parse_args(struct skcat *k, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"vdev", required_argument, NULL, 1},     {"addr", required_argument, NULL, 2},
-	    {"gw", required_argument, NULL, 3},	      {"mtu", required_argument, NULL, 4},
-	    {"eal", required_argument, NULL, 5},      {"sockops", required_argument, NULL, 6},
-	    {"cgroup", required_argument, NULL, 7},   {"strict", no_argument, NULL, 8},
-	    {"cc", required_argument, NULL, 9},	      {"info", no_argument, NULL, 10},
-	    {"config", required_argument, NULL, 11},  {"pcap", required_argument, NULL, 12},
-	    {"timeout", required_argument, NULL, 13}, {"trace", no_argument, NULL, 14},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"vdev", required_argument, NULL, 1},
+	    {"addr", required_argument, NULL, 2},
+	    {"gw", required_argument, NULL, 3},
+	    {"mtu", required_argument, NULL, 4},
+	    {"eal", required_argument, NULL, 5},
+	    {"sockops", required_argument, NULL, 6},
+	    {"cgroup", required_argument, NULL, 7},
+	    {"strict", no_argument, NULL, 8},
+	    {"cc", required_argument, NULL, 9},
+	    {"info", no_argument, NULL, 10},
+	    {"config", required_argument, NULL, 11},
+	    {"pcap", required_argument, NULL, 12},
+	    {"timeout", required_argument, NULL, 13},
+	    {"trace", no_argument, NULL, 14},
+	    {"echo", no_argument, NULL, 15},
+	    {"conns", required_argument, NULL, 16},
+	    {"v6only", no_argument, NULL, 17},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,   "vdev",    "addr",	"gw",	   "mtu",
-					   "eal",  "sockops", "cgroup", "strict",  "cc",
-					   "info", NULL,      "pcap",	"timeout", "trace"};
+	static const char *const keys[] = {
+	    NULL, "vdev", "addr", "gw",	  "mtu",     "eal",   "sockops", "cgroup", "strict",
+	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only"};
 	char err[512];
 	int c;
-	while ((c = getopt_long(argc, argv, "l:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
 		if (c == 'l') {
 			k->listen = true;
 			k->port = optarg;
+		} else if (c == 'v') {
+			k->verbose = true;
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 14) {
+		} else if (c >= 1 && c <= 17) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -195,6 +232,10 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		die("no --addr given: the stack needs an address");
 	if (k->cgroup && !k->sockops)
 		die("--cgroup needs --sockops");
+	if (!k->conns)
+		k->conns = 1;
+	if (k->conns > 1 && !(k->listen && k->echo))
+		die("--conns needs -l and --echo (stdin and stdout serve one connection)");
 }
 
 /* A numeric setting from the environment; bad values are an error, not a default. */
@@ -418,6 +459,158 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 	return quit ? 1 : 0;
 }
 
+/* --echo: one connection's bytes go back to it; half-closes after the
+ * peer's FIN once everything read has been queued. */
+struct echo_conn {
+	int sd;
+	uint32_t len, off;
+	bool peer_eof, shut, done;
+	uint8_t buf[SKCAT_ECHO_BUF];
+};
+
+/* One round for c; true once both directions are closed and our data is
+ * acknowledged (or the connection failed after our FIN). */
+static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
+{
+	if (skops_events(st, c->sd) & SKOPS_EV_ERR) {
+		int e = sock_error(st, c->sd);
+		if (e)
+			die("connection: %s", strerror(e));
+	}
+	for (int i = 0; i < 64; i++) {
+		if (c->off < c->len) {
+			ssize_t s = skops_send(st, c->sd, c->buf + c->off, c->len - c->off, 0);
+			if (s > 0) {
+				c->off += (uint32_t)s;
+				*idle = 0;
+				continue;
+			}
+			if (s != -EAGAIN)
+				die("send: %s", strerror((int)-s));
+			break;
+		}
+		if (c->peer_eof)
+			break;
+		ssize_t r = skops_recv(st, c->sd, c->buf, sizeof(c->buf), 0);
+		if (r > 0) {
+			c->len = (uint32_t)r;
+			c->off = 0;
+			*idle = 0;
+			continue;
+		}
+		if (r == 0)
+			c->peer_eof = true;
+		else if (r != -EAGAIN)
+			die("recv: %s", strerror((int)-r));
+		break;
+	}
+	if (c->peer_eof && c->off == c->len && !c->shut) {
+		int rc = skops_shutdown(st, c->sd, SHUT_WR);
+		if (rc)
+			die("shutdown: %s", strerror(-rc));
+		c->shut = true;
+	}
+	if (!c->shut)
+		return false;
+	struct skops_tcp_info ti;
+	return skops_tcp_info(st, c->sd, &ti) || (ti.unacked == 0 && ti.notsent == 0) ||
+	       (skops_events(st, c->sd) & SKOPS_EV_ERR);
+}
+
+static int serve_echo(struct skcat *k, struct stack *st, struct echo_conn *c, unsigned n,
+		      uint64_t deadline, const struct clk *clk)
+{
+	unsigned idle = 0;
+	for (;;) {
+		if (quit)
+			return 1;
+		if (deadline && clk_now(clk) > deadline)
+			die("timeout");
+		pump(k, st, &idle);
+		unsigned left = 0;
+		for (unsigned i = 0; i < n; i++) {
+			if (!c[i].done)
+				c[i].done = echo_step(st, &c[i], &idle);
+			left += !c[i].done;
+		}
+		if (!left)
+			break;
+	}
+	for (unsigned i = 0; k->info && i < n; i++)
+		print_info(st, c[i].sd);
+	return 0;
+}
+
+/* "198.18.0.1:5000" or "[::ffff:198.18.0.1]:5000", from the sockaddr the
+ * socket reports. */
+static const char *sa_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
+		inet_ntop(AF_INET, &s->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(s->sin_port));
+	} else {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
+		inet_ntop(AF_INET6, &s->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(s->sin6_port));
+	}
+	return buf;
+}
+
+/* -v: "skcat: accepted PEER on LOCAL" as getpeername/getsockname report them. */
+static void log_accept(const struct skcat *k, struct stack *st, int sd)
+{
+	if (!k->verbose)
+		return;
+	struct sockaddr_storage p, l;
+	socklen_t pl = sizeof(p), ll = sizeof(l);
+	int rc = skops_getpeername(st, sd, (struct sockaddr *)&p, &pl);
+	if (!rc)
+		rc = skops_getsockname(st, sd, (struct sockaddr *)&l, &ll);
+	if (rc)
+		die("accepted connection: no address: %s", strerror(-rc));
+	char pb[80], lb[80];
+	fprintf(stderr, "skcat: accepted %s on %s\n", sa_str(&p, pb, sizeof(pb)),
+		sa_str(&l, lb, sizeof(lb)));
+}
+
+/* With addresses of both families, one AF_INET6 socket on [::]:PORT with
+ * IPV6_V6ONLY off takes both (IPv4 peers appear v4-mapped, as on Linux);
+ * --v6only listens with two sockets instead, AF_INET on 0.0.0.0 and an
+ * IPV6_V6ONLY AF_INET6 on [::]. With one family, one socket of it. */
+static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
+{
+	bool have[2] = {false, false};
+	for (unsigned i = 0; i < k->net.naddrs; i++)
+		have[k->net.addrs[i].family == AF_INET6] = true;
+	if (have[0] && have[1] && !k->v6only)
+		have[0] = false;
+	struct sockaddr_storage ss;
+	for (int f = 0; f < 2; f++) {
+		if (!have[f])
+			continue;
+		uint8_t fam = f ? AF_INET6 : AF_INET;
+		int s = skops_socket(st, fam, SOCK_STREAM);
+		if (s < 0)
+			die("socket: %s", strerror(-s));
+		int v6only = k->v6only;
+		int rc = fam == AF_INET6 ? skops_setsockopt(st, s, SOL_IPV6, IPV6_V6ONLY, &v6only,
+							    sizeof(v6only))
+					 : 0;
+		if (rc)
+			die("IPV6_V6ONLY: %s", strerror(-rc));
+		socklen_t l = make_sa(fam, NULL, port_of(k), &ss);
+		rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
+		if (rc)
+			die("bind %s:%s: %s", f ? "[::]" : "0.0.0.0", k->port, strerror(-rc));
+		set_cc(st, s, k->cc);
+		if ((rc = skops_listen(st, s, SKCAT_LISTEN_BACK)))
+			die("listen: %s", strerror(-rc));
+		lsd[f] = s;
+	}
+}
+
 static int load_sockops(struct skcat *k, struct bpfvm_registry *reg, struct cg_tree *tree)
 {
 	char lb[8192] = "";
@@ -514,51 +707,34 @@ int main(int argc, char **argv)
 	unsigned idle = 0;
 	int sd = -1;
 	struct sockaddr_storage ss;
+	static struct echo_conn conns[SKCAT_MAX_CONNS];
+	unsigned nacc = 0;
 	if (k.listen) {
 		int lsd[2] = {-1, -1};
-		/* One listener per configured family. While the stack's port
-		 * table does not tell families apart the second bind reports
-		 * EADDRINUSE; then only the first family (IPv4) listens. */
-		for (int f = 0; f < 2; f++) {
-			uint8_t fam = f ? AF_INET6 : AF_INET;
-			bool have = false;
-			for (unsigned i = 0; i < k.net.naddrs; i++)
-				have |= k.net.addrs[i].family == fam;
-			if (!have)
-				continue;
-			int s = skops_socket(st, fam, SOCK_STREAM);
-			if (s < 0)
-				die("socket: %s", strerror(-s));
-			socklen_t l = make_sa(fam, NULL, port_of(&k), &ss);
-			rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
-			if (rc == -EADDRINUSE && f == 1 && lsd[0] >= 0) {
-				skops_close(st, s);
-				continue;
-			}
-			if (rc)
-				die("bind :%s: %s", k.port, strerror(-rc));
-			set_cc(st, s, k.cc);
-			if ((rc = skops_listen(st, s, 8)))
-				die("listen: %s", strerror(-rc));
-			lsd[f] = s;
-		}
-		while (sd < 0 && !quit) {
+		open_listeners(&k, st, lsd);
+		while (nacc < k.conns && !quit) {
 			if (deadline && clk_now(&clk) > deadline)
 				die("timeout waiting for a connection");
 			pump(&k, st, &idle);
-			for (int f = 0; f < 2 && sd < 0; f++) {
+			for (int f = 0; f < 2 && nacc < k.conns; f++) {
 				if (lsd[f] < 0)
 					continue;
 				int a = skops_accept(st, lsd[f], NULL, NULL);
-				if (a >= 0)
-					sd = a;
-				else if (a != -EAGAIN)
+				if (a == -EAGAIN)
+					continue;
+				if (a < 0)
 					die("accept: %s", strerror(-a));
+				log_accept(&k, st, a);
+				conns[nacc++].sd = a;
 			}
+			/* connections accepted first are served while waiting for the rest */
+			for (unsigned i = 0; k.echo && i < nacc; i++)
+				conns[i].done = conns[i].done || echo_step(st, &conns[i], &idle);
 		}
 		for (int f = 0; f < 2; f++)
 			if (lsd[f] >= 0)
 				skops_close(st, lsd[f]);
+		sd = conns[0].sd;
 	} else {
 		uint8_t fam, a[16];
 		if (net_ip_parse(k.host, &fam, a))
@@ -589,8 +765,15 @@ int main(int argc, char **argv)
 	}
 	if (quit)
 		die("interrupted");
-	int status = stream(&k, st, sd, deadline, &clk);
-	skops_close(st, sd);
+	int status;
+	if (k.echo && k.listen) {
+		status = serve_echo(&k, st, conns, nacc, deadline, &clk);
+		for (unsigned i = 0; i < nacc; i++)
+			skops_close(st, conns[i].sd);
+	} else {
+		status = stream(&k, st, sd, deadline, &clk);
+		skops_close(st, sd);
+	}
 	/* a few rounds so the close leaves the host */
 	for (int i = 0; i < 100; i++)
 		stack_poll(st);

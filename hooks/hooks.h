@@ -41,7 +41,9 @@ struct bpfvm_prog_type;
 #define HOOKS_AF_INET6 10
 
 /* What the stack reports about a socket; field names follow struct bpf_sock_ops.
- * Addresses in network byte order, ports in host order. */
+ * Addresses in network byte order, ports in host order. The stack fills
+ * the family's addresses; an AF_INET6 socket connected over IPv4 has
+ * v4-mapped ip6 addresses and the IPv4 ones in the ip4 fields as well. */
 struct hooks_sk_info {
 	uint32_t family; /* AF_INET 2 / AF_INET6 10 */
 	uint32_t remote_ip4, local_ip4;

@@ -88,6 +88,15 @@ void hooks_sock_fini(struct hooks_sock *hs)
 	hs->cg = NULL;
 }
 
+/* An AF_INET6 socket whose connection runs on IPv4 (v4-mapped peer): Linux
+ * shows the IPv4 addresses in the ip4 fields too. */
+static bool hooks_info_mapped(const struct hooks_sk_info *in)
+{
+	const uint8_t *a = (const uint8_t *)in->remote_ip6;
+	static const uint8_t pre[12] = {[10] = 0xff, [11] = 0xff};
+	return memcmp(a, pre, 12) == 0;
+}
+
 /* Copy what the programs read from the socket into the context. Fields the
  * kernel shows only on full sockets stay 0 on request sockets. */
 static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_t groups)
@@ -106,7 +115,8 @@ static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_
 		if (in.family == HOOKS_AF_INET6) {
 			memcpy(v->remote_ip6, in.remote_ip6, sizeof(v->remote_ip6));
 			memcpy(v->local_ip6, in.local_ip6, sizeof(v->local_ip6));
-		} else {
+		}
+		if (in.family != HOOKS_AF_INET6 || hooks_info_mapped(&in)) {
 			v->remote_ip4 = in.remote_ip4;
 			v->local_ip4 = in.local_ip4;
 		}
@@ -152,7 +162,8 @@ static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_
 		if (in.family == HOOKS_AF_INET6) {
 			memcpy(b->src_ip6, in.local_ip6, sizeof(b->src_ip6));
 			memcpy(b->dst_ip6, in.remote_ip6, sizeof(b->dst_ip6));
-		} else {
+		}
+		if (in.family != HOOKS_AF_INET6 || hooks_info_mapped(&in)) {
 			b->src_ip4 = in.local_ip4;
 			b->dst_ip4 = in.remote_ip4;
 		}

@@ -91,6 +91,22 @@ static void sa_put(int family, const void *addr, uint16_t port, struct sockaddr 
 	*len = n;
 }
 
+/* A stream socket's local or remote address in its own family: an IPv4
+ * connection of an AF_INET6 socket shows ::ffff:a.b.c.d, as Linux's
+ * getsockname/getpeername/accept do. */
+static void tcb_sa_put(const struct skops_sock *s, bool local, struct sockaddr *sa, socklen_t *len)
+{
+	const struct tcb *c = s->tcb;
+	const void *a = local ? (const void *)&c->t.laddr : (const void *)&c->t.raddr;
+	uint16_t port = local ? c->t.lport : c->t.rport;
+	uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff};
+	if (s->family == AF_INET6 && c->t.family == AF_INET) {
+		memcpy(mapped + 12, a, 4);
+		a = mapped;
+	}
+	sa_put(s->family, a, port, sa, len);
+}
+
 int skops_socket(struct stack *st, int family, int type)
 {
 	if (family != AF_INET && family != AF_INET6)
@@ -162,6 +178,16 @@ int skops_bind(struct stack *st, int sd, const struct sockaddr *addr, socklen_t 
 	if (rc < 0)
 		return rc;
 	static const uint8_t zero[16];
+	static const uint8_t v4mapped[12] = {[10] = 0xff, [11] = 0xff};
+	if (s->type == SOCK_STREAM && s->family == AF_INET6 && !memcmp(a, v4mapped, 12)) {
+		/* ::ffff:a.b.c.d binds the IPv4 address a.b.c.d (0.0.0.0
+		 * included) on an AF_INET6 socket (Linux inet6_bind) */
+		if (s->tcb->v6only)
+			return -EINVAL;
+		if (memcmp(a + 12, zero, 4) && !net_is_local(st->net, AF_INET, a + 12))
+			return -EADDRNOTAVAIL;
+		return tcp_bind(st->tcp, s->tcb, a, port);
+	}
 	if (memcmp(a, zero, 16) && !net_is_local(st->net, (uint8_t)s->family, a))
 		return -EADDRNOTAVAIL;
 	if (s->type == SOCK_DGRAM)
@@ -194,10 +220,10 @@ int skops_accept(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len
 	int nsd = sock_alloc(st);
 	struct skops_sock *n = &st->socks[nsd];
 	n->type = SOCK_STREAM;
-	n->family = c->t.family;
+	n->family = c->sk_family;
 	n->tcb = c;
 	c->sd = nsd;
-	sa_put(c->t.family, &c->t.raddr, c->t.rport, addr, len);
+	tcb_sa_put(n, false, addr, len);
 	return nsd;
 }
 
@@ -285,7 +311,7 @@ ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flag
 			len = INT32_MAX;
 		int32_t n = tcp_recv(st->tcp, s->tcb, buf, (uint32_t)len, peek, st->now);
 		if (n >= 0 && from)
-			sa_put(s->family, &s->tcb->t.raddr, s->tcb->t.rport, from, fromlen);
+			tcb_sa_put(s, false, from, fromlen);
 		return n;
 	}
 	if (!s->qlen)
@@ -345,6 +371,16 @@ int skops_setsockopt(struct stack *st, int sd, int level, int optname, const voi
 		return -EBADF;
 	if (s->type == SOCK_DGRAM)
 		return level == SOL_SOCKET ? 0 : -ENOPROTOOPT;
+	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
+		/* the socket's binding, not a TCP option: programs cannot set it */
+		int v;
+		if (s->family != AF_INET6)
+			return -ENOPROTOOPT;
+		if (!val || len < sizeof(v))
+			return -EINVAL;
+		memcpy(&v, val, sizeof(v));
+		return tcp_set_v6only(s->tcb, v != 0);
+	}
 	return tcp_setsockopt(s->tcb, level, optname, val, len, false);
 }
 
@@ -365,6 +401,16 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 		}
 		return -ENOPROTOOPT;
 	}
+	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
+		if (s->family != AF_INET6)
+			return -EOPNOTSUPP;
+		int v = s->tcb->v6only;
+		if (*len < sizeof(v))
+			return -EINVAL;
+		memcpy(val, &v, sizeof(v));
+		*len = sizeof(v);
+		return 0;
+	}
 	uint32_t l = *len;
 	int rc = tcp_getsockopt(s->tcb, level, optname, val, &l);
 	*len = l;
@@ -379,7 +425,7 @@ int skops_getsockname(struct stack *st, int sd, struct sockaddr *addr, socklen_t
 	if (s->type == SOCK_DGRAM)
 		sa_put(s->family, s->laddr, s->lport, addr, len);
 	else
-		sa_put(s->family, &s->tcb->t.laddr, s->tcb->t.lport, addr, len);
+		tcb_sa_put(s, true, addr, len);
 	return 0;
 }
 
@@ -397,7 +443,7 @@ int skops_getpeername(struct stack *st, int sd, struct sockaddr *addr, socklen_t
 	uint8_t st_ = s->tcb->state;
 	if (st_ == TCP_CLOSED || st_ == TCP_LISTEN || st_ == TCP_SYN_SENT)
 		return -ENOTCONN;
-	sa_put(s->family, &s->tcb->t.raddr, s->tcb->t.rport, addr, len);
+	tcb_sa_put(s, false, addr, len);
 	return 0;
 }
 

@@ -19,6 +19,7 @@ struct tcb *tcb_alloc(struct tcp *tcp, int family)
 	memset(tcb, 0, sizeof(*tcb));
 	tcb->tcp = tcp;
 	tcb->t.family = (uint8_t)family;
+	tcb->sk_family = (uint8_t)family;
 	tcb->sd = -1;
 	tcb->state = TCP_CLOSED;
 	tcp->nconn++;

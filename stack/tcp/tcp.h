@@ -124,10 +124,17 @@ struct tcb {
 	struct tcb *dirty_next;	 /* events pending delivery */
 	struct tcb *pend_next;	 /* effects pending application (tcp_effect.c) */
 	uint8_t pend;		 /* TCB_P_*: what a sock_ops call asked for */
+	struct tcb *bind_next;	 /* the port table's chain, while TCB_F_BOUND */
 	/* ---- cold ---- */
 	struct hooks_sock hs;
 	struct tcp *tcp;
-	int sd;		  /* socket descriptor, -1 when orphaned */
+	int sd; /* socket descriptor, -1 when orphaned */
+	/* The socket's family. An IPv4 connection of an AF_INET6 socket (an
+	 * IPv4 peer of a dual-stack listener, a connect to ::ffff:a.b.c.d)
+	 * has an AF_INET tuple and sk_family AF_INET6, as Linux keeps
+	 * sk_family while the connection runs on IPv4 (v4-mapped). */
+	uint8_t sk_family;
+	bool v6only;	  /* IPV6_V6ONLY, or bound to a specific IPv6 address */
 	int err;	  /* pending SO_ERROR (positive errno) */
 	uint32_t ev_seen; /* events last reported to the callback */
 	uint16_t backlog, nq_syn, nq_acc;
@@ -231,7 +238,12 @@ void tcp_flush_events(struct tcp *tcp);
 /* ---- user calls (socket.c) ---- */
 
 int tcp_open(struct tcp *tcp, int family, struct tcb **out);
+/* addr as the socket's family holds it: 4 bytes, or 16 for AF_INET6 (::,
+ * a v4-mapped ::ffff:a.b.c.d, or an IPv6 address). Linux's bind conflict
+ * rules (tcp_port.c); the caller checks the address is local. */
 int tcp_bind(struct tcp *tcp, struct tcb *tcb, const void *addr, uint16_t port);
+/* IPV6_V6ONLY: AF_INET6 sockets only, before bind (-EINVAL after). */
+int tcp_set_v6only(struct tcb *tcb, bool on);
 int tcp_listen(struct tcp *tcp, struct tcb *tcb, int backlog, uint64_t now);
 int tcp_connect(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport, uint64_t now);
 struct tcb *tcp_accept(struct tcp *tcp, struct tcb *listener);

@@ -78,11 +78,9 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		hsz <<= 1;
 	tcp->pool = calloc(c->max_conns, sizeof(struct tcb));
 	tcp->ht = calloc(hsz, sizeof(struct tcb *));
-	tcp->port_ref = calloc(TCP_NPORTS, sizeof(uint16_t));
-	if (!tcp->pool || !tcp->ht || !tcp->port_ref) {
+	if (!tcp->pool || !tcp->ht) {
 		free(tcp->pool);
 		free(tcp->ht);
-		free(tcp->port_ref);
 		free(tcp);
 		return -ENOMEM;
 	}
@@ -104,11 +102,7 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 	tcp_hash_remove(tcp, tcb);
 	if (tcb->state == TCP_LISTEN)
 		tcp_listener_remove(tcp, tcb);
-	if (tcb->flags & TCB_F_BOUND) {
-		if (tcp->port_ref[tcb->t.lport])
-			tcp->port_ref[tcb->t.lport]--;
-		tcb->flags &= ~TCB_F_BOUND;
-	}
+	tcp_port_remove(tcp, tcb);
 	if (tcb->flags & TCB_F_CC_INIT)
 		cc_release(tcb);
 	tcp_so_sock_fini(tcb);
@@ -146,7 +140,6 @@ void tcp_destroy(struct tcp *tcp)
 	}
 	free(tcp->pool);
 	free(tcp->ht);
-	free(tcp->port_ref);
 	free(tcp);
 }
 

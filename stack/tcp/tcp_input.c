@@ -71,7 +71,10 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 		return;
 	}
 	c->t = *t;
-	/* What a child inherits from its listener (Linux sk_clone_lock). */
+	/* What a child inherits from its listener (Linux sk_clone_lock); an
+	 * IPv4 child of an AF_INET6 listener stays an AF_INET6 socket. */
+	c->sk_family = l->sk_family;
+	c->v6only = l->v6only;
 	c->flags =
 	    l->flags & (TCB_F_NODELAY | TCB_F_KEEPALIVE | TCB_F_SNDBUF_LOCK | TCB_F_RCVBUF_LOCK);
 	c->flags |= TCB_F_LISTEN_CHILD;

@@ -9,9 +9,9 @@
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
 #define TCP_TICK_NS	1000000ull
-#define TCP_NPORTS	65536u
 #define TCP_EPH_LO	32768u /* Linux ip_local_port_range */
 #define TCP_EPH_HI	60999u
+#define TCP_BIND_SLOTS	1024u /* port table chains (ports mod 1024) */
 
 /* RFC 6298 §2 and Linux's constants. */
 #define TCP_RTO_INIT_US	   1000000u
@@ -43,7 +43,7 @@ struct tcp {
 	struct tcb **ht;
 	uint32_t ht_mask;
 	struct tcb *listeners;
-	uint16_t *port_ref; /* bind()/listen users of each local port */
+	struct tcb *bind_ht[TCP_BIND_SLOTS]; /* bound sockets by local port (tcp_port.c) */
 	struct rnd rnd;
 	uint64_t isn_key[2];
 	struct tcb *wheel[TCP_WHEEL_SLOTS];
@@ -101,6 +101,19 @@ void tcp_listener_remove(struct tcp *tcp, struct tcb *tcb);
 /* Picks a local port for tcb->t (laddr, raddr, rport set) so that the
  * 4-tuple is unused and no bound socket owns the port. */
 int tcp_port_alloc(struct tcp *tcp, struct tcb *tcb);
+/* IPv6 address kinds of Linux's ipv6_addr_type that decide binds and
+ * listener lookup. */
+bool tcp_v6_is_any(const uint8_t a[16]);
+bool tcp_v6_is_mapped(const uint8_t a[16]);
+
+/* tcp_port.c: the port table of bound sockets (bind, listen) */
+bool tcp_port_in_use(const struct tcp *tcp, uint16_t port);
+/* 0, or -EADDRINUSE when a bound socket's address overlaps tcb->t.laddr on port
+ * and SO_REUSEADDR does not let them share it (Linux inet_csk_bind_conflict
+ * without SO_REUSEPORT and devices). Run at bind and again at listen. */
+int tcp_port_conflict(const struct tcp *tcp, const struct tcb *tcb, uint16_t port);
+void tcp_port_add(struct tcp *tcp, struct tcb *tcb);
+void tcp_port_remove(struct tcp *tcp, struct tcb *tcb);
 
 /* tcp_isn.c */
 uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now);

@@ -75,24 +75,53 @@ void tcp_hash_remove(struct tcp *tcp, struct tcb *tcb)
 	tcp->ht[hole] = NULL;
 }
 
-static bool addr_any(const struct tcp_tuple *t)
+/* How well listener l matches a SYN for t: 0 not at all; a specific
+ * address beats a wildcard, and between equals an AF_INET socket beats an
+ * AF_INET6 one (Linux compute_score). An IPv4 SYN also finds AF_INET6
+ * listeners that are not IPV6_V6ONLY, on :: or on its v4-mapped address;
+ * an IPv6 SYN finds AF_INET6 listeners only. */
+static int listener_score(const struct tcb *l, const struct tcp_tuple *t)
 {
-	static const uint8_t zero[16];
-	return t->family == AF_INET ? t->laddr.v4 == 0 : memcmp(t->laddr.v6, zero, 16) == 0;
+	if (l->t.lport != t->lport)
+		return 0;
+	if (t->family == AF_INET6) {
+		if (l->t.family != AF_INET6 || tcp_v6_is_mapped(l->t.laddr.v6))
+			return 0;
+		if (tcp_v6_is_any(l->t.laddr.v6))
+			return 1;
+		return memcmp(l->t.laddr.v6, t->laddr.v6, 16) == 0 ? 3 : 0;
+	}
+	uint32_t a;
+	int fam_bonus = 1;
+	if (l->t.family == AF_INET) {
+		a = l->t.laddr.v4;
+	} else {
+		if (l->v6only)
+			return 0;
+		if (tcp_v6_is_any(l->t.laddr.v6))
+			return 1;
+		if (!tcp_v6_is_mapped(l->t.laddr.v6))
+			return 0;
+		memcpy(&a, l->t.laddr.v6 + 12, 4);
+		fam_bonus = 0;
+	}
+	if (a == 0)
+		return 1 + fam_bonus;
+	return a == t->laddr.v4 ? 3 + fam_bonus : 0;
 }
 
 struct tcb *tcp_listener_find(struct tcp *tcp, const struct tcp_tuple *t)
 {
-	struct tcb *wild = NULL;
+	struct tcb *best = NULL;
+	int best_score = 0;
 	for (struct tcb *l = tcp->listeners; l; l = l->next) {
-		if (l->t.family != t->family || l->t.lport != t->lport)
-			continue;
-		if (addr_any(&l->t))
-			wild = l;
-		else if (memcmp(&l->t.laddr, &t->laddr, sizeof(t->laddr)) == 0)
-			return l; /* a specific address wins over the wildcard */
+		int sc = listener_score(l, t);
+		if (sc > best_score) {
+			best = l;
+			best_score = sc;
+		}
 	}
-	return wild;
+	return best;
 }
 
 void tcp_listener_add(struct tcp *tcp, struct tcb *tcb)
@@ -121,7 +150,7 @@ int tcp_port_alloc(struct tcp *tcp, struct tcb *tcb)
 	uint32_t start = rnd_below(&tcp->rnd, range);
 	for (uint32_t i = 0; i < range; i++) {
 		uint16_t port = (uint16_t)(TCP_EPH_LO + (start + i) % range);
-		if (tcp->port_ref[port])
+		if (tcp_port_in_use(tcp, port))
 			continue;
 		tcb->t.lport = port;
 		if (!tcp_hash_find(tcp, &tcb->t))

@@ -198,14 +198,28 @@ void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb)
 
 /* ---- hooks_sock_ops ---- */
 
+static void so_mapped(uint32_t ip6[4], uint32_t v4)
+{
+	uint8_t m[16] = {[10] = 0xff, [11] = 0xff};
+	memcpy(m + 12, &v4, 4);
+	memcpy(ip6, m, 16);
+}
+
 static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
 {
 	const struct tcb *tcb = tcb_of_hs(hs);
 	if (groups & HOOKS_INFO_ADDR) {
-		o->family = tcb->t.family;
+		o->family = tcb->sk_family;
 		if (tcb->t.family == AF_INET) {
 			o->remote_ip4 = tcb->t.raddr.v4;
 			o->local_ip4 = tcb->t.laddr.v4;
+			/* An IPv4 connection of an AF_INET6 socket: Linux shows
+			 * family AF_INET6, the IPv4 addresses in the ip4 fields and
+			 * their v4-mapped forms in the ip6 fields. */
+			if (tcb->sk_family == AF_INET6) {
+				so_mapped(o->remote_ip6, tcb->t.raddr.v4);
+				so_mapped(o->local_ip6, tcb->t.laddr.v4);
+			}
 		} else {
 			memcpy(o->remote_ip6, tcb->t.raddr.v6, 16);
 			memcpy(o->local_ip6, tcb->t.laddr.v6, 16);

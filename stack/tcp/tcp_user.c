@@ -40,26 +40,45 @@ int tcp_bind(struct tcp *tcp, struct tcb *tcb, const void *addr, uint16_t port)
 	if (tcb->state != TCP_CLOSED || (tcb->flags & TCB_F_BOUND))
 		return -EINVAL;
 	size_t alen = tcb->t.family == AF_INET6 ? 16 : 4;
+	bool v6 = tcb->t.family == AF_INET6;
+	/* Linux inet6_bind: a v4-mapped address makes no sense on an
+	 * IPV6_V6ONLY socket; a specific IPv6 address makes the socket
+	 * IPv6-only. */
+	if (v6 && tcp_v6_is_mapped(addr) && tcb->v6only)
+		return -EINVAL;
+	memcpy(&tcb->t.laddr, addr, alen);
 	if (port == 0) {
 		/* An ephemeral port nobody has bound. */
 		uint32_t range = TCP_EPH_HI - TCP_EPH_LO + 1;
 		uint32_t start = rnd_below(&tcp->rnd, range);
 		for (uint32_t i = 0; i < range; i++) {
 			uint16_t p = (uint16_t)(TCP_EPH_LO + (start + i) % range);
-			if (!tcp->port_ref[p]) {
+			if (!tcp_port_in_use(tcp, p)) {
 				port = p;
 				break;
 			}
 		}
-		if (!port)
-			return -EADDRINUSE;
-	} else if (tcp->port_ref[port] && !(tcb->flags & TCB_F_REUSEADDR)) {
+	} else if (tcp_port_conflict(tcp, tcb, port)) {
+		port = 0;
+	}
+	if (!port) {
+		memset(&tcb->t.laddr, 0, sizeof(tcb->t.laddr));
 		return -EADDRINUSE;
 	}
-	memcpy(&tcb->t.laddr, addr, alen);
+	if (v6 && !tcp_v6_is_any(addr) && !tcp_v6_is_mapped(addr))
+		tcb->v6only = true;
 	tcb->t.lport = port;
-	tcp->port_ref[port]++;
-	tcb->flags |= TCB_F_BOUND;
+	tcp_port_add(tcp, tcb);
+	return 0;
+}
+
+int tcp_set_v6only(struct tcb *tcb, bool on)
+{
+	if (tcb->sk_family != AF_INET6)
+		return -ENOPROTOOPT;
+	if ((tcb->flags & TCB_F_BOUND) || tcb->state != TCP_CLOSED || tcb->t.lport)
+		return -EINVAL;
+	tcb->v6only = on;
 	return 0;
 }
 
@@ -77,10 +96,11 @@ static int listen_call(struct tcp *tcp, struct tcb *tcb, int backlog)
 		if (rc < 0)
 			return rc;
 	}
-	for (struct tcb *l = tcp->listeners; l; l = l->next)
-		if (l->t.family == tcb->t.family && l->t.lport == tcb->t.lport &&
-		    memcmp(&l->t.laddr, &tcb->t.laddr, sizeof(tcb->t.laddr)) == 0)
-			return -EADDRINUSE;
+	/* Linux checks the port again as a listener: SO_REUSEADDR shares a
+	 * port only with holders that do not listen. */
+	int rc = tcp_port_conflict(tcp, tcb, tcb->t.lport);
+	if (rc < 0)
+		return rc;
 	tcb->backlog = (uint16_t)(backlog < 1 ? 1 : backlog > 4096 ? 4096 : backlog);
 	tcp_set_state(tcp, tcb, TCP_LISTEN);
 	tcp_listener_add(tcp, tcb);
@@ -88,8 +108,39 @@ static int listen_call(struct tcp *tcp, struct tcb *tcb, int backlog)
 	return 0;
 }
 
+/* An AF_INET6 socket connecting to ::ffff:a.b.c.d runs the connection over
+ * IPv4 (Linux tcp_v6_connect hands it to tcp_v4_connect): the tuple
+ * becomes AF_INET, sk_family stays AF_INET6. */
+static int connect_mapped(struct tcb *tcb, const uint8_t *raddr, uint8_t v4[4])
+{
+	if (tcb->v6only)
+		return -ENETUNREACH;
+	uint8_t l[4] = {0};
+	if (!tcp_v6_is_any(tcb->t.laddr.v6))
+		memcpy(l, tcb->t.laddr.v6 + 12, 4); /* bound to ::ffff:x (v6only otherwise) */
+	memset(&tcb->t.laddr, 0, sizeof(tcb->t.laddr));
+	memcpy(&tcb->t.laddr, l, 4);
+	memcpy(v4, raddr + 12, 4);
+	tcb->t.family = AF_INET;
+	return 0;
+}
+
+static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport,
+			 uint64_t now);
+
 static int connect_call(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport,
 			uint64_t now)
+{
+	struct tcp_tuple before = tcb->t;
+	int rc = connect_tuple(tcp, tcb, raddr, rport, now);
+	/* a refused connect leaves the socket as it was (family included) */
+	if (rc < 0 && rc != -EINPROGRESS && !(tcb->flags & TCB_F_HASHED))
+		tcb->t = before;
+	return rc;
+}
+
+static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, uint16_t rport,
+			 uint64_t now)
 {
 	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED)
 		return -EALREADY;
@@ -99,6 +150,13 @@ static int connect_call(struct tcp *tcp, struct tcb *tcb, const void *raddr, uin
 		return -EINVAL; /* a failed connection is not reused */
 	if (rport == 0)
 		return -EINVAL;
+	uint8_t v4[4];
+	if (tcb->t.family == AF_INET6 && tcp_v6_is_mapped(raddr)) {
+		int rc = connect_mapped(tcb, raddr, v4);
+		if (rc < 0)
+			return rc;
+		raddr = v4;
+	}
 	int fam = tcb->t.family;
 	size_t alen = fam == AF_INET6 ? 16 : 4;
 	if (addr_is_any(fam, raddr))

@@ -331,6 +331,50 @@ START_TEST(cb_flags_state_rto)
 }
 END_TEST
 
+/* An IPv4 peer of an AF_INET6 listener: the programs see the socket as
+ * Linux shows a v4-mapped one, family AF_INET6 with ::ffff:a.b.c.d in the
+ * ip6 fields (syn_rto.o finds such peers "nearby": the first 44 bits are
+ * equal) and the IPv4 addresses in the ip4 fields; the same SYN to an
+ * AF_INET listener is AF_INET (no opinion, 1 s). */
+START_TEST(v4_mapped_child_family)
+{
+	env_init("syn_rto", 1000);
+	for (int fam = AF_INET6; fam;) {
+		struct fx f;
+		fx_init_cfg(&f, with_hooks);
+		f.t.lport = PORT;
+		struct tcb *l;
+		ck_assert_int_eq(tcp_open(f.tcp, fam, &l), 0);
+		uint8_t any[16] = {0};
+		ck_assert_int_eq(tcp_bind(f.tcp, l, any, PORT), 0);
+		ck_assert_int_eq(tcp_listen(f.tcp, l, 4, f.now), 0);
+		struct tcp_repr syn = fx_repr(1, 0, TCP_SYN, 65535);
+		syn.dport = PORT;
+		fx_send(&f, &syn, NULL, 0);
+		ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_SYN | TCP_ACK);
+		struct tcb *r = tcp_hash_find(f.tcp, &f.t);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_uint_eq(r->t.family, AF_INET);
+		ck_assert_uint_eq(r->syn_rto_us, fam == AF_INET6 ? 10000 : 1000000);
+		struct hooks_sk_info in;
+		memset(&in, 0, sizeof(in));
+		tcp_hooks_ops.info(&r->hs, HOOKS_INFO_ADDR, &in);
+		ck_assert_uint_eq(in.family, fam);
+		ck_assert_uint_eq(in.remote_ip4, inet_addr("10.0.0.2"));
+		ck_assert_uint_eq(in.local_ip4, inet_addr("10.0.0.1"));
+		if (fam == AF_INET6) {
+			uint8_t want[16] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 2};
+			ck_assert_mem_eq(in.remote_ip6, want, 16);
+			want[15] = 1;
+			ck_assert_mem_eq(in.local_ip6, want, 16);
+		}
+		fx_fini(&f);
+		fam = fam == AF_INET6 ? AF_INET : 0;
+	}
+	env_fini();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_sockops");
@@ -339,6 +383,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, timeout_init_hz250);
 	tcase_add_test(tc, timeout_init_synack_and_far_default);
 	tcase_add_test(tc, rwnd_init_windows);
+	tcase_add_test(tc, v4_mapped_child_family);
 	tcase_add_test(tc, needs_ecn_and_unknown_cc);
 	tcase_add_test(tc, init_cwnd_flight);
 	tcase_add_test(tc, cwnd_clamp_and_bufs);
