@@ -130,7 +130,7 @@ int bpfvm_verify(struct bpfvm_prog *prog, struct bpfvm_log *log);
 
 /* The JIT (jit/): 0 and prog->jit_* set, or -errno with a logged reason; the
  * program stays interpretable either way, never half-built. */
-int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log);
+int bpfvm_jit_compile(struct bpfvm_prog *prog, bool blind, struct bpfvm_log *log);
 void bpfvm_jit_free(struct bpfvm_prog *prog);
 
 /* The interpreter (interp.c). */

@@ -404,7 +404,7 @@ int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, 
 		return err;
 	}
 	bpfvm_prog_tag(prog->insns, prog->ninsns, prog->tag);
-	if (opts->jit && bpfvm_jit_compile(prog, log) != 0) {
+	if (opts->jit && bpfvm_jit_compile(prog, opts->jit_blind, log) != 0) {
 		/* logged by the JIT; the interpreter is the documented fallback */
 		prog->jit_fn = NULL;
 	}

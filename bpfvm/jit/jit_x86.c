@@ -275,7 +275,7 @@ static int install(struct jit_state *st, void *image, size_t *size)
 	return 0;
 }
 
-int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
+int bpfvm_jit_compile(struct bpfvm_prog *prog, bool blind, struct bpfvm_log *log)
 {
 	struct jit_state st = {.prog = prog, .log = log, .n = prog->ninsns};
 	void *image = NULL;
@@ -286,9 +286,7 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 		return reject(log, 0, "empty program", -EINVAL);
 	if (st.n > JIT_MAX_IMAGE / JIT_INSN_BYTES)
 		return reject(log, 0, "program too large to JIT", -E2BIG);
-	/* opt-in constant blinding for untrusted loads (jit_blind.c) */
-	const char *blind = getenv("SKOPS_JIT_BLIND");
-	if (blind && blind[0] == '1') {
+	if (blind) { /* jit_blind.c */
 		if (getrandom(&st.blind_key, sizeof st.blind_key, 0) != sizeof st.blind_key)
 			return reject(log, 0, "no randomness for constant blinding", -EAGAIN);
 		st.blind_key |= 0x80000001u; /* never 0, never an imm8 */
