@@ -92,12 +92,18 @@ struct hooks;
 struct hooks_config {
 	struct cg_tree *tree;
 	struct bpfvm_registry *reg;
-	unsigned reader_slot; /* this lcore's cg_reader slot */
+	/* The lcore this instance runs on: its cg_reader slot, the cpu index
+	 * of per-CPU maps and get_smp_processor_id(), and its socket cookies'
+	 * prefix. < BPFVM_MAX_CPUS, unique among live instances. */
+	unsigned lcore;
 	uint64_t netns_cookie;
 	bool stats; /* time every run into run_cnt/run_time_ns */
 };
 int hooks_create(const struct hooks_config *cfg, struct hooks **out);
 void hooks_destroy(struct hooks *hk);
+/* Makes the calling thread run programs as cfg.lcore (per-CPU map slots);
+ * the stack calls it on each poll, since the creating thread may differ. */
+void hooks_bind_thread(const struct hooks *hk);
 /* Once per poll loop: lets old effective arrays be reclaimed. */
 void hooks_quiescent(struct hooks *hk);
 

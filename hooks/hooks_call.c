@@ -40,8 +40,12 @@ int hooks_create(const struct hooks_config *cfg, struct hooks **out)
 	hk = calloc(1, sizeof(*hk));
 	if (!hk)
 		return -ENOMEM;
+	if (cfg->lcore >= BPFVM_MAX_CPUS) {
+		free(hk);
+		return -EINVAL;
+	}
 	hk->cfg = *cfg;
-	err = cg_reader_register(cfg->tree, cfg->reader_slot);
+	err = cg_reader_register(cfg->tree, cfg->lcore);
 	if (err < 0) {
 		free(hk);
 		return err;
@@ -54,14 +58,19 @@ void hooks_destroy(struct hooks *hk)
 {
 	if (!hk)
 		return;
-	cg_reader_unregister(hk->cfg.tree, hk->cfg.reader_slot);
+	cg_reader_unregister(hk->cfg.tree, hk->cfg.lcore);
 	free(hk);
+}
+
+void hooks_bind_thread(const struct hooks *hk)
+{
+	bpfvm_set_cpu(hk->cfg.lcore);
 }
 
 void hooks_quiescent(struct hooks *hk)
 {
 	hk->fields_arr = NULL;
-	cg_quiescent(hk->cfg.tree, hk->cfg.reader_slot);
+	cg_quiescent(hk->cfg.tree, hk->cfg.lcore);
 }
 
 void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks_sock_ops *ops,
@@ -73,9 +82,9 @@ void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks
 	hs->cg = cg;
 	if (cg)
 		cg_node_get(cg);
-	/* Unique among instances as long as each has its own reader slot, and
+	/* Unique among instances as long as each has its own lcore, and
 	 * never 0 (Linux's cookies start at 1 too). */
-	hs->cookie = ((uint64_t)(hk->cfg.reader_slot + 1) << 48) | ++hk->next_cookie;
+	hs->cookie = ((uint64_t)(hk->cfg.lcore + 1) << 48) | ++hk->next_cookie;
 	hs->fullsock = fullsock;
 }
 
