@@ -152,7 +152,6 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 		hooks_bind_thread(st->hooks);
 	}
 	struct tcp_config tc = {
-	    .clk = cfg->net.clk,
 	    .hooks = st->hooks,
 	    .default_cg = st->default_cg,
 	    .hz = cfg->hz,

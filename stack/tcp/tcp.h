@@ -176,7 +176,6 @@ struct tcb {
 #define TCB_F_ACCQ	   (1u << 29) /* on the listener's accept queue */
 
 struct tcp_config {
-	const struct clk *clk; /* unused by tcp itself: now comes with each call */
 	struct hooks *hooks;   /* NULL: no sock_ops */
 	struct cg_node *default_cg;
 	uint32_t hz;
