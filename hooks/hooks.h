@@ -112,6 +112,23 @@ void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks
 /* Drops the cgroup reference and the socket's sk_storage values. */
 void hooks_sock_fini(struct hooks_sock *hs);
 
+/* sock_ops op numbers (the uapi's BPF_SOCK_OPS_*; ABI, never renumbered). */
+enum hooks_op {
+	HOOKS_OP_VOID = 0,
+	HOOKS_OP_TIMEOUT_INIT = 1,
+	HOOKS_OP_RWND_INIT = 2,
+	HOOKS_OP_TCP_CONNECT_CB = 3,
+	HOOKS_OP_ACTIVE_ESTABLISHED_CB = 4,
+	HOOKS_OP_PASSIVE_ESTABLISHED_CB = 5,
+	HOOKS_OP_NEEDS_ECN = 6,
+	HOOKS_OP_BASE_RTT = 7,
+	HOOKS_OP_RTO_CB = 8,
+	HOOKS_OP_RETRANS_CB = 9,
+	HOOKS_OP_STATE_CB = 10,
+	HOOKS_OP_TCP_LISTEN_CB = 11,
+	HOOKS_OP_RTT_CB = 12,
+};
+
 /* tcp_call_bpf: run every effective sock_ops program of hs->cg on one context.
  * Returns reply if all returned 1, else -1; -1 with nothing attached. */
 int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs);
