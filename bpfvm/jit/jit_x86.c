@@ -17,17 +17,6 @@ static const uint16_t bpf_callee_saved[5] = {
     1u << JIT_RBX, 1u << JIT_R13, 1u << JIT_R14, 1u << JIT_R15, 1u << JIT_RBP,
 };
 
-static bool is_ldimm64(const struct bpfvm_insn *in)
-{
-	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
-}
-
-static bool ends_flow(const struct bpfvm_insn *in)
-{
-	return in->code == (BPF_JMP | BPF_EXIT) || in->code == (BPF_JMP | BPF_JA) ||
-	       in->code == (BPF_JMP32 | BPF_JA);
-}
-
 static bool is_jump(const struct bpfvm_insn *in)
 {
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
@@ -79,7 +68,7 @@ static int analyse(struct jit_state *st)
 	for (size_t i = 0; i < n; i++) {
 		if (second[i])
 			continue;
-		if (is_ldimm64(&in[i])) {
+		if (bpfvm_insn_is_ldimm64(&in[i])) {
 			if (i + 1 >= n || in[i + 1].code != 0 || in[i].dst > 10) {
 				err = reject(st->log, i, "truncated ld_imm64", -EINVAL);
 				goto out;
@@ -159,7 +148,7 @@ static int analyse(struct jit_state *st)
 		uint32_t last = fn->end - 1;
 		if (second[last])
 			last--;
-		if (!ends_flow(&in[last])) {
+		if (!bpfvm_insn_ends_flow(&in[last])) {
 			err = reject(st->log, last, "falls through past its function", -EINVAL);
 			goto out;
 		}
