@@ -692,7 +692,7 @@ int main(int argc, char **argv)
 	sc.hz = env_u32("SKOPS_HZ", 0);
 	sc.syn_linear_timeouts = env_u32("SKOPS_SYN_LINEAR_TIMEOUTS", 0);
 	if (tree) {
-		struct hooks_config hc = {.tree = tree, .reg = reg, .reader_slot = 0};
+		struct hooks_config hc = {.tree = tree, .reg = reg, .lcore = 0};
 		if ((rc = hooks_create(&hc, &k.hooks)))
 			die("hooks: %s", strerror(-rc));
 		sc.hooks = k.hooks;

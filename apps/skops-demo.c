@@ -59,7 +59,7 @@ static const struct {
 
 static int demo_env_init(struct demo_env *env)
 {
-	struct hooks_config cfg = {.reader_slot = 0, .netns_cookie = 1};
+	struct hooks_config cfg = {.lcore = 0, .netns_cookie = 1};
 	int err;
 
 	memset(env, 0, sizeof(*env));

@@ -21,7 +21,7 @@
 struct ctl_opts {
 	const char *file;
 	const char *section;
-	bool strict, verbose, json, jited;
+	bool strict, verbose, json, jited, blind;
 };
 
 struct ctl_verb {
@@ -196,8 +196,11 @@ static int prog_dump(const struct ctl_opts *o)
 	const char *sec = o->section;
 	if (!sec && bpfvm_obj_prog_count(obj))
 		sec = bpfvm_obj_prog_section(obj, 0);
-	struct bpfvm_load_opts lo = {
-	    .type = type_for(sec), .strict = o->strict, .jit = o->jited, .log = &log};
+	struct bpfvm_load_opts lo = {.type = type_for(sec),
+				     .strict = o->strict,
+				     .jit = o->jited,
+				     .jit_blind = o->blind,
+				     .log = &log};
 	struct bpfvm_prog *prog = NULL;
 	int status = 0;
 	int err = sec ? bpfvm_obj_load_prog(obj, sec, &lo, &prog) : -ENOENT;
@@ -254,7 +257,7 @@ out:
 
 static const struct ctl_verb verbs[] = {
     {"prog", "verify", prog_verify, "prog verify FILE.o [--strict] [--section S] [-v] [-j]"},
-    {"prog", "dump", prog_dump, "prog dump FILE.o [--section S] [--jited] [-j]"},
+    {"prog", "dump", prog_dump, "prog dump FILE.o [--section S] [--jited [--blind]] [-j]"},
 };
 
 static void usage(FILE *f)
@@ -267,13 +270,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"strict", no_argument, NULL, 's'},
-	    {"section", required_argument, NULL, 'S'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"jited", no_argument, NULL, 'J'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"strict", no_argument, NULL, 's'},	 {"section", required_argument, NULL, 'S'},
+	    {"verbose", no_argument, NULL, 'v'}, {"json", no_argument, NULL, 'j'},
+	    {"jited", no_argument, NULL, 'J'},	 {"blind", no_argument, NULL, 'B'},
+	    {"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
 	struct ctl_opts o = {0};
 	int c;
@@ -293,6 +293,9 @@ int main(int argc, char **argv)
 			break;
 		case 'J':
 			o.jited = true;
+			break;
+		case 'B':
+			o.blind = true;
 			break;
 		case 'h':
 			usage(stdout);

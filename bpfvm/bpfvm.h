@@ -220,6 +220,7 @@ struct bpfvm_load_opts {
 	bool strict;	  /* R0 must lie in type->ret_min..ret_max */
 	bool no_verify;	  /* generic type only: the conformance runner */
 	bool jit;	  /* try the JIT; falls back to the interpreter */
+	bool jit_blind;	  /* blind immediates in the JIT image (untrusted loads, docs/jit.md) */
 	uint32_t uid;	  /* created_by_uid */
 	struct bpfvm_log *log;
 };

@@ -72,6 +72,49 @@
 #define BPF_PSEUDO_CALL	     1 /* call src: bpf-to-bpf, imm = relative insn offset */
 #define BPF_PSEUDO_FUNC	     4 /* ld_imm64 src: callback, see below */
 
+/* ---- instruction predicates: the one definition every pass uses -------- */
+
+static inline bool bpfvm_insn_is_ldimm64(const struct bpfvm_insn *in)
+{
+	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+/* Bytes a load/store of this opcode moves. */
+static inline int bpfvm_insn_size(uint8_t code)
+{
+	static const int8_t bytes[4] = {
+	    [BPF_W >> 3] = 4, [BPF_H >> 3] = 2, [BPF_B >> 3] = 1, [BPF_DW >> 3] = 8};
+	return bytes[BPF_SIZE(code) >> 3];
+}
+
+/* RFC 9669 §5.3: the imm values an atomic operation may carry. */
+static inline bool bpfvm_atomic_op_valid(int32_t imm)
+{
+	switch (imm) {
+	case BPF_ADD:
+	case BPF_OR:
+	case BPF_AND:
+	case BPF_XOR:
+	case BPF_ADD | BPF_FETCH:
+	case BPF_OR | BPF_FETCH:
+	case BPF_AND | BPF_FETCH:
+	case BPF_XOR | BPF_FETCH:
+	case BPF_XCHG:
+	case BPF_CMPXCHG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Control never continues to the next insn (the kernel's check_cfg rule
+ * that a function's last insn must satisfy). */
+static inline bool bpfvm_insn_ends_flow(const struct bpfvm_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_EXIT) || in->code == (BPF_JMP | BPF_JA) ||
+	       in->code == (BPF_JMP32 | BPF_JA);
+}
+
 #define BPF_HELPER_TAIL_CALL 12
 #define BPF_HELPER_LOOP	     181
 
@@ -130,7 +173,7 @@ int bpfvm_verify(struct bpfvm_prog *prog, struct bpfvm_log *log);
 
 /* The JIT (jit/): 0 and prog->jit_* set, or -errno with a logged reason; the
  * program stays interpretable either way, never half-built. */
-int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log);
+int bpfvm_jit_compile(struct bpfvm_prog *prog, bool blind, struct bpfvm_log *log);
 void bpfvm_jit_free(struct bpfvm_prog *prog);
 
 /* The interpreter (interp.c). */

@@ -26,11 +26,6 @@ unsigned bpfvm_cpu(void)
 
 /* ---- structural check -------------------------------------------------- */
 
-static bool is_ldimm64(const struct bpfvm_insn *in)
-{
-	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
-}
-
 static bool alu_ok(const struct bpfvm_insn *in, bool is64, const char **why)
 {
 	uint8_t op = BPF_OP(in->code);
@@ -89,32 +84,13 @@ static bool alu_ok(const struct bpfvm_insn *in, bool is64, const char **why)
 	}
 }
 
-static bool atomic_op_ok(int32_t imm)
-{
-	switch (imm) {
-	case BPF_ADD:
-	case BPF_OR:
-	case BPF_AND:
-	case BPF_XOR:
-	case BPF_ADD | BPF_FETCH:
-	case BPF_OR | BPF_FETCH:
-	case BPF_AND | BPF_FETCH:
-	case BPF_XOR | BPF_FETCH:
-	case BPF_XCHG:
-	case BPF_CMPXCHG:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Jump target pc+delta+1 must be an instruction start inside the program. */
 static bool target_ok(const struct bpfvm_insn *insns, size_t n, size_t pc, int64_t delta)
 {
 	int64_t t = (int64_t)pc + delta + 1;
 	if (t < 0 || t >= (int64_t)n)
 		return false;
-	return t == 0 || !is_ldimm64(&insns[t - 1]);
+	return t == 0 || !bpfvm_insn_is_ldimm64(&insns[t - 1]);
 }
 
 static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
@@ -173,7 +149,7 @@ static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
 			break;
 		}
 		case BPF_LD:
-			if (!is_ldimm64(in)) {
+			if (!bpfvm_insn_is_ldimm64(in)) {
 				why = "legacy packet loads are not supported";
 				break;
 			}
@@ -201,7 +177,7 @@ static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
 			if (BPF_MODE(in->code) == BPF_ATOMIC) {
 				if (BPF_SIZE(in->code) != BPF_W && BPF_SIZE(in->code) != BPF_DW)
 					why = "atomic size must be 32 or 64 bits";
-				else if (!atomic_op_ok(in->imm))
+				else if (!bpfvm_atomic_op_valid(in->imm))
 					why = "unknown atomic operation";
 			} else if (BPF_MODE(in->code) != BPF_MEM) {
 				why = "unknown store mode";
@@ -221,9 +197,8 @@ static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
 	}
 	/* The kernel's check_cfg rule: execution cannot fall off the end. */
 	const struct bpfvm_insn *last = &insns[n - 1];
-	bool ends = last->code == (BPF_JMP | BPF_EXIT) || last->code == (BPF_JMP | BPF_JA) ||
-		    last->code == (BPF_JMP32 | BPF_JA);
-	if (n >= 2 && is_ldimm64(&insns[n - 2]))
+	bool ends = bpfvm_insn_ends_flow(last);
+	if (n >= 2 && bpfvm_insn_is_ldimm64(&insns[n - 2]))
 		ends = false;
 	if (!ends) {
 		bpfvm_log_printf(log, "prog: insn %zu: last insn is not an exit or jmp\n", n - 1);
@@ -259,7 +234,7 @@ static int prog_relocate(struct bpfvm_prog *prog, struct bpfvm_map *const *maps,
 	size_t n = prog->ninsns;
 	for (size_t pc = 0; pc < n; pc++) {
 		struct bpfvm_insn *in = &insns[pc];
-		if (!is_ldimm64(in) || pc + 1 >= n)
+		if (!bpfvm_insn_is_ldimm64(in) || pc + 1 >= n)
 			continue;
 		if (in->src == 0) {
 			pc++;
@@ -404,7 +379,7 @@ int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, 
 		return err;
 	}
 	bpfvm_prog_tag(prog->insns, prog->ninsns, prog->tag);
-	if (opts->jit && bpfvm_jit_compile(prog, log) != 0) {
+	if (opts->jit && bpfvm_jit_compile(prog, opts->jit_blind, log) != 0) {
 		/* logged by the JIT; the interpreter is the documented fallback */
 		prog->jit_fn = NULL;
 	}

@@ -94,12 +94,18 @@ struct hooks;
 struct hooks_config {
 	struct cg_tree *tree;
 	struct bpfvm_registry *reg;
-	unsigned reader_slot; /* this lcore's cg_reader slot */
+	/* The lcore this instance runs on: its cg_reader slot, the cpu index
+	 * of per-CPU maps and get_smp_processor_id(), and its socket cookies'
+	 * prefix. < BPFVM_MAX_CPUS, unique among live instances. */
+	unsigned lcore;
 	uint64_t netns_cookie;
 	bool stats; /* time every run into run_cnt/run_time_ns */
 };
 int hooks_create(const struct hooks_config *cfg, struct hooks **out);
 void hooks_destroy(struct hooks *hk);
+/* Makes the calling thread run programs as cfg.lcore (per-CPU map slots);
+ * the stack calls it on each poll, since the creating thread may differ. */
+void hooks_bind_thread(const struct hooks *hk);
 /* Once per poll loop: lets old effective arrays be reclaimed. */
 void hooks_quiescent(struct hooks *hk);
 
@@ -107,6 +113,23 @@ void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks
 		     struct cg_node *cg, bool fullsock);
 /* Drops the cgroup reference and the socket's sk_storage values. */
 void hooks_sock_fini(struct hooks_sock *hs);
+
+/* sock_ops op numbers (the uapi's BPF_SOCK_OPS_*; ABI, never renumbered). */
+enum hooks_op {
+	HOOKS_OP_VOID = 0,
+	HOOKS_OP_TIMEOUT_INIT = 1,
+	HOOKS_OP_RWND_INIT = 2,
+	HOOKS_OP_TCP_CONNECT_CB = 3,
+	HOOKS_OP_ACTIVE_ESTABLISHED_CB = 4,
+	HOOKS_OP_PASSIVE_ESTABLISHED_CB = 5,
+	HOOKS_OP_NEEDS_ECN = 6,
+	HOOKS_OP_BASE_RTT = 7,
+	HOOKS_OP_RTO_CB = 8,
+	HOOKS_OP_RETRANS_CB = 9,
+	HOOKS_OP_STATE_CB = 10,
+	HOOKS_OP_TCP_LISTEN_CB = 11,
+	HOOKS_OP_RTT_CB = 12,
+};
 
 /* tcp_call_bpf: run every effective sock_ops program of hs->cg on one context.
  * Returns reply if all returned 1, else -1; -1 with nothing attached. */

@@ -40,8 +40,12 @@ int hooks_create(const struct hooks_config *cfg, struct hooks **out)
 	hk = calloc(1, sizeof(*hk));
 	if (!hk)
 		return -ENOMEM;
+	if (cfg->lcore >= BPFVM_MAX_CPUS) {
+		free(hk);
+		return -EINVAL;
+	}
 	hk->cfg = *cfg;
-	err = cg_reader_register(cfg->tree, cfg->reader_slot);
+	err = cg_reader_register(cfg->tree, cfg->lcore);
 	if (err < 0) {
 		free(hk);
 		return err;
@@ -54,14 +58,19 @@ void hooks_destroy(struct hooks *hk)
 {
 	if (!hk)
 		return;
-	cg_reader_unregister(hk->cfg.tree, hk->cfg.reader_slot);
+	cg_reader_unregister(hk->cfg.tree, hk->cfg.lcore);
 	free(hk);
+}
+
+void hooks_bind_thread(const struct hooks *hk)
+{
+	bpfvm_set_cpu(hk->cfg.lcore);
 }
 
 void hooks_quiescent(struct hooks *hk)
 {
 	hk->fields_arr = NULL;
-	cg_quiescent(hk->cfg.tree, hk->cfg.reader_slot);
+	cg_quiescent(hk->cfg.tree, hk->cfg.lcore);
 }
 
 void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks_sock_ops *ops,
@@ -73,9 +82,9 @@ void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks
 	hs->cg = cg;
 	if (cg)
 		cg_node_get(cg);
-	/* Unique among instances as long as each has its own reader slot, and
+	/* Unique among instances as long as each has its own lcore, and
 	 * never 0 (Linux's cookies start at 1 too). */
-	hs->cookie = ((uint64_t)(hk->cfg.reader_slot + 1) << 48) | ++hk->next_cookie;
+	hs->cookie = ((uint64_t)(hk->cfg.lcore + 1) << 48) | ++hk->next_cookie;
 	hs->fullsock = fullsock;
 }
 
@@ -263,7 +272,7 @@ int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigne
 
 int hooks_timeout_init(struct hooks_sock *hs)
 {
-	int r = hooks_call(hs, 1 /* TIMEOUT_INIT */, NULL, 0);
+	int r = hooks_call(hs, HOOKS_OP_TIMEOUT_INIT, NULL, 0);
 	/* tcp_timeout_init(): a positive reply replaces the 1 s default; the
 	 * stack caps it at its maximum RTO, in its own HZ. */
 	return r > 0 ? r : -1;
@@ -271,38 +280,38 @@ int hooks_timeout_init(struct hooks_sock *hs)
 
 int hooks_rwnd_init(struct hooks_sock *hs)
 {
-	int r = hooks_call(hs, 2 /* RWND_INIT */, NULL, 0);
+	int r = hooks_call(hs, HOOKS_OP_RWND_INIT, NULL, 0);
 	return r > 0 ? r : -1;
 }
 
 bool hooks_needs_ecn(struct hooks_sock *hs)
 {
-	return hooks_call(hs, 6 /* NEEDS_ECN */, NULL, 0) == 1;
+	return hooks_call(hs, HOOKS_OP_NEEDS_ECN, NULL, 0) == 1;
 }
 
 void hooks_connect_cb(struct hooks_sock *hs)
 {
-	(void)hooks_call(hs, 3 /* TCP_CONNECT_CB */, NULL, 0);
+	(void)hooks_call(hs, HOOKS_OP_TCP_CONNECT_CB, NULL, 0);
 }
 
 void hooks_active_established_cb(struct hooks_sock *hs)
 {
-	(void)hooks_call(hs, 4 /* ACTIVE_ESTABLISHED_CB */, NULL, 0);
+	(void)hooks_call(hs, HOOKS_OP_ACTIVE_ESTABLISHED_CB, NULL, 0);
 }
 
 void hooks_passive_established_cb(struct hooks_sock *hs)
 {
-	(void)hooks_call(hs, 5 /* PASSIVE_ESTABLISHED_CB */, NULL, 0);
+	(void)hooks_call(hs, HOOKS_OP_PASSIVE_ESTABLISHED_CB, NULL, 0);
 }
 
 void hooks_listen_cb(struct hooks_sock *hs)
 {
-	(void)hooks_call(hs, 11 /* TCP_LISTEN_CB */, NULL, 0);
+	(void)hooks_call(hs, HOOKS_OP_TCP_LISTEN_CB, NULL, 0);
 }
 
 uint32_t hooks_base_rtt(struct hooks_sock *hs)
 {
-	int r = hooks_call(hs, 7 /* BASE_RTT */, NULL, 0);
+	int r = hooks_call(hs, HOOKS_OP_BASE_RTT, NULL, 0);
 	return r > 0 ? (uint32_t)r : 0;
 }
 
@@ -311,7 +320,7 @@ void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_ms, 
 	const uint32_t args[3] = {retransmits, rto_ms, expired};
 
 	if (hooks_cb_enabled(hs, HOOKS_CB_RTO))
-		(void)hooks_call(hs, 8 /* RTO_CB */, args, 3);
+		(void)hooks_call(hs, HOOKS_OP_RTO_CB, args, 3);
 }
 
 void hooks_retrans_cb(struct hooks_sock *hs, uint32_t seq, uint32_t segs, int32_t result)
@@ -319,7 +328,7 @@ void hooks_retrans_cb(struct hooks_sock *hs, uint32_t seq, uint32_t segs, int32_
 	const uint32_t args[3] = {seq, segs, (uint32_t)result};
 
 	if (hooks_cb_enabled(hs, HOOKS_CB_RETRANS))
-		(void)hooks_call(hs, 9 /* RETRANS_CB */, args, 3);
+		(void)hooks_call(hs, HOOKS_OP_RETRANS_CB, args, 3);
 }
 
 void hooks_state_cb(struct hooks_sock *hs, uint32_t old_state, uint32_t new_state)
@@ -327,11 +336,11 @@ void hooks_state_cb(struct hooks_sock *hs, uint32_t old_state, uint32_t new_stat
 	const uint32_t args[2] = {old_state, new_state};
 
 	if (hooks_cb_enabled(hs, HOOKS_CB_STATE))
-		(void)hooks_call(hs, 10 /* STATE_CB */, args, 2);
+		(void)hooks_call(hs, HOOKS_OP_STATE_CB, args, 2);
 }
 
 void hooks_rtt_cb(struct hooks_sock *hs)
 {
 	if (hooks_cb_enabled(hs, HOOKS_CB_RTT))
-		(void)hooks_call(hs, 12 /* RTT_CB */, NULL, 0);
+		(void)hooks_call(hs, HOOKS_OP_RTT_CB, NULL, 0);
 }

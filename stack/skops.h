@@ -31,7 +31,7 @@ struct stack_config {
 	uint64_t seed;		 /* ISN key, ephemeral ports, txhash */
 	uint32_t max_conns;	 /* tcb pool size; 0 → 1024 */
 	uint32_t max_socks;	 /* descriptor table size; 0 → max_conns + 64 */
-	unsigned reader_slot;	 /* cg reader slot of the hooks the stack creates */
+	unsigned lcore;		 /* the lcore polling this stack, handed to the hooks it creates */
 	uint32_t wmem_max, rmem_max; /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
 	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
 	uint32_t syn_retries;		     /* 0 → 6 (tcp_syn_retries) */

@@ -143,15 +143,15 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 		st->hooks = cfg->hooks;
 		if (!st->hooks) {
 			struct hooks_config hc = {
-			    .tree = cfg->cg_tree, .reg = cfg->reg, .reader_slot = cfg->reader_slot};
+			    .tree = cfg->cg_tree, .reg = cfg->reg, .lcore = cfg->lcore};
 			rc = hooks_create(&hc, &st->hooks);
 			if (rc < 0)
 				goto fail;
 			st->own_hooks = true;
 		}
+		hooks_bind_thread(st->hooks);
 	}
 	struct tcp_config tc = {
-	    .clk = cfg->net.clk,
 	    .hooks = st->hooks,
 	    .default_cg = st->default_cg,
 	    .hz = cfg->hz,
@@ -215,6 +215,8 @@ void stack_destroy(struct stack *st)
 int stack_poll(struct stack *st)
 {
 	st->now = clk_now(st->cfg.net.clk);
+	if (st->hooks)
+		hooks_bind_thread(st->hooks);
 	int work = 0;
 	for (int i = 0; i < 8; i++) {
 		int n = net_poll(st->net, st->now);

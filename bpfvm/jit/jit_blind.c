@@ -1,5 +1,5 @@
-/* Constant blinding (opt-in: SKOPS_JIT_BLIND=1 in the loading process, for
- * programs from untrusted sources): immediates an attacker picks would
+/* Constant blinding (opt-in: the load option jit_blind, for programs
+ * from untrusted sources): immediates an attacker picks would
  * otherwise appear verbatim in executable memory (JIT spraying). Each one is
  * emitted as imm ^ key followed by xor key into r10, with a per-image random
  * key, and the insn is translated in its register form. As the Linux

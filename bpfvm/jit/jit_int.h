@@ -159,7 +159,7 @@ struct jit_state {
 	bool budget;		  /* unverified program with back-edges or calls */
 	bool has_cb;		  /* PSEUDO_FUNC: thunk + bpfvm_run.call */
 	uintptr_t base, base_end; /* the image mapping: direct helper calls */
-	bool blind;		  /* constant blinding (SKOPS_JIT_BLIND=1), see jit_blind.c */
+	bool blind;		  /* constant blinding (load option jit_blind), jit_blind.c */
 	uint64_t blind_key;
 	uint32_t anchor_cur, anchor_prev;
 	uint8_t *is_target; /* per insn: some jump lands here (no fusing) */

@@ -17,17 +17,6 @@ static const uint16_t bpf_callee_saved[5] = {
     1u << JIT_RBX, 1u << JIT_R13, 1u << JIT_R14, 1u << JIT_R15, 1u << JIT_RBP,
 };
 
-static bool is_ldimm64(const struct bpfvm_insn *in)
-{
-	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
-}
-
-static bool ends_flow(const struct bpfvm_insn *in)
-{
-	return in->code == (BPF_JMP | BPF_EXIT) || in->code == (BPF_JMP | BPF_JA) ||
-	       in->code == (BPF_JMP32 | BPF_JA);
-}
-
 static bool is_jump(const struct bpfvm_insn *in)
 {
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
@@ -79,7 +68,7 @@ static int analyse(struct jit_state *st)
 	for (size_t i = 0; i < n; i++) {
 		if (second[i])
 			continue;
-		if (is_ldimm64(&in[i])) {
+		if (bpfvm_insn_is_ldimm64(&in[i])) {
 			if (i + 1 >= n || in[i + 1].code != 0 || in[i].dst > 10) {
 				err = reject(st->log, i, "truncated ld_imm64", -EINVAL);
 				goto out;
@@ -159,7 +148,7 @@ static int analyse(struct jit_state *st)
 		uint32_t last = fn->end - 1;
 		if (second[last])
 			last--;
-		if (!ends_flow(&in[last])) {
+		if (!bpfvm_insn_ends_flow(&in[last])) {
 			err = reject(st->log, last, "falls through past its function", -EINVAL);
 			goto out;
 		}
@@ -275,7 +264,7 @@ static int install(struct jit_state *st, void *image, size_t *size)
 	return 0;
 }
 
-int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
+int bpfvm_jit_compile(struct bpfvm_prog *prog, bool blind, struct bpfvm_log *log)
 {
 	struct jit_state st = {.prog = prog, .log = log, .n = prog->ninsns};
 	void *image = NULL;
@@ -286,9 +275,7 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, struct bpfvm_log *log)
 		return reject(log, 0, "empty program", -EINVAL);
 	if (st.n > JIT_MAX_IMAGE / JIT_INSN_BYTES)
 		return reject(log, 0, "program too large to JIT", -E2BIG);
-	/* opt-in constant blinding for untrusted loads (jit_blind.c) */
-	const char *blind = getenv("SKOPS_JIT_BLIND");
-	if (blind && blind[0] == '1') {
+	if (blind) { /* jit_blind.c */
 		if (getrandom(&st.blind_key, sizeof st.blind_key, 0) != sizeof st.blind_key)
 			return reject(log, 0, "no randomness for constant blinding", -EAGAIN);
 		st.blind_key |= 0x80000001u; /* never 0, never an imm8 */

@@ -440,24 +440,10 @@ static int alu(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 	return fail(st, pc, "unknown ALU op");
 }
 
-static int size_bytes(uint8_t code)
-{
-	switch (BPF_SIZE(code)) {
-	case BPF_B:
-		return 1;
-	case BPF_H:
-		return 2;
-	case BPF_W:
-		return 4;
-	default:
-		return 8;
-	}
-}
-
 static int atomic(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
-	int size = size_bytes(in->code), dst = xreg(in->dst), src = xreg(in->src);
+	int size = bpfvm_insn_size(in->code), dst = xreg(in->dst), src = xreg(in->src);
 	bool w = size == 8;
 	if (size != 4 && size != 8)
 		return fail(st, pc, "atomic of unsupported size");
@@ -512,7 +498,7 @@ static int atomic(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in
 static int mem(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	struct jit_buf *b = &st->b;
-	int size = size_bytes(in->code), dst = xreg(in->dst), src = xreg(in->src);
+	int size = bpfvm_insn_size(in->code), dst = xreg(in->dst), src = xreg(in->src);
 	uint8_t cls = BPF_CLASS(in->code), mode = BPF_MODE(in->code);
 	if (cls == BPF_LDX && (mode == BPF_MEM || (mode == BPF_MEMSX && size != 8))) {
 		jit_load(b, size, mode == BPF_MEMSX, dst, src, in->off);

@@ -10,11 +10,6 @@
 
 #include "vrf_int.h"
 
-bool vrf_insn_is_ldimm64(const struct bpfvm_insn *insn)
-{
-	return insn->code == (BPF_LD | BPF_IMM | BPF_DW);
-}
-
 static int bad(struct vrf_env *env, int i, const char *what)
 {
 	env->insn_idx = i;
@@ -103,7 +98,7 @@ static int check_one(struct vrf_env *env, int i)
 
 	env->insn_idx = i;
 	if (in->dst > 10 || in->src > 10) {
-		if (!(vrf_insn_is_ldimm64(in) && in->dst <= 10))
+		if (!(bpfvm_insn_is_ldimm64(in) && in->dst <= 10))
 			return vrf_err(env, -EINVAL, "invalid register R%u",
 				       in->dst > 10 ? in->dst : in->src);
 	}
@@ -112,7 +107,7 @@ static int check_one(struct vrf_env *env, int i)
 		if (mode == BPF_ABS || mode == BPF_IND)
 			return vrf_err(env, -EINVAL,
 				       "BPF_LD_[ABS|IND] not allowed for this program type");
-		if (!vrf_insn_is_ldimm64(in))
+		if (!bpfvm_insn_is_ldimm64(in))
 			return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
 		if (in->off)
 			return bad(env, i, "invalid ld_imm64: reserved fields set");
@@ -153,22 +148,10 @@ static int check_one(struct vrf_env *env, int i)
 			return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
 		if (BPF_SIZE(in->code) != BPF_W && BPF_SIZE(in->code) != BPF_DW)
 			return bad(env, i, "invalid atomic operand size");
-		switch (in->imm) {
-		case BPF_ADD:
-		case BPF_OR:
-		case BPF_AND:
-		case BPF_XOR:
-		case BPF_ADD | BPF_FETCH:
-		case BPF_OR | BPF_FETCH:
-		case BPF_AND | BPF_FETCH:
-		case BPF_XOR | BPF_FETCH:
-		case BPF_XCHG:
-		case BPF_CMPXCHG:
-			return 0;
-		default:
+		if (!bpfvm_atomic_op_valid(in->imm))
 			return vrf_err(env, -EINVAL, "BPF_ATOMIC uses invalid atomic opcode 0x%02x",
 				       (unsigned)in->imm & 0xff);
-		}
+		return 0;
 	case BPF_ALU:
 	case BPF_ALU64:
 		return check_alu(env, i, in);
@@ -207,7 +190,7 @@ int vrf_check_insns(struct vrf_env *env)
 		if (env->ia[i].ldimm_hi)
 			continue;
 		bool pcall = in->code == (BPF_JMP | BPF_CALL) && in->src == BPF_PSEUDO_CALL;
-		bool pfunc = vrf_insn_is_ldimm64(in) && in->src == BPF_PSEUDO_FUNC;
+		bool pfunc = bpfvm_insn_is_ldimm64(in) && in->src == BPF_PSEUDO_FUNC;
 		if (!pcall && !pfunc)
 			continue;
 		/* relocated callbacks carry the absolute insn index */
@@ -244,7 +227,7 @@ static int succs(struct vrf_env *env, int i, int out[3])
 	const struct bpfvm_insn *in = &env->insns[i];
 	uint8_t cls = BPF_CLASS(in->code);
 	int n = 0;
-	if (vrf_insn_is_ldimm64(in)) {
+	if (bpfvm_insn_is_ldimm64(in)) {
 		out[n++] = i + 2;
 		if (in->src == BPF_PSEUDO_FUNC)
 			out[n++] = in->imm;
@@ -305,9 +288,7 @@ int vrf_check_cfg(struct vrf_env *env)
 		if (env->ia[last].ldimm_hi)
 			last--;
 		const struct bpfvm_insn *in = &env->insns[last];
-		bool term = in->code == (BPF_JMP | BPF_EXIT) || in->code == (BPF_JMP | BPF_JA) ||
-			    in->code == (BPF_JMP32 | BPF_JA);
-		if (!term) {
+		if (!bpfvm_insn_ends_flow(in)) {
 			env->insn_idx = last;
 			err =
 			    vrf_err(env, -EINVAL,
@@ -381,7 +362,7 @@ int vrf_check_cfg(struct vrf_env *env)
 		const struct bpfvm_insn *in = &env->insns[i];
 		bool pcall = in->code == (BPF_JMP | BPF_CALL) && in->src == BPF_PSEUDO_CALL;
 		bool pfunc =
-		    vrf_insn_is_ldimm64(in) && in->src == BPF_PSEUDO_FUNC && !env->ia[i].ldimm_hi;
+		    bpfvm_insn_is_ldimm64(in) && in->src == BPF_PSEUDO_FUNC && !env->ia[i].ldimm_hi;
 		if (!pcall && !pfunc)
 			continue;
 		int t = env->ia[pfunc ? in->imm : i + in->imm + 1].subprog;

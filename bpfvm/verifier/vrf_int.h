@@ -178,7 +178,6 @@ static inline struct vrf_reg *vrf_cur_regs(struct vrf_env *env)
 /* vrf_cfg.c */
 int vrf_check_insns(struct vrf_env *env);
 int vrf_check_cfg(struct vrf_env *env);
-bool vrf_insn_is_ldimm64(const struct bpfvm_insn *insn);
 
 /* vrf_regs.c: ranges, ALU; vrf_branch.c: branch refinement */
 void vrf_mark_unknown(struct vrf_reg *r);

@@ -10,20 +10,6 @@
 
 #define SOCK_VIEW_SIZE 80 /* struct bpf_sock, read-only */
 
-static int size_of(uint8_t code)
-{
-	switch (BPF_SIZE(code)) {
-	case BPF_B:
-		return 1;
-	case BPF_H:
-		return 2;
-	case BPF_W:
-		return 4;
-	default:
-		return 8;
-	}
-}
-
 static void bump_depth(struct vrf_env *env, int frameno, int64_t o)
 {
 	int sp = env->cur->frames[frameno]->subprog;
@@ -374,7 +360,7 @@ int vrf_check_mem(struct vrf_env *env, const struct bpfvm_insn *insn)
 {
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	uint8_t cls = BPF_CLASS(insn->code);
-	int size = size_of(insn->code);
+	int size = bpfvm_insn_size(insn->code);
 	struct vrf_reg out;
 	int err;
 

@@ -68,7 +68,7 @@ static int nsucc(struct vrf_env *env, int i, int out[2])
 {
 	const struct bpfvm_insn *in = &env->insns[i];
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-	if (vrf_insn_is_ldimm64(in)) {
+	if (bpfvm_insn_is_ldimm64(in)) {
 		out[0] = i + 2;
 		return 1;
 	}

@@ -194,7 +194,6 @@ struct tcb {
 #define TCB_P_RCVBUF (1u << 3) /* grow the receive ring to rcvbuf (SO_RCVBUF) */
 
 struct tcp_config {
-	const struct clk *clk; /* unused by tcp itself: now comes with each call */
 	struct hooks *hooks;   /* NULL: no sock_ops */
 	struct cg_node *default_cg;
 	uint32_t hz;

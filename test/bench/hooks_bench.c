@@ -49,7 +49,7 @@ static int bench_one(const char *path, unsigned nprogs, bool jit, uint64_t calls
 	if ((err = bpfvm_registry_create(&reg)) < 0 ||
 	    (err = cg_tree_create(&hooks_cg_prog_ops, 1, &tree)) < 0)
 		goto out;
-	struct hooks_config cfg = {.tree = tree, .reg = reg, .reader_slot = 0};
+	struct hooks_config cfg = {.tree = tree, .reg = reg, .lcore = 0};
 	if ((err = hooks_create(&cfg, &hk)) < 0 || (err = cg_lookup(tree, "/", false, &root)) < 0)
 		goto out;
 	res->jited = nprogs > 0;

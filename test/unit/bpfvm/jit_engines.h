@@ -17,6 +17,13 @@ struct jit_pair {
 	bool jited;
 };
 
+/* Constant blinding for jt_load: the blinded build of a test defines
+ * JT_BLIND=1; a test may also flip it. */
+#ifndef JT_BLIND
+#define JT_BLIND 0
+#endif
+static bool jt_blind = JT_BLIND;
+
 /* Load with jit=true; returns the program or NULL with log filled. */
 static inline struct bpfvm_prog *jt_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns,
 					 size_t n, struct bpfvm_map *const *maps, size_t nmaps,
@@ -25,7 +32,8 @@ static inline struct bpfvm_prog *jt_load(struct bpfvm_registry *reg, const struc
 	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = logsz};
 	if (logsz)
 		logbuf[0] = 0;
-	struct bpfvm_load_opts o = {.no_verify = no_verify, .jit = true, .log = &log};
+	struct bpfvm_load_opts o = {
+	    .no_verify = no_verify, .jit = true, .jit_blind = jt_blind, .log = &log};
 	struct bpfvm_prog *p = NULL;
 	if (bpfvm_prog_load(reg, insns, n, maps, nmaps, &o, &p) != 0)
 		return NULL;

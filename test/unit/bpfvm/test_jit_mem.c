@@ -183,7 +183,7 @@ START_TEST(compile_twice_refused)
 	struct bpfvm_prog *p = jt_load(reg, insns, NINSNS(insns), NULL, 0, true, log, sizeof log);
 	ck_assert_ptr_nonnull(p);
 	const void *img = bpfvm_prog_jited(p, NULL);
-	ck_assert_int_eq(bpfvm_jit_compile(p, NULL), -EEXIST);
+	ck_assert_int_eq(bpfvm_jit_compile(p, false, NULL), -EEXIST);
 	ck_assert_ptr_eq(bpfvm_prog_jited(p, NULL), img);
 	bpfvm_prog_put(p);
 	bpfvm_registry_destroy(reg);
@@ -230,7 +230,7 @@ static bool image_has(const struct bpfvm_prog *p, uint32_t v)
 	return false;
 }
 
-/* SKOPS_JIT_BLIND=1: no chosen immediate appears in the image, results stay */
+/* jit_blind: no chosen immediate appears in the image, results stay */
 START_TEST(blinding_hides_immediates)
 {
 	struct bpfvm_registry *reg;
@@ -248,10 +248,7 @@ START_TEST(blinding_hides_immediates)
 	uint64_t want = (uint64_t)a + c - ((uint64_t)d << 32 | d) + d;
 	char log[256];
 	for (int blind = 0; blind < 2; blind++) {
-		if (blind)
-			setenv("SKOPS_JIT_BLIND", "1", 1);
-		else
-			unsetenv("SKOPS_JIT_BLIND");
+		jt_blind = blind;
 		struct bpfvm_prog *p =
 		    jt_load(reg, insns, NINSNS(insns), NULL, 0, true, log, sizeof log);
 		ck_assert_msg(p, "%s", log);
@@ -263,7 +260,7 @@ START_TEST(blinding_hides_immediates)
 			      seen ? "present" : "absent");
 		bpfvm_prog_put(p);
 	}
-	unsetenv("SKOPS_JIT_BLIND");
+	jt_blind = false;
 	bpfvm_registry_destroy(reg);
 }
 END_TEST

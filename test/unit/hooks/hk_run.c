@@ -8,7 +8,7 @@
 
 void hkr_env_init(struct hkr_env *env)
 {
-	struct hooks_config cfg = {.reader_slot = 0, .netns_cookie = 1};
+	struct hooks_config cfg = {.lcore = 0, .netns_cookie = 1};
 
 	memset(env, 0, sizeof(*env));
 	ck_assert_int_eq(bpfvm_registry_create(&env->reg), 0);

@@ -20,7 +20,7 @@ static char logbuf[4096];
 
 static void setup_stats(bool stats)
 {
-	struct hooks_config cfg = {.reader_slot = 0, .netns_cookie = 7, .stats = stats};
+	struct hooks_config cfg = {.lcore = 0, .netns_cookie = 7, .stats = stats};
 
 	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
 	ck_assert_int_eq(cg_tree_create(&hooks_cg_prog_ops, 2, &tree), 0);
@@ -175,6 +175,36 @@ START_TEST(sk_storage_per_socket)
 	ck_assert_int_eq(hooks_call(&d2.hs, 4, NULL, 0), 1);
 	hooks_sock_fini(&d2.hs);
 	bpfvm_map_put(map);
+}
+END_TEST
+
+/* reply = get_smp_processor_id() */
+static const struct bpfvm_insn reply_cpu[] = {I_MOV64_REG(6, 1), I_CALL(8), I_STXW(6, 0, 4),
+					      I_MOV64_IMM(0, 1), I_EXIT()};
+
+/* One lcore identity: the instance's lcore is the cpu programs see (per-CPU
+ * map slots) once the polling thread binds it, and its cookies' prefix. */
+START_TEST(lcore_identity)
+{
+	struct hooks_config cfg = {.tree = tree, .reg = reg, .lcore = 1};
+	struct hooks *hk1;
+	struct hkd_sock d1;
+
+	ck_assert_int_eq(hooks_create(&cfg, &hk1), 0);
+	cfg.lcore = BPFVM_MAX_CPUS;
+	struct hooks *bad = NULL;
+	ck_assert_int_eq(hooks_create(&cfg, &bad), -EINVAL);
+	attach(root, LOAD(reply_cpu));
+	hkd_init(&d1, 2, 1, 2, false);
+	hooks_sock_init(&d1.hs, hk1, &hkd_ops, root, true);
+	ck_assert_uint_eq(d1.hs.cookie >> 48, 2);
+	ck_assert_uint_eq(d.hs.cookie >> 48, 1);
+	hooks_bind_thread(hk1);
+	ck_assert_int_eq(hooks_call(&d1.hs, 4, NULL, 0), 1);
+	hooks_bind_thread(hk);
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 0);
+	hooks_sock_fini(&d1.hs);
+	hooks_destroy(hk1);
 }
 END_TEST
 
@@ -452,6 +482,7 @@ static Suite *call_suite(void)
 	tcase_add_test(tc, stats_off);
 	tcase_add_test(tc, sk_pointer_view);
 	tcase_add_test(tc, sk_storage_per_socket);
+	tcase_add_test(tc, lcore_identity);
 	suite_add_tcase(s, tc);
 	TCase *ts = tcase_create("stats");
 	tcase_add_checked_fixture(ts, setup_with_stats, teardown);

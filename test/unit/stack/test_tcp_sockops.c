@@ -39,7 +39,7 @@ static void env_init(const char *prog, uint32_t hz)
 	ck_assert_int_eq(bpfvm_registry_create(&E.reg), 0);
 	ck_assert_int_eq(cg_tree_create(&hooks_cg_prog_ops, 2, &E.tree), 0);
 	struct hooks_config hc = {
-	    .tree = E.tree, .reg = E.reg, .reader_slot = 0, .netns_cookie = 1};
+	    .tree = E.tree, .reg = E.reg, .lcore = 0, .netns_cookie = 1};
 	ck_assert_int_eq(hooks_create(&hc, &E.hk), 0);
 	ck_assert_int_eq(cg_lookup(E.tree, "/", false, &E.root), 0);
 	const char *b = getenv("SKOPS_BUILD");
