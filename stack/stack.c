@@ -165,6 +165,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .syn_retries = cfg->syn_retries,
 	    .synack_retries = cfg->synack_retries,
 	    .msl_ms = cfg->msl_ms,
+	    .oow_ratelimit_ms = cfg->oow_ratelimit_ms,
+	    .challenge_ack_limit = cfg->challenge_ack_limit,
 	    .no_timestamps = cfg->no_timestamps,
 	    .no_sack = cfg->no_sack,
 	    .no_wscale = cfg->no_wscale,

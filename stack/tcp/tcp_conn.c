@@ -73,6 +73,9 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->synack_retries = 5;
 	if (!c->msl_ms)
 		c->msl_ms = 30000;
+	if (!c->oow_ratelimit_ms)
+		c->oow_ratelimit_ms = 500;
+	tcp->challenge_sec = UINT64_MAX;
 	uint32_t hsz = 16;
 	while (hsz < 2 * c->max_conns)
 		hsz <<= 1;

@@ -22,9 +22,47 @@ struct seg_ctx {
 	uint8_t ecn;
 };
 
+/* Linux tcp_invalid_ratelimit: at most one ACK per oow_ratelimit_ms for the
+ * segments a connection refuses, so that two ends cannot be driven into an
+ * ACK loop and an attacker's segments buy few replies. */
+static bool oow_limited(struct tcp *tcp, struct tcb *tcb)
+{
+	uint32_t ms = tcp->cfg.oow_ratelimit_ms;
+	if (ms == UINT32_MAX)
+		return false;
+	if (tcb->last_oow_ns && tcp->now - tcb->last_oow_ns < (uint64_t)ms * 1000000u)
+		return true;
+	tcb->last_oow_ns = tcp->now;
+	return false;
+}
+
+/* The stack-wide budget of challenge ACKs for the current second (Linux
+ * tcp_challenge_ack_limit). Drawn at random in [limit/2, limit·3/2) each
+ * second so that the count cannot serve as a side channel (CVE-2016-5696). */
+static bool challenge_budget(struct tcp *tcp)
+{
+	uint32_t limit = tcp->cfg.challenge_ack_limit;
+	if (!limit)
+		return true;
+	uint64_t sec = tcp->now / 1000000000u;
+	if (sec != tcp->challenge_sec) {
+		uint32_t half = limit / 2 + (limit & 1);
+		tcp->challenge_sec = sec;
+		tcp->challenge_left = half + rnd_below(&tcp->rnd, limit);
+	}
+	if (!tcp->challenge_left)
+		return false;
+	tcp->challenge_left--;
+	return true;
+}
+
+/* RFC 5961 §3.2, §4.2, §5.2 challenge ACK, throttled as §7 asks. */
 static void challenge_ack(struct tcp *tcp, struct tcb *tcb)
 {
-	/* RFC 5961 §3.2/§4.2 (rate limiting is left to the next issue). */
+	if (oow_limited(tcp, tcb) || !challenge_budget(tcp)) {
+		tcp->stats.challenge_ack_skipped++;
+		return;
+	}
 	tcp->stats.in_challenge_ack++;
 	tcp_send_ack(tcp, tcb);
 }
@@ -378,21 +416,26 @@ static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
 	return n ? n : 1;
 }
 
-/* RFC 9293 §3.10.7.4 fifth: ACK processing. false: tcb freed. */
+/* RFC 5961 §5.2: SND.UNA − MAX.SND.WND <= SEG.ACK <= SND.NXT (snd_max: after
+ * a go-back-N rewind snd_nxt may lie left of what was sent). MAX.SND.WND is
+ * bounded by the bytes ever acknowledged, as Linux does, so that early in a
+ * connection an ACK for something before our first byte is refused too. */
+static bool ack_acceptable(const struct tcb *tcb, uint32_t ack)
+{
+	if (SEQ_GT(ack, tcb->snd_max))
+		return false;
+	uint64_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
+	if (tcb->bytes_acked < maxw)
+		maxw = tcb->bytes_acked;
+	return !SEQ_LT(ack, tcb->snd_una - (uint32_t)maxw);
+}
+
+/* RFC 9293 §3.10.7.4 fifth: ACK processing of an acceptable ACK. false: tcb
+ * freed. */
 static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 {
 	const struct tcp_repr *h = s->h;
 	uint32_t ack = h->ack;
-	if (SEQ_GT(ack, tcb->snd_max)) {
-		/* RFC 5961 §5.2: an ACK for data never sent. */
-		tcb->flags |= TCB_F_ACK_NOW;
-		return true;
-	}
-	uint32_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
-	if (SEQ_LT(ack, tcb->snd_una - maxw)) {
-		tcb->flags |= TCB_F_ACK_NOW;
-		return true;
-	}
 	uint32_t wnd = (uint32_t)h->window << tcb->snd_wscale;
 	bool wnd_changed = false;
 	if (SEQ_LT(tcb->snd_wl1, s->seq) ||
@@ -634,17 +677,26 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	}
 	if (!(s->flags & TCP_ACK))
 		return true;
-	/* RFC 7323 §4.3: ts_recent from segments covering Last.ACK.sent. */
+	if (tcb->state == TCP_SYN_RECEIVED) {
+		if (!(SEQ_LT(tcb->snd_una, h->ack) && SEQ_LEQ(h->ack, tcb->snd_max))) {
+			tcp_reply_rst(tcp, &tcb->t, h, 0);
+			return true;
+		}
+	} else if (!ack_acceptable(tcb, h->ack)) {
+		/* RFC 9293 §3.10.7.4 fifth, RFC 5961 §5.2: ACK and drop, so that
+		 * a blind injector who guessed only a sequence number in the
+		 * window gets neither its data nor its FIN taken. */
+		challenge_ack(tcp, tcb);
+		return true;
+	}
+	/* RFC 7323 §4.3: ts_recent from segments covering Last.ACK.sent, once
+	 * the segment is known to be acceptable. */
 	if ((tcb->flags & TCB_F_TS) && h->ts && SEQ_LEQ(s->seq, tcb->ts_last_ack_sent) &&
 	    SEQ_GEQ(h->tsval, tcb->ts_recent)) {
 		tcb->ts_recent = h->tsval;
 		tcb->ts_recent_age = tcp->now;
 	}
 	if (tcb->state == TCP_SYN_RECEIVED) {
-		if (!(SEQ_LT(tcb->snd_una, h->ack) && SEQ_LEQ(h->ack, tcb->snd_max))) {
-			tcp_reply_rst(tcp, &tcb->t, h, 0);
-			return true;
-		}
 		tcb->snd_una = h->ack;
 		tcb->snd_wnd = (uint32_t)h->window << tcb->snd_wscale;
 		tcb->max_wnd = tcb->snd_wnd;
