@@ -56,6 +56,18 @@ static bool challenge_budget(struct tcp *tcp)
 	return true;
 }
 
+/* RFC 9293 §3.10.7.4 first: an unacceptable segment is answered with an
+ * ACK. Linux throttles these unless the segment carries data (a data
+ * segment cannot be part of an ACK loop). */
+static void refused_ack(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
+{
+	if ((s->len == 0 || (s->flags & TCP_SYN)) && oow_limited(tcp, tcb)) {
+		tcp->stats.oow_ack_skipped++;
+		return;
+	}
+	tcb->flags |= TCB_F_ACK_NOW;
+}
+
 /* RFC 5961 §3.2, §4.2, §5.2 challenge ACK, throttled as §7 asks. */
 static void challenge_ack(struct tcp *tcp, struct tcb *tcb)
 {
@@ -546,14 +558,30 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	return true;
 }
 
-/* RST arrival in a synchronised state (RFC 9293 §3.10.7.4 second, RFC 5961 §3.2). */
-static bool rst_input(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t wnd)
+/* A passive open still in SYN-RECEIVED (Linux: a request socket). */
+static bool half_open(const struct tcb *tcb)
 {
-	if (seq != tcb->rcv_nxt) {
-		if (SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + (wnd ? wnd : 1)))
-			challenge_ack(tcp, tcb);
+	return tcb->state == TCP_SYN_RECEIVED && (tcb->flags & TCB_F_LISTEN_CHILD);
+}
+
+/* RFC 5961 §3.2: a RST resets only at exactly RCV.NXT. Linux also takes
+ * RCV.NXT − 1 once the peer's FIN is in (stacks that abort after a FIN send
+ * the RST with the FIN's number) and the right edge of our highest SACK
+ * block (the peer's next sequence number as it sees it). */
+static bool rst_exact(const struct tcb *tcb, uint32_t seq)
+{
+	if (seq == tcb->rcv_nxt)
 		return true;
-	}
+	if (seq == tcb->rcv_nxt - 1 && (tcb->flags & TCB_F_FIN_RCVD) &&
+	    (tcb->state == TCP_CLOSE_WAIT || tcb->state == TCP_LAST_ACK ||
+	     tcb->state == TCP_CLOSING))
+		return true;
+	return (tcb->flags & TCB_F_SACK) && tcb->ooo_n && seq == tcb->ooo[tcb->ooo_n - 1].r;
+}
+
+/* An acceptable RST in a synchronised state (RFC 9293 §3.10.7.4 second). */
+static bool rst_input(struct tcp *tcp, struct tcb *tcb)
+{
 	tcp->stats.in_rst++;
 	int err = ECONNRESET;
 	if (tcb->state == TCP_SYN_RECEIVED && (tcb->flags & TCB_F_LISTEN_CHILD))
@@ -608,7 +636,10 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	if ((tcb->flags & TCB_F_TS) && h->ts && !(h->flags & TCP_RST) &&
 	    SEQ_LT(h->tsval, tcb->ts_recent) && tcp->now - tcb->ts_recent_age < PAWS_24DAYS_NS) {
 		tcp->stats.in_paws++;
-		tcb->flags |= TCB_F_ACK_NOW;
+		if (s->flags & TCP_SYN)
+			challenge_ack(tcp, tcb);
+		else
+			refused_ack(tcp, tcb, s);
 		return true;
 	}
 	if (tcb->state == TCP_TIME_WAIT)
@@ -630,51 +661,43 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	uint32_t wnd = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
 	if (tcb->state == TCP_SYN_RECEIVED && wnd == 0)
 		wnd = tcb->syn_wnd;
+	/* first: the sequence number */
 	uint32_t seglen = s->len + !!(s->flags & TCP_SYN) + !!(s->flags & TCP_FIN);
 	if (!seq_acceptable(tcb, s->seq, seglen, wnd)) {
 		/* Zero window: still take the ACK of a segment at rcv_nxt. */
 		if (!(wnd == 0 && s->seq == tcb->rcv_nxt)) {
 			tcp->stats.in_unacceptable++;
-			if (!(s->flags & TCP_RST))
-				tcb->flags |= TCB_F_ACK_NOW;
+			if (s->flags & TCP_RST) {
+				if (rst_exact(tcb, s->seq))
+					return rst_input(tcp, tcb);
+			} else if ((s->flags & TCP_SYN) && !half_open(tcb)) {
+				/* RFC 5961 §4.2: whatever its sequence number (a
+				 * request just gets its ACK, Linux tcp_check_req). */
+				challenge_ack(tcp, tcb);
+			} else {
+				refused_ack(tcp, tcb, s);
+			}
 			return true;
 		}
 		s->len = 0;
 		s->flags &= (uint8_t)~TCP_FIN;
 		tcb->flags |= TCB_F_ACK_NOW;
 	}
-	if (s->flags & TCP_RST)
-		return rst_input(tcp, tcb, s->seq, wnd);
-	/* Trim to the window: what we already have on the left, what does
-	 * not fit on the right. */
-	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
-		uint32_t skip = tcb->rcv_nxt - s->seq;
-		if (s->flags & TCP_SYN) {
-			s->flags &= (uint8_t)~TCP_SYN;
-			skip--;
-			s->seq++;
-		}
-		if (skip >= s->len) {
-			if (skip > s->len)
-				s->flags &= (uint8_t)~TCP_FIN;
-			s->seq += s->len;
-			s->len = 0;
-		} else {
-			s->data += skip;
-			s->len -= skip;
-			s->seq += skip;
-		}
-		tcb->flags |= TCB_F_ACK_NOW; /* a duplicate: tell the peer where we are */
-	}
-	if (s->len && SEQ_GT(s->seq + s->len, tcb->rcv_nxt + wnd)) {
-		s->len = tcb->rcv_nxt + wnd - s->seq;
-		s->flags &= (uint8_t)~TCP_FIN;
-	}
-	if (s->flags & TCP_SYN) {
-		/* RFC 5961 §4.2: a SYN in a synchronised state gets a challenge ACK. */
+	/* second: RST (RFC 5961 §3.2) */
+	if (s->flags & TCP_RST) {
+		if (rst_exact(tcb, s->seq))
+			return rst_input(tcp, tcb);
 		challenge_ack(tcp, tcb);
 		return true;
 	}
+	/* third: security: skops sends and accepts no IP security
+	 * compartments, so there is nothing to compare. */
+	/* fourth: SYN (RFC 5961 §4.2) */
+	if (s->flags & TCP_SYN) {
+		challenge_ack(tcp, tcb);
+		return true;
+	}
+	/* fifth: the ACK field */
 	if (!(s->flags & TCP_ACK))
 		return true;
 	if (tcb->state == TCP_SYN_RECEIVED) {
@@ -739,6 +762,28 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			tcb->ecn_seen |= 2u; /* SKOPS_ECN_ECT_SEEN */
 		}
 	}
+	/* sixth: URG. Urgent data stays in the stream (as with SO_OOBINLINE);
+	 * the pointer is not reported. */
+	/* seventh: the text, trimmed to the window: what we already have on
+	 * the left, what does not fit on the right. */
+	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
+		uint32_t skip = tcb->rcv_nxt - s->seq;
+		if (skip >= s->len) {
+			if (skip > s->len)
+				s->flags &= (uint8_t)~TCP_FIN;
+			s->seq += s->len;
+			s->len = 0;
+		} else {
+			s->data += skip;
+			s->len -= skip;
+			s->seq += skip;
+		}
+		tcb->flags |= TCB_F_ACK_NOW; /* a duplicate: tell the peer where we are */
+	}
+	if (s->len && SEQ_GT(s->seq + s->len, tcb->rcv_nxt + wnd)) {
+		s->len = tcb->rcv_nxt + wnd - s->seq;
+		s->flags &= (uint8_t)~TCP_FIN;
+	}
 	switch (tcb->state) {
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT_1:
@@ -756,6 +801,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		s->len = 0;
 		break;
 	}
+	/* eighth: FIN */
 	if ((s->flags & TCP_FIN) && s->seq + s->len == tcb->rcv_nxt &&
 	    !(tcb->flags & TCB_F_FIN_RCVD))
 		fin_input(tcp, tcb);

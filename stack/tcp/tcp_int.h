@@ -29,8 +29,8 @@
 
 struct tcp_stats {
 	uint64_t in_segs, in_bad, in_no_conn, in_paws, in_unacceptable, in_challenge_ack, in_rst,
-	    challenge_ack_skipped, out_segs, out_rst, out_err, retrans, rto, fast_retrans, syn_drop,
-	    accept_overflow, ooo_drop, pool_empty;
+	    challenge_ack_skipped, oow_ack_skipped, out_segs, out_rst, out_err, retrans, rto,
+	    fast_retrans, syn_drop, accept_overflow, ooo_drop, pool_empty;
 };
 
 struct tcp {

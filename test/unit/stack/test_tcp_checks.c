@@ -210,6 +210,178 @@ START_TEST(challenge_ack_stack_limit)
 }
 END_TEST
 
+START_TEST(syn_left_of_window_is_not_data)
+{
+	/* fourth, the SYN bit, comes before the text is trimmed to the window:
+	 * a SYN starting left of RCV.NXT whose data reaches into the window
+	 * gets a challenge ACK (RFC 5961 §4.2), none of it is taken as data. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	uint64_t before = f.tcp->stats.in_challenge_ack;
+	struct tcp_repr d = fx_repr(f.peer_seq - 1, c->snd_nxt, TCP_SYN | TCP_ACK, 1000);
+	fx_send(&f, &d, "abcd", 4);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
+	ck_assert_uint_eq(f.tcp->stats.in_challenge_ack, before + 1);
+	ck_assert_uint_eq(c->rcv.len, 0);
+	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(syn_out_of_window_challenged)
+{
+	/* A SYN gets a challenge ACK whatever its sequence number (RFC 5961
+	 * §4.2; Linux tcp_validate_incoming), throttled like the others. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	uint64_t before = f.tcp->stats.in_challenge_ack;
+	struct tcp_repr d = fx_repr(f.peer_seq + 1000000, 0, TCP_SYN, 1000);
+	fx_send(&f, &d, NULL, 0);
+	fx_send(&f, &d, NULL, 0);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
+	ck_assert_uint_eq(f.tcp->stats.in_challenge_ack, before + 1);
+	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(out_of_window_acks_throttled)
+{
+	/* first, the sequence number: an unacceptable segment gets an ACK,
+	 * at most one per 500 ms when it carries no data (Linux
+	 * tcp_oow_rate_limited: a data segment is no ACK loop). */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	struct tcp_repr a = fx_repr(f.peer_seq + 1000000, c->snd_nxt, TCP_ACK, 1000);
+	for (int i = 0; i < 5; i++)
+		fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
+	for (int i = 0; i < 3; i++)
+		fx_send(&f, &a, "data", 4);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 3);
+	f.now += 500 * MS;
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
+	ck_assert_uint_eq(c->rcv.len, 0);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(paws_reject_throttled_and_syn_challenged)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	struct tcp_repr a = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 512);
+	a.ts = true;
+	a.tsval = c->ts_recent - 1;
+	for (int i = 0; i < 4; i++)
+		fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
+	ck_assert_uint_eq(f.tcp->stats.in_paws, 4);
+	/* a SYN with an old timestamp: a challenge ACK (Linux), throttled */
+	f.now += 500 * MS;
+	uint64_t before = f.tcp->stats.in_challenge_ack;
+	a.flags = TCP_SYN;
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
+	ck_assert_uint_eq(f.tcp->stats.in_challenge_ack, before + 1);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(duplicate_with_bad_ack_sends_one_throttled_ack)
+{
+	/* A retransmission (left of RCV.NXT) with an unacceptable ACK: the
+	 * ACK check drops it before the text step could ask for a duplicate
+	 * ACK, so only the throttled challenge ACK answers it. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	fx_send(&f, &d, "abcd", 4);
+	f.next = f.nout;
+	d.seq = f.peer_seq + 2;
+	d.ack = c->snd_nxt + (1u << 20);
+	for (int i = 0; i < 3; i++)
+		fx_send(&f, &d, "cdef", 4);
+	ck_assert_uint_eq(count_acks(&f, f.peer_seq + 4), 1);
+	ck_assert_uint_eq(c->rcv.len, 4);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(rst_after_fin_at_rcv_nxt_minus_one)
+{
+	/* Linux tcp_reset_check: after the peer's FIN (CLOSE_WAIT, LAST_ACK,
+	 * CLOSING) a RST carrying the FIN's sequence number resets; stacks
+	 * that abort after a FIN send it so. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	fx_send(&f, &fin, NULL, 0);
+	ck_assert_uint_eq(c->state, TCP_CLOSE_WAIT);
+	f.next = f.nout;
+	struct tcp_repr r = fx_repr(f.peer_seq, 0, TCP_RST, 0);
+	fx_send(&f, &r, NULL, 0);
+	fx_none(&f);
+	ck_assert_uint_eq(c->state, TCP_CLOSED);
+	ck_assert_int_eq(c->err, EPIPE);
+	/* in ESTABLISHED, RCV.NXT − 1 is just old: dropped */
+	struct fx g;
+	fx_init(&g);
+	struct tcb *e = fx_passive(&g, false, NULL);
+	r.seq = g.peer_seq - 1;
+	fx_send(&g, &r, NULL, 0);
+	fx_none(&g);
+	ck_assert_uint_eq(e->state, TCP_ESTABLISHED);
+	fx_fini(&g);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(rst_at_right_edge_of_sack)
+{
+	/* Linux: a RST at the right edge of the highest SACK block resets too
+	 * (the peer's next sequence number as it sees it). */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	struct tcp_repr d = fx_repr(f.peer_seq + 100, c->snd_nxt, TCP_ACK, 512);
+	d.ts = true;
+	d.tsval = c->ts_recent + 1;
+	fx_send(&f, &d, "later", 5);
+	ck_assert_uint_eq(c->ooo_n, 1);
+	f.next = f.nout;
+	struct tcp_repr r = fx_repr(f.peer_seq + 105, 0, TCP_RST, 0);
+	fx_send(&f, &r, NULL, 0);
+	fx_none(&f);
+	ck_assert_uint_eq(c->state, TCP_CLOSED);
+	ck_assert_int_eq(c->err, ECONNRESET);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(rst_checked_before_syn_and_ack)
+{
+	/* second (RST) before fourth (SYN) and fifth (ACK): a RST|SYN with a
+	 * wild ACK at RCV.NXT resets. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	struct tcp_repr r =
+	    fx_repr(f.peer_seq, c->snd_nxt + (1u << 20), TCP_RST | TCP_SYN | TCP_ACK, 0);
+	fx_send(&f, &r, NULL, 0);
+	fx_none(&f);
+	ck_assert_uint_eq(c->state, TCP_CLOSED);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_checks");
@@ -220,6 +392,14 @@ static Suite *suite(void)
 	tcase_add_test(tc, injected_timestamp_not_taken);
 	tcase_add_test(tc, challenge_ack_per_connection_limit);
 	tcase_add_test(tc, challenge_ack_stack_limit);
+	tcase_add_test(tc, syn_left_of_window_is_not_data);
+	tcase_add_test(tc, syn_out_of_window_challenged);
+	tcase_add_test(tc, out_of_window_acks_throttled);
+	tcase_add_test(tc, paws_reject_throttled_and_syn_challenged);
+	tcase_add_test(tc, duplicate_with_bad_ack_sends_one_throttled_ack);
+	tcase_add_test(tc, rst_after_fin_at_rcv_nxt_minus_one);
+	tcase_add_test(tc, rst_at_right_edge_of_sack);
+	tcase_add_test(tc, rst_checked_before_syn_and_ack);
 	suite_add_tcase(s, tc);
 	return s;
 }
