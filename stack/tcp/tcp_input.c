@@ -694,6 +694,16 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	 * compartments, so there is nothing to compare. */
 	/* fourth: SYN (RFC 5961 §4.2) */
 	if (s->flags & TCP_SYN) {
+		if (half_open(tcb) && s->seq != tcb->irs) {
+			/* From a passive OPEN: back to LISTEN (RFC 9293). As
+			 * Linux tcp_check_req, the new SYN gets a RST; the
+			 * peer's next one finds the listener. */
+			tcp_reply_rst(tcp, &tcb->t, h, s->len);
+			tcp_done(tcp, tcb, 0);
+			return false;
+		}
+		if (half_open(tcb))
+			return true; /* the first SYN again, with more: old */
 		challenge_ack(tcp, tcb);
 		return true;
 	}

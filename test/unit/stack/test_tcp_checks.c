@@ -382,6 +382,78 @@ START_TEST(rst_checked_before_syn_and_ack)
 }
 END_TEST
 
+START_TEST(new_syn_resets_half_open_request)
+{
+	/* RFC 9293 §3.10.7.4 fourth, SYN-RECEIVED from a passive OPEN: a SYN
+	 * in the window with another ISN returns the connection to LISTEN.
+	 * As Linux (tcp_check_req) the SYN is answered with a RST. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *l;
+	ck_assert_int_eq(tcp_open(f.tcp, AF_INET, &l), 0);
+	uint32_t any = 0;
+	tcp_bind(f.tcp, l, &any, 80);
+	tcp_listen(f.tcp, l, 4, f.now);
+	struct tcp_repr syn = fx_repr(1000, 0, TCP_SYN, 65535);
+	fx_send(&f, &syn, NULL, 0);
+	struct fx_seg *sa = fx_pop(&f);
+	ck_assert_uint_eq(sa->r.flags, TCP_SYN | TCP_ACK);
+	ck_assert_uint_eq(l->nq_syn, 1);
+	/* out of the window: an ACK, the request stays */
+	struct tcp_repr far = fx_repr(1001 + 10000000, 0, TCP_SYN, 65535);
+	fx_send(&f, &far, NULL, 0);
+	struct fx_seg *a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.flags, TCP_ACK);
+	ck_assert_uint_eq(a->r.ack, 1001);
+	ck_assert_uint_eq(l->nq_syn, 1);
+	/* in the window, another ISN: RST for it, the request is gone */
+	struct tcp_repr other = fx_repr(5000, 0, TCP_SYN, 65535);
+	fx_send(&f, &other, NULL, 0);
+	struct fx_seg *r = fx_pop(&f);
+	fx_none(&f);
+	ck_assert_uint_eq(r->r.flags, TCP_RST | TCP_ACK);
+	ck_assert_uint_eq(r->r.seq, 0);
+	ck_assert_uint_eq(r->r.ack, 5001);
+	ck_assert_uint_eq(l->nq_syn, 0);
+	ck_assert_uint_eq(tcp_conn_count(f.tcp), 1);
+	ck_assert_uint_eq(l->state, TCP_LISTEN);
+	/* the peer's next SYN opens afresh */
+	fx_send(&f, &other, NULL, 0);
+	sa = fx_pop(&f);
+	ck_assert_uint_eq(sa->r.flags, TCP_SYN | TCP_ACK);
+	ck_assert_uint_eq(sa->r.ack, 5001);
+	ck_assert_uint_eq(l->nq_syn, 1);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(new_syn_in_simultaneous_open_challenged)
+{
+	/* An active open in SYN-RECEIVED (crossed SYNs) is handled as a
+	 * synchronised state: challenge ACK, the connection stays. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c;
+	ck_assert_int_eq(tcp_open(f.tcp, AF_INET, &c), 0);
+	uint32_t dst = f.t.raddr.v4;
+	tcp_connect(f.tcp, c, &dst, 5000, f.now);
+	f.t = c->t;
+	fx_pop(&f);
+	struct tcp_repr syn = fx_repr(7000, 0, TCP_SYN, 2000);
+	fx_send(&f, &syn, NULL, 0);
+	fx_pop(&f);
+	ck_assert_uint_eq(c->state, TCP_SYN_RECEIVED);
+	struct tcp_repr other = fx_repr(7100, 0, TCP_SYN, 2000);
+	fx_send(&f, &other, NULL, 0);
+	struct fx_seg *a = fx_pop(&f);
+	fx_none(&f);
+	ck_assert_uint_eq(a->r.flags, TCP_ACK);
+	ck_assert_uint_eq(a->r.ack, 7001);
+	ck_assert_uint_eq(c->state, TCP_SYN_RECEIVED);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_checks");
@@ -400,6 +472,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, rst_after_fin_at_rcv_nxt_minus_one);
 	tcase_add_test(tc, rst_at_right_edge_of_sack);
 	tcase_add_test(tc, rst_checked_before_syn_and_ack);
+	tcase_add_test(tc, new_syn_resets_half_open_request);
+	tcase_add_test(tc, new_syn_in_simultaneous_open_challenged);
 	suite_add_tcase(s, tc);
 	return s;
 }
