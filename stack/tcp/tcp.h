@@ -111,7 +111,9 @@ struct tcb {
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
 	uint32_t ooo_n;
-	uint32_t ooo_recent; /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_recent;  /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
+	bool ooo_fin;
 	struct {
 		uint32_t l, r; /* absolute sequence numbers [l, r) */
 	} ooo[TCP_OOO_MAX];

@@ -372,7 +372,8 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		ooo_insert(tcp, tcb, s->seq, s->seq + n);
 		tcb->ooo_recent = s->seq;
 	}
-	s->flags &= (uint8_t)~TCP_FIN; /* taken only in order */
+	if (n < s->len)
+		s->flags &= (uint8_t)~TCP_FIN; /* not all kept: the rest comes again */
 	tcb->flags |= TCB_F_ACK_NOW;
 }
 
@@ -811,10 +812,28 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		s->len = 0;
 		break;
 	}
-	/* eighth: FIN */
-	if ((s->flags & TCP_FIN) && s->seq + s->len == tcb->rcv_nxt &&
-	    !(tcb->flags & TCB_F_FIN_RCVD))
+	/* eighth: FIN, taken once the sequence space before it is complete. A
+	 * FIN beyond a hole is held like the data it came with (RFC 9293
+	 * §3.10.7.4 seventh: segments beyond RCV.NXT are kept for later). */
+	bool fin = false;
+	if ((s->flags & TCP_FIN) && !(tcb->flags & TCB_F_FIN_RCVD)) {
+		uint32_t at = s->seq + s->len;
+		if (at == tcb->rcv_nxt) {
+			fin = true;
+		} else if (SEQ_GT(at, tcb->rcv_nxt) &&
+			   (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_FIN_WAIT_1 ||
+			    tcb->state == TCP_FIN_WAIT_2)) {
+			tcb->ooo_fin = true;
+			tcb->ooo_fin_seq = at;
+			tcb->flags |= TCB_F_ACK_NOW;
+		}
+	}
+	if (tcb->ooo_fin && tcb->rcv_nxt == tcb->ooo_fin_seq && !(tcb->flags & TCB_F_FIN_RCVD))
+		fin = true;
+	if (fin) {
+		tcb->ooo_fin = false;
 		fin_input(tcp, tcb);
+	}
 	return true;
 }
 
