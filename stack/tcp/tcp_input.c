@@ -317,6 +317,30 @@ static void ooo_insert(struct tcp *tcp, struct tcb *tcb, uint32_t l, uint32_t r)
 	tcb->ooo_n++;
 }
 
+/* Places an out-of-order segment's bytes in the receive ring where no
+ * segment that starts before it (or at the same place and reaches as far)
+ * holds them. This is the order in which Linux reads overlapping segments
+ * from its out-of-order queue, so a monitor built on Linux sees the same
+ * stream. Held ranges are merged, so a held range counts as one segment.
+ * Returns how many bytes from s->seq on are now held (less when the ring is
+ * full). */
+static uint32_t ooo_write(struct tcb *tcb, const struct seg_ctx *s)
+{
+	uint32_t l = s->seq, r = s->seq + s->len;
+	uint32_t keep_end = l; /* [l, keep_end) stays as it is */
+	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
+		uint32_t L = tcb->ooo[i].l, R = tcb->ooo[i].r;
+		if (SEQ_LEQ(L, l) && SEQ_LT(l, R) && !(L == l && SEQ_GT(r, R))) {
+			keep_end = SEQ_LT(R, r) ? R : r;
+			break;
+		}
+	}
+	uint32_t skip = keep_end - l;
+	uint32_t off = tcb->rcv.len + (keep_end - tcb->rcv_nxt);
+	uint32_t n = ring_write_at(&tcb->rcv, off, s->data + skip, s->len - skip);
+	return skip + n;
+}
+
 static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 {
 	if (s->len == 0)
@@ -366,8 +390,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	}
 	/* Out of order (seq > rcv_nxt after trimming): place it, remember the
 	 * range, ACK at once (the duplicate ACK with SACK blocks). */
-	uint32_t off = tcb->rcv.len + (s->seq - tcb->rcv_nxt);
-	uint32_t n = ring_write_at(&tcb->rcv, off, s->data, s->len);
+	uint32_t n = ooo_write(tcb, s);
 	if (n) {
 		ooo_insert(tcp, tcb, s->seq, s->seq + n);
 		tcb->ooo_recent = s->seq;

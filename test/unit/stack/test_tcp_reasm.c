@@ -90,6 +90,75 @@ START_TEST(fin_in_order_unchanged_by_held_fin)
 }
 END_TEST
 
+/* Sends each (offset, byte, length) as one out-of-order segment of that
+ * byte repeated, then the first 10 bytes "0123456789", and returns what the
+ * application reads (n bytes). */
+struct piece {
+	uint32_t off;
+	char c;
+	uint32_t len;
+};
+
+static void overlap_run(const struct piece *p, unsigned np, const char *want)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	for (unsigned i = 0; i < np; i++) {
+		char buf[64];
+		memset(buf, p[i].c, p[i].len);
+		struct tcp_repr d = data_repr(&f, c, p[i].off, 0);
+		fx_send(&f, &d, buf, p[i].len);
+	}
+	struct tcp_repr d = data_repr(&f, c, 0, 0);
+	fx_send(&f, &d, "0123456789", 10);
+	uint32_t n = (uint32_t)strlen(want);
+	ck_assert_uint_eq(c->rcv_nxt, f.peer_seq + n);
+	char out[64] = {0};
+	ck_assert_int_eq(tcp_recv(f.tcp, c, out, sizeof(out), false, f.now), (int)n);
+	ck_assert_str_eq(out, want);
+	fx_fini(&f);
+}
+
+START_TEST(overlap_later_start_keeps_first)
+{
+	/* B starts inside A: A's bytes stay where they overlap. */
+	const struct piece p[] = {{10, 'A', 10}, {15, 'B', 10}};
+	overlap_run(p, 2, "0123456789AAAAAAAAAABBBBB");
+}
+END_TEST
+
+START_TEST(overlap_inside_keeps_first)
+{
+	const struct piece p[] = {{10, 'A', 10}, {12, 'B', 4}};
+	overlap_run(p, 2, "0123456789AAAAAAAAAA");
+	/* the same start, not longer: still A */
+	const struct piece q[] = {{10, 'A', 10}, {10, 'B', 6}};
+	overlap_run(q, 2, "0123456789AAAAAAAAAA");
+}
+END_TEST
+
+START_TEST(overlap_earlier_start_wins_as_linux)
+{
+	/* Linux reads its out-of-order queue in sequence order: a segment
+	 * that starts before an earlier one, or at the same place and ends
+	 * beyond it, is read first where they overlap. */
+	const struct piece p[] = {{15, 'A', 10}, {10, 'B', 10}};
+	overlap_run(p, 2, "0123456789BBBBBBBBBBAAAAA");
+	const struct piece q[] = {{10, 'A', 5}, {10, 'B', 10}};
+	overlap_run(q, 2, "0123456789BBBBBBBBBB");
+}
+END_TEST
+
+START_TEST(overlap_spanning_ranges)
+{
+	/* B starts inside A and covers C beyond a gap: A keeps its bytes, B's
+	 * replace C's (B starts before C), as Linux. */
+	const struct piece p[] = {{10, 'A', 4}, {18, 'C', 4}, {12, 'B', 12}};
+	overlap_run(p, 3, "0123456789AAAABBBBBBBBBB");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_reasm");
@@ -97,6 +166,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, fin_after_hole_kept);
 	tcase_add_test(tc, bare_fin_after_hole_kept);
 	tcase_add_test(tc, fin_in_order_unchanged_by_held_fin);
+	tcase_add_test(tc, overlap_later_start_keeps_first);
+	tcase_add_test(tc, overlap_inside_keeps_first);
+	tcase_add_test(tc, overlap_earlier_start_wins_as_linux);
+	tcase_add_test(tc, overlap_spanning_ranges);
 	suite_add_tcase(s, tc);
 	return s;
 }
