@@ -42,6 +42,7 @@ struct stack_config {
 	 * ACKs a second for the whole stack (0 → none, tcp_challenge_ack_limit's
 	 * default). */
 	uint32_t oow_ratelimit_ms, challenge_ack_limit;
+	uint32_t min_snd_mss; /* floor of the MSS a peer can impose; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
 };
 

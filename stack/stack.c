@@ -167,6 +167,7 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .msl_ms = cfg->msl_ms,
 	    .oow_ratelimit_ms = cfg->oow_ratelimit_ms,
 	    .challenge_ack_limit = cfg->challenge_ack_limit,
+	    .min_snd_mss = cfg->min_snd_mss,
 	    .no_timestamps = cfg->no_timestamps,
 	    .no_sack = cfg->no_sack,
 	    .no_wscale = cfg->no_wscale,

@@ -196,6 +196,7 @@ struct tcp_config {
 	 * (tcp_challenge_ack_limit; 0 → none, current kernels' default). */
 	uint32_t oow_ratelimit_ms;
 	uint32_t challenge_ack_limit;
+	uint32_t min_snd_mss; /* floor of the peer's MSS; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */

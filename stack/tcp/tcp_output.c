@@ -61,7 +61,6 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
 
 void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 {
-	(void)tcp;
 	if (mtu)
 		tcb->pmtu = mtu;
 	uint32_t ip = tcb->t.family == AF_INET6 ? 40 : 20;
@@ -70,10 +69,12 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 		mss = tcb->peer_mss;
 	if (tcb->user_mss && mss > tcb->user_mss)
 		mss = tcb->user_mss;
+	/* Linux tcp_min_snd_mss: a peer cannot make us send tiny segments;
+	 * the floor applies before the timestamp option is taken off. */
+	if (mss < tcp->cfg.min_snd_mss)
+		mss = tcp->cfg.min_snd_mss;
 	if (tcb->flags & TCB_F_TS)
 		mss -= 12; /* Linux mss_cache: payload after the timestamp option */
-	if (mss < 64)
-		mss = 64;
 	tcb->mss = (uint16_t)mss;
 }
 
