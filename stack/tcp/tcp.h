@@ -114,6 +114,8 @@ struct tcb {
 	uint32_t ooo_recent;  /* a byte of the most recently received out-of-order segment */
 	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
 	bool ooo_fin;
+	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
+	uint32_t dsack_l, dsack_r;
 	struct {
 		uint32_t l, r; /* absolute sequence numbers [l, r) */
 	} ooo[TCP_OOO_MAX];

@@ -317,6 +317,33 @@ static void ooo_insert(struct tcp *tcp, struct tcb *tcb, uint32_t l, uint32_t r)
 	tcb->ooo_n++;
 }
 
+/* RFC 2883: [l, r) arrived twice; the next ACK reports it in its first SACK
+ * block (Linux tcp_dsack_set: a newer duplicate replaces an unsent one). */
+static void dsack_set(struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	if (!(tcb->flags & TCB_F_SACK) || !SEQ_LT(l, r))
+		return;
+	tcb->dsack = true;
+	tcb->dsack_l = l;
+	tcb->dsack_r = r;
+}
+
+/* Linux tcp_dsack_extend: grow a pending report when [l, r) touches it,
+ * else keep it (the duplicate found first in a segment is reported). */
+static void dsack_extend(struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	if (!tcb->dsack) {
+		dsack_set(tcb, l, r);
+		return;
+	}
+	if (SEQ_GT(l, tcb->dsack_r) || SEQ_GT(tcb->dsack_l, r))
+		return;
+	if (SEQ_LT(l, tcb->dsack_l))
+		tcb->dsack_l = l;
+	if (SEQ_GT(r, tcb->dsack_r))
+		tcb->dsack_r = r;
+}
+
 /* Places an out-of-order segment's bytes in the receive ring where no
  * segment that starts before it (or at the same place and reaches as far)
  * holds them. This is the order in which Linux reads overlapping segments
@@ -330,10 +357,13 @@ static uint32_t ooo_write(struct tcb *tcb, const struct seg_ctx *s)
 	uint32_t keep_end = l; /* [l, keep_end) stays as it is */
 	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
 		uint32_t L = tcb->ooo[i].l, R = tcb->ooo[i].r;
-		if (SEQ_LEQ(L, l) && SEQ_LT(l, R) && !(L == l && SEQ_GT(r, R))) {
+		if (!SEQ_LT(L, r) || !SEQ_GT(R, l))
+			continue;
+		/* the first held range it overlaps is the duplicate reported */
+		dsack_set(tcb, SEQ_GT(L, l) ? L : l, SEQ_LT(R, r) ? R : r);
+		if (SEQ_LEQ(L, l) && !(L == l && SEQ_GT(r, R)))
 			keep_end = SEQ_LT(R, r) ? R : r;
-			break;
-		}
+		break;
 	}
 	uint32_t skip = keep_end - l;
 	uint32_t off = tcb->rcv.len + (keep_end - tcb->rcv_nxt);
@@ -354,6 +384,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
 		if (n < s->len)
 			s->flags &= (uint8_t)~TCP_FIN; /* buffer full: the rest comes again */
+		if (tcb->ooo_n && SEQ_GT(s->seq + n, tcb->ooo[0].l))
+			dsack_extend(tcb, tcb->ooo[0].l,
+				     SEQ_LT(s->seq + n, tcb->ooo[0].r) ? s->seq + n
+								       : tcb->ooo[0].r);
 		tcb->rcv_nxt += n;
 		tcb->bytes_received += n;
 		tcb->rcv_unacked += n;
@@ -699,6 +733,11 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 				 * request just gets its ACK, Linux tcp_check_req). */
 				challenge_ack(tcp, tcb);
 			} else {
+				if (s->len && SEQ_LT(s->seq, tcb->rcv_nxt))
+					dsack_set(tcb, s->seq,
+						  SEQ_LT(s->seq + s->len, tcb->rcv_nxt)
+						      ? s->seq + s->len
+						      : tcb->rcv_nxt);
 				refused_ack(tcp, tcb, s);
 			}
 			return true;
@@ -802,6 +841,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	 * the left, what does not fit on the right. */
 	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
 		uint32_t skip = tcb->rcv_nxt - s->seq;
+		dsack_set(tcb, s->seq, skip < s->len ? tcb->rcv_nxt : s->seq + s->len);
 		if (skip >= s->len) {
 			if (skip > s->len)
 				s->flags &= (uint8_t)~TCP_FIN;

@@ -172,7 +172,10 @@ START_TEST(out_of_order_with_sack)
 	fx_send(&f, &d, big + 1500, 2000);
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, s0 + 4000);
-	ck_assert_uint_eq(a->r.nsack, 0);
+	/* only the D-SACK of its old part (RFC 2883) */
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, s0 + 1500);
+	ck_assert_uint_eq(a->r.sack[0].r, s0 + 2000);
 	uint8_t out[4000];
 	ck_assert_int_eq(tcp_recv(f.tcp, c, out, sizeof(out), false, f.now), 4000);
 	ck_assert_mem_eq(out, big, 4000);

@@ -159,6 +159,93 @@ START_TEST(overlap_spanning_ranges)
 }
 END_TEST
 
+START_TEST(dsack_old_duplicate)
+{
+	/* RFC 2883 §4: a duplicate below RCV.NXT is reported in the first SACK
+	 * block of the ACK it triggers, once. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	uint32_t s0 = f.peer_seq;
+	struct tcp_repr d = data_repr(&f, c, 0, 0);
+	fx_send(&f, &d, "abcd", 4);
+	f.next = f.nout;
+	fx_send(&f, &d, "abcd", 4);
+	struct fx_seg *a = fx_pop(&f);
+	fx_none(&f);
+	ck_assert_uint_eq(a->r.ack, s0 + 4);
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, s0);
+	ck_assert_uint_eq(a->r.sack[0].r, s0 + 4);
+	/* partly old: the old part is reported, the new part taken */
+	d = data_repr(&f, c, 2, 0);
+	fx_send(&f, &d, "cdef", 4);
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, s0 + 6);
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, s0 + 2);
+	ck_assert_uint_eq(a->r.sack[0].r, s0 + 4);
+	/* the next ACK carries no D-SACK */
+	f.next = f.nout;
+	tcp_send_ack(f.tcp, c);
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.nsack, 0);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(dsack_out_of_order_duplicate)
+{
+	/* A duplicate of held data: the D-SACK block first, then the SACK
+	 * block that contains it (RFC 2883 §4.1.2). */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	uint32_t s0 = f.peer_seq;
+	struct tcp_repr d = data_repr(&f, c, 10, 0);
+	fx_send(&f, &d, "xyz", 3);
+	d = data_repr(&f, c, 20, 0);
+	fx_send(&f, &d, "uvw", 3);
+	f.next = f.nout;
+	d = data_repr(&f, c, 10, 0);
+	fx_send(&f, &d, "xyz", 3);
+	struct fx_seg *a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, s0);
+	ck_assert_uint_eq(a->r.nsack, 3);
+	ck_assert_uint_eq(a->r.sack[0].l, s0 + 10);
+	ck_assert_uint_eq(a->r.sack[0].r, s0 + 13);
+	ck_assert_uint_eq(a->r.sack[1].l, s0 + 10);
+	ck_assert_uint_eq(a->r.sack[1].r, s0 + 13);
+	ck_assert_uint_eq(a->r.sack[2].l, s0 + 20);
+	/* a retransmission that fills the hole and repeats held bytes */
+	f.next = f.nout;
+	d = data_repr(&f, c, 0, 0);
+	fx_send(&f, &d, "0123456789xy", 12);
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, s0 + 13);
+	ck_assert_uint_eq(a->r.sack[0].l, s0 + 10);
+	ck_assert_uint_eq(a->r.sack[0].r, s0 + 12);
+	ck_assert_uint_eq(a->r.nsack, 2);
+	ck_assert_uint_eq(a->r.sack[1].l, s0 + 20);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(dsack_needs_sack)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	fx_send(&f, &d, "abcd", 4);
+	f.next = f.nout;
+	fx_send(&f, &d, "abcd", 4);
+	struct fx_seg *a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.nsack, 0);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_reasm");
@@ -170,6 +257,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, overlap_inside_keeps_first);
 	tcase_add_test(tc, overlap_earlier_start_wins_as_linux);
 	tcase_add_test(tc, overlap_spanning_ranges);
+	tcase_add_test(tc, dsack_old_duplicate);
+	tcase_add_test(tc, dsack_out_of_order_duplicate);
+	tcase_add_test(tc, dsack_needs_sack);
 	suite_add_tcase(s, tc);
 	return s;
 }
