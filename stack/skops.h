@@ -37,6 +37,12 @@ struct stack_config {
 	uint32_t syn_retries;		     /* 0 → 6 (tcp_syn_retries) */
 	uint32_t synack_retries;	     /* 0 → 5 (tcp_synack_retries) */
 	uint32_t msl_ms; /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
+	/* ACKs to refused segments: one per connection per oow_ratelimit_ms
+	 * (0 → 500, tcp_invalid_ratelimit; UINT32_MAX → none); RFC 5961 challenge
+	 * ACKs a second for the whole stack (0 → none, tcp_challenge_ack_limit's
+	 * default). */
+	uint32_t oow_ratelimit_ms, challenge_ack_limit;
+	uint32_t min_snd_mss; /* floor of the MSS a peer can impose; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
 };
 

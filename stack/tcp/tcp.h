@@ -91,6 +91,7 @@ struct tcb {
 	uint32_t max_wnd;	 /* largest window the peer offered */
 	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
 	uint64_t ts_recent_age;
+	uint64_t last_oow_ns;		 /* last ACK for a refused segment (0: none) */
 	uint32_t recover;		 /* RFC 6582 */
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
 	uint16_t peer_mss;		 /* the peer's MSS option (536 without, RFC 9293 §3.7.1) */
@@ -110,7 +111,11 @@ struct tcb {
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
 	uint32_t ooo_n;
-	uint32_t ooo_recent; /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_recent;  /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
+	bool ooo_fin;
+	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
+	uint32_t dsack_l, dsack_r;
 	struct {
 		uint32_t l, r; /* absolute sequence numbers [l, r) */
 	} ooo[TCP_OOO_MAX];
@@ -203,6 +208,14 @@ struct tcp_config {
 	uint32_t wmem_max, rmem_max, wmem_default, rmem_default;
 	uint32_t syn_retries, synack_retries;
 	uint32_t msl_ms;
+	/* RFC 5961 §7 throttling of challenge ACKs (and of ACKs for
+	 * out-of-window segments), as Linux: per connection one per
+	 * oow_ratelimit_ms (tcp_invalid_ratelimit; 0 → 500, UINT32_MAX → none),
+	 * per stack a randomised budget of about challenge_ack_limit a second
+	 * (tcp_challenge_ack_limit; 0 → none, current kernels' default). */
+	uint32_t oow_ratelimit_ms;
+	uint32_t challenge_ack_limit;
+	uint32_t min_snd_mss; /* floor of the peer's MSS; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */

@@ -73,6 +73,15 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->synack_retries = 5;
 	if (!c->msl_ms)
 		c->msl_ms = 30000;
+	if (!c->oow_ratelimit_ms)
+		c->oow_ratelimit_ms = 500;
+	/* Linux's sysctl accepts 48 (TCP_MIN_SND_MSS) up to 65535 − 40 only;
+	 * below 48 a full set of options would leave no room for data. */
+	if (c->min_snd_mss < 48)
+		c->min_snd_mss = 48;
+	if (c->min_snd_mss > 65495)
+		c->min_snd_mss = 65495;
+	tcp->challenge_sec = UINT64_MAX;
 	uint32_t hsz = 16;
 	while (hsz < 2 * c->max_conns)
 		hsz <<= 1;

@@ -22,9 +22,59 @@ struct seg_ctx {
 	uint8_t ecn;
 };
 
+/* Linux tcp_invalid_ratelimit: at most one ACK per oow_ratelimit_ms for the
+ * segments a connection refuses, so that two ends cannot be driven into an
+ * ACK loop and an attacker's segments buy few replies. */
+static bool oow_limited(struct tcp *tcp, struct tcb *tcb)
+{
+	uint32_t ms = tcp->cfg.oow_ratelimit_ms;
+	if (ms == UINT32_MAX)
+		return false;
+	if (tcb->last_oow_ns && tcp->now - tcb->last_oow_ns < (uint64_t)ms * 1000000u)
+		return true;
+	tcb->last_oow_ns = tcp->now;
+	return false;
+}
+
+/* The stack-wide budget of challenge ACKs for the current second (Linux
+ * tcp_challenge_ack_limit). Drawn at random in [limit/2, limit·3/2) each
+ * second so that the count cannot serve as a side channel (CVE-2016-5696). */
+static bool challenge_budget(struct tcp *tcp)
+{
+	uint32_t limit = tcp->cfg.challenge_ack_limit;
+	if (!limit)
+		return true;
+	uint64_t sec = tcp->now / 1000000000u;
+	if (sec != tcp->challenge_sec) {
+		uint32_t half = limit / 2 + (limit & 1);
+		tcp->challenge_sec = sec;
+		tcp->challenge_left = half + rnd_below(&tcp->rnd, limit);
+	}
+	if (!tcp->challenge_left)
+		return false;
+	tcp->challenge_left--;
+	return true;
+}
+
+/* RFC 9293 §3.10.7.4 first: an unacceptable segment is answered with an
+ * ACK. Linux throttles these unless the segment carries data (a data
+ * segment cannot be part of an ACK loop). */
+static void refused_ack(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
+{
+	if ((s->len == 0 || (s->flags & TCP_SYN)) && oow_limited(tcp, tcb)) {
+		tcp->stats.oow_ack_skipped++;
+		return;
+	}
+	tcb->flags |= TCB_F_ACK_NOW;
+}
+
+/* RFC 5961 §3.2, §4.2, §5.2 challenge ACK, throttled as §7 asks. */
 static void challenge_ack(struct tcp *tcp, struct tcb *tcb)
 {
-	/* RFC 5961 §3.2/§4.2 (rate limiting is left to the next issue). */
+	if (oow_limited(tcp, tcb) || !challenge_budget(tcp)) {
+		tcp->stats.challenge_ack_skipped++;
+		return;
+	}
 	tcp->stats.in_challenge_ack++;
 	tcp_send_ack(tcp, tcb);
 }
@@ -278,6 +328,60 @@ static void ooo_insert(struct tcp *tcp, struct tcb *tcb, uint32_t l, uint32_t r)
 	tcb->ooo_n++;
 }
 
+/* RFC 2883: [l, r) arrived twice; the next ACK reports it in its first SACK
+ * block (Linux tcp_dsack_set: a newer duplicate replaces an unsent one). */
+static void dsack_set(struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	if (!(tcb->flags & TCB_F_SACK) || !SEQ_LT(l, r))
+		return;
+	tcb->dsack = true;
+	tcb->dsack_l = l;
+	tcb->dsack_r = r;
+}
+
+/* Linux tcp_dsack_extend: grow a pending report when [l, r) touches it,
+ * else keep it (the duplicate found first in a segment is reported). */
+static void dsack_extend(struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	if (!tcb->dsack) {
+		dsack_set(tcb, l, r);
+		return;
+	}
+	if (SEQ_GT(l, tcb->dsack_r) || SEQ_GT(tcb->dsack_l, r))
+		return;
+	if (SEQ_LT(l, tcb->dsack_l))
+		tcb->dsack_l = l;
+	if (SEQ_GT(r, tcb->dsack_r))
+		tcb->dsack_r = r;
+}
+
+/* Places an out-of-order segment's bytes in the receive ring where no
+ * segment that starts before it (or at the same place and reaches as far)
+ * holds them. This is the order in which Linux reads overlapping segments
+ * from its out-of-order queue, so a monitor built on Linux sees the same
+ * stream. Held ranges are merged, so a held range counts as one segment.
+ * Returns how many bytes from s->seq on are now held (less when the ring is
+ * full). */
+static uint32_t ooo_write(struct tcb *tcb, const struct seg_ctx *s)
+{
+	uint32_t l = s->seq, r = s->seq + s->len;
+	uint32_t keep_end = l; /* [l, keep_end) stays as it is */
+	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
+		uint32_t L = tcb->ooo[i].l, R = tcb->ooo[i].r;
+		if (!SEQ_LT(L, r) || !SEQ_GT(R, l))
+			continue;
+		/* the first held range it overlaps is the duplicate reported */
+		dsack_set(tcb, SEQ_GT(L, l) ? L : l, SEQ_LT(R, r) ? R : r);
+		if (SEQ_LEQ(L, l) && !(L == l && SEQ_GT(r, R)))
+			keep_end = SEQ_LT(R, r) ? R : r;
+		break;
+	}
+	uint32_t skip = keep_end - l;
+	uint32_t off = tcb->rcv.len + (keep_end - tcb->rcv_nxt);
+	uint32_t n = ring_write_at(&tcb->rcv, off, s->data + skip, s->len - skip);
+	return skip + n;
+}
+
 static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 {
 	if (s->len == 0)
@@ -291,6 +395,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
 		if (n < s->len)
 			s->flags &= (uint8_t)~TCP_FIN; /* buffer full: the rest comes again */
+		if (tcb->ooo_n && SEQ_GT(s->seq + n, tcb->ooo[0].l))
+			dsack_extend(tcb, tcb->ooo[0].l,
+				     SEQ_LT(s->seq + n, tcb->ooo[0].r) ? s->seq + n
+								       : tcb->ooo[0].r);
 		tcb->rcv_nxt += n;
 		tcb->bytes_received += n;
 		tcb->rcv_unacked += n;
@@ -327,13 +435,13 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	}
 	/* Out of order (seq > rcv_nxt after trimming): place it, remember the
 	 * range, ACK at once (the duplicate ACK with SACK blocks). */
-	uint32_t off = tcb->rcv.len + (s->seq - tcb->rcv_nxt);
-	uint32_t n = ring_write_at(&tcb->rcv, off, s->data, s->len);
+	uint32_t n = ooo_write(tcb, s);
 	if (n) {
 		ooo_insert(tcp, tcb, s->seq, s->seq + n);
 		tcb->ooo_recent = s->seq;
 	}
-	s->flags &= (uint8_t)~TCP_FIN; /* taken only in order */
+	if (n < s->len)
+		s->flags &= (uint8_t)~TCP_FIN; /* not all kept: the rest comes again */
 	tcb->flags |= TCB_F_ACK_NOW;
 }
 
@@ -389,21 +497,26 @@ static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
 	return n ? n : 1;
 }
 
-/* RFC 9293 §3.10.7.4 fifth: ACK processing. false: tcb freed. */
+/* RFC 5961 §5.2: SND.UNA − MAX.SND.WND <= SEG.ACK <= SND.NXT (snd_max: after
+ * a go-back-N rewind snd_nxt may lie left of what was sent). MAX.SND.WND is
+ * bounded by the bytes ever acknowledged, as Linux does, so that early in a
+ * connection an ACK for something before our first byte is refused too. */
+static bool ack_acceptable(const struct tcb *tcb, uint32_t ack)
+{
+	if (SEQ_GT(ack, tcb->snd_max))
+		return false;
+	uint64_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
+	if (tcb->bytes_acked < maxw)
+		maxw = tcb->bytes_acked;
+	return !SEQ_LT(ack, tcb->snd_una - (uint32_t)maxw);
+}
+
+/* RFC 9293 §3.10.7.4 fifth: ACK processing of an acceptable ACK. false: tcb
+ * freed. */
 static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 {
 	const struct tcp_repr *h = s->h;
 	uint32_t ack = h->ack;
-	if (SEQ_GT(ack, tcb->snd_max)) {
-		/* RFC 5961 §5.2: an ACK for data never sent. */
-		tcb->flags |= TCB_F_ACK_NOW;
-		return true;
-	}
-	uint32_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
-	if (SEQ_LT(ack, tcb->snd_una - maxw)) {
-		tcb->flags |= TCB_F_ACK_NOW;
-		return true;
-	}
 	uint32_t wnd = (uint32_t)h->window << tcb->snd_wscale;
 	bool wnd_changed = false;
 	if (SEQ_LT(tcb->snd_wl1, s->seq) ||
@@ -514,14 +627,30 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	return true;
 }
 
-/* RST arrival in a synchronised state (RFC 9293 §3.10.7.4 second, RFC 5961 §3.2). */
-static bool rst_input(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t wnd)
+/* A passive open still in SYN-RECEIVED (Linux: a request socket). */
+static bool half_open(const struct tcb *tcb)
 {
-	if (seq != tcb->rcv_nxt) {
-		if (SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + (wnd ? wnd : 1)))
-			challenge_ack(tcp, tcb);
+	return tcb->state == TCP_SYN_RECEIVED && (tcb->flags & TCB_F_LISTEN_CHILD);
+}
+
+/* RFC 5961 §3.2: a RST resets only at exactly RCV.NXT. Linux also takes
+ * RCV.NXT − 1 once the peer's FIN is in (stacks that abort after a FIN send
+ * the RST with the FIN's number) and the right edge of our highest SACK
+ * block (the peer's next sequence number as it sees it). */
+static bool rst_exact(const struct tcb *tcb, uint32_t seq)
+{
+	if (seq == tcb->rcv_nxt)
 		return true;
-	}
+	if (seq == tcb->rcv_nxt - 1 && (tcb->flags & TCB_F_FIN_RCVD) &&
+	    (tcb->state == TCP_CLOSE_WAIT || tcb->state == TCP_LAST_ACK ||
+	     tcb->state == TCP_CLOSING))
+		return true;
+	return (tcb->flags & TCB_F_SACK) && tcb->ooo_n && seq == tcb->ooo[tcb->ooo_n - 1].r;
+}
+
+/* An acceptable RST in a synchronised state (RFC 9293 §3.10.7.4 second). */
+static bool rst_input(struct tcp *tcp, struct tcb *tcb)
+{
 	tcp->stats.in_rst++;
 	int err = ECONNRESET;
 	if (tcb->state == TCP_SYN_RECEIVED && (tcb->flags & TCB_F_LISTEN_CHILD))
@@ -576,7 +705,10 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	if ((tcb->flags & TCB_F_TS) && h->ts && !(h->flags & TCP_RST) &&
 	    SEQ_LT(h->tsval, tcb->ts_recent) && tcp->now - tcb->ts_recent_age < PAWS_24DAYS_NS) {
 		tcp->stats.in_paws++;
-		tcb->flags |= TCB_F_ACK_NOW;
+		if (s->flags & TCP_SYN)
+			challenge_ack(tcp, tcb);
+		else
+			refused_ack(tcp, tcb, s);
 		return true;
 	}
 	if (tcb->state == TCP_TIME_WAIT)
@@ -598,64 +730,80 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	uint32_t wnd = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
 	if (tcb->state == TCP_SYN_RECEIVED && wnd == 0)
 		wnd = tcb->syn_wnd;
+	/* first: the sequence number */
 	uint32_t seglen = s->len + !!(s->flags & TCP_SYN) + !!(s->flags & TCP_FIN);
 	if (!seq_acceptable(tcb, s->seq, seglen, wnd)) {
 		/* Zero window: still take the ACK of a segment at rcv_nxt. */
 		if (!(wnd == 0 && s->seq == tcb->rcv_nxt)) {
 			tcp->stats.in_unacceptable++;
-			if (!(s->flags & TCP_RST))
-				tcb->flags |= TCB_F_ACK_NOW;
+			if (s->flags & TCP_RST) {
+				if (rst_exact(tcb, s->seq))
+					return rst_input(tcp, tcb);
+			} else if ((s->flags & TCP_SYN) && !half_open(tcb)) {
+				/* RFC 5961 §4.2: whatever its sequence number (a
+				 * request just gets its ACK, Linux tcp_check_req). */
+				challenge_ack(tcp, tcb);
+			} else {
+				if (s->len && SEQ_LT(s->seq, tcb->rcv_nxt))
+					dsack_set(tcb, s->seq,
+						  SEQ_LT(s->seq + s->len, tcb->rcv_nxt)
+						      ? s->seq + s->len
+						      : tcb->rcv_nxt);
+				refused_ack(tcp, tcb, s);
+			}
 			return true;
 		}
 		s->len = 0;
 		s->flags &= (uint8_t)~TCP_FIN;
 		tcb->flags |= TCB_F_ACK_NOW;
 	}
-	if (s->flags & TCP_RST)
-		return rst_input(tcp, tcb, s->seq, wnd);
-	/* Trim to the window: what we already have on the left, what does
-	 * not fit on the right. */
-	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
-		uint32_t skip = tcb->rcv_nxt - s->seq;
-		if (s->flags & TCP_SYN) {
-			s->flags &= (uint8_t)~TCP_SYN;
-			skip--;
-			s->seq++;
-		}
-		if (skip >= s->len) {
-			if (skip > s->len)
-				s->flags &= (uint8_t)~TCP_FIN;
-			s->seq += s->len;
-			s->len = 0;
-		} else {
-			s->data += skip;
-			s->len -= skip;
-			s->seq += skip;
-		}
-		tcb->flags |= TCB_F_ACK_NOW; /* a duplicate: tell the peer where we are */
-	}
-	if (s->len && SEQ_GT(s->seq + s->len, tcb->rcv_nxt + wnd)) {
-		s->len = tcb->rcv_nxt + wnd - s->seq;
-		s->flags &= (uint8_t)~TCP_FIN;
-	}
-	if (s->flags & TCP_SYN) {
-		/* RFC 5961 §4.2: a SYN in a synchronised state gets a challenge ACK. */
+	/* second: RST (RFC 5961 §3.2) */
+	if (s->flags & TCP_RST) {
+		if (rst_exact(tcb, s->seq))
+			return rst_input(tcp, tcb);
 		challenge_ack(tcp, tcb);
 		return true;
 	}
+	/* third: security: skops sends and accepts no IP security
+	 * compartments, so there is nothing to compare. */
+	/* fourth: SYN (RFC 5961 §4.2) */
+	if (s->flags & TCP_SYN) {
+		if (half_open(tcb) && s->seq != tcb->irs) {
+			/* From a passive OPEN: back to LISTEN (RFC 9293). As
+			 * Linux tcp_check_req, the new SYN gets a RST; the
+			 * peer's next one finds the listener. */
+			tcp_reply_rst(tcp, &tcb->t, h, s->len);
+			tcp_done(tcp, tcb, 0);
+			return false;
+		}
+		if (half_open(tcb))
+			return true; /* the first SYN again, with more: old */
+		challenge_ack(tcp, tcb);
+		return true;
+	}
+	/* fifth: the ACK field */
 	if (!(s->flags & TCP_ACK))
 		return true;
-	/* RFC 7323 §4.3: ts_recent from segments covering Last.ACK.sent. */
+	if (tcb->state == TCP_SYN_RECEIVED) {
+		if (!(SEQ_LT(tcb->snd_una, h->ack) && SEQ_LEQ(h->ack, tcb->snd_max))) {
+			tcp_reply_rst(tcp, &tcb->t, h, 0);
+			return true;
+		}
+	} else if (!ack_acceptable(tcb, h->ack)) {
+		/* RFC 9293 §3.10.7.4 fifth, RFC 5961 §5.2: ACK and drop, so that
+		 * a blind injector who guessed only a sequence number in the
+		 * window gets neither its data nor its FIN taken. */
+		challenge_ack(tcp, tcb);
+		return true;
+	}
+	/* RFC 7323 §4.3: ts_recent from segments covering Last.ACK.sent, once
+	 * the segment is known to be acceptable. */
 	if ((tcb->flags & TCB_F_TS) && h->ts && SEQ_LEQ(s->seq, tcb->ts_last_ack_sent) &&
 	    SEQ_GEQ(h->tsval, tcb->ts_recent)) {
 		tcb->ts_recent = h->tsval;
 		tcb->ts_recent_age = tcp->now;
 	}
 	if (tcb->state == TCP_SYN_RECEIVED) {
-		if (!(SEQ_LT(tcb->snd_una, h->ack) && SEQ_LEQ(h->ack, tcb->snd_max))) {
-			tcp_reply_rst(tcp, &tcb->t, h, 0);
-			return true;
-		}
 		tcb->snd_una = h->ack;
 		tcb->snd_wnd = (uint32_t)h->window << tcb->snd_wscale;
 		tcb->max_wnd = tcb->snd_wnd;
@@ -698,6 +846,29 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			tcb->ecn_seen |= 2u; /* SKOPS_ECN_ECT_SEEN */
 		}
 	}
+	/* sixth: URG. Urgent data stays in the stream (as with SO_OOBINLINE);
+	 * the pointer is not reported. */
+	/* seventh: the text, trimmed to the window: what we already have on
+	 * the left, what does not fit on the right. */
+	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
+		uint32_t skip = tcb->rcv_nxt - s->seq;
+		dsack_set(tcb, s->seq, skip < s->len ? tcb->rcv_nxt : s->seq + s->len);
+		if (skip >= s->len) {
+			if (skip > s->len)
+				s->flags &= (uint8_t)~TCP_FIN;
+			s->seq += s->len;
+			s->len = 0;
+		} else {
+			s->data += skip;
+			s->len -= skip;
+			s->seq += skip;
+		}
+		tcb->flags |= TCB_F_ACK_NOW; /* a duplicate: tell the peer where we are */
+	}
+	if (s->len && SEQ_GT(s->seq + s->len, tcb->rcv_nxt + wnd)) {
+		s->len = tcb->rcv_nxt + wnd - s->seq;
+		s->flags &= (uint8_t)~TCP_FIN;
+	}
 	switch (tcb->state) {
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT_1:
@@ -715,9 +886,28 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		s->len = 0;
 		break;
 	}
-	if ((s->flags & TCP_FIN) && s->seq + s->len == tcb->rcv_nxt &&
-	    !(tcb->flags & TCB_F_FIN_RCVD))
+	/* eighth: FIN, taken once the sequence space before it is complete. A
+	 * FIN beyond a hole is held like the data it came with (RFC 9293
+	 * §3.10.7.4 seventh: segments beyond RCV.NXT are kept for later). */
+	bool fin = false;
+	if ((s->flags & TCP_FIN) && !(tcb->flags & TCB_F_FIN_RCVD)) {
+		uint32_t at = s->seq + s->len;
+		if (at == tcb->rcv_nxt) {
+			fin = true;
+		} else if (SEQ_GT(at, tcb->rcv_nxt) &&
+			   (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_FIN_WAIT_1 ||
+			    tcb->state == TCP_FIN_WAIT_2)) {
+			tcb->ooo_fin = true;
+			tcb->ooo_fin_seq = at;
+			tcb->flags |= TCB_F_ACK_NOW;
+		}
+	}
+	if (tcb->ooo_fin && tcb->rcv_nxt == tcb->ooo_fin_seq && !(tcb->flags & TCB_F_FIN_RCVD))
+		fin = true;
+	if (fin) {
+		tcb->ooo_fin = false;
 		fin_input(tcp, tcb);
+	}
 	return true;
 }
 

@@ -29,8 +29,8 @@
 
 struct tcp_stats {
 	uint64_t in_segs, in_bad, in_no_conn, in_paws, in_unacceptable, in_challenge_ack, in_rst,
-	    out_segs, out_rst, out_err, retrans, rto, fast_retrans, syn_drop, accept_overflow,
-	    ooo_drop, pool_empty;
+	    challenge_ack_skipped, oow_ack_skipped, out_segs, out_rst, out_err, retrans, rto,
+	    fast_retrans, syn_drop, accept_overflow, ooo_drop, pool_empty;
 };
 
 struct tcp {
@@ -54,6 +54,8 @@ struct tcp {
 	struct tcb *pend;     /* effects to apply when depth returns to 0 */
 	uint32_t depth;	      /* nesting of entry points (tcp_enter/tcp_leave) */
 	struct tcp_stats stats;
+	uint64_t challenge_sec;	 /* the second challenge_left belongs to */
+	uint32_t challenge_left; /* challenge ACKs the stack may still send in it */
 };
 
 /* tcp_effect.c: the sock_ops boundary. Every entry point of tcp (input,

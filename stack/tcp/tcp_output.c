@@ -61,7 +61,6 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
 
 void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 {
-	(void)tcp;
 	if (mtu)
 		tcb->pmtu = mtu;
 	uint32_t ip = tcb->t.family == AF_INET6 ? 40 : 20;
@@ -70,20 +69,29 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 		mss = tcb->peer_mss;
 	if (tcb->user_mss && mss > tcb->user_mss)
 		mss = tcb->user_mss;
+	/* Linux tcp_min_snd_mss: a peer cannot make us send tiny segments;
+	 * the floor applies before the timestamp option is taken off. */
+	if (mss < tcp->cfg.min_snd_mss)
+		mss = tcp->cfg.min_snd_mss;
 	if (tcb->flags & TCB_F_TS)
 		mss -= 12; /* Linux mss_cache: payload after the timestamp option */
-	if (mss < 64)
-		mss = 64;
 	tcb->mss = (uint16_t)mss;
 }
 
-static unsigned sack_blocks(const struct tcb *tcb, struct tcp_repr *r)
+static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 {
-	if (!(tcb->flags & TCB_F_SACK) || tcb->ooo_n == 0)
+	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack))
 		return 0;
+	unsigned n = 0;
+	if (tcb->dsack) {
+		/* RFC 2883 §4: a duplicate first, reported once. */
+		r->sack[n].l = tcb->dsack_l;
+		r->sack[n].r = tcb->dsack_r;
+		n++;
+		tcb->dsack = false;
+	}
 	/* RFC 2018 §4: the block holding the most recent segment first, the
 	 * others after it (ooo[] is sorted by sequence). */
-	unsigned n = 0;
 	uint32_t first = TCP_OOO_MAX;
 	for (uint32_t i = 0; i < tcb->ooo_n; i++)
 		if (SEQ_LEQ(tcb->ooo[i].l, tcb->ooo_recent) &&
@@ -318,9 +326,9 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 static uint32_t seg_room(const struct tcb *tcb)
 {
 	uint32_t room = tcb->mss;
-	if ((tcb->flags & TCB_F_SACK) && tcb->ooo_n) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : 4u;
-		uint32_t nb = tcb->ooo_n < max ? tcb->ooo_n : max;
+		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
 		room -= 4 + 8 * nb;
 	}
 	return room;

@@ -172,7 +172,10 @@ START_TEST(out_of_order_with_sack)
 	fx_send(&f, &d, big + 1500, 2000);
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, s0 + 4000);
-	ck_assert_uint_eq(a->r.nsack, 0);
+	/* only the D-SACK of its old part (RFC 2883) */
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, s0 + 1500);
+	ck_assert_uint_eq(a->r.sack[0].r, s0 + 2000);
 	uint8_t out[4000];
 	ck_assert_int_eq(tcp_recv(f.tcp, c, out, sizeof(out), false, f.now), 4000);
 	ck_assert_mem_eq(out, big, 4000);
@@ -342,6 +345,78 @@ START_TEST(buffers_on_demand)
 }
 END_TEST
 
+/* A listener whose peer's SYN announces MSS mss (timestamps if ts). */
+static struct tcb *tiny_mss_conn(struct fx *f, uint16_t mss, bool ts)
+{
+	struct tcb *l;
+	tcp_open(f->tcp, AF_INET, &l);
+	uint32_t any = 0;
+	tcp_bind(f->tcp, l, &any, 80);
+	tcp_listen(f->tcp, l, 4, f->now);
+	struct tcp_repr syn = fx_repr(1000, 0, TCP_SYN, 65535);
+	syn.mss = mss;
+	syn.ts = ts;
+	syn.tsval = 5;
+	fx_send(f, &syn, NULL, 0);
+	struct fx_seg *sa = fx_pop(f);
+	struct tcp_repr a = fx_repr(1001, sa->r.seq + 1, TCP_ACK, 65535);
+	a.ts = ts;
+	a.tsval = 6;
+	a.tsecr = sa->r.tsval;
+	fx_send(f, &a, NULL, 0);
+	struct tcb *c = tcp_accept(f->tcp, l);
+	ck_assert_ptr_nonnull(c);
+	int one = 1;
+	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
+	return c;
+}
+
+static uint32_t first_segment_len(struct fx *f, struct tcb *c)
+{
+	fill();
+	ck_assert_int_eq(tcp_send(f->tcp, c, big, 1000, f->now), 1000);
+	struct fx_seg *s = fx_pop(f);
+	return s->len;
+}
+
+START_TEST(min_snd_mss_floor)
+{
+	/* Linux tcp_min_snd_mss (48): the floor of the MSS a peer can impose,
+	 * before the timestamp option is taken off (as __tcp_mtu_to_mss). */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = tiny_mss_conn(&f, 1, false);
+	ck_assert_uint_eq(c->mss, 48);
+	ck_assert_uint_eq(first_segment_len(&f, c), 48);
+	fx_fini(&f);
+	fx_init(&f);
+	c = tiny_mss_conn(&f, 1, true);
+	ck_assert_uint_eq(c->mss, 36);
+	ck_assert_uint_eq(first_segment_len(&f, c), 36);
+	fx_fini(&f);
+	/* an MSS above the floor is used as announced */
+	fx_init(&f);
+	c = tiny_mss_conn(&f, 100, false);
+	ck_assert_uint_eq(first_segment_len(&f, c), 100);
+	fx_fini(&f);
+}
+END_TEST
+
+static void cfg_min_mss(struct tcp_config *c)
+{
+	c->min_snd_mss = 200;
+}
+
+START_TEST(min_snd_mss_setting)
+{
+	struct fx f;
+	fx_init_cfg(&f, cfg_min_mss);
+	struct tcb *c = tiny_mss_conn(&f, 1, false);
+	ck_assert_uint_eq(first_segment_len(&f, c), 200);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_data");
@@ -355,6 +430,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, ecn_echo_and_cwr);
 	tcase_add_test(tc, options_and_errors);
 	tcase_add_test(tc, buffers_on_demand);
+	tcase_add_test(tc, min_snd_mss_floor);
+	tcase_add_test(tc, min_snd_mss_setting);
 	suite_add_tcase(s, tc);
 	return s;
 }
