@@ -214,9 +214,11 @@ int vrf_is_state_visited(struct vrf_env *env, int insn);
 void vrf_update_branch_counts(struct vrf_env *env, struct vrf_state *st);
 
 /* vrf_precise.c */
-int vrf_trace_add(struct vrf_env *env, int idx, int sframe, int slot);
+/* append one processed insn (idx, run in frame) to st's path segment */
+int vrf_trace_add(struct vrf_state *st, int idx, int frame, int sframe, int slot);
 int vrf_mark_precise(struct vrf_env *env, uint16_t regs, uint64_t slots);
 void vrf_mark_reg_precise(struct vrf_env *env, int regno);
+void vrf_mark_all_precise(struct vrf_env *env);
 void vrf_propagate_precision(struct vrf_env *env, const struct vrf_state *old);
 
 /* vrf_walk.c */

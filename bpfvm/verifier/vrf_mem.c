@@ -82,6 +82,11 @@ static int stack_write(struct vrf_env *env, const struct vrf_reg *p, int64_t o, 
 	}
 	break_spill(fr, o, size);
 	bool zero = val && vrf_reg_is_const(val) && val->var.value == 0;
+	/* known-zero bytes, which a later load turns into the constant 0
+	 * without naming the register: backtracking cannot get from that load
+	 * to this store, so the register's value counts for pruning now */
+	if (zero)
+		vrf_mark_reg_precise(env, valno);
 	for (int i = 0; i < size; i++)
 		*byte_type(fr, o + i) = zero ? VRF_ST_ZERO : VRF_ST_MISC;
 	return 0;
@@ -172,6 +177,8 @@ static int stack_var_access(struct vrf_env *env, int regno, const struct vrf_reg
 	}
 	bool zero =
 	    val ? vrf_reg_is_const(val) && val->var.value == 0 : env->insns[env->insn_idx].imm == 0;
+	if (zero && val)
+		vrf_mark_reg_precise(env, valno); /* known-zero bytes: see stack_write */
 	break_spill(fr, lo, (int)(hi - lo));
 	for (int64_t b = lo; b < hi; b++)
 		if (!(zero && *byte_type(fr, b) == VRF_ST_ZERO))

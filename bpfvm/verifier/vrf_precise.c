@@ -2,17 +2,20 @@
  * scalar's range counts for pruning only once some check depended on it (a
  * branch decided by ranges, pointer arithmetic, a helper size, R0 at exit).
  * Such a check walks the path's recorded insns backwards to the checkpoints
- * that produced the value and marks the registers and spill slots there.
- * Anything the backward walk cannot follow (frame changes, stack accesses
- * through other registers) marks every scalar of the chain precise. */
+ * that produced the value and marks the registers and spill slots there: a
+ * register refined by a branch against another one brings that one in, a
+ * fill brings in its stack slot, a spill into that slot the spilled register.
+ * Each side of a branch records the branch insn. Known-zero stack bytes carry
+ * no register: the store that makes them marks its source at once
+ * (vrf_mem.c). Anything the backward walk cannot follow (frame changes, stack
+ * accesses through other registers) marks every scalar of the chain precise. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "vrf_int.h"
 
-int vrf_trace_add(struct vrf_env *env, int idx, int sframe, int slot)
+int vrf_trace_add(struct vrf_state *st, int idx, int frame, int sframe, int slot)
 {
-	struct vrf_state *st = env->cur;
 	if (st->ntrace >= VRF_MAX_TRACE) {
 		/* no checkpoint for a long stretch (a loop past the per-insn
 		 * state cap): stop recording, precision falls back to "all" */
@@ -29,10 +32,8 @@ int vrf_trace_add(struct vrf_env *env, int idx, int sframe, int slot)
 		st->trace = t;
 		st->captrace = cap;
 	}
-	st->trace[st->ntrace++] = (struct vrf_trace){.idx = idx,
-						     .frame = (int8_t)st->curframe,
-						     .sframe = (int8_t)sframe,
-						     .slot = (int16_t)slot};
+	st->trace[st->ntrace++] = (struct vrf_trace){
+	    .idx = idx, .frame = (int8_t)frame, .sframe = (int8_t)sframe, .slot = (int16_t)slot};
 	return 0;
 }
 
@@ -50,7 +51,7 @@ static void mark_all_in(struct vrf_state *st)
 	}
 }
 
-static void mark_all(struct vrf_env *env)
+void vrf_mark_all_precise(struct vrf_env *env)
 {
 	mark_all_in(env->cur);
 	for (struct vrf_state *st = env->cur->parent; st && !st->all_precise; st = st->parent) {
@@ -100,7 +101,9 @@ static bool add_linked(struct vrf_state *st, int f, uint16_t *regs, uint64_t *sl
 
 /* Mark regs/slots of frame f in st; false when that cannot be followed.
  * In a checkpoint (drop), ones already precise were backtracked from there
- * before, so they leave the sets (this keeps long loops linear). */
+ * before, so they leave the sets (this keeps long loops linear). That holds
+ * because a checkpoint starts with no marks (vrf_prune.c clears what the
+ * path carried in); marks on the walked state itself are never trusted. */
 static bool mark_in(struct vrf_state *st, int f, uint16_t *regs, uint64_t *slots, bool drop)
 {
 	if (st->curframe != f || !add_linked(st, f, regs, slots))
@@ -198,34 +201,36 @@ int vrf_mark_precise(struct vrf_env *env, uint16_t regs, uint64_t slots)
 	struct vrf_state *st = env->cur;
 	int f = st->curframe;
 	if (!mark_in(st, f, &regs, &slots, false)) {
-		mark_all(env);
+		vrf_mark_all_precise(env);
 		return 0;
 	}
 	/* bounded: every checkpoint and trace entry is visited at most once */
 	while (st && (regs || slots)) {
 		if (st->trace_lost) {
-			mark_all(env);
+			vrf_mark_all_precise(env);
 			return 0;
 		}
 		for (int i = st->ntrace - 1; i >= 0 && (regs || slots); i--) {
 			if (!backtrack(env, &st->trace[i], f, &regs, &slots)) {
-				mark_all(env);
+				vrf_mark_all_precise(env);
 				return 0;
 			}
 		}
 		st = st->parent;
 		if (st && !mark_in(st, f, &regs, &slots, true)) {
-			mark_all(env);
+			vrf_mark_all_precise(env);
 			return 0;
 		}
 	}
 	return 0;
 }
 
+/* Always walks back, even for a register the path marked before: branches
+ * since then may have refined it against others (if r2 > r4), and those
+ * others decide its range now. */
 void vrf_mark_reg_precise(struct vrf_env *env, int regno)
 {
-	struct vrf_reg *r = &vrf_cur_regs(env)[regno];
-	if (r->type == VRF_SCALAR && !r->precise)
+	if (vrf_cur_regs(env)[regno].type == VRF_SCALAR)
 		vrf_mark_precise(env, (uint16_t)(1u << regno), 0);
 }
 
@@ -240,12 +245,12 @@ void vrf_propagate_precision(struct vrf_env *env, const struct vrf_state *old)
 		const struct vrf_frame *fr = old->frames[k];
 		for (int r = 0; r < VRF_NREGS; r++)
 			if (fr->regs[r].type == VRF_SCALAR && fr->regs[r].precise) {
-				mark_all(env);
+				vrf_mark_all_precise(env);
 				return;
 			}
 		for (int s = 0; s < VRF_SLOTS; s++)
 			if (fr->stack[s].type[0] == VRF_ST_SPILL && fr->stack[s].spill.precise) {
-				mark_all(env);
+				vrf_mark_all_precise(env);
 				return;
 			}
 	}

@@ -108,10 +108,11 @@ static uint16_t sens_transfer(const struct bpfvm_insn *in, uint16_t out)
 	case BPF_ST:
 		return out | d;
 	case BPF_STX:
-		out |= d;
-		if (BPF_MODE(in->code) == BPF_ATOMIC)
-			return out | s | 1;
-		return BPF_SIZE(in->code) == BPF_DW ? out | s : out; /* a spill keeps it */
+		/* the stored value may come back from the stack: a spill keeps
+		 * it whole, a narrower store of a known zero as known-zero bytes
+		 * (a constant on reload) */
+		out |= d | s;
+		return BPF_MODE(in->code) == BPF_ATOMIC ? out | 1 : out;
 	case BPF_ALU:
 	case BPF_ALU64:
 		if (op == BPF_END || op == BPF_NEG)
@@ -281,6 +282,12 @@ static bool states_equal(struct vrf_env *env, const struct vrf_state *o, const s
 			int at = o->frames[f + 1]->callsite + 1;
 			live = env->ia[at].live_in & ~0x3f;
 			sens = env->ia[at].sens_in & ~0x3f;
+			/* a helper running a callback enters it again from the
+			 * caller's R1-R5 (count, callback, ctx, flags) */
+			if (o->frames[f + 1]->in_callback) {
+				live |= 0x3e;
+				sens |= 0x3e;
+			}
 		}
 		live |= 1u << VRF_FP;
 		for (int r = 0; r < VRF_NREGS; r++)
@@ -333,6 +340,33 @@ static void widen(struct vrf_state *c, const struct vrf_state *o)
 	}
 }
 
+/* A checkpoint's precision marks must all come from backtracking through it
+ * (vrf_precise.c stops at a checkpoint's register that is already precise,
+ * taking its history as done): marks the walked path carried here describe
+ * its values at earlier insns, before branches that refined them since. */
+static void clear_precise(struct vrf_state *st)
+{
+	for (int f = 0; f <= st->curframe; f++) {
+		struct vrf_frame *fr = st->frames[f];
+		for (int r = 0; r < VRF_NREGS; r++)
+			fr->regs[r].precise = 0;
+		for (int s = 0; s < VRF_SLOTS; s++)
+			fr->stack[s].spill.precise = 0;
+	}
+}
+
+/* cur was found within old: what old's subtree depended on, cur's path now
+ * depends on too. An old state still being explored (a callback entry) has
+ * not learnt all of that yet, and what it learns later never reaches cur's
+ * checkpoints: those compare every scalar instead. */
+static void pruned_by(struct vrf_env *env, const struct vrf_state *old)
+{
+	if (old->branches)
+		vrf_mark_all_precise(env);
+	else
+		vrf_propagate_precision(env, old);
+}
+
 int vrf_is_state_visited(struct vrf_env *env, int insn)
 {
 	struct vrf_iaux *ia = &env->ia[insn];
@@ -358,7 +392,7 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 		/* an in-progress callback entry has not learnt its precision yet:
 		 * only full inclusion proves the new entry safe */
 		if (states_equal(env, sl, cur, insn, sl->branches != 0)) {
-			vrf_propagate_precision(env, sl);
+			pruned_by(env, sl);
 			return 1;
 		}
 	}
@@ -366,7 +400,7 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 	    ia->explored->frames[cur->curframe]->callsite == cur->frames[cur->curframe]->callsite) {
 		widen(cur, ia->explored);
 		if (states_equal(env, ia->explored, cur, insn, ia->explored->branches != 0)) {
-			vrf_propagate_precision(env, ia->explored);
+			pruned_by(env, ia->explored);
 			return 1;
 		}
 	}
@@ -382,6 +416,7 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 		vrf_state_free(s);
 		return err;
 	}
+	clear_precise(s);
 	s->insn_idx = insn;
 	s->branches = 1;
 	s->parent = cur->parent;

@@ -82,17 +82,18 @@ int vrf_do_check(struct vrf_env *env)
 			env->prog->aux[idx].seen = 1;
 			if (verbose)
 				vrf_log_insn(env, idx);
-			int frame = env->cur->curframe;
+			int frame = env->cur->curframe, npending = env->npending;
 			env->acc_sframe = env->acc_slot = -1;
 			err = step(env, idx, &next, &end);
 			if (err)
 				return err;
 			/* recorded in the frame the insn ran in (calls and exits
-			 * change it) */
-			int nf = env->cur->curframe;
-			env->cur->curframe = frame;
-			err = vrf_trace_add(env, idx, env->acc_sframe, env->acc_slot);
-			env->cur->curframe = nf;
+			 * change it), on this path and on every one the insn
+			 * queued: a branch refines the queued side too */
+			err = vrf_trace_add(env->cur, idx, frame, env->acc_sframe, env->acc_slot);
+			for (int i = npending; !err && i < env->npending; i++)
+				err = vrf_trace_add(env->stack[i].st, idx, frame, env->acc_sframe,
+						    env->acc_slot);
 			if (err)
 				return err;
 		}
