@@ -100,8 +100,11 @@ static int hooks_ctx_access(uint32_t off, uint32_t size, bool write, struct bpfv
 	acc->result = BPFVM_CTX_SCALAR;
 
 	if (write) {
-		/* Only the answer words and the tx hash are the program's to set. */
-		bool ok = (off >= V(reply) && off < V(family)) || off == V(sk_txhash);
+		/* Only reply (replylong[0]) and the tx hash are the program's to
+		 * set, as Linux's sock_ops_is_valid_access: replylong[1..3]
+		 * alias args[1..3], which the next program of a MULTI array
+		 * reads as the callback's arguments. */
+		bool ok = off == V(reply) || off == V(sk_txhash);
 		if (!ok) {
 			snprintf(why, why_len, "sock_ops: ctx+%u (%s): field is read-only", off,
 				 f->name);

@@ -3,3 +3,5 @@
 #include "bpf_helpers.h"
 
 #define NOINLINE __attribute__((noinline))
+/* a program written in BPF assembly, every register and insn as given */
+#define NAKED __attribute__((naked))

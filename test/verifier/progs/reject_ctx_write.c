@@ -1,4 +1,4 @@
-/* snd_cwnd is read-only: only reply/replylong and sk_txhash take stores. */
+/* snd_cwnd is read-only: only reply (replylong[0]) and sk_txhash take stores. */
 #include "common.h"
 
 SEC("sockops")
