@@ -319,6 +319,10 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 	if (mem_regno >= 0)
 		return vrf_err(env, -EINVAL, "helper bpf_%s: memory argument without a size",
 			       h->name);
+	/* the tail-called program never sees this one's references: none may be
+	 * outstanding (kernel: check_resource_leak on tail_call) */
+	if (insn->imm == BPF_HELPER_TAIL_CALL && env->cur->nrefs)
+		return vrf_err(env, -EINVAL, "tail_call would lead to reference leak");
 
 	if (cb >= 0) {
 		if (insn->imm != BPF_HELPER_LOOP && insn->imm != HELPER_FOR_EACH_MAP_ELEM)
