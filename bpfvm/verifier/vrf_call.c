@@ -149,8 +149,10 @@ static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
 #define HELPER_SPIN_UNLOCK 94
 
 /* bpf_spin_lock/unlock: a 4-byte aligned word of a map value at a known
- * offset; one lock at a time, released on the same word before any other
- * call or the exit (kernel: process_spin_lock). */
+ * offset; one lock at a time, released before any other call or the exit, by
+ * the same word of the same value: the map and offset say which word of some
+ * value, the pointer's id which lookup's value (two lookups may return two
+ * elements), as the kernel's active_lock ptr/id (process_spin_lock). */
 static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, int id)
 {
 	struct vrf_state *st = env->cur;
@@ -163,15 +165,19 @@ static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, i
 			       regno, (long long)off);
 	if (id == HELPER_SPIN_LOCK) {
 		if (st->lock_map)
-			return vrf_err(env, -EACCES, "bpf_spin_lock while a lock is already held");
+			return vrf_err(env, -EACCES, "Locking two bpf_spin_locks are not allowed");
 		st->lock_map = r->map;
 		st->lock_off = off;
+		st->lock_id = r->id;
 		return 0;
 	}
-	if (st->lock_map != r->map || st->lock_off != off)
-		return vrf_err(env, -EACCES, "bpf_spin_unlock of a lock that is not held");
+	if (!st->lock_map)
+		return vrf_err(env, -EACCES, "bpf_spin_unlock without taking a lock");
+	if (st->lock_map != r->map || st->lock_off != off || st->lock_id != r->id)
+		return vrf_err(env, -EACCES, "bpf_spin_unlock of different lock");
 	st->lock_map = NULL;
 	st->lock_off = 0;
+	st->lock_id = 0;
 	return 0;
 }
 

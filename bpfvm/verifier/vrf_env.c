@@ -67,6 +67,7 @@ int vrf_state_copy(struct vrf_state *dst, const struct vrf_state *src)
 	dst->nrefs = src->nrefs;
 	dst->lock_map = src->lock_map;
 	dst->lock_off = src->lock_off;
+	dst->lock_id = src->lock_id;
 	dst->parent = src->parent;
 	dst->branches = src->branches;
 	dst->insn_idx = src->insn_idx;

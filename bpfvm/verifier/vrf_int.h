@@ -99,8 +99,11 @@ struct vrf_state {
 	uint32_t refs[VRF_MAX_REFS]; /* acquired reference ids */
 	uint32_t ref_insn[VRF_MAX_REFS];
 	int nrefs;
-	const struct bpfvm_map *lock_map; /* bpf_spin_lock held (map value + off) */
+	/* bpf_spin_lock held: the map, the offset in its value and the id of
+	 * the value pointer it was taken through (0: a direct value address) */
+	const struct bpfvm_map *lock_map;
 	int64_t lock_off;
+	uint32_t lock_id;
 	/* pruning bookkeeping (kernel: branches/parent) */
 	struct vrf_state *parent;
 	uint32_t branches;

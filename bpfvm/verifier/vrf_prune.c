@@ -270,6 +270,9 @@ static bool states_equal(struct vrf_env *env, const struct vrf_state *o, const s
 	for (int i = 0; i < o->nrefs; i++)
 		if (!check_ids(&m, o->refs[i], c->refs[i]))
 			return false;
+	/* the lock must be released through a pointer with the same id */
+	if (!check_ids(&m, o->lock_id, c->lock_id))
+		return false;
 	for (int f = o->curframe; f >= 0; f--) {
 		const struct vrf_frame *of = o->frames[f], *cf = c->frames[f];
 		if (of->callsite != cf->callsite)

@@ -1,5 +1,6 @@
 /* What users write around the calls issue 11 tightened, still accepted: a
- * tail call once the reservation is submitted. */
+ * tail call once the reservation is submitted; a spin lock released through
+ * a copy of the pointer it was taken through (register or stack). */
 #include "common.h"
 
 struct bpf_map_def SEC("maps") rb = {
@@ -17,6 +18,50 @@ int tail_after_submit(struct bpf_sock_ops *skops)
 	}
 	bpf_tail_call(skops, &jmp, 0);
 	return 1;
+}
+
+struct val {
+	__u32 lock;
+	__u32 count;
+};
+
+struct bpf_map_def SEC("maps") locks = {
+    .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = sizeof(struct val), .max_entries = 2};
+
+SEC("sockops/lock_pair")
+int lock_pair(struct bpf_sock_ops *skops)
+{
+	__u32 k = skops->op & 1;
+	struct val *v = bpf_map_lookup_elem(&locks, &k);
+	if (!v)
+		return 1;
+	struct val *copy = v;
+	bpf_spin_lock(&v->lock);
+	v->count++;
+	bpf_spin_unlock(&copy->lock);
+	return 1;
+}
+
+SEC("sockops/lock_spilled_copy")
+NAKED int lock_spilled_copy(void)
+{
+	asm volatile("r1 = 0;"
+		     "*(u32 *)(r10 - 4) = r1;"
+		     "r1 = %[locks] ll;"
+		     "r2 = r10;"
+		     "r2 += -4;"
+		     "call %[lookup];"
+		     "if r0 == 0 goto 1f;"
+		     "*(u64 *)(r10 - 16) = r0;"
+		     "r1 = r0;"
+		     "call %[lock];"
+		     "r1 = *(u64 *)(r10 - 16);"
+		     "call %[unlock];"
+		     "1: r0 = 1;"
+		     "exit;" ::[locks] "i"(&locks),
+		     [lookup] "i"(BPF_FUNC_map_lookup_elem), [lock] "i"(BPF_FUNC_spin_lock),
+		     [unlock] "i"(BPF_FUNC_spin_unlock)
+		     : "memory");
 }
 
 char _license[] SEC("license") = "GPL";
