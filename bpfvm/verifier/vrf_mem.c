@@ -448,10 +448,9 @@ int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn)
 	default: /* BPF_PSEUDO_MAP_VALUE: value address of an array map's element 0 */
 		for (size_t i = 0; i < env->prog->nmaps; i++) {
 			struct bpfvm_map *m = env->prog->maps[i];
-			uint32_t key = 0;
 			if (m->def.type != BPFVM_MAP_ARRAY)
 				continue;
-			uintptr_t base = (uintptr_t)bpfvm_map_lookup(m, &key);
+			uintptr_t base = (uintptr_t)vrf_map_value0(m);
 			if (!base || v < base || v >= base + m->def.value_size)
 				continue;
 			env->prog->aux[idx].map_ptr = 1;
@@ -463,6 +462,17 @@ int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn)
 		return vrf_err(env, -EINVAL,
 			       "ld_imm64 map value address is in no map the program holds");
 	}
+}
+
+/* The value of the all-zero key (element 0 of an array), for the checks the
+ * verifier makes on a map's contents. The key buffer has the map's key size:
+ * the lookup reads key_size bytes, whatever the map type. */
+void *vrf_map_value0(const struct bpfvm_map *map)
+{
+	_Alignas(8) uint8_t key[BPFVM_STACK_SIZE] = {0};
+	if (map->def.key_size == 0 || map->def.key_size > sizeof key)
+		return NULL;
+	return bpfvm_map_lookup((struct bpfvm_map *)map, key);
 }
 
 /* A helper's memory argument: size_max bytes at regs[regno], readable and
