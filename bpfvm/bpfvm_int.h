@@ -218,10 +218,19 @@ struct bpfvm_map {
 	struct bpfvm_registry *reg;
 	struct bpfvm_map_def def;
 	const struct bpfvm_map_ops *ops;
-	void *data; /* type-private */
+	void *data;  /* type-private */
+	bool frozen; /* no update or delete from anyone any more */
 };
 
 bool bpfvm_map_owns(const struct bpfvm_map *map, const void *p, size_t len);
+/* The loader freezes a .rodata map once it holds the initial bytes (libbpf's
+ * BPF_MAP_FREEZE): updates and deletes then fail with -EPERM. */
+void bpfvm_map_freeze(struct bpfvm_map *map);
+/* Programs may not write the values (BPF_F_RDONLY_PROG). */
+bool bpfvm_map_prog_rdonly(const struct bpfvm_map *map);
+/* Nothing can change the values any more: read-only to programs and frozen
+ * (kernel: bpf_map_is_rdonly); the verifier may trust their contents. */
+bool bpfvm_map_is_rdonly(const struct bpfvm_map *map);
 
 /* ringbuf helpers (map_ringbuf.c), kernel semantics: reserve returns NULL when
  * full, for size 0 or flags != 0; submit/discard take reserve's pointer.

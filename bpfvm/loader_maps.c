@@ -212,6 +212,10 @@ static int data_map(struct ld_ctx *c, size_t shndx)
 			return -EINVAL;
 		}
 	}
+	/* constants stay what the object says: bpf_snprintf's format is
+	 * checked on these bytes at load time */
+	if (def.map_flags & BPFVM_F_RDONLY_PROG)
+		bpfvm_map_freeze(c->obj->maps[idx]);
 	return 0;
 }
 

@@ -105,10 +105,27 @@ void *bpfvm_map_lookup(struct bpfvm_map *map, const void *key)
 	return map->ops->lookup(map, key);
 }
 
+void bpfvm_map_freeze(struct bpfvm_map *map)
+{
+	map->frozen = true;
+}
+
+bool bpfvm_map_prog_rdonly(const struct bpfvm_map *map)
+{
+	return map->def.map_flags & BPFVM_F_RDONLY_PROG;
+}
+
+bool bpfvm_map_is_rdonly(const struct bpfvm_map *map)
+{
+	return bpfvm_map_prog_rdonly(map) && map->frozen;
+}
+
 int bpfvm_map_update(struct bpfvm_map *map, const void *key, const void *value, uint64_t flags)
 {
 	if (!map || !key || !value)
 		return -EINVAL;
+	if (map->frozen)
+		return -EPERM;
 	if (!map->ops->update)
 		return -EOPNOTSUPP;
 	return map->ops->update(map, key, value, flags);
@@ -118,6 +135,8 @@ int bpfvm_map_delete(struct bpfvm_map *map, const void *key)
 {
 	if (!map || !key)
 		return -EINVAL;
+	if (map->frozen)
+		return -EPERM;
 	if (!map->ops->delete)
 		return -EOPNOTSUPP;
 	return map->ops->delete (map, key);

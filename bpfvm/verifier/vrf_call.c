@@ -131,10 +131,18 @@ static int check_size_arg(struct vrf_env *env, int regno, enum bpfvm_arg t, int 
 				   t == BPFVM_ARG_SIZE_OR_ZERO);
 }
 
+/* A constant string (bpf_snprintf's format): checked here, once, so its bytes
+ * must be ones nothing can change afterwards: a read-only, frozen map (the
+ * loader's .rodata: one array element), as the kernel's ARG_PTR_TO_CONST_STR. */
 static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
 {
-	if (r->type != VRF_MAP_VALUE || !vrf_tnum_is_const(r->var))
+	if (r->type != VRF_MAP_VALUE)
 		return arg_type_err(env, regno, r, "map_value (constant string)");
+	if (!bpfvm_map_is_rdonly(r->map) || r->map->def.type != BPFVM_MAP_ARRAY ||
+	    r->map->def.max_entries != 1)
+		return vrf_err(env, -EACCES, "R%d does not point to a readonly map", regno);
+	if (!vrf_tnum_is_const(r->var))
+		return vrf_err(env, -EACCES, "R%d is not a constant address", regno);
 	const char *v = vrf_map_value0(r->map);
 	int64_t off = (int64_t)r->off + (int64_t)r->var.value;
 	if (!v || off < 0 || off >= r->map->def.value_size ||

@@ -186,6 +186,14 @@ static int stack_var_access(struct vrf_env *env, int regno, const struct vrf_reg
 	return 0;
 }
 
+/* A store (or a helper's output) into a map programs may only read: .rodata,
+ * whose bytes the verifier trusts (kernel: check_map_access_type). */
+static int map_write_forbidden(struct vrf_env *env, const struct vrf_reg *p, int off, int64_t size)
+{
+	return vrf_err(env, -EACCES, "write into map forbidden, value_size=%u off=%lld size=%lld",
+		       p->map->def.value_size, (long long)p->off + off + p->smin, (long long)size);
+}
+
 /* Bounds of an access through a map value / ringbuf record pointer. */
 static int region_check(struct vrf_env *env, int regno, const struct vrf_reg *p, int off,
 			int64_t size, uint64_t limit, const char *what)
@@ -329,6 +337,8 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 		}
 		return stack_read(env, p, o, size, dst, sign);
 	case VRF_MAP_VALUE:
+		if ((write || atomic) && bpfvm_map_prog_rdonly(p->map))
+			return map_write_forbidden(env, p, off, size);
 		err = region_check(env, regno, p, off, size, p->map->def.value_size, "map value");
 		break;
 	case VRF_PTR_MEM:
@@ -522,6 +532,8 @@ int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_max, bool 
 		return 0;
 	}
 	case VRF_MAP_VALUE:
+		if (write && bpfvm_map_prog_rdonly(p->map))
+			return map_write_forbidden(env, p, 0, (int64_t)size_max);
 		return region_check(env, regno, p, 0, (int64_t)size_max, p->map->def.value_size,
 				    "map value");
 	case VRF_PTR_MEM:

@@ -254,6 +254,14 @@ START_TEST(global_data)
 	ck_assert_ptr_nonnull(memmem(rov, rosz, "over %d", 8));
 	int lim = 42;
 	ck_assert_ptr_nonnull(memmem(rov, rosz, &lim, 4));
+	/* frozen: the verifier checks bpf_snprintf formats on these bytes */
+	uint8_t ro_new[64] = {0};
+	ck_assert_uint_le(rosz, sizeof ro_new);
+	ck_assert_int_eq(bpfvm_map_update(ro, &k, ro_new, 0), -EPERM);
+	ck_assert_int_eq(bpfvm_map_delete(ro, &k), -EPERM);
+	ck_assert_ptr_nonnull(memmem(rov, rosz, "over %d", 8));
+	int five = 5;
+	ck_assert_int_eq(bpfvm_map_update(data, &k, &five, 0), 0);
 	/* every PSEUDO_MAP_VALUE names a data map and an offset inside it */
 	const struct ld_prog *p = &o->progs[0];
 	size_t nval = 0;

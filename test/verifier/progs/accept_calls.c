@@ -1,6 +1,7 @@
 /* What users write around the calls issue 11 tightened, still accepted: a
  * tail call once the reservation is submitted; a spin lock released through
- * a copy of the pointer it was taken through (register or stack). */
+ * a copy of the pointer it was taken through (register or stack); a
+ * bpf_snprintf format in .rodata (a string literal, a const array). */
 #include "common.h"
 
 struct bpf_map_def SEC("maps") rb = {
@@ -62,6 +63,19 @@ NAKED int lock_spilled_copy(void)
 		     [lookup] "i"(BPF_FUNC_map_lookup_elem), [lock] "i"(BPF_FUNC_spin_lock),
 		     [unlock] "i"(BPF_FUNC_spin_unlock)
 		     : "memory");
+}
+
+static const char cwnd_fmt[] = "cwnd=%u";
+
+SEC("sockops/snprintf_rodata")
+int snprintf_rodata(struct bpf_sock_ops *skops)
+{
+	__u64 args[2] = {skops->op, skops->snd_cwnd};
+	char out[32];
+	bpf_snprintf(out, sizeof out, "op=%d", args, 8);
+	bpf_snprintf(out + 8, 24, cwnd_fmt, args + 1, 8);
+	skops->reply = out[0] + out[8];
+	return 1;
 }
 
 char _license[] SEC("license") = "GPL";
