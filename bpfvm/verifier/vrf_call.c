@@ -347,6 +347,15 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		if (insn->imm == BPF_HELPER_LOOP && cb != 2)
 			return vrf_err(env, -EINVAL, "helper bpf_%s: bad callback arguments",
 				       h->name);
+		/* the helper may return without calling back at all (nr_loops 0
+		 * or over the limit, flags != 0, an empty map): that path goes
+		 * on after the call with the caller's state as it is now */
+		struct vrf_state *none;
+		err = vrf_push(env, env->insn_idx + 1, env->insn_idx, &none);
+		if (err)
+			return err;
+		vrf_mark_unknown(&none->frames[none->curframe]->regs[0]);
+		clobber_args(none->frames[none->curframe]->regs);
 		err = enter_callback(env, env->cur, env->insn_idx);
 		if (err)
 			return err;
