@@ -225,7 +225,9 @@ int vrf_check_alu(struct vrf_env *env, const struct bpfvm_insn *insn)
 			uint64_t v = 0;
 			vrf_alu_eval(insn->code, insn->off, insn->imm, dst->var.value, 0, &v);
 			vrf_mark_const(dst, v);
-		} else if (op == BPF_END && insn->imm < 64) {
+		} else if (op == BPF_END) {
+			/* the width is imm's, whatever the class: be64/le64 are
+			 * BPF_ALU class yet keep all 64 bits (interp end_le/end_be) */
 			vrf_reg_bound_size(dst, insn->imm / 8, false);
 		} else {
 			vrf_reg_bound_size(dst, is64 ? 8 : 4, false);
