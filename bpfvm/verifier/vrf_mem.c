@@ -485,10 +485,14 @@ void *vrf_map_value0(const struct bpfvm_map *map)
 	return bpfvm_map_lookup((struct bpfvm_map *)map, key);
 }
 
-/* A helper's memory argument: size_max bytes at regs[regno], readable and
- * initialised (write false) or writable (write true; the stack bytes become
- * initialised). Pointers spilled in the range would leak into the helper. */
-int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_max, bool write, bool zero_ok)
+/* A helper's memory argument: size_min..size_max bytes at regs[regno],
+ * readable and initialised (write false) or writable (write true). A write
+ * initialises the first size_min stack bytes; the helper may or may not write
+ * the rest, which stay uninitialised if they were and lose any spilled or
+ * known-zero value if they were not. Pointers spilled in the range would leak
+ * into the helper. */
+int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
+			bool write, bool zero_ok)
 {
 	struct vrf_reg *p = &vrf_cur_regs(env)[regno];
 	int64_t o;
@@ -514,6 +518,9 @@ int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_max, bool 
 		for (int64_t b = o; b < o + (int64_t)size_max; b++) {
 			struct vrf_slot *s = slot_of(fr, b);
 			if (write) {
+				bool surely = b < o + (int64_t)size_min;
+				if (!surely && *byte_type(fr, b) == VRF_ST_INVALID)
+					continue;
 				break_spill(fr, b, 1);
 				*byte_type(fr, b) = VRF_ST_MISC;
 				continue;
