@@ -127,7 +127,7 @@ static int check_size_arg(struct vrf_env *env, int regno, enum bpfvm_arg t, int 
 				       mem_regno);
 		return 0;
 	}
-	return vrf_check_mem_range(env, mem_regno, r->umax, mem_t == BPFVM_ARG_MEM_UNINIT,
+	return vrf_check_mem_range(env, mem_regno, r->umin, r->umax, mem_t == BPFVM_ARG_MEM_UNINIT,
 				   t == BPFVM_ARG_SIZE_OR_ZERO);
 }
 
@@ -263,13 +263,14 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 					       "R%d map argument missing before key/value", rn);
 			if (t == BPFVM_ARG_MAP_VALUE_OR_NULL && is_null(r))
 				break;
-			err = vrf_check_mem_range(env, rn,
-						  t == BPFVM_ARG_MAP_KEY ? map->def.key_size
-									 : map->def.value_size,
-						  false, false);
-			if (err)
-				return err;
-			break;
+			{
+				uint32_t sz = t == BPFVM_ARG_MAP_KEY ? map->def.key_size
+								     : map->def.value_size;
+				err = vrf_check_mem_range(env, rn, sz, sz, false, false);
+				if (err)
+					return err;
+				break;
+			}
 		case BPFVM_ARG_MEM:
 		case BPFVM_ARG_MEM_OR_NULL:
 		case BPFVM_ARG_MEM_UNINIT:

@@ -199,9 +199,10 @@ void vrf_scalar_alu(struct vrf_reg *d, const struct vrf_reg *s, uint8_t op, bool
 /* vrf_mem.c */
 int vrf_check_mem(struct vrf_env *env, const struct bpfvm_insn *insn);
 int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn);
-/* readable (write=false) / writable range of a helper memory argument */
-int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_max, bool write,
-			bool zero_ok);
+/* readable (write=false) / writable range of a helper memory argument of
+ * size_min..size_max bytes; a write initialises the stack up to size_min */
+int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
+			bool write, bool zero_ok);
 
 /* vrf_call.c */
 int vrf_check_call(struct vrf_env *env, const struct bpfvm_insn *insn, int *next);

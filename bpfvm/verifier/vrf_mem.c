@@ -468,7 +468,8 @@ int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn)
 /* A helper's memory argument: size_max bytes at regs[regno], readable and
  * initialised (write false) or writable (write true; the stack bytes become
  * initialised). Pointers spilled in the range would leak into the helper. */
-int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_max, bool write, bool zero_ok)
+int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
+			bool write, bool zero_ok)
 {
 	struct vrf_reg *p = &vrf_cur_regs(env)[regno];
 	int64_t o;
@@ -494,8 +495,13 @@ int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_max, bool 
 		for (int64_t b = o; b < o + (int64_t)size_max; b++) {
 			struct vrf_slot *s = slot_of(fr, b);
 			if (write) {
+				/* The helper writes [o, o+size) for the size the run
+				 * passes, which may be as small as size_min: bytes past
+				 * it keep their state, but no longer a known value. */
 				break_spill(fr, b, 1);
-				*byte_type(fr, b) = VRF_ST_MISC;
+				if (b < o + (int64_t)size_min ||
+				    *byte_type(fr, b) != VRF_ST_INVALID)
+					*byte_type(fr, b) = VRF_ST_MISC;
 				continue;
 			}
 			uint8_t t = *byte_type(fr, b);
