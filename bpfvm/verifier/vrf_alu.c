@@ -195,7 +195,9 @@ int vrf_check_alu(struct vrf_env *env, const struct bpfvm_insn *insn)
 {
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	uint8_t op = BPF_OP(insn->code);
-	bool is64 = BPF_CLASS(insn->code) == BPF_ALU64;
+	/* BPF_END's width is its imm whatever the class: to_be64/to_le64 in
+	 * the ALU (32-bit) class swap all 64 bits (RFC 9669 §4.2) */
+	bool is64 = BPF_CLASS(insn->code) == BPF_ALU64 || (op == BPF_END && insn->imm == 64);
 	/* the source bit of BPF_END selects the byte order, not a register */
 	bool x = BPF_SRC(insn->code) == BPF_X && op != BPF_END;
 	struct vrf_reg *dst = &regs[insn->dst];
