@@ -6,6 +6,7 @@
  *
  *   vdiff [--seconds N] [--count N] [--seed N] [--runs N] [--save DIR]
  *         [--shapes MASK] [--callbacks-always-run] [--quiet]
+ *   vdiff --seed N --show I  (program I of that run, with both verdicts)
  *   vdiff --replay FILE...   (regression cases: none may fault; a case with
  *                             "# expect: accept|reject" must get that verdict)
  *
@@ -329,6 +330,24 @@ static void vd_one(struct vd_kern *k, struct vd_skops *s, const struct vd_opts *
 	bpfvm_prog_put(bp);
 }
 
+/* One program of a run, regenerated from (seed, index), with both verdicts. */
+static int vd_show(struct vd_kern *k, struct vd_skops *s, const struct vd_opts *o, uint64_t idx)
+{
+	static struct vd_prog p;
+	struct vd_rng r = {.s =
+			       o->seed * 0x2545f4914f6cdd1dull ^ (idx + 1) * 0x9e3779b97f4a7c15ull};
+	char swhy[VD_WHY] = "accepts", kwhy[VD_WHY] = "accepts";
+	struct bpfvm_prog *bp = NULL;
+	vd_generate(&r, o->shapes, &p);
+	if (vd_skops_load(s, &p, &bp, swhy, sizeof swhy) == 0)
+		bpfvm_prog_put(bp);
+	vd_kern_load(k, &p, kwhy, sizeof kwhy);
+	printf("# seed %llu program %llu\n# skops: %s\n# kernel: %s\n", (unsigned long long)o->seed,
+	       (unsigned long long)idx, swhy, kwhy);
+	vd_print_prog(stdout, &p, "");
+	return 0;
+}
+
 static int vd_replay(struct vd_skops *s, char **files, int n)
 {
 	struct vd_kern k;
@@ -406,6 +425,7 @@ int main(int argc, char **argv)
 {
 	struct vd_opts o = {.seconds = 60, .seed = 1, .runs = 64, .shapes = VD_SH_ALL};
 	bool replay = false;
+	int64_t show = -1;
 	static const struct option lo[] = {
 	    {"seconds", required_argument, NULL, 't'},
 	    {"count", required_argument, NULL, 'n'},
@@ -416,6 +436,7 @@ int main(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"replay", no_argument, NULL, 'R'},
 	    {"callbacks-always-run", no_argument, NULL, 'C'},
+	    {"show", required_argument, NULL, 'S'},
 	    {0},
 	};
 	int c;
@@ -449,11 +470,14 @@ int main(int argc, char **argv)
 		case 'C':
 			o.shapes |= VD_GEN_CB_RUNS;
 			break;
+		case 'S':
+			show = strtoll(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr,
 				"usage: vdiff [--seconds N] [--count N] [--seed N] [--runs N] "
-				"[--save DIR] [--shapes MASK] [--callbacks-always-run] [--quiet] | "
-				"--replay FILE...\n");
+				"[--save DIR] [--shapes MASK] [--callbacks-always-run] [--quiet] "
+				"[--show I] | --replay FILE...\n");
 			return 2;
 		}
 	}
@@ -479,6 +503,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		vd_skops_close(s);
 		return 2;
+	}
+	if (show >= 0) {
+		vd_show(&k, s, &o, (uint64_t)show);
+		vd_kern_close(&k);
+		vd_skops_close(s);
+		return 0;
 	}
 	if (vd_sanity(&k, s)) {
 		vd_kern_close(&k);

@@ -282,7 +282,8 @@ static void use_stack(struct vd_g *g, int var)
 	int p = pick_tmp(g);
 	if (p == var)
 		p = p % 5 + 1;
-	int szi = pick_size(g, 3);
+	/* byte accesses half the time: a variable offset is rarely aligned */
+	int szi = var >= 0 && vd_chance(g->r, 50) ? 0 : pick_size(g, 3);
 	emit(g, BPF_ALU64 | BPF_MOV | BPF_X, p, 10, 0, 0);
 	emit(g, BPF_ALU64 | BPF_ADD | BPF_K, p, 0, 0, -64);
 	g->reg[p] = (struct vd_reg){.kind = K_FP, .fpoff = -64};
@@ -409,6 +410,8 @@ static void b_alu(struct vd_g *g)
 				emit(g, BPF_ALU64 | BPF_END, dst, 0, 0, w[vd_below(r, 3)]);
 			else
 				emit(g, BPF_ALU | BPF_END | src, dst, 0, 0, w[vd_below(r, 3)]);
+			if (vd_chance(r, 30))
+				break; /* the swap's width decides the use below */
 		} else if (c < 20) {
 			/* movsx */
 			static const int offs[] = {8, 16, 32};
@@ -571,7 +574,8 @@ static void b_ptr(struct vd_g *g)
 	int v = vd_chance(g->r, 80) ? get_scalar(g) : -1;
 	if (vd_chance(g->r, 30)) {
 		/* a direct map value: ld_imm64 src 2 */
-		int m = vd_chance(g->r, 60) ? VD_MAP_ARRAY : VD_MAP_SMALL;
+		/* Linux allows direct values only in single-entry arrays */
+		int m = vd_chance(g->r, 20) ? VD_MAP_ARRAY : VD_MAP_SMALL;
 		int p = 7 + (int)vd_below(g->r, 3);
 		if (p == v)
 			p = 7 + (p - 6) % 3;
