@@ -179,7 +179,7 @@ static void vd_maps_randomise(struct vd_skops *s, struct vd_rng *r)
 		}
 	}
 	uint8_t rec[4096];
-	while (bpfvm_ringbuf_consume(s->maps[VD_MAP_RINGBUF], rec, sizeof rec) != 0)
+	while (bpfvm_ringbuf_consume(s->maps[VD_MAP_RINGBUF], rec, sizeof rec) > 0)
 		;
 }
 
