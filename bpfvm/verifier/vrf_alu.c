@@ -195,9 +195,7 @@ int vrf_check_alu(struct vrf_env *env, const struct bpfvm_insn *insn)
 {
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	uint8_t op = BPF_OP(insn->code);
-	/* BPF_END's width is its imm whatever the class: to_be64/to_le64 in
-	 * the ALU (32-bit) class swap all 64 bits (RFC 9669 §4.2) */
-	bool is64 = BPF_CLASS(insn->code) == BPF_ALU64 || (op == BPF_END && insn->imm == 64);
+	bool is64 = BPF_CLASS(insn->code) == BPF_ALU64;
 	/* the source bit of BPF_END selects the byte order, not a register */
 	bool x = BPF_SRC(insn->code) == BPF_X && op != BPF_END;
 	struct vrf_reg *dst = &regs[insn->dst];
@@ -227,7 +225,9 @@ int vrf_check_alu(struct vrf_env *env, const struct bpfvm_insn *insn)
 			uint64_t v = 0;
 			vrf_alu_eval(insn->code, insn->off, insn->imm, dst->var.value, 0, &v);
 			vrf_mark_const(dst, v);
-		} else if (op == BPF_END && insn->imm < 64) {
+		} else if (op == BPF_END) {
+			/* the width is imm's, whatever the class: be64/le64 are
+			 * BPF_ALU class yet keep all 64 bits (interp end_le/end_be) */
 			vrf_reg_bound_size(dst, insn->imm / 8, false);
 		} else {
 			vrf_reg_bound_size(dst, is64 ? 8 : 4, false);

@@ -135,8 +135,7 @@ static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
 {
 	if (r->type != VRF_MAP_VALUE || !vrf_tnum_is_const(r->var))
 		return arg_type_err(env, regno, r, "map_value (constant string)");
-	uint32_t key = 0;
-	const char *v = bpfvm_map_lookup((struct bpfvm_map *)r->map, &key);
+	const char *v = vrf_map_value0(r->map);
 	int64_t off = (int64_t)r->off + (int64_t)r->var.value;
 	if (!v || off < 0 || off >= r->map->def.value_size ||
 	    !memchr(v + off, 0, r->map->def.value_size - (size_t)off))
@@ -206,6 +205,7 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	const struct bpfvm_map *map = NULL;
 	int mem_regno = -1, cb = -1;
+	uint32_t sz;
 	enum bpfvm_arg mem_t = BPFVM_ARG_NONE;
 	int err;
 
@@ -263,14 +263,11 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 					       "R%d map argument missing before key/value", rn);
 			if (t == BPFVM_ARG_MAP_VALUE_OR_NULL && is_null(r))
 				break;
-			{
-				uint32_t sz = t == BPFVM_ARG_MAP_KEY ? map->def.key_size
-								     : map->def.value_size;
-				err = vrf_check_mem_range(env, rn, sz, sz, false, false);
-				if (err)
-					return err;
-				break;
-			}
+			sz = t == BPFVM_ARG_MAP_KEY ? map->def.key_size : map->def.value_size;
+			err = vrf_check_mem_range(env, rn, sz, sz, false, false);
+			if (err)
+				return err;
+			break;
 		case BPFVM_ARG_MEM:
 		case BPFVM_ARG_MEM_OR_NULL:
 		case BPFVM_ARG_MEM_UNINIT:

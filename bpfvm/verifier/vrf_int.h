@@ -197,10 +197,12 @@ int vrf_alu_eval(uint8_t code, int16_t off, int32_t imm, uint64_t a, uint64_t b,
 void vrf_scalar_alu(struct vrf_reg *d, const struct vrf_reg *s, uint8_t op, bool is64);
 
 /* vrf_mem.c */
+void *vrf_map_value0(const struct bpfvm_map *map);
 int vrf_check_mem(struct vrf_env *env, const struct bpfvm_insn *insn);
 int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn);
 /* readable (write=false) / writable range of a helper memory argument of
- * size_min..size_max bytes; a write initialises the stack up to size_min */
+ * size_min..size_max bytes: all size_max must be accessible, a write
+ * initialises only the size_min bytes the helper surely writes */
 int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
 			bool write, bool zero_ok);
 

@@ -464,10 +464,9 @@ int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn)
 	default: /* BPF_PSEUDO_MAP_VALUE: value address of an array map's element 0 */
 		for (size_t i = 0; i < env->prog->nmaps; i++) {
 			struct bpfvm_map *m = env->prog->maps[i];
-			uint32_t key = 0;
 			if (m->def.type != BPFVM_MAP_ARRAY)
 				continue;
-			uintptr_t base = (uintptr_t)bpfvm_map_lookup(m, &key);
+			uintptr_t base = (uintptr_t)vrf_map_value0(m);
 			if (!base || v < base || v >= base + m->def.value_size)
 				continue;
 			env->prog->aux[idx].map_ptr = 1;
@@ -481,9 +480,23 @@ int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn)
 	}
 }
 
-/* A helper's memory argument: size_max bytes at regs[regno], readable and
- * initialised (write false) or writable (write true; the stack bytes become
- * initialised). Pointers spilled in the range would leak into the helper. */
+/* The value of the all-zero key (element 0 of an array), for the checks the
+ * verifier makes on a map's contents. The key buffer has the map's key size:
+ * the lookup reads key_size bytes, whatever the map type. */
+void *vrf_map_value0(const struct bpfvm_map *map)
+{
+	_Alignas(8) uint8_t key[BPFVM_STACK_SIZE] = {0};
+	if (map->def.key_size == 0 || map->def.key_size > sizeof key)
+		return NULL;
+	return bpfvm_map_lookup((struct bpfvm_map *)map, key);
+}
+
+/* A helper's memory argument: size_min..size_max bytes at regs[regno],
+ * readable and initialised (write false) or writable (write true). A write
+ * initialises the first size_min stack bytes; the helper may or may not write
+ * the rest, which stay uninitialised if they were and lose any spilled or
+ * known-zero value if they were not. Pointers spilled in the range would leak
+ * into the helper. */
 int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
 			bool write, bool zero_ok)
 {
@@ -511,13 +524,11 @@ int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint6
 		for (int64_t b = o; b < o + (int64_t)size_max; b++) {
 			struct vrf_slot *s = slot_of(fr, b);
 			if (write) {
-				/* The helper writes [o, o+size) for the size the run
-				 * passes, which may be as small as size_min: bytes past
-				 * it keep their state, but no longer a known value. */
+				bool surely = b < o + (int64_t)size_min;
+				if (!surely && *byte_type(fr, b) == VRF_ST_INVALID)
+					continue;
 				break_spill(fr, b, 1);
-				if (b < o + (int64_t)size_min ||
-				    *byte_type(fr, b) != VRF_ST_INVALID)
-					*byte_type(fr, b) = VRF_ST_MISC;
+				*byte_type(fr, b) = VRF_ST_MISC;
 				continue;
 			}
 			uint8_t t = *byte_type(fr, b);
