@@ -135,7 +135,8 @@ static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
 {
 	if (r->type != VRF_MAP_VALUE || !vrf_tnum_is_const(r->var))
 		return arg_type_err(env, regno, r, "map_value (constant string)");
-	const char *v = vrf_map_value0(r->map);
+	uint32_t key = 0;
+	const char *v = bpfvm_map_lookup((struct bpfvm_map *)r->map, &key);
 	int64_t off = (int64_t)r->off + (int64_t)r->var.value;
 	if (!v || off < 0 || off >= r->map->def.value_size ||
 	    !memchr(v + off, 0, r->map->def.value_size - (size_t)off))
