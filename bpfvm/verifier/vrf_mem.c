@@ -411,6 +411,22 @@ int vrf_check_mem(struct vrf_env *env, const struct bpfvm_insn *insn)
 		if (vrf_reg_is_ptr(&regs[0]))
 			return vrf_err(env, -EACCES, "R0 leaks addr into mem");
 	}
+	/* Atomics must be naturally aligned whatever the pointer (the kernel
+	 * checks them strictly on every arch): a locked op across a cache line
+	 * is a split lock natively, and undefined behaviour in C. Every region
+	 * an atomic may reach starts 8-byte aligned. */
+	const struct vrf_reg *p = &regs[insn->dst];
+	if (vrf_reg_is_ptr(p)) {
+		struct vrf_tnum a =
+		    vrf_tnum_add(p->var, vrf_tnum_const((uint64_t)((int64_t)p->off + insn->off)));
+		if ((a.value | a.mask) & (uint64_t)(size - 1)) {
+			char t[64];
+			vrf_tnum_str(t, sizeof t, p->var);
+			return vrf_err(env, -EACCES,
+				       "misaligned atomic access off %s+%d+%d size %d", t, p->off,
+				       insn->off, size);
+		}
+	}
 	err = access(env, insn->dst, insn->off, size, false, NULL, 0, &out, false, true);
 	if (err)
 		return err;
