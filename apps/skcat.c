@@ -11,6 +11,8 @@
  *   stdin/stdout) --conns N (with -l --echo: serve N connections at once)
  *   --v6only (with -l and addresses of both families: an AF_INET and an
  *   IPV6_V6ONLY AF_INET6 listener instead of one dual-stack AF_INET6 one)
+ *   --tcp-ecn N (net.ipv4.tcp_ecn: 0 never, 1 ask and agree, 2 agree when
+ *   asked, the default)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
@@ -56,6 +58,7 @@ struct skcat {
 	const char *sockops, *cgroup, *cc, *pcap;
 	bool strict, info, listen, trace, verbose, echo, v6only;
 	unsigned conns;	     /* connections to serve with -l (--conns) */
+	int tcp_ecn;	     /* --tcp-ecn; -1: the stack's default */
 	struct hooks *hooks; /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
@@ -149,6 +152,12 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->conns = (unsigned)n;
+	} else if (!strcmp(key, "tcp-ecn")) {
+		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+			snprintf(err, elen, "bad tcp_ecn '%s' (0, 1 or 2 as net.ipv4.tcp_ecn)", v);
+			return -EINVAL;
+		}
+		k->tcp_ecn = v[0] - '0';
 	} else if (!strcmp(key, "no-offload")) {
 		k->dev.no_offload = !strcmp(v, "1") || !strcmp(v, "true");
 	} else {
@@ -169,7 +178,7 @@ static void usage(void)
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
-			"  --echo [--conns N] --v6only\n");
+			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2\n");
 	exit(2);
 }
 
@@ -193,12 +202,14 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"echo", no_argument, NULL, 15},
 	    {"conns", required_argument, NULL, 16},
 	    {"v6only", no_argument, NULL, 17},
+	    {"tcp-ecn", required_argument, NULL, 18},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const keys[] = {
 	    NULL, "vdev", "addr", "gw",	  "mtu",     "eal",   "sockops", "cgroup", "strict",
-	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only"};
+	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only",
+	    "tcp-ecn"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -210,7 +221,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 17) {
+		} else if (c >= 1 && c <= 18) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -646,6 +657,7 @@ int main(int argc, char **argv)
 {
 	static struct skcat k;
 	k.dev.prog = "skcat";
+	k.tcp_ecn = -1;
 	parse_args(&k, argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -698,6 +710,10 @@ int main(int argc, char **argv)
 		sc.hooks = k.hooks;
 	}
 	sc.seed = sc.net.seed * 31 + 7;
+	if (k.tcp_ecn >= 0) {
+		sc.tcp_ecn_set = true;
+		sc.tcp_ecn = (uint8_t)k.tcp_ecn;
+	}
 	struct stack *st;
 	rc = stack_create(&sc, &st);
 	if (rc)

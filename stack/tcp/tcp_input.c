@@ -101,7 +101,7 @@ static void take_syn_options(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 /* ---- LISTEN (RFC 9293 §3.10.7.2) ---- */
 
 static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
-			 const struct tcp_repr *h, uint32_t len)
+			 const struct tcp_repr *h, uint32_t len, uint8_t ecn)
 {
 	if (h->flags & TCP_RST)
 		return;
@@ -165,11 +165,15 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 		c->rcv_mss = c->user_mss;
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
 		c->flags |= TCB_F_SYN_ECN;
+	/* tcp_ecn 1 or 2 agrees to a SYN that asks, unless the SYN itself is
+	 * ECT (RFC 3168 §6.1.1: a SYN is never ECT; Linux then leaves the
+	 * choice to the CC or a program). */
+	bool ecn_ok = tcp->cfg.ecn != 0 && (ecn & 3) == 0;
 	/* The request runs the passive calls in the listener's cgroup on a
 	 * non-full socket (docs/sockops.md §3). */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
-	tcp_so_passive_request(tcp, c);
+	tcp_so_passive_request(tcp, c, ecn_ok);
 	if (tcp_hash_insert(tcp, c) < 0) {
 		tcp_so_sock_fini(c);
 		tcb_free(tcp, c);
@@ -925,7 +929,7 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	if (!tcb) {
 		struct tcb *l = tcp_listener_find(tcp, t);
 		if (l) {
-			listen_input(tcp, l, t, seg, len);
+			listen_input(tcp, l, t, seg, len, ecn);
 			return;
 		}
 		tcp->stats.in_no_conn++;

@@ -230,7 +230,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	 * (tcp_ecn_send_syn → INET_ECN_xmit); a SYN-ACK when NEEDS_ECN, asked
 	 * again per SYN-ACK, says so. */
 	uint8_t tos = tcb->tos & 0xfc;
-	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_ECN_WANT) != 0)
+	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_SYN_ECT) != 0)
 		tos |= 2; /* ECT(0) */
 	if (tcb->syn_tx && tcb->syn_tx <= 8)
 		tcb->syn_gaps_us[tcb->syn_tx - 1] =

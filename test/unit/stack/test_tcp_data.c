@@ -233,17 +233,16 @@ START_TEST(ecn_echo_and_cwr)
 	uint32_t any = 0;
 	tcp_bind(f.tcp, l, &any, 80);
 	tcp_listen(f.tcp, l, 4, f.now);
-	/* without NEEDS_ECN the listener does not agree to ECN */
+	/* tcp_ecn's default (2) agrees to a SYN that asks, without a program */
 	struct tcp_repr syn = fx_repr(1000, 0, TCP_SYN | TCP_ECE | TCP_CWR, 65535);
 	fx_send(&f, &syn, NULL, 0);
 	struct fx_seg *sa = fx_pop(&f);
-	ck_assert_uint_eq(sa->r.flags, TCP_SYN | TCP_ACK);
+	ck_assert_uint_eq(sa->r.flags, TCP_SYN | TCP_ACK | TCP_ECE);
 	struct tcp_repr a = fx_repr(1001, sa->r.seq + 1, TCP_ACK, 65535);
 	fx_send(&f, &a, NULL, 0);
 	struct tcb *c = tcp_accept(f.tcp, l);
-	ck_assert(!(c->flags & TCB_F_ECN));
-	/* with ECN on (as NEEDS_ECN = 1 would set): CE → ECE until CWR */
-	c->flags |= TCB_F_ECN;
+	ck_assert(c->flags & TCB_F_ECN);
+	/* CE → ECE until CWR */
 	struct tcp_repr d = fx_repr(1001, c->snd_nxt, TCP_ACK, 65535);
 	fx_send_ecn(&f, &d, "x", 1, 3);
 	struct fx_seg *e = fx_pop(&f);
