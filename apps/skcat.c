@@ -16,7 +16,11 @@
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
- * Config files hold the same options as key = value (configs/README.md). */
+ * Config files hold the same options as key = value (configs/README.md).
+ * A connection that ends in TIME_WAIT keeps the process (and its stack)
+ * alive for 3 RTOs, clamped to 1..3 s, so a FIN the peer retransmits
+ * because our last ACK was lost is still answered (RFC 9293 §3.10.7.4,
+ * TIME-WAIT); the kernel's 60 s would outlast any use of skcat. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -383,6 +387,28 @@ static int set_cc(struct stack *st, int sd, const char *cc)
 	return 0;
 }
 
+/* Keeps the stack running while sd is in TIME_WAIT, for 3 RTOs clamped to
+ * 1..3 s: the peer's retransmitted FIN gets its ACK instead of nothing (a
+ * peer left in LAST_ACK backs off for minutes). */
+static void linger_time_wait(struct skcat *k, struct stack *st, const int *sds, unsigned n,
+			     const struct clk *clk)
+{
+	uint64_t ms = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct skops_tcp_info ti;
+		if (skops_tcp_info(st, sds[i], &ti) || strcmp(ti.state_name, "TIME_WAIT"))
+			continue;
+		uint64_t m = 3u * (uint64_t)ti.rto_ms;
+		m = m < 1000 ? 1000 : m > 3000 ? 3000 : m;
+		if (m > ms)
+			ms = m;
+	}
+	uint64_t end = clk_now(clk) + ms * 1000000u;
+	unsigned idle = 0;
+	while (ms && !quit && clk_now(clk) < end)
+		pump(k, st, &idle);
+}
+
 /* Streams until both directions are closed; returns the exit status. */
 static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 		  const struct clk *clk)
@@ -475,18 +501,28 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 struct echo_conn {
 	int sd;
 	uint32_t len, off;
-	bool peer_eof, shut, done;
+	bool peer_eof, shut, done, failed;
 	uint8_t buf[SKCAT_ECHO_BUF];
 };
 
+/* A failed connection is reported and served no more; the others go on
+ * and the exit status says one failed. */
+static bool echo_fail(struct echo_conn *c, const char *what, int err)
+{
+	fprintf(stderr, "skcat: connection %d: %s%s%s\n", c->sd, what, what[0] ? ": " : "",
+		strerror(err));
+	c->failed = true;
+	return true;
+}
+
 /* One round for c; true once both directions are closed and our data is
- * acknowledged (or the connection failed after our FIN). */
+ * acknowledged (or the connection failed). */
 static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
 {
 	if (skops_events(st, c->sd) & SKOPS_EV_ERR) {
 		int e = sock_error(st, c->sd);
-		if (e)
-			die("connection: %s", strerror(e));
+		if (e && !c->shut)
+			return echo_fail(c, "", e);
 	}
 	for (int i = 0; i < 64; i++) {
 		if (c->off < c->len) {
@@ -497,7 +533,7 @@ static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
 				continue;
 			}
 			if (s != -EAGAIN)
-				die("send: %s", strerror((int)-s));
+				return echo_fail(c, "send", (int)-s);
 			break;
 		}
 		if (c->peer_eof)
@@ -512,13 +548,13 @@ static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
 		if (r == 0)
 			c->peer_eof = true;
 		else if (r != -EAGAIN)
-			die("recv: %s", strerror((int)-r));
+			return echo_fail(c, "recv", (int)-r);
 		break;
 	}
 	if (c->peer_eof && c->off == c->len && !c->shut) {
 		int rc = skops_shutdown(st, c->sd, SHUT_WR);
 		if (rc)
-			die("shutdown: %s", strerror(-rc));
+			return echo_fail(c, "shutdown", -rc);
 		c->shut = true;
 	}
 	if (!c->shut)
@@ -547,9 +583,13 @@ static int serve_echo(struct skcat *k, struct stack *st, struct echo_conn *c, un
 		if (!left)
 			break;
 	}
-	for (unsigned i = 0; k->info && i < n; i++)
-		print_info(st, c[i].sd);
-	return 0;
+	int status = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (k->info)
+			print_info(st, c[i].sd);
+		status |= c[i].failed;
+	}
+	return status;
 }
 
 /* "198.18.0.1:5000" or "[::ffff:198.18.0.1]:5000", from the sockaddr the
@@ -784,10 +824,15 @@ int main(int argc, char **argv)
 	int status;
 	if (k.echo && k.listen) {
 		status = serve_echo(&k, st, conns, nacc, deadline, &clk);
+		int sds[SKCAT_MAX_CONNS] = {0};
+		for (unsigned i = 0; i < nacc; i++)
+			sds[i] = conns[i].sd;
+		linger_time_wait(&k, st, sds, nacc, &clk);
 		for (unsigned i = 0; i < nacc; i++)
 			skops_close(st, conns[i].sd);
 	} else {
 		status = stream(&k, st, sd, deadline, &clk);
+		linger_time_wait(&k, st, &sd, 1, &clk);
 		skops_close(st, sd);
 	}
 	/* a few rounds so the close leaves the host */
