@@ -737,8 +737,15 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	/* first: the sequence number */
 	uint32_t seglen = s->len + !!(s->flags & TCP_SYN) + !!(s->flags & TCP_FIN);
 	if (!seq_acceptable(tcb, s->seq, seglen, wnd)) {
-		/* Zero window: still take the ACK of a segment at rcv_nxt. */
-		if (!(wnd == 0 && s->seq == tcb->rcv_nxt)) {
+		/* Zero window: still take the ACK of a segment at rcv_nxt. A
+		 * duplicate that ends exactly at rcv_nxt (a retransmitted FIN
+		 * that now also ACKs ours) has its ACK taken too, as Linux's
+		 * tcp_sequence (end_seq >= rcv_wup), then gets its dup ACK. */
+		bool ends_here =
+		    seglen && s->seq + seglen == tcb->rcv_nxt && !(s->flags & (TCP_RST | TCP_SYN));
+		if (ends_here && s->len)
+			dsack_set(tcb, s->seq, s->seq + s->len);
+		if (!(wnd == 0 && s->seq == tcb->rcv_nxt) && !ends_here) {
 			tcp->stats.in_unacceptable++;
 			if (s->flags & TCP_RST) {
 				if (rst_exact(tcb, s->seq))
