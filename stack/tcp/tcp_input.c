@@ -743,8 +743,9 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		 * tcp_sequence (end_seq >= rcv_wup), then gets its dup ACK. */
 		bool ends_here =
 		    seglen && s->seq + seglen == tcb->rcv_nxt && !(s->flags & (TCP_RST | TCP_SYN));
-		if (ends_here && s->len)
-			dsack_set(tcb, s->seq, s->seq + s->len);
+		/* D-SACK edges count the FIN, as Linux's end_seq. */
+		if (ends_here)
+			dsack_set(tcb, s->seq, s->seq + seglen);
 		if (!(wnd == 0 && s->seq == tcb->rcv_nxt) && !ends_here) {
 			tcp->stats.in_unacceptable++;
 			if (s->flags & TCP_RST) {
@@ -755,10 +756,10 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 				 * request just gets its ACK, Linux tcp_check_req). */
 				challenge_ack(tcp, tcb);
 			} else {
-				if (s->len && SEQ_LT(s->seq, tcb->rcv_nxt))
+				if (seglen && SEQ_LT(s->seq, tcb->rcv_nxt))
 					dsack_set(tcb, s->seq,
-						  SEQ_LT(s->seq + s->len, tcb->rcv_nxt)
-						      ? s->seq + s->len
+						  SEQ_LT(s->seq + seglen, tcb->rcv_nxt)
+						      ? s->seq + seglen
 						      : tcb->rcv_nxt);
 				refused_ack(tcp, tcb, s);
 			}
@@ -910,6 +911,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			    tcb->state == TCP_FIN_WAIT_2)) {
 			tcb->ooo_fin = true;
 			tcb->ooo_fin_seq = at;
+			tcb->ooo_recent = s->len ? s->seq : at;
 			tcb->flags |= TCB_F_ACK_NOW;
 		}
 	}

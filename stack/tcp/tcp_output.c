@@ -80,7 +80,7 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 
 static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 {
-	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack))
+	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack && !tcb->ooo_fin))
 		return 0;
 	unsigned n = 0;
 	if (tcb->dsack) {
@@ -90,23 +90,48 @@ static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 		n++;
 		tcb->dsack = false;
 	}
+	/* A FIN held beyond a hole occupies a sequence number: the block it
+	 * ends (or a block of its own) reaches past it, as Linux's blocks end
+	 * at end_seq. */
+	struct {
+		uint32_t l, r;
+	} b[TCP_OOO_MAX + 1];
+	uint32_t nb = 0;
+	bool fin_placed = !tcb->ooo_fin;
+	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
+		if (!fin_placed && SEQ_LT(tcb->ooo_fin_seq, tcb->ooo[i].l)) {
+			b[nb].l = tcb->ooo_fin_seq;
+			b[nb++].r = tcb->ooo_fin_seq + 1;
+			fin_placed = true;
+		}
+		b[nb].l = tcb->ooo[i].l;
+		b[nb].r = tcb->ooo[i].r;
+		if (!fin_placed && b[nb].r == tcb->ooo_fin_seq) {
+			b[nb].r++;
+			fin_placed = true;
+		}
+		nb++;
+	}
+	if (!fin_placed) {
+		b[nb].l = tcb->ooo_fin_seq;
+		b[nb++].r = tcb->ooo_fin_seq + 1;
+	}
 	/* RFC 2018 §4: the block holding the most recent segment first, the
-	 * others after it (ooo[] is sorted by sequence). */
-	uint32_t first = TCP_OOO_MAX;
-	for (uint32_t i = 0; i < tcb->ooo_n; i++)
-		if (SEQ_LEQ(tcb->ooo[i].l, tcb->ooo_recent) &&
-		    SEQ_LT(tcb->ooo_recent, tcb->ooo[i].r))
+	 * others after it (sorted by sequence). */
+	uint32_t first = TCP_OOO_MAX + 1;
+	for (uint32_t i = 0; i < nb; i++)
+		if (SEQ_LEQ(b[i].l, tcb->ooo_recent) && SEQ_LT(tcb->ooo_recent, b[i].r))
 			first = i;
-	if (first < tcb->ooo_n) {
-		r->sack[n].l = tcb->ooo[first].l;
-		r->sack[n].r = tcb->ooo[first].r;
+	if (first < nb) {
+		r->sack[n].l = b[first].l;
+		r->sack[n].r = b[first].r;
 		n++;
 	}
-	for (uint32_t i = 0; i < tcb->ooo_n && n < TCP_SACK_MAX; i++) {
+	for (uint32_t i = 0; i < nb && n < TCP_SACK_MAX; i++) {
 		if (i == first)
 			continue;
-		r->sack[n].l = tcb->ooo[i].l;
-		r->sack[n].r = tcb->ooo[i].r;
+		r->sack[n].l = b[i].l;
+		r->sack[n].r = b[i].r;
 		n++;
 	}
 	if ((tcb->flags & TCB_F_TS) && n > 3)
