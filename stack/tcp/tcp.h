@@ -91,8 +91,10 @@ struct tcb {
 	uint32_t max_wnd;	 /* largest window the peer offered */
 	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
 	uint64_t ts_recent_age;
-	uint64_t last_oow_ns;		 /* last ACK for a refused segment (0: none) */
-	uint32_t recover;		 /* RFC 6582 */
+	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
+	uint32_t recover;     /* RFC 6582 */
+	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
+	bool sml_sent;
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
 	uint16_t peer_mss;		 /* the peer's MSS option (536 without, RFC 9293 §3.7.1) */
 	uint32_t pmtu;

@@ -418,15 +418,24 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			if (inflight)
 				break;
 		}
-		/* Nagle: hold a small final segment while data is unacknowledged. */
-		if (len && len < room && last && inflight && !(tcb->flags & TCB_F_NODELAY) &&
-		    !fin_q)
+		/* Nagle, in Minshall's form as Linux (tcp_minshall_check): hold
+		 * a small final segment only while a small segment sent
+		 * earlier is unacknowledged, so the tail of a write of full
+		 * segments leaves at once. */
+		bool sml_out = tcb->sml_sent && SEQ_GT(tcb->snd_sml, tcb->snd_una) &&
+			       SEQ_LEQ(tcb->snd_sml, tcb->snd_nxt);
+		if (len && len < room && last && inflight && sml_out &&
+		    !(tcb->flags & TCB_F_NODELAY) && !fin_q)
 			break;
 		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;
 		if (!len && !fin)
 			break;
 		if (fin)
 			tcb->flags |= TCB_F_FIN_SENT;
+		if (len && len < room && SEQ_GEQ(tcb->snd_nxt, tcb->snd_max)) {
+			tcb->snd_sml = tcb->snd_nxt + len;
+			tcb->sml_sent = true;
+		}
 		send_segment(tcp, tcb, tcb->snd_nxt, len, fin);
 		sent++;
 		if (fin)

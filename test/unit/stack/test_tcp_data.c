@@ -401,6 +401,36 @@ START_TEST(min_snd_mss_floor)
 }
 END_TEST
 
+START_TEST(nagle_minshall)
+{
+	/* Linux tcp_minshall_check: the small tail of a write of full
+	 * segments leaves with them; the next small write waits while that
+	 * small segment is unacknowledged (measured against the kernel by
+	 * test_scenarios.sh mss_1: 200 bytes at MSS 48 arrive whole). */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = tiny_mss_conn(&f, 100, false);
+	int zero = 0;
+	tcp_setsockopt(c, 6, 1, &zero, sizeof(zero), false);
+	fill();
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 250, f.now), 250);
+	ck_assert_uint_eq(fx_pop(&f)->len, 100);
+	ck_assert_uint_eq(fx_pop(&f)->len, 100);
+	ck_assert_uint_eq(fx_pop(&f)->len, 50);
+	fx_none(&f);
+	tcp_send(f.tcp, c, "x", 1, f.now);
+	fx_none(&f);
+	/* only the full segments acknowledged: the small one still out */
+	struct tcp_repr a = fx_repr(1001, c->snd_una + 200, TCP_ACK, 65535);
+	fx_send(&f, &a, NULL, 0);
+	fx_none(&f);
+	a.ack = c->snd_nxt;
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(fx_pop(&f)->len, 1);
+	fx_fini(&f);
+}
+END_TEST
+
 static void cfg_min_mss(struct tcp_config *c)
 {
 	c->min_snd_mss = 200;
@@ -422,6 +452,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("data");
 	tcase_add_test(tc, initial_flight_and_segmentation);
 	tcase_add_test(tc, nagle);
+	tcase_add_test(tc, nagle_minshall);
 	tcase_add_test(tc, window_scaling);
 	tcase_add_test(tc, receive_across_wrap);
 	tcase_add_test(tc, out_of_order_with_sack);
