@@ -29,6 +29,8 @@ import sys
 import threading
 import time
 
+from scapy.all import IP, TCP, Ether, Raw
+
 P_ECHO, P_CLOSED, P_CLOSER = 7000, 7001, 7002
 
 # Deliberate differences, each with its reason (docs/tcp-scenarios.md).
@@ -89,8 +91,6 @@ def server():
 
 
 # ---------------------------------------------------------------- peer side
-
-from scapy.all import IP, TCP, Ether, Raw  # noqa: E402  (only the peer needs scapy)
 
 FLAGS = "FSRPAUEC"
 
@@ -179,15 +179,14 @@ class Conn:
         self.rcv = 0  # what we have received of theirs, relative (SYN counts)
         self.steps = []
         self.echo = b""
-        self.ts = 1000
 
-    def pkt(self, flags, seq=None, ack=None, data=b"", opts=None, win=65535, urg=0, ttl=64):
+    def pkt(self, flags, seq=None, ack=None, data=b"", opts=None, win=65535, urg=0):
         seq = self.nxt if seq is None else seq
         ack = self.rcv if ack is None else ack
         t = TCP(sport=self.sport, dport=self.dport, flags=flags, seq=(self.iss + seq) % 2**32,
                 ack=((self.irs or 0) + ack) % 2**32 if "A" in flags else 0, window=win,
                 urgptr=urg, options=opts or [])
-        p = IP(src=self.tg.src, dst=self.tg.dst, ttl=ttl) / t
+        p = IP(src=self.tg.src, dst=self.tg.dst) / t
         if data:
             p = p / Raw(data)
         return p
@@ -239,9 +238,15 @@ class Conn:
         # carries too: whether it went alone is timing
         out = sorted(r for a, r in recs
                      if a is None or not (r.split(" ")[0] == "A" and a in carried))
-        got = b""
+        # the bytes by sequence number: a retransmission within the step
+        # (we ACK echoed data only with our next segment) is timing
+        got, end = b"", None
         for s, d in sorted(datas):
-            got += d  # retransmissions show as repeats, which differ on purpose
+            if end is not None and s < end:
+                d = d[end - s:]
+                s = end
+            got += d
+            end = s + len(d) if end is None or s + len(d) > end else end
         if got:
             self.echo += got
             out.append("data=%r" % got)
@@ -808,7 +813,7 @@ def fin_wait2_data(mk):
 
 # ---------------------------------------------------------------- runner
 
-def run_all(tg, names, table, base, dport_ok=True):
+def run_all(tg, names, table, base):
     res = {}
     for i, n in enumerate(names):
         conns = []
