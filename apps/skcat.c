@@ -11,10 +11,16 @@
  *   stdin/stdout) --conns N (with -l --echo: serve N connections at once)
  *   --v6only (with -l and addresses of both families: an AF_INET and an
  *   IPV6_V6ONLY AF_INET6 listener instead of one dual-stack AF_INET6 one)
+ *   --tcp-ecn N (net.ipv4.tcp_ecn: 0 never, 1 ask and agree, 2 agree when
+ *   asked, the default)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
- * Config files hold the same options as key = value (configs/README.md). */
+ * Config files hold the same options as key = value (configs/README.md).
+ * A connection that ends in TIME_WAIT keeps the process (and its stack)
+ * alive for 3 RTOs, clamped to 1..3 s, so a FIN the peer retransmits
+ * because our last ACK was lost is still answered (RFC 9293 §3.10.7.4,
+ * TIME-WAIT); the kernel's 60 s would outlast any use of skcat. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -56,6 +62,7 @@ struct skcat {
 	const char *sockops, *cgroup, *cc, *pcap;
 	bool strict, info, listen, trace, verbose, echo, v6only;
 	unsigned conns;	     /* connections to serve with -l (--conns) */
+	int tcp_ecn;	     /* --tcp-ecn; -1: the stack's default */
 	struct hooks *hooks; /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
@@ -149,6 +156,12 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->conns = (unsigned)n;
+	} else if (!strcmp(key, "tcp-ecn")) {
+		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+			snprintf(err, elen, "bad tcp_ecn '%s' (0, 1 or 2 as net.ipv4.tcp_ecn)", v);
+			return -EINVAL;
+		}
+		k->tcp_ecn = v[0] - '0';
 	} else if (!strcmp(key, "no-offload")) {
 		k->dev.no_offload = !strcmp(v, "1") || !strcmp(v, "true");
 	} else {
@@ -169,7 +182,7 @@ static void usage(void)
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
-			"  --echo [--conns N] --v6only\n");
+			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2\n");
 	exit(2);
 }
 
@@ -193,12 +206,14 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"echo", no_argument, NULL, 15},
 	    {"conns", required_argument, NULL, 16},
 	    {"v6only", no_argument, NULL, 17},
+	    {"tcp-ecn", required_argument, NULL, 18},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const keys[] = {
 	    NULL, "vdev", "addr", "gw",	  "mtu",     "eal",   "sockops", "cgroup", "strict",
-	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only"};
+	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only",
+	    "tcp-ecn"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -210,7 +225,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 17) {
+		} else if (c >= 1 && c <= 18) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -372,6 +387,28 @@ static int set_cc(struct stack *st, int sd, const char *cc)
 	return 0;
 }
 
+/* Keeps the stack running while sd is in TIME_WAIT, for 3 RTOs clamped to
+ * 1..3 s: the peer's retransmitted FIN gets its ACK instead of nothing (a
+ * peer left in LAST_ACK backs off for minutes). */
+static void linger_time_wait(struct skcat *k, struct stack *st, const int *sds, unsigned n,
+			     const struct clk *clk)
+{
+	uint64_t ms = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct skops_tcp_info ti;
+		if (skops_tcp_info(st, sds[i], &ti) || strcmp(ti.state_name, "TIME_WAIT"))
+			continue;
+		uint64_t m = 3u * (uint64_t)ti.rto_ms;
+		m = m < 1000 ? 1000 : m > 3000 ? 3000 : m;
+		if (m > ms)
+			ms = m;
+	}
+	uint64_t end = clk_now(clk) + ms * 1000000u;
+	unsigned idle = 0;
+	while (ms && !quit && clk_now(clk) < end)
+		pump(k, st, &idle);
+}
+
 /* Streams until both directions are closed; returns the exit status. */
 static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 		  const struct clk *clk)
@@ -464,18 +501,28 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 struct echo_conn {
 	int sd;
 	uint32_t len, off;
-	bool peer_eof, shut, done;
+	bool peer_eof, shut, done, failed;
 	uint8_t buf[SKCAT_ECHO_BUF];
 };
 
+/* A failed connection is reported and served no more; the others go on
+ * and the exit status says one failed. */
+static bool echo_fail(struct echo_conn *c, const char *what, int err)
+{
+	fprintf(stderr, "skcat: connection %d: %s%s%s\n", c->sd, what, what[0] ? ": " : "",
+		strerror(err));
+	c->failed = true;
+	return true;
+}
+
 /* One round for c; true once both directions are closed and our data is
- * acknowledged (or the connection failed after our FIN). */
+ * acknowledged (or the connection failed). */
 static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
 {
 	if (skops_events(st, c->sd) & SKOPS_EV_ERR) {
 		int e = sock_error(st, c->sd);
-		if (e)
-			die("connection: %s", strerror(e));
+		if (e && !c->shut)
+			return echo_fail(c, "", e);
 	}
 	for (int i = 0; i < 64; i++) {
 		if (c->off < c->len) {
@@ -486,7 +533,7 @@ static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
 				continue;
 			}
 			if (s != -EAGAIN)
-				die("send: %s", strerror((int)-s));
+				return echo_fail(c, "send", (int)-s);
 			break;
 		}
 		if (c->peer_eof)
@@ -501,13 +548,13 @@ static bool echo_step(struct stack *st, struct echo_conn *c, unsigned *idle)
 		if (r == 0)
 			c->peer_eof = true;
 		else if (r != -EAGAIN)
-			die("recv: %s", strerror((int)-r));
+			return echo_fail(c, "recv", (int)-r);
 		break;
 	}
 	if (c->peer_eof && c->off == c->len && !c->shut) {
 		int rc = skops_shutdown(st, c->sd, SHUT_WR);
 		if (rc)
-			die("shutdown: %s", strerror(-rc));
+			return echo_fail(c, "shutdown", -rc);
 		c->shut = true;
 	}
 	if (!c->shut)
@@ -536,9 +583,13 @@ static int serve_echo(struct skcat *k, struct stack *st, struct echo_conn *c, un
 		if (!left)
 			break;
 	}
-	for (unsigned i = 0; k->info && i < n; i++)
-		print_info(st, c[i].sd);
-	return 0;
+	int status = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (k->info)
+			print_info(st, c[i].sd);
+		status |= c[i].failed;
+	}
+	return status;
 }
 
 /* "198.18.0.1:5000" or "[::ffff:198.18.0.1]:5000", from the sockaddr the
@@ -646,6 +697,7 @@ int main(int argc, char **argv)
 {
 	static struct skcat k;
 	k.dev.prog = "skcat";
+	k.tcp_ecn = -1;
 	parse_args(&k, argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -698,6 +750,10 @@ int main(int argc, char **argv)
 		sc.hooks = k.hooks;
 	}
 	sc.seed = sc.net.seed * 31 + 7;
+	if (k.tcp_ecn >= 0) {
+		sc.tcp_ecn_set = true;
+		sc.tcp_ecn = (uint8_t)k.tcp_ecn;
+	}
 	struct stack *st;
 	rc = stack_create(&sc, &st);
 	if (rc)
@@ -768,10 +824,15 @@ int main(int argc, char **argv)
 	int status;
 	if (k.echo && k.listen) {
 		status = serve_echo(&k, st, conns, nacc, deadline, &clk);
+		int sds[SKCAT_MAX_CONNS] = {0};
+		for (unsigned i = 0; i < nacc; i++)
+			sds[i] = conns[i].sd;
+		linger_time_wait(&k, st, sds, nacc, &clk);
 		for (unsigned i = 0; i < nacc; i++)
 			skops_close(st, conns[i].sd);
 	} else {
 		status = stream(&k, st, sd, deadline, &clk);
+		linger_time_wait(&k, st, &sd, 1, &clk);
 		skops_close(st, sd);
 	}
 	/* a few rounds so the close leaves the host */

@@ -44,6 +44,11 @@ struct stack_config {
 	uint32_t oow_ratelimit_ms, challenge_ack_limit;
 	uint32_t min_snd_mss; /* floor of the MSS a peer can impose; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
+	/* net.ipv4.tcp_ecn when tcp_ecn_set (else the kernel's default, 2):
+	 * 0 never, 1 ask on active opens and agree when asked, 2 agree only.
+	 * A sock_ops NEEDS_ECN or the CC can still ask (docs/sockops.md). */
+	bool tcp_ecn_set;
+	uint8_t tcp_ecn;
 };
 
 /* Copies cfg (not what it points at); creates net on cfg->net. */

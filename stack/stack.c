@@ -171,6 +171,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .no_timestamps = cfg->no_timestamps,
 	    .no_sack = cfg->no_sack,
 	    .no_wscale = cfg->no_wscale,
+	    .ecn_set = cfg->tcp_ecn_set,
+	    .ecn = cfg->tcp_ecn,
 	    .xmit = st_xmit,
 	    .route = st_route,
 	    .event = st_event,

@@ -91,8 +91,10 @@ struct tcb {
 	uint32_t max_wnd;	 /* largest window the peer offered */
 	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
 	uint64_t ts_recent_age;
-	uint64_t last_oow_ns;		 /* last ACK for a refused segment (0: none) */
-	uint32_t recover;		 /* RFC 6582 */
+	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
+	uint32_t recover;     /* RFC 6582 */
+	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
+	bool sml_sent;
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
 	uint16_t peer_mss;		 /* the peer's MSS option (536 without, RFC 9293 §3.7.1) */
 	uint32_t pmtu;
@@ -189,6 +191,7 @@ struct tcb {
 #define TCB_F_IN_RECOVERY  (1u << 28)
 #define TCB_F_ACCQ	   (1u << 29) /* on the listener's accept queue */
 #define TCB_F_PENDQ	   (1u << 30) /* on the pending-effects list */
+#define TCB_F_SYN_ECT	   (1u << 31) /* our SYN goes out ECT(0): a program or the CC wants ECN */
 
 /* Effects a setsockopt recorded for the outermost caller to apply on its way
  * out of tcp (tcp_effect.c): nothing under a sock_ops call sends, changes
@@ -199,7 +202,7 @@ struct tcb {
 #define TCB_P_RCVBUF (1u << 3) /* grow the receive ring to rcvbuf (SO_RCVBUF) */
 
 struct tcp_config {
-	struct hooks *hooks;   /* NULL: no sock_ops */
+	struct hooks *hooks; /* NULL: no sock_ops */
 	struct cg_node *default_cg;
 	uint32_t hz;
 	uint32_t syn_linear_timeouts; /* 0 → 4; UINT32_MAX → 0 (Linux 4.13) */
@@ -217,6 +220,10 @@ struct tcp_config {
 	uint32_t challenge_ack_limit;
 	uint32_t min_snd_mss; /* floor of the peer's MSS; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale;
+	/* net.ipv4.tcp_ecn (0 never, 1 ask and agree, 2 agree when asked) if
+	 * ecn_set, else 2, the kernel's default; > 2 is refused. */
+	bool ecn_set;
+	uint8_t ecn;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */
 	int (*xmit)(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,

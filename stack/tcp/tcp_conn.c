@@ -46,7 +46,7 @@ uint8_t tcp_state_kernel(enum tcp_state s)
 
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
-	if (!cfg || !cfg->xmit || !out)
+	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2)
 		return -EINVAL;
 	struct tcp *tcp = calloc(1, sizeof(*tcp));
 	if (!tcp)
@@ -73,6 +73,8 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->synack_retries = 5;
 	if (!c->msl_ms)
 		c->msl_ms = 30000;
+	if (!c->ecn_set)
+		c->ecn = 2;
 	if (!c->oow_ratelimit_ms)
 		c->oow_ratelimit_ms = 500;
 	/* Linux's sysctl accepts 48 (TCP_MIN_SND_MSS) up to 65535 − 40 only;

@@ -101,7 +101,7 @@ static void take_syn_options(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 /* ---- LISTEN (RFC 9293 §3.10.7.2) ---- */
 
 static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
-			 const struct tcp_repr *h, uint32_t len)
+			 const struct tcp_repr *h, uint32_t len, uint8_t ecn)
 {
 	if (h->flags & TCP_RST)
 		return;
@@ -165,11 +165,15 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 		c->rcv_mss = c->user_mss;
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
 		c->flags |= TCB_F_SYN_ECN;
+	/* tcp_ecn 1 or 2 agrees to a SYN that asks, unless the SYN itself is
+	 * ECT (RFC 3168 §6.1.1: a SYN is never ECT; Linux then leaves the
+	 * choice to the CC or a program). */
+	bool ecn_ok = tcp->cfg.ecn != 0 && (ecn & 3) == 0;
 	/* The request runs the passive calls in the listener's cgroup on a
 	 * non-full socket (docs/sockops.md §3). */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
-	tcp_so_passive_request(tcp, c);
+	tcp_so_passive_request(tcp, c, ecn_ok);
 	if (tcp_hash_insert(tcp, c) < 0) {
 		tcp_so_sock_fini(c);
 		tcb_free(tcp, c);
@@ -733,8 +737,16 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	/* first: the sequence number */
 	uint32_t seglen = s->len + !!(s->flags & TCP_SYN) + !!(s->flags & TCP_FIN);
 	if (!seq_acceptable(tcb, s->seq, seglen, wnd)) {
-		/* Zero window: still take the ACK of a segment at rcv_nxt. */
-		if (!(wnd == 0 && s->seq == tcb->rcv_nxt)) {
+		/* Zero window: still take the ACK of a segment at rcv_nxt. A
+		 * duplicate that ends exactly at rcv_nxt (a retransmitted FIN
+		 * that now also ACKs ours) has its ACK taken too, as Linux's
+		 * tcp_sequence (end_seq >= rcv_wup), then gets its dup ACK. */
+		bool ends_here =
+		    seglen && s->seq + seglen == tcb->rcv_nxt && !(s->flags & (TCP_RST | TCP_SYN));
+		/* D-SACK edges count the FIN, as Linux's end_seq. */
+		if (ends_here)
+			dsack_set(tcb, s->seq, s->seq + seglen);
+		if (!(wnd == 0 && s->seq == tcb->rcv_nxt) && !ends_here) {
 			tcp->stats.in_unacceptable++;
 			if (s->flags & TCP_RST) {
 				if (rst_exact(tcb, s->seq))
@@ -744,10 +756,10 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 				 * request just gets its ACK, Linux tcp_check_req). */
 				challenge_ack(tcp, tcb);
 			} else {
-				if (s->len && SEQ_LT(s->seq, tcb->rcv_nxt))
+				if (seglen && SEQ_LT(s->seq, tcb->rcv_nxt))
 					dsack_set(tcb, s->seq,
-						  SEQ_LT(s->seq + s->len, tcb->rcv_nxt)
-						      ? s->seq + s->len
+						  SEQ_LT(s->seq + seglen, tcb->rcv_nxt)
+						      ? s->seq + seglen
 						      : tcb->rcv_nxt);
 				refused_ack(tcp, tcb, s);
 			}
@@ -899,6 +911,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			    tcb->state == TCP_FIN_WAIT_2)) {
 			tcb->ooo_fin = true;
 			tcb->ooo_fin_seq = at;
+			tcb->ooo_recent = s->len ? s->seq : at;
 			tcb->flags |= TCB_F_ACK_NOW;
 		}
 	}
@@ -925,7 +938,7 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	if (!tcb) {
 		struct tcb *l = tcp_listener_find(tcp, t);
 		if (l) {
-			listen_input(tcp, l, t, seg, len);
+			listen_input(tcp, l, t, seg, len, ecn);
 			return;
 		}
 		tcp->stats.in_no_conn++;

@@ -163,7 +163,8 @@ extern const struct hooks_sock_ops tcp_hooks_ops;
 void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
 void tcp_so_sock_fini(struct tcb *tcb);
 void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb);     /* before the SYN */
-void tcp_so_passive_request(struct tcp *tcp, struct tcb *req); /* before the SYN-ACK */
+/* before the SYN-ACK; ecn_ok: tcp_ecn agrees to ECN if the SYN asks */
+void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok);
 bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req);      /* each SYN-ACK sent */
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
 void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);

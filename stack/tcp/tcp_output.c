@@ -80,7 +80,7 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 
 static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 {
-	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack))
+	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack && !tcb->ooo_fin))
 		return 0;
 	unsigned n = 0;
 	if (tcb->dsack) {
@@ -90,23 +90,48 @@ static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 		n++;
 		tcb->dsack = false;
 	}
+	/* A FIN held beyond a hole occupies a sequence number: the block it
+	 * ends (or a block of its own) reaches past it, as Linux's blocks end
+	 * at end_seq. */
+	struct {
+		uint32_t l, r;
+	} b[TCP_OOO_MAX + 1];
+	uint32_t nb = 0;
+	bool fin_placed = !tcb->ooo_fin;
+	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
+		if (!fin_placed && SEQ_LT(tcb->ooo_fin_seq, tcb->ooo[i].l)) {
+			b[nb].l = tcb->ooo_fin_seq;
+			b[nb++].r = tcb->ooo_fin_seq + 1;
+			fin_placed = true;
+		}
+		b[nb].l = tcb->ooo[i].l;
+		b[nb].r = tcb->ooo[i].r;
+		if (!fin_placed && b[nb].r == tcb->ooo_fin_seq) {
+			b[nb].r++;
+			fin_placed = true;
+		}
+		nb++;
+	}
+	if (!fin_placed) {
+		b[nb].l = tcb->ooo_fin_seq;
+		b[nb++].r = tcb->ooo_fin_seq + 1;
+	}
 	/* RFC 2018 §4: the block holding the most recent segment first, the
-	 * others after it (ooo[] is sorted by sequence). */
-	uint32_t first = TCP_OOO_MAX;
-	for (uint32_t i = 0; i < tcb->ooo_n; i++)
-		if (SEQ_LEQ(tcb->ooo[i].l, tcb->ooo_recent) &&
-		    SEQ_LT(tcb->ooo_recent, tcb->ooo[i].r))
+	 * others after it (sorted by sequence). */
+	uint32_t first = TCP_OOO_MAX + 1;
+	for (uint32_t i = 0; i < nb; i++)
+		if (SEQ_LEQ(b[i].l, tcb->ooo_recent) && SEQ_LT(tcb->ooo_recent, b[i].r))
 			first = i;
-	if (first < tcb->ooo_n) {
-		r->sack[n].l = tcb->ooo[first].l;
-		r->sack[n].r = tcb->ooo[first].r;
+	if (first < nb) {
+		r->sack[n].l = b[first].l;
+		r->sack[n].r = b[first].r;
 		n++;
 	}
-	for (uint32_t i = 0; i < tcb->ooo_n && n < TCP_SACK_MAX; i++) {
+	for (uint32_t i = 0; i < nb && n < TCP_SACK_MAX; i++) {
 		if (i == first)
 			continue;
-		r->sack[n].l = tcb->ooo[i].l;
-		r->sack[n].r = tcb->ooo[i].r;
+		r->sack[n].l = b[i].l;
+		r->sack[n].r = b[i].r;
 		n++;
 	}
 	if ((tcb->flags & TCB_F_TS) && n > 3)
@@ -230,7 +255,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	 * (tcp_ecn_send_syn → INET_ECN_xmit); a SYN-ACK when NEEDS_ECN, asked
 	 * again per SYN-ACK, says so. */
 	uint8_t tos = tcb->tos & 0xfc;
-	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_ECN_WANT) != 0)
+	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_SYN_ECT) != 0)
 		tos |= 2; /* ECT(0) */
 	if (tcb->syn_tx && tcb->syn_tx <= 8)
 		tcb->syn_gaps_us[tcb->syn_tx - 1] =
@@ -393,15 +418,24 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			if (inflight)
 				break;
 		}
-		/* Nagle: hold a small final segment while data is unacknowledged. */
-		if (len && len < room && last && inflight && !(tcb->flags & TCB_F_NODELAY) &&
-		    !fin_q)
+		/* Nagle, in Minshall's form as Linux (tcp_minshall_check): hold
+		 * a small final segment only while a small segment sent
+		 * earlier is unacknowledged, so the tail of a write of full
+		 * segments leaves at once. */
+		bool sml_out = tcb->sml_sent && SEQ_GT(tcb->snd_sml, tcb->snd_una) &&
+			       SEQ_LEQ(tcb->snd_sml, tcb->snd_nxt);
+		if (len && len < room && last && inflight && sml_out &&
+		    !(tcb->flags & TCB_F_NODELAY) && !fin_q)
 			break;
 		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;
 		if (!len && !fin)
 			break;
 		if (fin)
 			tcb->flags |= TCB_F_FIN_SENT;
+		if (len && len < room && SEQ_GEQ(tcb->snd_nxt, tcb->snd_max)) {
+			tcb->snd_sml = tcb->snd_nxt + len;
+			tcb->sml_sent = true;
+		}
 		send_segment(tcp, tcb, tcb->snd_nxt, len, fin);
 		sent++;
 		if (fin)

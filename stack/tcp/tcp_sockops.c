@@ -115,23 +115,31 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 	tcb->rcv_wnd = tcb->syn_wnd;
 	tcb->rcv_adv = tcb->rcv_nxt + tcb->syn_wnd;
 	tcb->syn_rto_us = syn_rto_us(tcp, tmo);
+	/* Linux tcp_ecn_send_syn: NEEDS_ECN is asked whatever tcp_ecn says;
+	 * tcp_ecn 1 asks for ECN too, but only a program or the CC marks the
+	 * SYN itself ECT(0). */
 	if (ecn || (tcb->cc->flags & TCP_CC_NEEDS_ECN))
+		tcb->flags |= TCB_F_ECN_WANT | TCB_F_SYN_ECT;
+	else if (tcp->cfg.ecn == 1)
 		tcb->flags |= TCB_F_ECN_WANT;
 }
 
-void tcp_so_passive_request(struct tcp *tcp, struct tcb *req)
+void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok)
 {
 	int rwnd = -1, tmo = -1;
 	bool ecn = false;
+	if (req->flags & TCB_F_SYN_ECN)
+		ecn = ecn_ok || (req->cc->flags & TCP_CC_NEEDS_ECN);
 	if (so_on(req)) {
-		/* Linux asks only when the SYN itself asks for ECN
-		 * (tcp_ecn_create_request returns early otherwise). */
-		if (req->flags & TCB_F_SYN_ECN)
+		/* Linux tcp_ecn_create_request asks only when the SYN itself
+		 * asks for ECN and neither tcp_ecn nor the CC has agreed
+		 * already (the program is the last operand of an ||). */
+		if ((req->flags & TCB_F_SYN_ECN) && !ecn)
 			ecn = hooks_needs_ecn(&req->hs);
 		rwnd = hooks_rwnd_init(&req->hs);
 		tmo = hooks_timeout_init(&req->hs);
 	}
-	if ((req->flags & TCB_F_SYN_ECN) && (ecn || (req->cc->flags & TCP_CC_NEEDS_ECN)))
+	if (ecn)
 		req->flags |= TCB_F_ECN | TCB_F_ECN_WANT;
 	req->syn_wnd = tcp_rwnd_init_bytes(req, rwnd);
 	req->rcv_ssthresh = req->syn_wnd;
@@ -485,8 +493,8 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 	}
 }
 
-static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void *val,
-			     uint32_t len, bool from_bpf)
+static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
+			     bool from_bpf)
 {
 	int v = 0;
 	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION)

@@ -314,6 +314,50 @@ START_TEST(duplicate_with_bad_ack_sends_one_throttled_ack)
 }
 END_TEST
 
+START_TEST(duplicate_ending_at_rcv_nxt_acks)
+{
+	/* Linux tcp_sequence takes a segment that ends at rcv_wup: the
+	 * peer's retransmitted FIN that now ACKs our FIN ends LAST_ACK
+	 * silently (as the kernel: measured by test_scenarios.sh
+	 * fin_retransmitted), instead of a dup ACK and LAST_ACK kept. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	fx_send(&f, &fin, NULL, 0);
+	ck_assert_uint_eq(c->state, TCP_CLOSE_WAIT);
+	tcp_shutdown(f.tcp, c, false, true, f.now);
+	ck_assert_uint_eq(c->state, TCP_LAST_ACK);
+	f.next = f.nout;
+	fin.ack = c->snd_nxt;
+	fx_send(&f, &fin, NULL, 0);
+	fx_none(&f);
+	ck_assert_uint_eq(c->state, TCP_CLOSED);
+	/* a duplicate data segment ending at rcv_nxt: its new ACK is taken
+	 * and it gets a dup ACK with a D-SACK of itself (RFC 2883) */
+	struct fx g;
+	fx_init(&g);
+	struct tcb *e = fx_passive(&g, false, NULL);
+	e->flags |= TCB_F_SACK;
+	int one = 1;
+	tcp_setsockopt(e, 6, 1, &one, sizeof(one), false);
+	ck_assert_int_eq(tcp_send(g.tcp, e, "out", 3, g.now), 3);
+	struct tcp_repr d = fx_repr(g.peer_seq, e->snd_una, TCP_ACK, 1000);
+	fx_send(&g, &d, "abcd", 4);
+	g.next = g.nout;
+	d.ack = e->snd_nxt;
+	fx_send(&g, &d, "abcd", 4);
+	ck_assert_uint_eq(e->snd_una, e->snd_nxt);
+	struct fx_seg *a = fx_pop(&g);
+	ck_assert_uint_eq(a->r.ack, g.peer_seq + 4);
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, g.peer_seq);
+	ck_assert_uint_eq(a->r.sack[0].r, g.peer_seq + 4);
+	fx_fini(&g);
+	fx_fini(&f);
+}
+END_TEST
+
 START_TEST(rst_after_fin_at_rcv_nxt_minus_one)
 {
 	/* Linux tcp_reset_check: after the peer's FIN (CLOSE_WAIT, LAST_ACK,
@@ -469,6 +513,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, out_of_window_acks_throttled);
 	tcase_add_test(tc, paws_reject_throttled_and_syn_challenged);
 	tcase_add_test(tc, duplicate_with_bad_ack_sends_one_throttled_ack);
+	tcase_add_test(tc, duplicate_ending_at_rcv_nxt_acks);
 	tcase_add_test(tc, rst_after_fin_at_rcv_nxt_minus_one);
 	tcase_add_test(tc, rst_at_right_edge_of_sack);
 	tcase_add_test(tc, rst_checked_before_syn_and_ack);

@@ -44,6 +44,57 @@ START_TEST(fin_after_hole_kept)
 }
 END_TEST
 
+START_TEST(sack_blocks_count_a_held_fin)
+{
+	/* Linux's SACK blocks end at end_seq, which counts a FIN: "world" +
+	 * FIN beyond a hole is SACKed as 6 sequence numbers; a bare FIN beyond
+	 * a hole is a block of 1; a duplicate FIN a D-SACK of 1. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	struct tcp_repr d = data_repr(&f, c, 5, TCP_FIN);
+	fx_send(&f, &d, "world", 5);
+	struct fx_seg *a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, f.peer_seq + 5);
+	ck_assert_uint_eq(a->r.sack[0].r, f.peer_seq + 11);
+	fx_fini(&f);
+	fx_init(&f);
+	c = fx_passive(&f, true, NULL);
+	d = data_repr(&f, c, 3, 0);
+	fx_send(&f, &d, "xy", 2);
+	d = data_repr(&f, c, 8, TCP_FIN);
+	fx_send(&f, &d, NULL, 0);
+	fx_pop(&f);
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.nsack, 2);
+	ck_assert_uint_eq(a->r.sack[0].l, f.peer_seq + 8); /* the most recent first */
+	ck_assert_uint_eq(a->r.sack[0].r, f.peer_seq + 9);
+	ck_assert_uint_eq(a->r.sack[1].l, f.peer_seq + 3);
+	ck_assert_uint_eq(a->r.sack[1].r, f.peer_seq + 5);
+	/* the hole fills: the FIN is taken, no block is left */
+	d = data_repr(&f, c, 0, 0);
+	fx_send(&f, &d, "abc", 3);
+	d = data_repr(&f, c, 5, 0);
+	fx_send(&f, &d, "def", 3);
+	f.next = f.nout - 1;
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, f.peer_seq + 9);
+	ck_assert_uint_eq(a->r.nsack, 0);
+	ck_assert_uint_eq(c->state, TCP_CLOSE_WAIT);
+	/* the FIN again: a D-SACK of its one sequence number */
+	d = data_repr(&f, c, 8, TCP_FIN);
+	d.tsval++;
+	fx_send(&f, &d, NULL, 0);
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, f.peer_seq + 9);
+	ck_assert_uint_eq(a->r.nsack, 1);
+	ck_assert_uint_eq(a->r.sack[0].l, f.peer_seq + 8);
+	ck_assert_uint_eq(a->r.sack[0].r, f.peer_seq + 9);
+	fx_fini(&f);
+}
+END_TEST
+
 START_TEST(bare_fin_after_hole_kept)
 {
 	/* A FIN without data beyond a hole, in FIN-WAIT-2: TIME-WAIT once the
@@ -251,6 +302,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("tcp_reasm");
 	TCase *tc = tcase_create("reasm");
 	tcase_add_test(tc, fin_after_hole_kept);
+	tcase_add_test(tc, sack_blocks_count_a_held_fin);
 	tcase_add_test(tc, bare_fin_after_hole_kept);
 	tcase_add_test(tc, fin_in_order_unchanged_by_held_fin);
 	tcase_add_test(tc, overlap_later_start_keeps_first);

@@ -38,8 +38,7 @@ static void env_init(const char *prog, uint32_t hz)
 	E.hz = hz;
 	ck_assert_int_eq(bpfvm_registry_create(&E.reg), 0);
 	ck_assert_int_eq(cg_tree_create(&hooks_cg_prog_ops, 2, &E.tree), 0);
-	struct hooks_config hc = {
-	    .tree = E.tree, .reg = E.reg, .lcore = 0, .netns_cookie = 1};
+	struct hooks_config hc = {.tree = E.tree, .reg = E.reg, .lcore = 0, .netns_cookie = 1};
 	ck_assert_int_eq(hooks_create(&hc, &E.hk), 0);
 	ck_assert_int_eq(cg_lookup(E.tree, "/", false, &E.root), 0);
 	const char *b = getenv("SKOPS_BUILD");
@@ -310,6 +309,57 @@ START_TEST(op_count_each_open)
 }
 END_TEST
 
+static void hooks_ecn0(struct tcp_config *c)
+{
+	with_hooks(c);
+	c->ecn_set = true;
+	c->ecn = 0;
+}
+
+/* NEEDS_ECN calls on the request for a SYN that asks for ECN: Linux's
+ * tcp_ecn_create_request asks the program only when tcp_ecn has not
+ * agreed already; the per-SYN-ACK call (ECT on the SYN-ACK) is made
+ * either way. */
+static uint64_t needs_ecn_calls(void (*fn)(struct tcp_config *), uint8_t *synack_flags)
+{
+	env_init("op_count", 1000);
+	struct fx f;
+	fx_init_cfg(&f, fn);
+	struct tcb *l;
+	tcp_open(f.tcp, AF_INET, &l);
+	uint32_t any = 0;
+	tcp_bind(f.tcp, l, &any, 80);
+	tcp_listen(f.tcp, l, 4, f.now);
+	struct tcp_repr syn = fx_repr(1, 0, TCP_SYN | TCP_ECE | TCP_CWR, 65535);
+	fx_send(&f, &syn, NULL, 0);
+	struct fx_seg *sa = fx_pop(&f);
+	*synack_flags = sa->r.flags;
+	struct tcp_repr a = fx_repr(2, sa->r.seq + 1, TCP_ACK, 65535);
+	fx_send(&f, &a, NULL, 0);
+	struct tcb *c = tcp_accept(f.tcp, l);
+	ck_assert_ptr_nonnull(c);
+	struct bpfvm_map *m = bpfvm_obj_map_by_name(E.obj, "op_count_map");
+	struct op_counts *oc = bpfvm_map_lookup(m, &c->hs.cookie);
+	ck_assert_ptr_nonnull(oc);
+	uint64_t n = oc->n[6];
+	fx_fini(&f);
+	env_fini();
+	return n;
+}
+
+START_TEST(needs_ecn_after_tcp_ecn)
+{
+	uint8_t fl;
+	/* op_count replies 0: tcp_ecn 2 agrees alone, the program is asked
+	 * once (the SYN-ACK's ECT) */
+	ck_assert_uint_eq(needs_ecn_calls(with_hooks, &fl), 1);
+	ck_assert_uint_eq(fl, TCP_SYN | TCP_ACK | TCP_ECE);
+	/* tcp_ecn 0: the program decides (twice asked, 0 → no ECN) */
+	ck_assert_uint_eq(needs_ecn_calls(hooks_ecn0, &fl), 2);
+	ck_assert_uint_eq(fl, TCP_SYN | TCP_ACK);
+}
+END_TEST
+
 START_TEST(cb_flags_state_rto)
 {
 	env_init("cb_logger", 1000);
@@ -385,6 +435,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, rwnd_init_windows);
 	tcase_add_test(tc, v4_mapped_child_family);
 	tcase_add_test(tc, needs_ecn_and_unknown_cc);
+	tcase_add_test(tc, needs_ecn_after_tcp_ecn);
 	tcase_add_test(tc, init_cwnd_flight);
 	tcase_add_test(tc, cwnd_clamp_and_bufs);
 	tcase_add_test(tc, op_count_each_open);
