@@ -245,6 +245,12 @@ static uint32_t net_pseudo(const struct ip_meta *meta, uint32_t len)
 		   : wire_csum_pseudo6(meta->src.v6, meta->dst.v6, meta->proto, len);
 }
 
+/* Where TCP's or UDP's checksum field sits in its header (wire.h). */
+static uint32_t net_l4_csum_off(uint8_t proto)
+{
+	return proto == IPPROTO_TCP ? TCP_CSUM_OFF : UDP_CSUM_OFF;
+}
+
 bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 {
 	if (n->caps.rx_csum) {
@@ -263,7 +269,7 @@ bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *met
 	/* A sender that offloads its checksum writes the folded pseudo-header
 	 * sum into the field and leaves the rest to the NIC; af_packet hands the
 	 * frame over before any NIC ran (Linux marks it TP_STATUS_CSUMNOTREADY). */
-	uint32_t off = meta->proto == IPPROTO_TCP ? 16 : 6;
+	uint32_t off = net_l4_csum_off(meta->proto);
 	if (rte_pktmbuf_data_len(m) >= off + 2) {
 		uint16_t field = wire_get16(rte_pktmbuf_mtod_offset(m, uint8_t *, off));
 		uint16_t want = wire_csum_fold(ps);
@@ -313,7 +319,7 @@ void net_l4_deliver(struct net *n, struct rte_mbuf *m, struct ip_meta *meta, uin
 		rte_pktmbuf_free(m);
 		return;
 	}
-	uint32_t min = proto == IPPROTO_TCP ? 20 : 0;
+	uint32_t min = proto == IPPROTO_TCP ? TCP_HDR_MIN : 0;
 	if (meta->l4_len < min || rte_pktmbuf_data_len(m) < min) {
 		n->st.l4_bad_csum++;
 		rte_pktmbuf_free(m);
@@ -457,7 +463,8 @@ int net_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		}
 	}
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	int off = mt.proto == IPPROTO_TCP ? 16 : mt.proto == IPPROTO_UDP ? 6 : -1;
+	bool l4csum = mt.proto == IPPROTO_TCP || mt.proto == IPPROTO_UDP;
+	int off = l4csum ? (int)net_l4_csum_off(mt.proto) : -1;
 	if (off >= 0 && rte_pktmbuf_data_len(m) < (uint32_t)off + 2) {
 		rte_pktmbuf_free(m);
 		return -EINVAL;

@@ -12,7 +12,7 @@
 
 #include "../clk.h"
 #include "hooks.h"
-#include "tcp_wire.h"
+#include "../wire/wire.h"
 
 struct cg_node;
 struct tcp_cc_ops;
@@ -199,7 +199,7 @@ struct tcb {
 #define TCB_P_RCVBUF (1u << 3) /* grow the receive ring to rcvbuf (SO_RCVBUF) */
 
 struct tcp_config {
-	struct hooks *hooks;   /* NULL: no sock_ops */
+	struct hooks *hooks; /* NULL: no sock_ops */
 	struct cg_node *default_cg;
 	uint32_t hz;
 	uint32_t syn_linear_timeouts; /* 0 → 4; UINT32_MAX → 0 (Linux 4.13) */
