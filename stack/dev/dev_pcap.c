@@ -71,10 +71,8 @@ static void pcap_caps(const struct dev *d, struct dev_caps *out)
 	const struct pcap_dev *p = (const struct pcap_dev *)d;
 	dev_caps(p->inner, out);
 	/* Software checksums, so the capture shows the bytes that really
-	 * travel; TSO would record one oversized frame. */
+	 * travel. */
 	out->tx_ip4_csum = out->tx_tcp_csum = out->tx_udp_csum = false;
-	out->tso = false;
-	out->tso_max = 0;
 }
 
 static uint64_t pcap_deadline(const struct dev *d)

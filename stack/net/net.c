@@ -469,28 +469,19 @@ int net_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		rte_pktmbuf_free(m);
 		return -EINVAL;
 	}
-	bool tso = mt.tso_segsz && mt.proto == IPPROTO_TCP && n->caps.tso;
 	bool offload = mt.proto == IPPROTO_TCP	 ? n->caps.tx_tcp_csum
 		       : mt.proto == IPPROTO_UDP ? n->caps.tx_udp_csum
 						 : false;
-	if (tso)
-		offload = true;
 	if (off >= 0) {
 		uint8_t *ck = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
 		ck[0] = ck[1] = 0;
 		if (offload) {
 			/* The NIC wants the pseudo-header sum in the field (DPDK's
-			 * rte_ipv4_phdr_cksum convention); TSO sums it without the
-			 * length. */
-			uint32_t ps = net_pseudo(&mt, tso ? 0 : len);
+			 * rte_ipv4_phdr_cksum convention). */
+			uint32_t ps = net_pseudo(&mt, len);
 			wire_put16(ck, wire_csum_fold(ps));
 			m->ol_flags |= mt.proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM
 							       : RTE_MBUF_F_TX_UDP_CKSUM;
-			if (tso) {
-				m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
-				m->tso_segsz = mt.tso_segsz;
-				m->l4_len = (uint64_t)((ck[-4] >> 4) * 4);
-			}
 		} else {
 			uint16_t c =
 			    wire_csum_finish(wire_csum_mbuf(m, 0, len, net_pseudo(&mt, len)));
