@@ -26,7 +26,7 @@ static void pcap_record(struct pcap_dev *p, const struct rte_mbuf *m)
 {
 	uint64_t t = clk_now(p->clk);
 	uint32_t cap = m->pkt_len < PCAP_SNAPLEN ? m->pkt_len : PCAP_SNAPLEN;
-	uint32_t hdr[4] = {(uint32_t)(t / 1000000000ull), (uint32_t)(t % 1000000000ull), cap,
+	uint32_t hdr[4] = {(uint32_t)(t / CLK_NS_PER_S), (uint32_t)(t % CLK_NS_PER_S), cap,
 			   m->pkt_len};
 	fwrite(hdr, sizeof(hdr), 1, p->f);
 	for (const struct rte_mbuf *s = m; s && cap; s = s->next) {

@@ -225,8 +225,8 @@ int net_route(struct net *n, uint8_t family, const void *dst, void *src_out, uin
 bool net_icmp_allow(struct net *n)
 {
 	uint64_t el = n->now - n->icmp_tokens_at;
-	if (el >= 1000000000ull / NET_ICMP_RATE) {
-		uint64_t add = el / (1000000000ull / NET_ICMP_RATE);
+	if (el >= CLK_NS_PER_S / NET_ICMP_RATE) {
+		uint64_t add = el / (CLK_NS_PER_S / NET_ICMP_RATE);
 		n->icmp_tokens = add + n->icmp_tokens > NET_ICMP_RATE
 				     ? NET_ICMP_RATE
 				     : (uint32_t)(n->icmp_tokens + add);
