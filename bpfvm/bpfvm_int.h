@@ -224,6 +224,22 @@ struct bpfvm_prog {
 	bool no_verify;
 };
 
+/* An unverified program that may not terminate (a backward jump, a
+ * subprogram it can call or recurse into, a callback): the JIT bounds its
+ * run with an instruction budget (the interpreter budgets every unverified
+ * run, helpers may enter it at pc 0). */
+static inline bool bpfvm_prog_budgeted(const struct bpfvm_prog *prog)
+{
+	const struct bpfvm_prog_facts *f = &prog->facts;
+	return prog->no_verify && (!f->built || f->backedge || f->nsub > 1 || f->callbacks);
+}
+
+/* A pc a helper may enter as a callback (bpfvm_run.call): a subprogram start. */
+static inline bool bpfvm_prog_is_entry(const struct bpfvm_prog *prog, uint64_t pc)
+{
+	return pc < prog->ninsns && prog->facts.built && prog->aux[pc].sub_start;
+}
+
 /* The verifier (verifier/): 0 when every path is proven safe; fills aux,
  * ctx_fields and stack_depth. -EINVAL/-EACCES/-E2BIG with the log filled. */
 int bpfvm_verify(struct bpfvm_prog *prog, struct bpfvm_log *log);

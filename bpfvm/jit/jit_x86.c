@@ -60,7 +60,7 @@ static int analyse(struct jit_state *st)
 		fn->frame = (fn->stack ? BPFVM_STACK_SIZE : 0) + (npush % 2 == 0 ? 8 : 0);
 	}
 	st->has_cb = prog->facts.callbacks;
-	st->budget = prog->no_verify && (prog->facts.backedge || st->nfuncs > 1);
+	st->budget = bpfvm_prog_budgeted(prog);
 	st->full = prog->facts.calls || st->has_cb || st->budget;
 	if (st->full && !st->budget) {
 		/* main keeps the run state in r12 (callee-saved in C) */
