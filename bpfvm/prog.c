@@ -1,6 +1,7 @@
-/* Programs: load (copy, relocate, structural check, verify, tag, JIT, register),
- * reference counting, info and run. The structural check is what keeps the
- * interpreter on the program for no_verify loads; the verifier proves the rest.
+/* Programs: load (copy, encoding check, relocate, facts, verify, tag, JIT,
+ * register), reference counting, info and run. The encoding check
+ * (insn_check.c) and the facts (prog_facts.c) are what keeps the interpreter
+ * on the program for no_verify loads; the verifier proves the rest.
  * Read RFC 9669 §5 (instruction set) and docs/sockops.md §7 (IDs and info). */
 #include <errno.h>
 #include <stdlib.h>
