@@ -15,8 +15,8 @@ static const uint8_t reg_map[12] = {
     JIT_RBX, JIT_R13, JIT_R14, JIT_R15, JIT_RBP, JIT_R10, /* [11]: blinding scratch */
 };
 
-/* Register fields an insn does not use may hold anything (structural checks
- * only bound the ones it uses): map those to r11 instead of reading past. */
+/* Register numbers are checked at load (insn_check.c); this stays a total
+ * map (r11 past the table) so no insn can make it read past. */
 static int xreg(uint8_t r)
 {
 	return r < sizeof reg_map ? reg_map[r] : JIT_R11;
