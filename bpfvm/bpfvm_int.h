@@ -115,18 +115,74 @@ static inline bool bpfvm_insn_ends_flow(const struct bpfvm_insn *in)
 	       in->code == (BPF_JMP32 | BPF_JA);
 }
 
+/* Offset of a jump (not call/exit): RFC 9669 §4.3, JMP32 JA (gotol) takes
+ * its offset from imm. */
+static inline int64_t bpfvm_insn_jump_off(const struct bpfvm_insn *in)
+{
+	bool gotol = in->code == (BPF_JMP32 | BPF_JA);
+	return gotol ? in->imm : in->off;
+}
+
+/* A conditional or unconditional jump (BPF_JMP/JMP32 other than call, exit). */
+static inline bool bpfvm_insn_is_jump(const struct bpfvm_insn *in)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+	return (cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT;
+}
+
+#define BPFVM_REG_FP 10 /* R10, the read-only frame pointer */
+
+/* Why an instruction was refused: the insn and a reason without a prefix;
+ * each caller logs it under its own name ("prog: insn 3: ..."). */
+struct bpfvm_insn_err {
+	size_t pc;
+	char why[96];
+};
+
+/* The encoding check (insn_check.c), run by the loader on every program and
+ * by the verifier on programs it is handed directly: 0, or -EINVAL with *e
+ * naming the first bad insn, -ENOMEM. Callback addresses (ld_imm64
+ * BPF_PSEUDO_FUNC) are checked by whoever resolves them. */
+int bpfvm_insns_check(const struct bpfvm_insn *insns, size_t n, struct bpfvm_insn_err *e);
+
 #define BPF_HELPER_TAIL_CALL 12
 #define BPF_HELPER_LOOP	     181
 
 /* ---- programs ---------------------------------------------------------- */
 
-/* Per-instruction facts the verifier proves and later passes use. */
+/* Per-instruction facts: the structural ones prog_facts.c computes once at
+ * load, then the ones the verifier proves; later passes read both. */
 struct bpfvm_insn_aux {
-	int16_t ctx_field;    /* ctx access: the type's field index, else -1 */
-	uint8_t seen : 1;     /* reached by some path */
-	uint8_t zext_dst : 1; /* 32-bit result whose upper half the JIT must clear */
-	uint8_t map_ptr : 1;  /* ld_imm64 of a map (imm pair holds the pointer) */
+	uint32_t subprog;	 /* index of the subprogram holding this insn */
+	uint8_t ldimm_hi : 1;	 /* second slot of an ld_imm64 (data, not an insn) */
+	uint8_t sub_start : 1;	 /* first insn of a subprogram (0, call or callback target) */
+	uint8_t cb_entry : 1;	 /* an ld_imm64 BPF_PSEUDO_FUNC names it */
+	uint8_t jump_target : 1; /* some jump lands here */
+	int16_t ctx_field;	 /* verifier: ctx access, the type's field index, else -1 */
+	uint8_t seen : 1;	 /* verifier: reached by some path */
+	uint8_t zext_dst : 1;	 /* verifier: 32-bit result whose upper half the JIT must clear */
+	uint8_t map_ptr : 1;	 /* verifier: ld_imm64 of a map (imm pair holds the pointer) */
 };
+
+/* Per-program facts (prog_facts.c), shared by the verifier, the JIT and the
+ * interpreter as the kernel's JIT reuses the verifier's subprog info. */
+struct bpfvm_prog_facts {
+	bool built;
+	uint32_t nsub;	/* subprograms; aux[].sub_start marks their starts */
+	bool calls;	/* some BPF_CALL: helper, tail call or bpf-to-bpf */
+	bool backedge;	/* some jump goes backwards */
+	bool callbacks; /* some ld_imm64 BPF_PSEUDO_FUNC */
+	/* The first flaw a verified program cannot have and an unverified one
+	 * may (the interpreter runs it, the JIT refuses it): a jump out of its
+	 * subprogram, or a subprogram running into the next. flaw_pc -1: none. */
+	int64_t flaw_pc;
+	char flaw[96];
+};
+
+/* After bpfvm_insns_check and relocation: allocates prog->aux (once; ctx_field
+ * -1) and fills it and prog->facts. 0, -ENOMEM, or -EINVAL with *e set for a
+ * callback address outside the program. */
+int bpfvm_prog_facts_build(struct bpfvm_prog *prog, struct bpfvm_insn_err *e);
 
 typedef uint64_t (*bpfvm_jit_fn)(void *ctx, uint64_t ctx_len, struct bpfvm_run *run);
 
@@ -146,9 +202,10 @@ struct bpfvm_prog {
 	 * index (pc + imm + 1), which bpfvm_run.call takes. */
 	struct bpfvm_insn *insns;
 	size_t ninsns;
-	struct bpfvm_insn_aux *aux; /* ninsns entries: prog.c allocates them
-				     * (ctx_field -1), the verifier fills them */
-	struct bpfvm_map **maps;    /* referenced maps, one reference each */
+	struct bpfvm_insn_aux *aux; /* ninsns entries: bpfvm_prog_facts_build
+				     * allocates them, the verifier adds its facts */
+	struct bpfvm_prog_facts facts;
+	struct bpfvm_map **maps; /* referenced maps, one reference each */
 	size_t nmaps;
 	uint64_t ctx_fields;  /* union of aux[].ctx_field bits */
 	uint32_t stack_depth; /* deepest frame use, bytes (verifier) */
@@ -166,6 +223,22 @@ struct bpfvm_prog {
 	 * an instruction budget since nothing proved it terminates. */
 	bool no_verify;
 };
+
+/* An unverified program that may not terminate (a backward jump, a
+ * subprogram it can call or recurse into, a callback): the JIT bounds its
+ * run with an instruction budget (the interpreter budgets every unverified
+ * run, helpers may enter it at pc 0). */
+static inline bool bpfvm_prog_budgeted(const struct bpfvm_prog *prog)
+{
+	const struct bpfvm_prog_facts *f = &prog->facts;
+	return prog->no_verify && (!f->built || f->backedge || f->nsub > 1 || f->callbacks);
+}
+
+/* A pc a helper may enter as a callback (bpfvm_run.call): a subprogram start. */
+static inline bool bpfvm_prog_is_entry(const struct bpfvm_prog *prog, uint64_t pc)
+{
+	return pc < prog->ninsns && prog->facts.built && prog->aux[pc].sub_start;
+}
 
 /* The verifier (verifier/): 0 when every path is proven safe; fills aux,
  * ctx_fields and stack_depth. -EINVAL/-EACCES/-E2BIG with the log filled. */

@@ -395,7 +395,7 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 	const struct bpfvm_prog *prog = run->prog;
 	if (st->stopped)
 		return 0;
-	if (pc >= prog->ninsns || --st->budget == 0)
+	if (!bpfvm_prog_is_entry(prog, pc) || --st->budget == 0)
 		return interp_stop(st, prog, prog->insns, pc, 0);
 	uint64_t r0 = interp_exec(st, prog, &prog->insns[pc], r1, r2, r3, r4, 0);
 	st->run.prog = prog; /* a tail call inside the callback ends with it */

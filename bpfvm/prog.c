@@ -1,6 +1,7 @@
-/* Programs: load (copy, relocate, structural check, verify, tag, JIT, register),
- * reference counting, info and run. The structural check is what keeps the
- * interpreter on the program for no_verify loads; the verifier proves the rest.
+/* Programs: load (copy, encoding check, relocate, facts, verify, tag, JIT,
+ * register), reference counting, info and run. The encoding check
+ * (insn_check.c) and the facts (prog_facts.c) are what keeps the interpreter
+ * on the program for no_verify loads; the verifier proves the rest.
  * Read RFC 9669 §5 (instruction set) and docs/sockops.md §7 (IDs and info). */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,185 +25,38 @@ unsigned bpfvm_cpu(void)
 	return bpfvm_cur_cpu;
 }
 
-/* ---- structural check -------------------------------------------------- */
+/* ---- load checks ------------------------------------------------------- */
 
-static bool alu_ok(const struct bpfvm_insn *in, bool is64, const char **why)
-{
-	uint8_t op = BPF_OP(in->code);
-	bool x = BPF_SRC(in->code) == BPF_X;
-	switch (op) {
-	case BPF_ADD:
-	case BPF_SUB:
-	case BPF_MUL:
-	case BPF_OR:
-	case BPF_AND:
-	case BPF_LSH:
-	case BPF_RSH:
-	case BPF_XOR:
-	case BPF_ARSH:
-		if (in->off) {
-			*why = "reserved off field in use";
-			return false;
-		}
-		return true;
-	case BPF_DIV:
-	case BPF_MOD:
-		/* RFC 9669 §4.1: off 1 selects the signed variant */
-		if (in->off != 0 && in->off != 1) {
-			*why = "div/mod off must be 0 or 1";
-			return false;
-		}
-		return true;
-	case BPF_NEG:
-		if (x || in->off) {
-			*why = "neg takes no source";
-			return false;
-		}
-		return true;
-	case BPF_MOV:
-		/* RFC 9669 §4.1: MOVSX (off 8/16/32) is register-source only, and
-		 * the 32-bit form has no 32-bit variant */
-		if (in->off == 0)
-			return true;
-		if (x && (in->off == 8 || in->off == 16 || (is64 && in->off == 32)))
-			return true;
-		*why = "invalid movsx width";
-		return false;
-	case BPF_END:
-		if (is64 && x) {
-			*why = "bswap has no source bit";
-			return false;
-		}
-		if (in->imm != 16 && in->imm != 32 && in->imm != 64) {
-			*why = "invalid byte swap width";
-			return false;
-		}
-		return true;
-	default:
-		*why = "unknown alu opcode";
-		return false;
-	}
-}
-
-/* Jump target pc+delta+1 must be an instruction start inside the program. */
-static bool target_ok(const struct bpfvm_insn *insns, size_t n, size_t pc, int64_t delta)
-{
-	int64_t t = (int64_t)pc + delta + 1;
-	if (t < 0 || t >= (int64_t)n)
-		return false;
-	return t == 0 || !bpfvm_insn_is_ldimm64(&insns[t - 1]);
-}
-
+/* What every program must be before any engine sees it, verified or not:
+ * well-encoded (insn_check.c), no write to R10 and no helper call the type
+ * lacks (the interpreter keeps R10 as its frame and calls helpers by table,
+ * so no_verify loads need these too). */
 static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
 {
-	const struct bpfvm_insn *insns = prog->insns;
-	size_t n = prog->ninsns;
-	for (size_t pc = 0; pc < n; pc++) {
-		const struct bpfvm_insn *in = &insns[pc];
+	struct bpfvm_insn_err e;
+	int err = bpfvm_insns_check(prog->insns, prog->ninsns, &e);
+	if (err) {
+		if (err == -EINVAL)
+			bpfvm_log_printf(log, "prog: insn %zu: %s\n", e.pc, e.why);
+		return err;
+	}
+	for (size_t pc = 0; pc < prog->ninsns; pc++) {
+		const struct bpfvm_insn *in = &prog->insns[pc];
 		uint8_t cls = BPF_CLASS(in->code);
 		const char *why = NULL;
-		bool src_reg = false, dst_write = false;
-		switch (cls) {
-		case BPF_ALU:
-		case BPF_ALU64:
-			if (!alu_ok(in, cls == BPF_ALU64, &why))
-				break;
-			src_reg = BPF_SRC(in->code) == BPF_X && BPF_OP(in->code) != BPF_END;
-			dst_write = true;
-			break;
-		case BPF_JMP:
-		case BPF_JMP32: {
-			uint8_t op = BPF_OP(in->code);
-			if (op == BPF_CALL || op == BPF_EXIT) {
-				if (cls != BPF_JMP || BPF_SRC(in->code) != BPF_K) {
-					why = "unknown jmp opcode";
-					break;
-				}
-				if (op == BPF_CALL && in->src == BPF_PSEUDO_CALL) {
-					if (!target_ok(insns, n, pc, in->imm))
-						why = "call target out of range";
-				} else if (op == BPF_CALL && in->src == 0) {
-					if (in->imm != BPF_HELPER_TAIL_CALL &&
-					    !prog->type->helper((uint32_t)in->imm))
-						why = "unknown helper for this program type";
-				} else if (op == BPF_CALL) {
-					why = "unsupported call kind";
-				}
-				break;
-			}
-			if (op == BPF_JA) {
-				if (BPF_SRC(in->code) != BPF_K)
-					why = "unknown jmp opcode";
-				/* RFC 9669 §4.3: JMP32 JA (gotol) takes its offset from imm */
-				else if (!target_ok(insns, n, pc,
-						    cls == BPF_JMP32 ? in->imm : in->off))
-					why = "jump out of range";
-				break;
-			}
-			if (op == 0xe0 || op == 0xf0) {
-				why = "unknown jmp opcode";
-				break;
-			}
-			src_reg = BPF_SRC(in->code) == BPF_X;
-			if (!target_ok(insns, n, pc, in->off))
-				why = "jump out of range";
-			break;
-		}
-		case BPF_LD:
-			if (!bpfvm_insn_is_ldimm64(in)) {
-				why = "legacy packet loads are not supported";
-				break;
-			}
-			if (pc + 1 >= n || insns[pc + 1].code || insns[pc + 1].dst ||
-			    insns[pc + 1].src || insns[pc + 1].off) {
-				why = "invalid ld_imm64 second slot";
-				break;
-			}
-			dst_write = true;
-			pc++; /* the second slot is data */
-			break;
-		case BPF_LDX:
-			if (BPF_MODE(in->code) == BPF_MEMSX && BPF_SIZE(in->code) == BPF_DW)
-				why = "no sign-extending 64-bit load";
-			else if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
-				why = "unknown load mode";
-			src_reg = true;
-			dst_write = true;
-			break;
-		case BPF_ST:
-			if (BPF_MODE(in->code) != BPF_MEM)
-				why = "unknown store mode";
-			break;
-		case BPF_STX:
-			if (BPF_MODE(in->code) == BPF_ATOMIC) {
-				if (BPF_SIZE(in->code) != BPF_W && BPF_SIZE(in->code) != BPF_DW)
-					why = "atomic size must be 32 or 64 bits";
-				else if (!bpfvm_atomic_op_valid(in->imm))
-					why = "unknown atomic operation";
-			} else if (BPF_MODE(in->code) != BPF_MEM) {
-				why = "unknown store mode";
-			}
-			src_reg = true;
-			break;
-		}
-		if (!why && (in->dst > 10 || (src_reg && in->src > 10)))
-			why = "invalid register";
-		if (!why && dst_write && in->dst == 10)
+		if (bpfvm_insn_is_ldimm64(in))
+			pc++;
+		bool writes = cls == BPF_ALU || cls == BPF_ALU64 || cls == BPF_LDX || cls == BPF_LD;
+		if (writes && in->dst == BPFVM_REG_FP)
 			why = "frame pointer is read only";
+		else if (in->code == (BPF_JMP | BPF_CALL) && in->src == 0 &&
+			 in->imm != BPF_HELPER_TAIL_CALL && !prog->type->helper((uint32_t)in->imm))
+			why = "unknown helper for this program type";
 		if (why) {
 			bpfvm_log_printf(log, "prog: insn %zu: %s (code 0x%02x)\n", pc, why,
 					 in->code);
 			return -EINVAL;
 		}
-	}
-	/* The kernel's check_cfg rule: execution cannot fall off the end. */
-	const struct bpfvm_insn *last = &insns[n - 1];
-	bool ends = bpfvm_insn_ends_flow(last);
-	if (n >= 2 && bpfvm_insn_is_ldimm64(&insns[n - 2]))
-		ends = false;
-	if (!ends) {
-		bpfvm_log_printf(log, "prog: insn %zu: last insn is not an exit or jmp\n", n - 1);
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -214,8 +68,8 @@ static int prog_add_map(struct bpfvm_prog *prog, struct bpfvm_map *map)
 	for (size_t i = 0; i < prog->nmaps; i++)
 		if (prog->maps[i] == map)
 			return 0;
-	if (prog->nmaps == 64)
-		return -E2BIG; /* MAX_USED_MAPS */
+	if (prog->nmaps == BPFVM_MAX_USED_MAPS)
+		return -E2BIG;
 	bpfvm_map_get(map);
 	prog->maps[prog->nmaps++] = map;
 	return 0;
@@ -242,7 +96,7 @@ static int prog_relocate(struct bpfvm_prog *prog, struct bpfvm_map *const *maps,
 		}
 		if (in->src == BPF_PSEUDO_FUNC) {
 			int64_t t = (int64_t)pc + in->imm + 1;
-			if (!target_ok(insns, n, pc, in->imm) || insns[pc + 1].imm) {
+			if (t < 0 || t >= (int64_t)n || insns[pc + 1].imm) {
 				bpfvm_log_printf(
 				    log, "prog: insn %zu: callback target out of range\n", pc);
 				return -EINVAL;
@@ -358,20 +212,23 @@ int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, 
 	if (opts->name)
 		strncpy(prog->name, opts->name, BPFVM_OBJ_NAME_LEN - 1);
 	prog->insns = malloc(n * sizeof(*insns));
-	prog->aux = calloc(n, sizeof(*prog->aux));
-	prog->maps = calloc(64, sizeof(*prog->maps));
-	if (!prog->insns || !prog->aux || !prog->maps) {
+	prog->maps = calloc(BPFVM_MAX_USED_MAPS, sizeof(*prog->maps));
+	if (!prog->insns || !prog->maps) {
 		prog_free(prog);
 		return -ENOMEM;
 	}
 	memcpy(prog->insns, insns, n * sizeof(*insns));
 	prog->ninsns = n;
-	for (size_t i = 0; i < n; i++)
-		prog->aux[i].ctx_field = -1;
 
+	struct bpfvm_insn_err e;
 	int err = prog_check(prog, log);
 	if (!err)
 		err = prog_relocate(prog, maps, nmaps, log);
+	if (!err) {
+		err = bpfvm_prog_facts_build(prog, &e);
+		if (err == -EINVAL)
+			bpfvm_log_printf(log, "prog: insn %zu: %s\n", e.pc, e.why);
+	}
 	if (!err && !opts->no_verify)
 		err = bpfvm_verify(prog, log);
 	if (err) {

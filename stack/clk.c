@@ -11,7 +11,7 @@ static uint64_t clk_real_now(void *arg)
 	(void)arg;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * CLK_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t clk_manual_now(void *arg)

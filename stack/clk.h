@@ -18,6 +18,14 @@ void clk_init_real(struct clk *c);
  * pointer must outlive the clock. */
 void clk_init_manual(struct clk *c, uint64_t *now_ns);
 
+/* Time units: the clock counts nanoseconds; configs and the TCP state carry
+ * milliseconds, microseconds and seconds. */
+#define CLK_NS_PER_US 1000ull
+#define CLK_NS_PER_MS 1000000ull
+#define CLK_NS_PER_S  1000000000ull
+#define CLK_US_PER_MS 1000u
+#define CLK_US_PER_S  1000000u
+
 static inline uint64_t clk_now(const struct clk *c)
 {
 	return c->now_ns(c->arg);

@@ -123,7 +123,7 @@ int skops_set_cgroup(struct stack *st, int sd, const char *path);
 #define SKOPS_ECN_ECT_SEEN (1u << 1) /* peer's data carried ECT */
 #define SKOPS_ECN_CE_SEEN  (1u << 2) /* a CE mark was received */
 #define SKOPS_ECN_ECE_SEEN (1u << 3) /* an ECE came back */
-#define SKOPS_MAX_SYN_GAPS 8
+#define SKOPS_MAX_SYN_GAPS 8	     /* SYN retransmission gaps skops_tcp_info reports */
 
 struct skops_tcp_info {
 	uint8_t state;	     /* enum hooks_tcp_state numbering (kernel TCP_*) */

@@ -1,7 +1,7 @@
 /* stack: one instance of the whole stack (one lcore): net + tcp + hooks,
  * the poll loop (read the clock once, receive, timers, callbacks, flush,
  * quiescent state), and the glue that turns TCP reprs into mbufs and
- * received mbufs into reprs (tcp_wire): docs/architecture.md "Data path". */
+ * received mbufs into reprs (wire/tcp.c): docs/architecture.md "Data path". */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +105,10 @@ static void st_icmp(void *arg, const struct net_icmp_err *e)
 		memset(t.laddr.v6 + 4, 0, 12);
 		memset(t.raddr.v6 + 4, 0, 12);
 	}
-	t.lport = (uint16_t)(e->l4[0] << 8 | e->l4[1]);
-	t.rport = (uint16_t)(e->l4[2] << 8 | e->l4[3]);
-	uint32_t seq = (uint32_t)e->l4[4] << 24 | (uint32_t)e->l4[5] << 16 |
-		       (uint32_t)e->l4[6] << 8 | e->l4[7];
+	/* the quoted header's first 8 bytes: ports and sequence number */
+	t.lport = wire_get16(e->l4);
+	t.rport = wire_get16(e->l4 + 2);
+	uint32_t seq = wire_get32(e->l4 + 4);
 	tcp_icmp(st->tcp, st->now, &t, seq, e->kind == NET_ICMP_FRAG_NEEDED ? e->mtu : 0,
 		 e->kind == NET_ICMP_UNREACH_PORT || e->kind == NET_ICMP_UNREACH_OTHER);
 }

@@ -162,8 +162,7 @@ struct jit_state {
 	bool blind;		  /* constant blinding (load option jit_blind), jit_blind.c */
 	uint64_t blind_key;
 	uint32_t anchor_cur, anchor_prev;
-	uint8_t *is_target; /* per insn: some jump lands here (no fusing) */
-	char why[96];	    /* first translation failure */
+	char why[96]; /* first translation failure */
 	uint32_t why_pc;
 };
 

@@ -1,4 +1,4 @@
-/* x86-64 JIT driver: structural checks, function discovery, the multi-pass
+/* x86-64 JIT driver: functions from the load's facts, the multi-pass
  * layout (like the Linux x86 JIT: every pass reuses the previous pass's
  * offsets, jumps only shrink from rel32 to rel8, stop when nothing moves),
  * then the W^X install. Any failure leaves the program interpreted with a
@@ -17,167 +17,51 @@ static const uint16_t bpf_callee_saved[5] = {
     1u << JIT_RBX, 1u << JIT_R13, 1u << JIT_R14, 1u << JIT_R15, 1u << JIT_RBP,
 };
 
-static bool is_jump(const struct bpfvm_insn *in)
-{
-	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-	return (cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT;
-}
-
-/* The register fields an insn uses name R0..R10 (ld_imm64 checked apart). */
-static bool regs_ok(const struct bpfvm_insn *in)
-{
-	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-	bool jmp = cls == BPF_JMP || cls == BPF_JMP32;
-	bool dst_used = !(jmp && (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT));
-	bool src_used = cls == BPF_LDX || cls == BPF_STX ||
-			((cls == BPF_ALU || cls == BPF_ALU64 || jmp) &&
-			 BPF_SRC(in->code) == BPF_X && op != BPF_END);
-	return (!dst_used || in->dst <= 10) && (!src_used || in->src <= 10);
-}
-
 static int reject(struct bpfvm_log *log, size_t pc, const char *why, int err)
 {
 	bpfvm_log_printf(log, "jit: insn %zu: %s, using the interpreter\n", pc, why);
 	return err;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Structure the translator relies on (a verified program always has it; an
- * unverified one without it stays on the interpreter): jumps land on insns
- * of their own function, no flow falls into the next function or off the
- * end, every ld_imm64 has its second slot. */
+/* Functions from the load's facts (prog_facts.c): the translator needs every
+ * jump inside its function and no function running into the next, which a
+ * verified program always has; an unverified one without it stays on the
+ * interpreter. Then what the JIT adds: each function's saves and frame. */
 static int analyse(struct jit_state *st)
 {
-	const struct bpfvm_insn *in = st->prog->insns;
+	const struct bpfvm_prog *prog = st->prog;
+	const struct bpfvm_insn *in = prog->insns;
+	const struct bpfvm_insn_aux *aux = prog->aux;
 	size_t n = st->n;
-	uint32_t *entries = calloc(n + 1, sizeof(*entries));
-	bool *second = calloc(n, sizeof(*second));
-	st->is_target = calloc(n, 1);
-	int err = -ENOMEM;
-	if (!entries || !second || !st->is_target)
-		goto out;
-	size_t ne = 0;
-	entries[ne++] = 0;
-	bool backedge = false, calls = false;
-	err = -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (second[i])
-			continue;
-		if (bpfvm_insn_is_ldimm64(&in[i])) {
-			if (i + 1 >= n || in[i + 1].code != 0 || in[i].dst > 10) {
-				err = reject(st->log, i, "truncated ld_imm64", -EINVAL);
-				goto out;
-			}
-			second[i + 1] = true;
-			uint8_t s = in[i].src;
-			if (s != 0 && s != BPF_PSEUDO_MAP_FD && s != BPF_PSEUDO_MAP_VALUE &&
-			    s != BPF_PSEUDO_FUNC) {
-				err =
-				    reject(st->log, i, "unsupported ld_imm64 source", -EOPNOTSUPP);
-				goto out;
-			}
-			if (s == BPF_PSEUDO_FUNC) {
-				uint64_t v = (uint64_t)(uint32_t)in[i].imm |
-					     (uint64_t)(uint32_t)in[i + 1].imm << 32;
-				if (v >= n) {
-					err = reject(st->log, i, "callback out of range", -EINVAL);
-					goto out;
-				}
-				entries[ne++] = (uint32_t)v;
-				st->has_cb = true;
-			}
-			continue;
-		}
-		uint8_t cls = BPF_CLASS(in[i].code), op = BPF_OP(in[i].code);
-		if (!regs_ok(&in[i])) {
-			err = reject(st->log, i, "register number out of range", -EINVAL);
-			goto out;
-		}
-		if (cls == BPF_JMP && op == BPF_CALL) {
-			calls = true;
-			if (in[i].src == BPF_PSEUDO_CALL) {
-				int64_t t = (int64_t)i + 1 + in[i].imm;
-				if (t < 0 || t >= (int64_t)n) {
-					err = reject(st->log, i, "call out of range", -EINVAL);
-					goto out;
-				}
-				if (ne > n) {
-					err = reject(st->log, i, "too many functions", -E2BIG);
-					goto out;
-				}
-				entries[ne++] = (uint32_t)t;
-			}
-		}
-		if (is_jump(&in[i])) {
-			int64_t rel = (cls == BPF_JMP32 && op == BPF_JA) ? in[i].imm : in[i].off;
-			int64_t t = (int64_t)i + 1 + rel;
-			if (t < 0 || t >= (int64_t)n) {
-				err = reject(st->log, i, "jump out of range", -EINVAL);
-				goto out;
-			}
-			if (t <= (int64_t)i)
-				backedge = true;
-			st->is_target[t] = 1;
-		}
-	}
-	/* dedupe the entries; ne may exceed n only through duplicates */
-	qsort(entries, ne, sizeof(*entries), cmp_u32);
-	size_t nf = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (nf == 0 || entries[nf - 1] != entries[i])
-			entries[nf++] = entries[i];
-	st->funcs = calloc(nf, sizeof(*st->funcs));
-	err = -ENOMEM;
+	if (!prog->facts.built)
+		return reject(st->log, 0, "program facts missing", -EINVAL);
+	if (prog->facts.flaw_pc >= 0)
+		return reject(st->log, (size_t)prog->facts.flaw_pc, prog->facts.flaw, -EINVAL);
+	st->nfuncs = prog->facts.nsub;
+	st->funcs = calloc(st->nfuncs, sizeof(*st->funcs));
 	if (!st->funcs)
-		goto out;
-	st->nfuncs = nf;
-	err = -EINVAL;
-	for (size_t f = 0; f < nf; f++) {
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (aux[i].sub_start)
+			st->funcs[aux[i].subprog].pc = (uint32_t)i;
+	for (size_t f = 0; f < st->nfuncs; f++) {
 		struct jit_func *fn = &st->funcs[f];
-		fn->pc = entries[f];
-		fn->end = f + 1 < nf ? entries[f + 1] : (uint32_t)n;
-		if (second[fn->pc]) {
-			err = reject(st->log, fn->pc, "function starts inside ld_imm64", -EINVAL);
-			goto out;
-		}
-		uint32_t last = fn->end - 1;
-		if (second[last])
-			last--;
-		if (!bpfvm_insn_ends_flow(&in[last])) {
-			err = reject(st->log, last, "falls through past its function", -EINVAL);
-			goto out;
-		}
+		fn->end = f + 1 < st->nfuncs ? st->funcs[f + 1].pc : (uint32_t)n;
 		for (uint32_t i = fn->pc; i < fn->end; i++) {
-			if (second[i])
+			if (aux[i].ldimm_hi)
 				continue;
 			for (int r = 6; r <= 10; r++)
 				if (in[i].dst == r || in[i].src == r)
 					fn->saves |= bpf_callee_saved[r - 6];
 			if (in[i].dst == 10 || in[i].src == 10)
 				fn->stack = true;
-			if (is_jump(&in[i])) {
-				bool j32a = BPF_CLASS(in[i].code) == BPF_JMP32 &&
-					    BPF_OP(in[i].code) == BPF_JA;
-				int64_t t = (int64_t)i + 1 + (j32a ? in[i].imm : in[i].off);
-				if (t < fn->pc || t >= fn->end || second[t]) {
-					err =
-					    reject(st->log, i,
-						   "jump leaves its function or lands in ld_imm64",
-						   -EINVAL);
-					goto out;
-				}
-			}
 		}
 		int npush = __builtin_popcount(fn->saves);
 		fn->frame = (fn->stack ? BPFVM_STACK_SIZE : 0) + (npush % 2 == 0 ? 8 : 0);
 	}
-	st->budget = st->prog->no_verify && (backedge || nf > 1);
-	st->full = calls || st->has_cb || st->budget;
+	st->has_cb = prog->facts.callbacks;
+	st->budget = bpfvm_prog_budgeted(prog);
+	st->full = prog->facts.calls || st->has_cb || st->budget;
 	if (st->full && !st->budget) {
 		/* main keeps the run state in r12 (callee-saved in C) */
 		struct jit_func *m = &st->funcs[0];
@@ -185,11 +69,7 @@ static int analyse(struct jit_state *st)
 		int npush = __builtin_popcount(m->saves);
 		m->frame = (m->stack ? BPFVM_STACK_SIZE : 0) + (npush % 2 == 0 ? 8 : 0);
 	}
-	err = 0;
-out:
-	free(entries);
-	free(second);
-	return err;
+	return 0;
 }
 
 static int emit_pass(struct jit_state *st)
@@ -338,7 +218,6 @@ int bpfvm_jit_compile(struct bpfvm_prog *prog, bool blind, struct bpfvm_log *log
 				 prog->jit_len, pass + 1);
 out:
 	jit_mem_free(image, image_size);
-	free(st.is_target);
 	free(st.funcs);
 	free(st.cur);
 	free(st.prev);

@@ -15,8 +15,8 @@ static const uint8_t reg_map[12] = {
     JIT_RBX, JIT_R13, JIT_R14, JIT_R15, JIT_RBP, JIT_R10, /* [11]: blinding scratch */
 };
 
-/* Register fields an insn does not use may hold anything (structural checks
- * only bound the ones it uses): map those to r11 instead of reading past. */
+/* Register numbers are checked at load (insn_check.c); this stays a total
+ * map (r11 past the table) so no insn can make it read past. */
 static int xreg(uint8_t r)
 {
 	return r < sizeof reg_map ? reg_map[r] : JIT_R11;
@@ -349,14 +349,14 @@ static int alu_op(uint8_t op, uint8_t *x86op, int *ext)
 static bool fuse_lea(struct jit_state *st, uint32_t pc, const struct bpfvm_insn *in)
 {
 	const struct bpfvm_insn *nx = &st->prog->insns[pc + 1];
-	if (st->blind || pc + 1 >= st->n || st->is_target[pc + 1] || in->dst > 10 || in->src > 10)
+	if (st->blind || pc + 1 >= st->n)
+		return false;
+	/* the second insn must be no jump target and in the same function */
+	const struct bpfvm_insn_aux *nxa = &st->prog->aux[pc + 1];
+	if (nxa->jump_target || nxa->sub_start)
 		return false;
 	if (nx->code != (BPF_ALU64 | BPF_K | BPF_ADD) || nx->dst != in->dst)
 		return false;
-	/* the second insn must belong to the same function */
-	for (size_t f = 1; f < st->nfuncs; f++)
-		if (st->funcs[f].pc == pc + 1)
-			return false;
 	jit_lea(&st->b, xreg(in->dst), xreg(in->src), nx->imm);
 	return true;
 }

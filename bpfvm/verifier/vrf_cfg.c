@@ -1,169 +1,48 @@
-/* Static passes before the walk: instruction encoding (RFC 9669 §3-§5,
- * reserved fields zero), subprogram discovery, the control-flow check (jumps
- * in range and inside their subprogram, never into the second half of an
- * ld_imm64, every insn reachable, no fall-through off the end; back-edges are
- * marked as loop heads for the walk to prove bounded) and the call depth of
- * the static call graph (kernel: check_subprogs, check_cfg, check_max_stack_depth). */
+/* Static passes before the walk, on the facts the loader computed once
+ * (insn_check.c: encoding and jump ranges; prog_facts.c: subprograms, jumps
+ * staying inside them, no fall-through): constant operands, the control-flow
+ * check (every insn reachable; back-edges are marked as loop heads for the
+ * walk to prove bounded) and the call depth of the static call graph
+ * (kernel: check_subprogs, check_cfg, check_max_stack_depth). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vrf_int.h"
 
-static int bad(struct vrf_env *env, int i, const char *what)
+/* The program facts (prog_facts.c) the loader computed; a program handed to
+ * the verifier directly gets the loader's encoding check and facts here. */
+static int ensure_facts(struct vrf_env *env)
 {
-	env->insn_idx = i;
-	return vrf_err(env, -EINVAL, "%s", what);
+	struct bpfvm_prog *prog = env->prog;
+	struct bpfvm_insn_err e;
+	int err = 0;
+	if (prog->facts.built)
+		return 0;
+	err = bpfvm_insns_check(prog->insns, prog->ninsns, &e);
+	if (!err)
+		err = bpfvm_prog_facts_build(prog, &e);
+	if (err == -EINVAL) {
+		env->insn_idx = (int)e.pc;
+		return vrf_err(env, err, "%s", e.why);
+	}
+	return err;
 }
 
-static int check_alu(struct vrf_env *env, int i, const struct bpfvm_insn *in)
+/* What the verifier refuses beyond the encoding: constant operands the
+ * walk would otherwise have to fault on (kernel: check_alu_op). */
+static int check_const_operand(struct vrf_env *env, int i, const struct bpfvm_insn *in)
 {
-	uint8_t op = BPF_OP(in->code);
-	bool x = BPF_SRC(in->code) == BPF_X;
-	bool is64 = BPF_CLASS(in->code) == BPF_ALU64;
-	int width = is64 ? 64 : 32;
-
-	if (op == BPF_END) {
-		if (is64 && x)
-			return bad(env, i, "invalid bswap: source bit set");
-		if (in->src || in->off || (in->imm != 16 && in->imm != 32 && in->imm != 64))
-			return bad(env, i, "invalid byte swap: reserved fields or width");
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+	int width = cls == BPF_ALU64 ? 64 : 32;
+	if ((cls != BPF_ALU && cls != BPF_ALU64) || BPF_SRC(in->code) != BPF_K)
 		return 0;
-	}
-	if (op == BPF_NEG) {
-		if (x || in->src || in->off || in->imm)
-			return bad(env, i, "BPF_NEG uses reserved fields");
-		return 0;
-	}
-	if (op > BPF_END)
-		return vrf_err(env, -EINVAL, "invalid BPF_ALU opcode 0x%02x", in->code);
-	if (x) {
-		if (in->imm)
-			return bad(env, i, "BPF_ALU uses reserved fields");
-	} else if (in->src) {
-		return bad(env, i, "BPF_ALU uses reserved fields");
-	}
-	if (in->off) {
-		bool sdiv = (op == BPF_DIV || op == BPF_MOD) && in->off == 1;
-		bool movsx = op == BPF_MOV && x &&
-			     (in->off == 8 || in->off == 16 || (is64 && in->off == 32));
-		if (!sdiv && !movsx)
-			return bad(env, i, "BPF_ALU uses reserved fields");
-	}
-	if (!x && (op == BPF_DIV || op == BPF_MOD) && in->imm == 0)
-		return bad(env, i, "division by zero");
-	if (!x && (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) &&
-	    (in->imm < 0 || in->imm >= width)) {
-		env->insn_idx = i;
+	env->insn_idx = i;
+	if ((op == BPF_DIV || op == BPF_MOD) && in->imm == 0)
+		return vrf_err(env, -EINVAL, "division by zero");
+	if ((op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) && (in->imm < 0 || in->imm >= width))
 		return vrf_err(env, -EINVAL, "invalid shift %d", in->imm);
-	}
 	return 0;
-}
-
-static int check_jmp(struct vrf_env *env, int i, const struct bpfvm_insn *in)
-{
-	uint8_t op = BPF_OP(in->code);
-	bool j32 = BPF_CLASS(in->code) == BPF_JMP32;
-
-	switch (op) {
-	case BPF_JA:
-		if (BPF_SRC(in->code) || in->src || in->dst || (j32 ? in->off : in->imm))
-			return bad(env, i, "BPF_JA uses reserved fields");
-		return 0;
-	case BPF_CALL:
-		if (j32 || BPF_SRC(in->code) || in->off || in->dst)
-			return bad(env, i, "BPF_CALL uses reserved fields");
-		if (in->src != 0 && in->src != BPF_PSEUDO_CALL)
-			return bad(env, i, "unsupported call kind (kfuncs are not available)");
-		return 0;
-	case BPF_EXIT:
-		if (j32 || BPF_SRC(in->code) || in->src || in->dst || in->off || in->imm)
-			return bad(env, i, "BPF_EXIT uses reserved fields");
-		return 0;
-	case 0xe0:
-	case 0xf0:
-		return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
-	default:
-		if (BPF_SRC(in->code) == BPF_X ? in->imm != 0 : in->src != 0)
-			return bad(env, i, "BPF_JMP uses reserved fields");
-		return 0;
-	}
-}
-
-static int check_one(struct vrf_env *env, int i)
-{
-	const struct bpfvm_insn *in = &env->insns[i];
-	uint8_t cls = BPF_CLASS(in->code);
-	uint8_t mode = BPF_MODE(in->code);
-
-	env->insn_idx = i;
-	if (in->dst > 10 || in->src > 10) {
-		if (!(bpfvm_insn_is_ldimm64(in) && in->dst <= 10))
-			return vrf_err(env, -EINVAL, "invalid register R%u",
-				       in->dst > 10 ? in->dst : in->src);
-	}
-	switch (cls) {
-	case BPF_LD:
-		if (mode == BPF_ABS || mode == BPF_IND)
-			return vrf_err(env, -EINVAL,
-				       "BPF_LD_[ABS|IND] not allowed for this program type");
-		if (!bpfvm_insn_is_ldimm64(in))
-			return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
-		if (in->off)
-			return bad(env, i, "invalid ld_imm64: reserved fields set");
-		if (i + 1 >= env->n)
-			return bad(env, i, "invalid ld_imm64: missing second half");
-		{
-			const struct bpfvm_insn *hi = &in[1];
-			if (hi->code || hi->dst || hi->src || hi->off)
-				return bad(env, i, "invalid ld_imm64: bad second half");
-		}
-		if (in->src != 0 && in->src != BPF_PSEUDO_MAP_FD &&
-		    in->src != BPF_PSEUDO_MAP_VALUE && in->src != BPF_PSEUDO_FUNC)
-			return vrf_err(env, -EINVAL, "invalid ld_imm64 src %u", in->src);
-		if (in->src == BPF_PSEUDO_FUNC && in[1].imm)
-			return bad(env, i, "invalid ld_imm64 func: second imm set");
-		env->ia[i + 1].ldimm_hi = 1;
-		return 0;
-	case BPF_LDX:
-		if ((mode != BPF_MEM && mode != BPF_MEMSX) ||
-		    (mode == BPF_MEMSX && BPF_SIZE(in->code) == BPF_DW))
-			return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
-		if (in->imm)
-			return bad(env, i, "BPF_LDX uses reserved fields");
-		return 0;
-	case BPF_ST:
-		if (mode != BPF_MEM)
-			return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
-		if (in->src)
-			return bad(env, i, "BPF_ST uses reserved fields");
-		return 0;
-	case BPF_STX:
-		if (mode == BPF_MEM) {
-			if (in->imm)
-				return bad(env, i, "BPF_STX uses reserved fields");
-			return 0;
-		}
-		if (mode != BPF_ATOMIC)
-			return vrf_err(env, -EINVAL, "unknown opcode 0x%02x", in->code);
-		if (BPF_SIZE(in->code) != BPF_W && BPF_SIZE(in->code) != BPF_DW)
-			return bad(env, i, "invalid atomic operand size");
-		if (!bpfvm_atomic_op_valid(in->imm))
-			return vrf_err(env, -EINVAL, "BPF_ATOMIC uses invalid atomic opcode 0x%02x",
-				       (unsigned)in->imm & 0xff);
-		return 0;
-	case BPF_ALU:
-	case BPF_ALU64:
-		return check_alu(env, i, in);
-	default:
-		return check_jmp(env, i, in);
-	}
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
 }
 
 int vrf_check_insns(struct vrf_env *env)
@@ -172,56 +51,26 @@ int vrf_check_insns(struct vrf_env *env)
 		return vrf_err(env, -EINVAL, "program has no instructions");
 	if (env->n > BPFVM_MAX_INSNS)
 		return vrf_err(env, -E2BIG, "program of %d insns is too large", env->n);
+	int err = ensure_facts(env);
+	if (err)
+		return err;
+	const struct bpfvm_insn_aux *aux = env->prog->aux;
 	for (int i = 0; i < env->n; i++) {
-		if (env->ia[i].ldimm_hi)
-			continue;
-		int err = check_one(env, i);
-		if (err)
+		env->ia[i].ldimm_hi = aux[i].ldimm_hi;
+		env->ia[i].cb_entry = aux[i].cb_entry;
+		env->ia[i].subprog = (int)aux[i].subprog;
+		if (aux[i].sub_start)
+			env->sub[aux[i].subprog].start = i;
+		if (!aux[i].ldimm_hi && (err = check_const_operand(env, i, &env->insns[i])))
 			return err;
 	}
-	/* subprogram starts: insn 0, call targets, callback addresses */
-	int *starts = malloc(((size_t)env->n + 1) * sizeof(int));
-	if (!starts)
-		return -ENOMEM;
-	int ns = 0;
-	starts[ns++] = 0;
-	for (int i = 0; i < env->n; i++) {
-		const struct bpfvm_insn *in = &env->insns[i];
-		if (env->ia[i].ldimm_hi)
-			continue;
-		bool pcall = in->code == (BPF_JMP | BPF_CALL) && in->src == BPF_PSEUDO_CALL;
-		bool pfunc = bpfvm_insn_is_ldimm64(in) && in->src == BPF_PSEUDO_FUNC;
-		if (!pcall && !pfunc)
-			continue;
-		/* relocated callbacks carry the absolute insn index */
-		int64_t t = pfunc ? (int64_t)in->imm : (int64_t)i + in->imm + 1;
-		if (t < 0 || t >= env->n || env->ia[t].ldimm_hi) {
-			free(starts);
-			env->insn_idx = i;
-			return vrf_err(env, -EINVAL, "call to invalid destination %lld",
-				       (long long)t);
-		}
-		starts[ns++] = (int)t;
-		if (pfunc)
-			env->ia[t].cb_entry = 1;
-	}
-	qsort(starts, (size_t)ns, sizeof(int), cmp_int);
-	env->nsub = 0;
-	for (int k = 0; k < ns; k++) {
-		if (k && starts[k] == starts[k - 1])
-			continue;
-		env->sub[env->nsub++].start = starts[k];
-	}
-	free(starts);
-	for (int s = 0; s < env->nsub; s++) {
+	env->nsub = (int)env->prog->facts.nsub;
+	for (int s = 0; s < env->nsub; s++)
 		env->sub[s].end = s + 1 < env->nsub ? env->sub[s + 1].start : env->n;
-		for (int i = env->sub[s].start; i < env->sub[s].end; i++)
-			env->ia[i].subprog = s;
-	}
 	return 0;
 }
 
-/* Successors of insn i: up to two; returns count, or <0 on a bad edge. */
+/* Successors of insn i: up to two; returns the count. */
 static int succs(struct vrf_env *env, int i, int out[3])
 {
 	const struct bpfvm_insn *in = &env->insns[i];
@@ -246,17 +95,8 @@ static int succs(struct vrf_env *env, int i, int out[3])
 			out[n++] = i + in->imm + 1;
 		return n;
 	}
-	int64_t off = (cls == BPF_JMP32 && op == BPF_JA) ? in->imm : in->off;
-	int64_t t = (int64_t)i + off + 1;
-	if (t < 0 || t >= env->n)
-		return vrf_err(env, -EINVAL, "jump out of range from insn %d to %lld", i,
-			       (long long)t);
-	if (env->ia[t].ldimm_hi)
-		return vrf_err(env, -EINVAL, "jump into the middle of ld_imm64 at insn %lld",
-			       (long long)t);
-	if (env->ia[t].subprog != env->ia[i].subprog)
-		return vrf_err(env, -EINVAL, "jump out of subprogram from insn %d to %lld", i,
-			       (long long)t);
+	/* in range, not into an ld_imm64, inside its subprogram: prog_facts.c */
+	int t = i + (int)bpfvm_insn_jump_off(in) + 1;
 	out[n++] = (int)t;
 	env->ia[t].prune = 1;
 	if (op != BPF_JA) {
@@ -283,21 +123,13 @@ int vrf_check_cfg(struct vrf_env *env)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (int s = 0; s < env->nsub; s++) {
-		int last = env->sub[s].end - 1;
-		if (env->ia[last].ldimm_hi)
-			last--;
-		const struct bpfvm_insn *in = &env->insns[last];
-		if (!bpfvm_insn_ends_flow(in)) {
-			env->insn_idx = last;
-			err =
-			    vrf_err(env, -EINVAL,
-				    s + 1 < env->nsub ? "falls through into the next subprogram"
-						      : "falls through off the end of the program");
-			goto out;
-		}
-		env->ia[env->sub[s].start].prune = 1;
+	if (env->prog->facts.flaw_pc >= 0) {
+		env->insn_idx = (int)env->prog->facts.flaw_pc;
+		err = vrf_err(env, -EINVAL, "%s", env->prog->facts.flaw);
+		goto out;
 	}
+	for (int s = 0; s < env->nsub; s++)
+		env->ia[env->sub[s].start].prune = 1;
 	int sp = 0;
 	stk[sp++] = 0;
 	color[0] = 1;

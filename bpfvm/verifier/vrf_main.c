@@ -15,12 +15,12 @@ int bpfvm_verify(struct bpfvm_prog *prog, struct bpfvm_log *log)
 		bpfvm_log_printf(log, "verifier: program or program type incomplete\n");
 		return -EINVAL;
 	}
-	free(prog->aux);
-	prog->aux = calloc(prog->ninsns ? prog->ninsns : 1, sizeof(*prog->aux));
-	if (!prog->aux)
-		return -ENOMEM;
-	for (size_t i = 0; i < prog->ninsns; i++)
+	/* prog->aux comes from the loader's facts (or vrf_check_insns); the
+	 * verifier's own facts start clear */
+	for (size_t i = 0; prog->aux && i < prog->ninsns; i++) {
 		prog->aux[i].ctx_field = -1;
+		prog->aux[i].seen = prog->aux[i].zext_dst = prog->aux[i].map_ptr = 0;
+	}
 	prog->ctx_fields = 0;
 	prog->stack_depth = 0;
 

@@ -26,8 +26,6 @@ struct dev_caps {
 	 * a local sender may have left its L4 checksum to offload, and the PMD
 	 * does not say so (DPDK 22.11's af_packet drops TP_STATUS_CSUMNOTREADY). */
 	bool rx_host_port;
-	bool tso;	  /* RTE_MBUF_F_TX_TCP_SEG honoured */
-	uint16_t tso_max; /* largest TSO payload, 0 without tso */
 };
 
 /* Burst calls follow rte_eth_{rx,tx}_burst: rx fills up to n mbufs the caller
@@ -117,10 +115,9 @@ struct dev_wire_config {
 };
 
 /* Two endpoints: what a transmits b receives after delay_ns by clk, and the
- * other way round. Frames are passed without copying; pool is unused by the
- * wire itself but kept for symmetry with the ethdev (may be NULL). */
-int dev_wire_pair_create(struct rte_mempool *pool, const struct clk *clk, struct dev **a,
-			 struct dev **b);
+ * other way round. Frames are passed without copying. _create: the default
+ * config (every field 0). */
+int dev_wire_pair_create(const struct clk *clk, struct dev **a, struct dev **b);
 int dev_wire_pair_create_cfg(const struct dev_wire_config *cfg, const struct clk *clk,
 			     struct dev **a, struct dev **b);
 

@@ -139,7 +139,6 @@ static uint64_t ethdev_mask(const struct dev_ethdev_config *cfg, const char *dir
 	    {RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, "ipv4_cksum"},
 	    {RTE_ETH_TX_OFFLOAD_TCP_CKSUM, "tcp_cksum"},
 	    {RTE_ETH_TX_OFFLOAD_UDP_CKSUM, "udp_cksum"},
-	    {RTE_ETH_TX_OFFLOAD_TCP_TSO, "tcp_tso"},
 	    {RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "multi_segs"},
 	};
 	uint64_t dropped = want & ~capa;
@@ -190,16 +189,11 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 	uint64_t tx_want = 0, rx_want = 0;
 	if (!cfg->no_offload) {
 		tx_want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
-			  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_TSO |
-			  RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+			  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 		rx_want = RTE_ETH_RX_OFFLOAD_CHECKSUM;
 	}
 	conf.txmode.offloads = ethdev_mask(cfg, "tx", tx_want, info.tx_offload_capa);
 	conf.rxmode.offloads = ethdev_mask(cfg, "rx", rx_want, info.rx_offload_capa);
-	/* TSO needs chains and the TCP checksum offload to be meaningful. */
-	if (!(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) ||
-	    !(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
-		conf.txmode.offloads &= ~RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	/* RSS spreads flows over the lcores' queues. */
 	if (nq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -287,8 +281,6 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 	p->caps.tx_ip4_csum = tx & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	p->caps.tx_tcp_csum = tx & RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 	p->caps.tx_udp_csum = tx & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
-	p->caps.tso = tx & RTE_ETH_TX_OFFLOAD_TCP_TSO;
-	p->caps.tso_max = p->caps.tso ? 65000 : 0;
 	p->caps.rx_csum =
 	    (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) == RTE_ETH_RX_OFFLOAD_CHECKSUM;
 	p->caps.rx_host_port = info.driver_name && (!strcmp(info.driver_name, "net_af_packet") ||

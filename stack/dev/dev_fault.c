@@ -108,7 +108,7 @@ static uint64_t fault_when(struct fault_dev *f, uint64_t now, uint32_t len)
 		at += rnd_u64(&f->rnd) % f->cfg.jitter_ns;
 	if (f->cfg.rate_bps) {
 		uint64_t start = f->line_free_at > now ? f->line_free_at : now;
-		f->line_free_at = start + (uint64_t)len * 8 * 1000000000ull / f->cfg.rate_bps;
+		f->line_free_at = start + (uint64_t)len * 8 * CLK_NS_PER_S / f->cfg.rate_bps;
 		if (at < f->line_free_at)
 			at = f->line_free_at;
 	}
@@ -220,8 +220,8 @@ int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, cons
 		f->cfg.queue_len = 2;
 	if (!f->cfg.reorder_ns) {
 		f->cfg.reorder_ns = 2 * f->cfg.delay_ns;
-		if (f->cfg.reorder_ns < 1000000)
-			f->cfg.reorder_ns = 1000000;
+		if (f->cfg.reorder_ns < CLK_NS_PER_MS)
+			f->cfg.reorder_ns = CLK_NS_PER_MS;
 	}
 	f->heap = calloc(f->cfg.queue_len, sizeof(*f->heap));
 	if (!f->heap) {

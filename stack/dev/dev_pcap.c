@@ -26,7 +26,7 @@ static void pcap_record(struct pcap_dev *p, const struct rte_mbuf *m)
 {
 	uint64_t t = clk_now(p->clk);
 	uint32_t cap = m->pkt_len < PCAP_SNAPLEN ? m->pkt_len : PCAP_SNAPLEN;
-	uint32_t hdr[4] = {(uint32_t)(t / 1000000000ull), (uint32_t)(t % 1000000000ull), cap,
+	uint32_t hdr[4] = {(uint32_t)(t / CLK_NS_PER_S), (uint32_t)(t % CLK_NS_PER_S), cap,
 			   m->pkt_len};
 	fwrite(hdr, sizeof(hdr), 1, p->f);
 	for (const struct rte_mbuf *s = m; s && cap; s = s->next) {
@@ -71,10 +71,8 @@ static void pcap_caps(const struct dev *d, struct dev_caps *out)
 	const struct pcap_dev *p = (const struct pcap_dev *)d;
 	dev_caps(p->inner, out);
 	/* Software checksums, so the capture shows the bytes that really
-	 * travel; TSO would record one oversized frame. */
+	 * travel. */
 	out->tx_ip4_csum = out->tx_tcp_csum = out->tx_udp_csum = false;
-	out->tso = false;
-	out->tso_max = 0;
 }
 
 static uint64_t pcap_deadline(const struct dev *d)

@@ -162,10 +162,8 @@ int dev_wire_pair_create_cfg(const struct dev_wire_config *cfg, const struct clk
 	return 0;
 }
 
-int dev_wire_pair_create(struct rte_mempool *pool, const struct clk *clk, struct dev **a,
-			 struct dev **b)
+int dev_wire_pair_create(const struct clk *clk, struct dev **a, struct dev **b)
 {
-	(void)pool;
 	return dev_wire_pair_create_cfg(NULL, clk, a, b);
 }
 

@@ -225,8 +225,8 @@ int net_route(struct net *n, uint8_t family, const void *dst, void *src_out, uin
 bool net_icmp_allow(struct net *n)
 {
 	uint64_t el = n->now - n->icmp_tokens_at;
-	if (el >= 1000000000ull / NET_ICMP_RATE) {
-		uint64_t add = el / (1000000000ull / NET_ICMP_RATE);
+	if (el >= CLK_NS_PER_S / NET_ICMP_RATE) {
+		uint64_t add = el / (CLK_NS_PER_S / NET_ICMP_RATE);
 		n->icmp_tokens = add + n->icmp_tokens > NET_ICMP_RATE
 				     ? NET_ICMP_RATE
 				     : (uint32_t)(n->icmp_tokens + add);
@@ -243,6 +243,12 @@ static uint32_t net_pseudo(const struct ip_meta *meta, uint32_t len)
 	return meta->family == AF_INET
 		   ? wire_csum_pseudo4(meta->src.v4, meta->dst.v4, meta->proto, len)
 		   : wire_csum_pseudo6(meta->src.v6, meta->dst.v6, meta->proto, len);
+}
+
+/* Where TCP's or UDP's checksum field sits in its header (wire.h). */
+static uint32_t net_l4_csum_off(uint8_t proto)
+{
+	return proto == IPPROTO_TCP ? TCP_CSUM_OFF : UDP_CSUM_OFF;
 }
 
 bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
@@ -263,7 +269,7 @@ bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *met
 	/* A sender that offloads its checksum writes the folded pseudo-header
 	 * sum into the field and leaves the rest to the NIC; af_packet hands the
 	 * frame over before any NIC ran (Linux marks it TP_STATUS_CSUMNOTREADY). */
-	uint32_t off = meta->proto == IPPROTO_TCP ? 16 : 6;
+	uint32_t off = net_l4_csum_off(meta->proto);
 	if (rte_pktmbuf_data_len(m) >= off + 2) {
 		uint16_t field = wire_get16(rte_pktmbuf_mtod_offset(m, uint8_t *, off));
 		uint16_t want = wire_csum_fold(ps);
@@ -313,7 +319,7 @@ void net_l4_deliver(struct net *n, struct rte_mbuf *m, struct ip_meta *meta, uin
 		rte_pktmbuf_free(m);
 		return;
 	}
-	uint32_t min = proto == IPPROTO_TCP ? 20 : 0;
+	uint32_t min = proto == IPPROTO_TCP ? TCP_HDR_MIN : 0;
 	if (meta->l4_len < min || rte_pktmbuf_data_len(m) < min) {
 		n->st.l4_bad_csum++;
 		rte_pktmbuf_free(m);
@@ -457,33 +463,25 @@ int net_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		}
 	}
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	int off = mt.proto == IPPROTO_TCP ? 16 : mt.proto == IPPROTO_UDP ? 6 : -1;
+	bool l4csum = mt.proto == IPPROTO_TCP || mt.proto == IPPROTO_UDP;
+	int off = l4csum ? (int)net_l4_csum_off(mt.proto) : -1;
 	if (off >= 0 && rte_pktmbuf_data_len(m) < (uint32_t)off + 2) {
 		rte_pktmbuf_free(m);
 		return -EINVAL;
 	}
-	bool tso = mt.tso_segsz && mt.proto == IPPROTO_TCP && n->caps.tso;
 	bool offload = mt.proto == IPPROTO_TCP	 ? n->caps.tx_tcp_csum
 		       : mt.proto == IPPROTO_UDP ? n->caps.tx_udp_csum
 						 : false;
-	if (tso)
-		offload = true;
 	if (off >= 0) {
 		uint8_t *ck = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
 		ck[0] = ck[1] = 0;
 		if (offload) {
 			/* The NIC wants the pseudo-header sum in the field (DPDK's
-			 * rte_ipv4_phdr_cksum convention); TSO sums it without the
-			 * length. */
-			uint32_t ps = net_pseudo(&mt, tso ? 0 : len);
+			 * rte_ipv4_phdr_cksum convention). */
+			uint32_t ps = net_pseudo(&mt, len);
 			wire_put16(ck, wire_csum_fold(ps));
 			m->ol_flags |= mt.proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM
 							       : RTE_MBUF_F_TX_UDP_CKSUM;
-			if (tso) {
-				m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
-				m->tso_segsz = mt.tso_segsz;
-				m->l4_len = (uint64_t)((ck[-4] >> 4) * 4);
-			}
 		} else {
 			uint16_t c =
 			    wire_csum_finish(wire_csum_mbuf(m, 0, len, net_pseudo(&mt, len)));

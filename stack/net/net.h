@@ -54,8 +54,7 @@ struct net_config {
 /* Per-packet IP metadata. Addresses in network byte order. On input l4_len is
  * the L4 length after IP padding is trimmed; on output it is ignored (the
  * mbuf's pkt_len is used). tos is the IPv4 TOS byte / IPv6 traffic class
- * (DSCP << 2 | ECN). ttl 0 on output means 64. tso_segsz: on output with the
- * device's tso capability, the TCP payload size per segment (0: no TSO). */
+ * (DSCP << 2 | ECN). ttl 0 on output means 64. */
 struct ip_meta {
 	uint8_t family; /* AF_INET / AF_INET6 */
 	uint8_t proto;	/* IPPROTO_TCP, IPPROTO_UDP, ... */
@@ -66,7 +65,6 @@ struct ip_meta {
 		uint8_t v6[16];
 	} src, dst;
 	uint16_t l4_len;
-	uint16_t tso_segsz;
 };
 
 enum net_icmp_kind {

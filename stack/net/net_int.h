@@ -18,8 +18,8 @@
 #define NET_REASM_FRAGS	     64
 #define NET_REASM_MAX	     64
 #define NET_UDP_MAX	     64
-#define NET_PMTU_LIFETIME_NS (600ull * 1000000000ull) /* RFC 1191 §6.3: 10 minutes */
-#define NET_ICMP_RATE	     100		      /* errors per second (RFC 4443 §2.4 f) */
+#define NET_PMTU_LIFETIME_NS (600ull * CLK_NS_PER_S) /* RFC 1191 §6.3: 10 minutes */
+#define NET_ICMP_RATE	     100		     /* errors per second (RFC 4443 §2.4 f) */
 #define NET_HEADROOM	     (ETH_HDR_LEN + IP6_HDR_LEN)
 
 enum net_neigh_state {

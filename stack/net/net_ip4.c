@@ -9,8 +9,6 @@
 
 #include <rte_mbuf.h>
 
-#define NS_PER_MS 1000000ull
-
 static void ip4_meta(const struct ip4_repr *r, struct ip_meta *m, uint16_t l4_len)
 {
 	memset(m, 0, sizeof(*m));
@@ -221,7 +219,7 @@ static struct rte_mbuf *reasm_add(struct net *n, struct rte_mbuf *m, const struc
 		q->dst = ip->dst;
 		q->id = ip->id;
 		q->proto = ip->proto;
-		q->expires = n->now + n->cfg.frag_timeout_ms * NS_PER_MS;
+		q->expires = n->now + n->cfg.frag_timeout_ms * CLK_NS_PER_MS;
 	}
 	uint32_t off = ip->frag_off, len = ip->payload_len, end = off + len;
 	/* RFC 791: every fragment but the last carries a multiple of 8. */

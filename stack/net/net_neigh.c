@@ -10,8 +10,6 @@
 
 #include <rte_mbuf.h>
 
-#define NS_PER_MS 1000000ull
-
 static struct net_neigh *neigh_find(struct net *n, uint8_t family, const void *addr)
 {
 	size_t al = net_alen(family);
@@ -129,7 +127,7 @@ static void neigh_probe(struct net *n, struct net_neigh *e)
 		ns_send(n, e->addr, uc);
 	}
 	e->probes++;
-	e->next_probe = n->now + n->cfg.neigh_retrans_ms * NS_PER_MS;
+	e->next_probe = n->now + n->cfg.neigh_retrans_ms * CLK_NS_PER_MS;
 }
 
 static void neigh_send_queue(struct net *n, struct net_neigh *e)
@@ -156,7 +154,7 @@ void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint
 	}
 	memcpy(e->mac, mac, 6);
 	e->state = NET_NEIGH_REACHABLE;
-	e->expires = n->now + n->cfg.neigh_timeout_ms * NS_PER_MS;
+	e->expires = n->now + n->cfg.neigh_timeout_ms * CLK_NS_PER_MS;
 	e->probes = 0;
 	neigh_send_queue(n, e);
 }
@@ -220,14 +218,14 @@ void net_neigh_timers(struct net *n)
 				/* Remember the failure for one probe round so that
 				 * senders see -EHOSTUNREACH instead of queueing again. */
 				e->state = NET_NEIGH_FAILED;
-				e->expires = n->now + n->cfg.neigh_retrans_ms * NS_PER_MS;
+				e->expires = n->now + n->cfg.neigh_retrans_ms * CLK_NS_PER_MS;
 				break;
 			}
 			neigh_probe(n, e);
 			break;
 		case NET_NEIGH_FAILED:
 			/* Freed lazily: a later output retries after expiry. */
-			if (e->expires + 60000 * NS_PER_MS <= n->now)
+			if (e->expires + 60 * CLK_NS_PER_S <= n->now)
 				memset(e, 0, sizeof(*e));
 			break;
 		default:

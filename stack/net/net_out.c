@@ -25,8 +25,6 @@ static struct rte_mbuf *net_make_room(struct net *n, struct rte_mbuf *m, uint16_
 		return NULL;
 	}
 	h->ol_flags = m->ol_flags;
-	h->tso_segsz = m->tso_segsz;
-	h->l4_len = m->l4_len;
 	return h;
 }
 
@@ -69,11 +67,10 @@ int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void 
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 {
 	uint32_t l4 = rte_pktmbuf_pkt_len(m);
-	bool tso = m->ol_flags & RTE_MBUF_F_TX_TCP_SEG;
 	const void *dst = &meta->dst;
 	uint32_t mtu = net_path_mtu(n, meta->family, dst);
 	uint16_t hl = meta->family == AF_INET ? IP4_HDR_LEN : IP6_HDR_LEN;
-	if (!tso && l4 + hl > mtu) {
+	if (l4 + hl > mtu) {
 		n->st.out_too_big++;
 		rte_pktmbuf_free(m);
 		return -EMSGSIZE;

@@ -142,7 +142,7 @@ void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta
 		rte_pktmbuf_free(m);
 		return;
 	}
-	uint16_t ck = wire_get16(v.p + 6);
+	uint16_t ck = wire_get16(v.p + UDP_CSUM_OFF);
 	/* RFC 768: zero means "no checksum" on IPv4; RFC 8200 §8.1 forbids it
 	 * on IPv6. The checksum covers the UDP length, not the IP payload. */
 	if (ck == 0 && meta->family == AF_INET6) {

@@ -12,7 +12,7 @@
 
 #include "../clk.h"
 #include "hooks.h"
-#include "tcp_wire.h"
+#include "../wire/wire.h"
 
 struct cg_node;
 struct tcp_cc_ops;
@@ -65,7 +65,9 @@ struct tcp_ring {
 	uint32_t len;  /* bytes held from head */
 };
 
-#define TCP_OOO_MAX 4 /* out-of-order ranges held; also the SACK blocks we can send */
+#define TCP_MSS_DEFAULT	 536u /* RFC 9293 §3.7.1: the send MSS without an MSS option */
+#define TCP_MAX_SYN_GAPS 8    /* SYN retransmission gaps a tcb records (tcp_get_info) */
+#define TCP_OOO_MAX	 4    /* out-of-order ranges held; also the SACK blocks we can send */
 
 enum tcp_timer {
 	TCP_T_RTX = 0, /* retransmission (SYN, SYN-ACK, data, FIN) and persist */
@@ -96,7 +98,7 @@ struct tcb {
 	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
 	bool sml_sent;
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
-	uint16_t peer_mss;		 /* the peer's MSS option (536 without, RFC 9293 §3.7.1) */
+	uint16_t peer_mss;		 /* the peer's MSS option (TCP_MSS_DEFAULT without) */
 	uint32_t pmtu;
 	uint8_t cc_state; /* TCP_CA_* */
 	uint8_t tos;	  /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
@@ -153,7 +155,7 @@ struct tcb {
 	uint32_t initial_cwnd;
 	uint32_t syn_rto_us, syn_tx, syn_wnd;
 	uint64_t syn_last_ns;
-	uint32_t syn_gaps_us[8];
+	uint32_t syn_gaps_us[TCP_MAX_SYN_GAPS];
 	uint32_t ecn_seen;
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;

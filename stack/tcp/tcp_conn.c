@@ -270,7 +270,7 @@ void tcp_enter_time_wait(struct tcp *tcp, struct tcb *tcb)
 		ring_drop(&tcb->rcv, tcb->rcv.len);
 		ring_release(&tcb->rcv);
 	}
-	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * 1000000u);
+	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * CLK_NS_PER_MS);
 	tcp_mark_event(tcp, tcb);
 }
 
@@ -374,7 +374,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->initial_cwnd = tcb->initial_cwnd;
 	o->srtt_us = tcb->srtt_us8 >> 3;
 	o->rttvar_us = tcb->rttvar_us4 >> 2;
-	o->rto_ms = tcb->rto_us / 1000u;
+	o->rto_ms = tcb->rto_us / CLK_US_PER_MS;
 	o->rtt_min_us = tcb->rtt_min_us;
 	o->rcv_wnd = tcb->rcv_wnd;
 	o->snd_wnd = tcb->snd_wnd;
@@ -405,9 +405,10 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->notsent =
 	    tcb->snd.len - (tcb->snd_nxt - tcb->snd_una < tcb->snd.len ? tcb->snd_nxt - tcb->snd_una
 								       : tcb->snd.len);
-	o->syn_rto_ms = tcb->syn_rto_us / 1000u;
+	o->syn_rto_ms = tcb->syn_rto_us / CLK_US_PER_MS;
 	o->syn_retrans = tcb->syn_tx ? tcb->syn_tx - 1 : 0;
-	for (int i = 0; i < SKOPS_MAX_SYN_GAPS && i < 8; i++)
+	_Static_assert(TCP_MAX_SYN_GAPS <= SKOPS_MAX_SYN_GAPS, "skops_tcp_info holds every gap");
+	for (int i = 0; i < TCP_MAX_SYN_GAPS; i++)
 		o->syn_gaps_us[i] = tcb->syn_gaps_us[i];
 	o->syn_wnd = tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd;
 	o->cb_flags = tcb->hs.cb_flags;

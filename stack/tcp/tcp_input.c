@@ -11,7 +11,7 @@
 
 #include "tcp_int.h"
 
-#define PAWS_24DAYS_NS (24ull * 86400 * 1000000000ull)
+#define PAWS_24DAYS_NS (24ull * 86400 * CLK_NS_PER_S)
 
 struct seg_ctx {
 	const struct tcp_repr *h;
@@ -30,7 +30,7 @@ static bool oow_limited(struct tcp *tcp, struct tcb *tcb)
 	uint32_t ms = tcp->cfg.oow_ratelimit_ms;
 	if (ms == UINT32_MAX)
 		return false;
-	if (tcb->last_oow_ns && tcp->now - tcb->last_oow_ns < (uint64_t)ms * 1000000u)
+	if (tcb->last_oow_ns && tcp->now - tcb->last_oow_ns < (uint64_t)ms * CLK_NS_PER_MS)
 		return true;
 	tcb->last_oow_ns = tcp->now;
 	return false;
@@ -44,7 +44,7 @@ static bool challenge_budget(struct tcp *tcp)
 	uint32_t limit = tcp->cfg.challenge_ack_limit;
 	if (!limit)
 		return true;
-	uint64_t sec = tcp->now / 1000000000u;
+	uint64_t sec = tcp->now / CLK_NS_PER_S;
 	if (sec != tcp->challenge_sec) {
 		uint32_t half = limit / 2 + (limit & 1);
 		tcp->challenge_sec = sec;
@@ -159,8 +159,7 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	c->pmtu = mtu;
 	c->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, c);
 	take_syn_options(tcp, c, h);
-	uint32_t ip = t->family == AF_INET6 ? 40 : 20;
-	c->rcv_mss = (uint16_t)(mtu - ip - 20);
+	c->rcv_mss = (uint16_t)(mtu - tcp_hdrs_len(t->family));
 	if (c->user_mss && c->rcv_mss > c->user_mss)
 		c->rcv_mss = c->user_mss;
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
@@ -188,7 +187,7 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	l->syn_head = c;
 	l->nq_syn++;
 	tcp_send_syn(tcp, c);
-	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * 1000u);
+	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * CLK_NS_PER_US);
 }
 
 /* Both ends after the handshake: MSS, cwnd, buffers, CC (Linux tcp_init_transfer). */
@@ -202,7 +201,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	tcb->recover = tcb->iss;
 	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
 	if (tcb->syn_tx == 1)
-		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / 1000u));
+		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US));
 	else
 		tcb->rto_us = TCP_RTO_INIT_US; /* RFC 6298 §5 (7): no sample after a lost SYN */
 	tcb->retransmits = 0;
@@ -223,7 +222,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	if (tcb->flags & TCB_F_KEEPALIVE)
 		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-			      tcp->now + (uint64_t)tcb->keep_idle_s * 1000000000u);
+			      tcp->now + (uint64_t)tcb->keep_idle_s * CLK_NS_PER_S);
 	tcp_mark_event(tcp, tcb);
 }
 
@@ -281,7 +280,7 @@ static bool syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_re
 		tcb->flags |= TCB_F_ECN;
 	tcb->syn_tx = 0;
 	tcp_send_syn(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + (uint64_t)tcb->syn_rto_us * 1000u);
+	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + (uint64_t)tcb->syn_rto_us * CLK_NS_PER_US);
 	return true;
 }
 
@@ -432,7 +431,8 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			tcb->flags |= TCB_F_DELACK;
 			uint32_t d = TCP_DELACK_MIN_US < tcb->delack_max_us ? TCP_DELACK_MIN_US
 									    : tcb->delack_max_us;
-			tcp_timer_set(tcp, tcb, TCP_T_DELACK, tcp->now + (uint64_t)d * 1000u);
+			tcp_timer_set(tcp, tcb, TCP_T_DELACK,
+				      tcp->now + (uint64_t)d * CLK_NS_PER_US);
 		}
 		tcp_mark_event(tcp, tcb);
 		return;
@@ -553,7 +553,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		tcb->bytes_acked += data;
 		if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {
 			tcb->flags &= ~TCB_F_RTT_TIMING;
-			tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->rtt_start) / 1000u));
+			tcp_rtt_sample(tcp, tcb,
+				       (uint32_t)((tcp->now - tcb->rtt_start) / CLK_NS_PER_US));
 		}
 		tcb->snd_una = ack;
 		if (SEQ_LT(tcb->snd_nxt, ack))
@@ -594,7 +595,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 				tcp_set_state(tcp, tcb, TCP_FIN_WAIT_2);
 				if (tcb->flags & TCB_F_ORPHAN)
 					tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-						      tcp->now + TCP_FIN_TIMEOUT_MS * 1000000ull);
+						      tcp->now +
+							  TCP_FIN_TIMEOUT_MS * CLK_NS_PER_MS);
 				break;
 			case TCP_CLOSING:
 				tcp_enter_time_wait(tcp, tcb);
@@ -687,7 +689,8 @@ static bool time_wait_input(struct tcp *tcp, struct tcb *tcb, const struct seg_c
 		/* A retransmitted FIN: our last ACK was lost. ACK it again and
 		 * restart 2·MSL (RFC 9293 §3.10.7.4 eighth). */
 		tcp_send_ack(tcp, tcb);
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * 1000000u);
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
+			      tcp->now + 2ull * tcp->cfg.msl_ms * CLK_NS_PER_MS);
 	}
 	return true;
 }
@@ -969,7 +972,8 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	}
 	if ((tcb->flags & TCB_F_KEEPALIVE) &&
 	    (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT))
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + (uint64_t)tcb->keep_idle_s * 1000000000u);
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
+			      now + (uint64_t)tcb->keep_idle_s * CLK_NS_PER_S);
 	tcp_output(tcp, tcb);
 }
 

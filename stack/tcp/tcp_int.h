@@ -4,11 +4,13 @@
 #ifndef SKOPS_STACK_TCP_TCP_INT_H
 #define SKOPS_STACK_TCP_TCP_INT_H
 
+#include <sys/socket.h>
+
 #include "cc/cc.h"
 #include "tcp.h"
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
-#define TCP_TICK_NS	1000000ull
+#define TCP_TICK_NS	CLK_NS_PER_MS
 #define TCP_EPH_LO	32768u /* Linux ip_local_port_range */
 #define TCP_EPH_HI	60999u
 #define TCP_BIND_SLOTS	1024u /* port table chains (ports mod 1024) */
@@ -20,12 +22,17 @@
 #define TCP_DELACK_MIN_US  40000u
 #define TCP_DELACK_MAX_US  200000u
 #define TCP_INIT_CWND	   10u	 /* RFC 6928 */
-#define TCP_MSS_DEFAULT	   536u	 /* RFC 9293 §3.7.1 */
 #define TCP_MIN_BUF	   4608u /* SOCK_MIN_SNDBUF-ish: 2 × (2048 + sizeof(sk_buff)) */
 #define TCP_KEEP_IDLE_S	   7200u
 #define TCP_KEEP_INTVL_S   75u
 #define TCP_KEEP_CNT	   9u
 #define TCP_FIN_TIMEOUT_MS 60000u
+
+/* IP plus TCP header bytes without options: what an MTU holds beyond the MSS. */
+static inline uint32_t tcp_hdrs_len(uint8_t family)
+{
+	return (family == AF_INET6 ? IP6_HDR_LEN : IP4_HDR_LEN) + TCP_HDR_MIN;
+}
 
 struct tcp_stats {
 	uint64_t in_segs, in_bad, in_no_conn, in_paws, in_unacceptable, in_challenge_ack, in_rst,
@@ -76,9 +83,9 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb);
 void tcp_check_ring(const struct tcp_ring *r);
 #define TCP_INV(cond) ((cond) ? (void)0 : tcp_inv_fail(__FILE__, __LINE__, #cond))
 #else
-#define TCP_INV(cond)		 ((void)0)
+#define TCP_INV(cond)		((void)0)
 #define tcp_check_tcb(tcp, tcb) ((void)(tcp), (void)(tcb))
-#define tcp_check_ring(r)	 ((void)(r))
+#define tcp_check_ring(r)	((void)(r))
 #endif
 
 /* tcb.c */
@@ -122,7 +129,7 @@ uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now);
 uint32_t tcp_ts_offset(struct tcp *tcp, const struct tcp_tuple *t);
 static inline uint32_t tcp_ts_now(const struct tcp *tcp, const struct tcb *tcb)
 {
-	return (uint32_t)(tcp->now / 1000000u) + tcb->ts_off;
+	return (uint32_t)(tcp->now / CLK_NS_PER_MS) + tcb->ts_off;
 }
 
 /* tcp_timer.c */

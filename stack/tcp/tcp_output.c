@@ -63,8 +63,8 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 {
 	if (mtu)
 		tcb->pmtu = mtu;
-	uint32_t ip = tcb->t.family == AF_INET6 ? 40 : 20;
-	uint32_t mss = tcb->pmtu > ip + 20 + 8 ? tcb->pmtu - ip - 20 : 536;
+	uint32_t hdrs = tcp_hdrs_len(tcb->t.family);
+	uint32_t mss = tcb->pmtu > hdrs + 8 ? tcb->pmtu - hdrs : TCP_MSS_DEFAULT;
 	if (tcb->peer_mss && mss > tcb->peer_mss)
 		mss = tcb->peer_mss;
 	if (tcb->user_mss && mss > tcb->user_mss)
@@ -257,9 +257,9 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	uint8_t tos = tcb->tos & 0xfc;
 	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_SYN_ECT) != 0)
 		tos |= 2; /* ECT(0) */
-	if (tcb->syn_tx && tcb->syn_tx <= 8)
+	if (tcb->syn_tx && tcb->syn_tx <= TCP_MAX_SYN_GAPS)
 		tcb->syn_gaps_us[tcb->syn_tx - 1] =
-		    (uint32_t)((tcp->now - tcb->syn_last_ns) / 1000u);
+		    (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US);
 	tcb->syn_tx++;
 	tcb->syn_last_ns = tcp->now;
 	if (tcb->snd_max == tcb->iss)
@@ -408,7 +408,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			    !tcb->tmr[TCP_T_RTX]) {
 				tcb->flags |= TCB_F_PERSIST;
 				tcp_timer_set(tcp, tcb, TCP_T_RTX,
-					      tcp->now + (uint64_t)tcb->rto_us * 1000u);
+					      tcp->now + (uint64_t)tcb->rto_us * CLK_NS_PER_US);
 			}
 			break;
 		}

@@ -94,7 +94,7 @@ static uint32_t syn_rto_us(const struct tcp *tcp, int jiffies)
 	/* TIMEOUT_INIT: jiffies of 1/hz s; ≤ 0 → 1 s; at most TCP_RTO_MAX. */
 	if (jiffies <= 0)
 		return TCP_RTO_INIT_US;
-	uint64_t us = (uint64_t)jiffies * 1000000u / tcp->cfg.hz;
+	uint64_t us = (uint64_t)jiffies * CLK_US_PER_S / tcp->cfg.hz;
 	if (us > TCP_RTO_MAX_US)
 		us = TCP_RTO_MAX_US;
 	return us ? (uint32_t)us : 1;
@@ -187,7 +187,7 @@ void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 	 * just expired in jiffies, and whether this one gives up. */
 	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RTO))
 		hooks_rto_cb(&tcb->hs, tcb->retransmits,
-			     (uint32_t)((uint64_t)rto_us * tcp->cfg.hz / 1000000u), expired);
+			     (uint32_t)((uint64_t)rto_us * tcp->cfg.hz / CLK_US_PER_S), expired);
 }
 
 void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res)

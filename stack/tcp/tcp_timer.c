@@ -141,7 +141,7 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 		return;
 	}
 	tcb->flags &= ~TCB_F_PERSIST;
-	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * 1000u);
+	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 }
 
 static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
@@ -161,7 +161,8 @@ static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcb->flags &= ~TCB_F_RTT_TIMING; /* Karn: no sample from a retransmitted SYN */
 	tcp_send_syn(tcp, tcb);
 	tcp_timer_set(tcp, tcb, TCP_T_RTX,
-		      tcp->now + (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1) * 1000u);
+		      tcp->now +
+			  (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1) * CLK_NS_PER_US);
 	/* A full socket's SYN goes through Linux's tcp_retransmit_skb too
 	 * (a request's SYN-ACK does not: tcp_so_retrans skips it). */
 	tcp_so_retrans(tcp, tcb, tcb->iss, 1, 0);
@@ -179,7 +180,8 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 			tcp_send_probe(tcp, tcb);
 			if (tcb->backoff < 16)
 				tcb->backoff++;
-			tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * 1000u);
+			tcp_timer_set(tcp, tcb, TCP_T_RTX,
+				      tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 		} else {
 			tcb->flags &= ~TCB_F_PERSIST;
 			tcp_output(tcp, tcb);
@@ -190,9 +192,10 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		return;
 	/* Linux tcp_write_timeout: give up after tcp_retries2 (15) backoffs or
 	 * TCP_USER_TIMEOUT; RTO_CB runs first, before anything changes. */
-	bool expired = tcb->retransmits >= 15 ||
-		       (tcb->user_timeout_ms && tcb->rtx_first_ns &&
-			tcp->now - tcb->rtx_first_ns >= (uint64_t)tcb->user_timeout_ms * 1000000u);
+	bool expired =
+	    tcb->retransmits >= 15 ||
+	    (tcb->user_timeout_ms && tcb->rtx_first_ns &&
+	     tcp->now - tcb->rtx_first_ns >= (uint64_t)tcb->user_timeout_ms * CLK_NS_PER_MS);
 	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcb), expired);
 	if (expired) {
 		tcp_send_rst(tcp, tcb);
@@ -225,7 +228,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);
 	if (!tcb->tmr[TCP_T_RTX] && tcb->snd_una != tcb->snd_max)
-		tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * 1000u);
+		tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 }
 
 static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
@@ -250,7 +253,7 @@ static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
 	}
 	tcb->keep_probes++;
 	tcp_send_probe(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + (uint64_t)tcb->keep_intvl_s * 1000000000u);
+	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + (uint64_t)tcb->keep_intvl_s * CLK_NS_PER_S);
 }
 
 static void fire(struct tcp *tcp, struct tcb *tcb)

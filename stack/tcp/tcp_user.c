@@ -181,8 +181,7 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 	if (rc < 0)
 		return rc == -EADDRINUSE ? -EADDRNOTAVAIL : rc;
 	tcb->pmtu = mtu;
-	uint32_t ip = fam == AF_INET6 ? 40 : 20;
-	tcb->rcv_mss = (uint16_t)(mtu - ip - 20);
+	tcb->rcv_mss = (uint16_t)(mtu - tcp_hdrs_len(fam));
 	if (tcb->user_mss && tcb->rcv_mss > tcb->user_mss)
 		tcb->rcv_mss = tcb->user_mss;
 	tcb->iss = tcp_isn(tcp, &tcb->t, now);
@@ -195,7 +194,7 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 	if (tcb->state != TCP_SYN_SENT)
 		return -ECONNABORTED;
 	tcp_send_syn(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_RTX, now + (uint64_t)tcb->syn_rto_us * 1000u);
+	tcp_timer_set(tcp, tcb, TCP_T_RTX, now + (uint64_t)tcb->syn_rto_us * CLK_NS_PER_US);
 	return -EINPROGRESS;
 }
 
@@ -350,7 +349,7 @@ static void close_call(struct tcp *tcp, struct tcb *tcb, uint64_t now)
 		return;
 	tcp_shutdown(tcp, tcb, true, true, now);
 	if (tcb->state == TCP_FIN_WAIT_2)
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + TCP_FIN_TIMEOUT_MS * 1000000ull);
+		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + TCP_FIN_TIMEOUT_MS * CLK_NS_PER_MS);
 }
 
 /* The entry points: sock_ops effects recorded by the calls above are applied

@@ -75,9 +75,9 @@ static size_t l4_csum_off(uint8_t proto)
 {
 	switch (proto) {
 	case IPPROTO_TCP:
-		return 16;
+		return TCP_CSUM_OFF;
 	case IPPROTO_UDP:
-		return 6;
+		return UDP_CSUM_OFF;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		return 2;

@@ -13,7 +13,7 @@ bool cc_is_cwnd_limited(const struct tcb *tcb)
 {
 	/* Linux tcp_is_cwnd_limited: in slow start, limited if at least half
 	 * the window is in flight; otherwise when the window is full. */
-	uint32_t mss = tcb->mss ? tcb->mss : 536;
+	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 	/* What was in flight when the ACK arrived (Linux keeps the flag
 	 * from send time). */
 	uint32_t inflight = (tcb->prior_inflight + mss - 1) / mss;

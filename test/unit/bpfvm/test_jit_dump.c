@@ -1,9 +1,9 @@
-/* skopsctl prog dump --jited printer (apps/skopsctl_jited.c): every insn is
+/* skopsctl prog dump --jited printer (apps/jited/skopsctl_jited.c): every insn is
  * listed with exactly the image bytes at its recorded offsets, in text and
  * JSON; an interpreted program is refused with -ENOENT. */
 #include <errno.h>
 
-#include "../../../apps/skopsctl_jited.h"
+#include "skopsctl_jited.h"
 #include "check_main.h"
 #include "isa_insn.h"
 #include "jit_engines.h"

@@ -246,7 +246,7 @@ START_TEST(pcap_writes_frames)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	struct dev *a, *b, *p;
-	ck_assert_int_eq(dev_wire_pair_create(pool, &clk, &a, &b), 0);
+	ck_assert_int_eq(dev_wire_pair_create(&clk, &a, &b), 0);
 	ck_assert_int_eq(dev_pcap_create(a, path, &clk, &p), 0);
 	now = 3000000123ull;
 	struct rte_mbuf *m = frame(0xabcd, 60);

@@ -85,7 +85,7 @@ static inline void tnu_pair_init(struct tnu_pair *p, const struct net_config *tm
 	p->now = 1000000000ull;
 	clk_init_manual(&p->clk, &p->now);
 	p->pool = tnu_pool("pair");
-	ck_assert_int_eq(dev_wire_pair_create(p->pool, &p->clk, &p->da, &p->db), 0);
+	ck_assert_int_eq(dev_wire_pair_create(&p->clk, &p->da, &p->db), 0);
 	inet_pton(AF_INET, "198.18.0.1", &p->a4);
 	inet_pton(AF_INET, "198.18.0.2", &p->b4);
 	inet_pton(AF_INET6, "fd00:1::1", p->a6);

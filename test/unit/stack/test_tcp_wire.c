@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 
 #include "check_main.h"
-#include "tcp/tcp_wire.h"
+#include "wire/wire.h"
 
 static struct tcp_repr base(void)
 {

@@ -24,6 +24,7 @@ struct bpfvm_insn {
 #define BPFVM_MAX_CALL_DEPTH 8
 #define BPFVM_MAX_TAIL_CALLS 33 /* MAX_TAIL_CALL_CNT */
 #define BPFVM_MAX_INSNS 1000000 /* processed-instruction limit */
+#define BPFVM_MAX_USED_MAPS 64 /* maps one program may reference (MAX_USED_MAPS) */
 #define BPFVM_OBJ_NAME_LEN 16
 #define BPFVM_TAG_SIZE 8
 
@@ -239,7 +240,7 @@ struct bpfvm_prog_info {
 	char name[BPFVM_OBJ_NAME_LEN];
 	uint32_t jited_prog_len, xlated_prog_len; /* bytes */
 	uint32_t nr_map_ids;
-	uint32_t map_ids[64];
+	uint32_t map_ids[BPFVM_MAX_USED_MAPS];
 	uint64_t load_time; /* ns, CLOCK_REALTIME */
 	uint32_t created_by_uid;
 	uint64_t run_cnt, run_time_ns;

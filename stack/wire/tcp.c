@@ -1,35 +1,13 @@
-/* tcp_wire: TCP header view/repr and checksum. RFC 9293 §3.1 (header), RFC
- * 7323 §2-3 (window scale, timestamps), RFC 2018 (SACK). Byte order is
- * handled here and nowhere else. */
-#include "tcp_wire.h"
-
+/* TCP header view/repr and checksum. RFC 9293 §3.1 (header), RFC 7323 §2-3
+ * (window scale, timestamps), RFC 2018 (SACK); bytes through wire_get/put,
+ * the checksum through wire_csum (RFC 1071) over the pseudo-header. */
 #include <errno.h>
 #include <string.h>
+
+#include <netinet/in.h>
 #include <sys/socket.h>
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
+#include "wire.h"
 
 enum {
 	OPT_EOL = 0,
@@ -61,7 +39,7 @@ static void parse_options(const uint8_t *p, size_t n, struct tcp_repr *r)
 		switch (kind) {
 		case OPT_MSS:
 			if (olen == 4 && (r->flags & TCP_SYN))
-				r->mss = rd16(o);
+				r->mss = wire_get16(o);
 			break;
 		case OPT_WS:
 			if (olen == 3 && (r->flags & TCP_SYN)) {
@@ -78,8 +56,8 @@ static void parse_options(const uint8_t *p, size_t n, struct tcp_repr *r)
 				unsigned nb = (olen - 2u) / 8u;
 				r->nsack = 0;
 				for (unsigned b = 0; b < nb && b < TCP_SACK_MAX; b++) {
-					r->sack[b].l = rd32(o + 8 * b);
-					r->sack[b].r = rd32(o + 8 * b + 4);
+					r->sack[b].l = wire_get32(o + 8 * b);
+					r->sack[b].r = wire_get32(o + 8 * b + 4);
 					r->nsack++;
 				}
 			}
@@ -87,8 +65,8 @@ static void parse_options(const uint8_t *p, size_t n, struct tcp_repr *r)
 		case OPT_TS:
 			if (olen == 10) {
 				r->ts = true;
-				r->tsval = rd32(o);
-				r->tsecr = rd32(o + 4);
+				r->tsval = wire_get32(o);
+				r->tsecr = wire_get32(o + 4);
 			}
 			break;
 		default:
@@ -107,13 +85,13 @@ int tcp_parse(const uint8_t *buf, size_t len, struct tcp_repr *r)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	r->wscale = -1;
-	r->sport = rd16(buf);
-	r->dport = rd16(buf + 2);
-	r->seq = rd32(buf + 4);
-	r->ack = rd32(buf + 8);
+	r->sport = wire_get16(buf);
+	r->dport = wire_get16(buf + 2);
+	r->seq = wire_get32(buf + 4);
+	r->ack = wire_get32(buf + 8);
 	r->flags = buf[13];
-	r->window = rd16(buf + 14);
-	r->urg = rd16(buf + 18);
+	r->window = wire_get16(buf + 14);
+	r->urg = wire_get16(buf + 18);
 	if (r->sport == 0 || r->dport == 0)
 		return -EINVAL;
 	if ((r->flags & TCP_SYN) && (r->flags & (TCP_FIN | TCP_RST)))
@@ -151,21 +129,21 @@ size_t tcp_repr_hdr_len(const struct tcp_repr *r)
 void tcp_emit(const struct tcp_repr *r, uint8_t *buf)
 {
 	size_t hlen = tcp_repr_hdr_len(r);
-	wr16(buf, r->sport);
-	wr16(buf + 2, r->dport);
-	wr32(buf + 4, r->seq);
-	wr32(buf + 8, r->ack);
+	wire_put16(buf, r->sport);
+	wire_put16(buf + 2, r->dport);
+	wire_put32(buf + 4, r->seq);
+	wire_put32(buf + 8, r->ack);
 	buf[12] = (uint8_t)((hlen / 4) << 4);
 	buf[13] = r->flags;
-	wr16(buf + 14, r->window);
-	wr16(buf + 16, 0);
-	wr16(buf + 18, r->urg);
+	wire_put16(buf + 14, r->window);
+	wire_put16(buf + TCP_CSUM_OFF, 0);
+	wire_put16(buf + 18, r->urg);
 	uint8_t *p = buf + TCP_HDR_MIN;
 	/* Linux's layout (tcp_options_write), so captures compare byte-for-byte. */
 	if (r->mss) {
 		p[0] = OPT_MSS;
 		p[1] = 4;
-		wr16(p + 2, r->mss);
+		wire_put16(p + 2, r->mss);
 		p += 4;
 	}
 	if (r->ts) {
@@ -178,8 +156,8 @@ void tcp_emit(const struct tcp_repr *r, uint8_t *buf)
 		}
 		p[2] = OPT_TS;
 		p[3] = 10;
-		wr32(p + 4, r->tsval);
-		wr32(p + 8, r->tsecr);
+		wire_put32(p + 4, r->tsval);
+		wire_put32(p + 8, r->tsecr);
 		p += 12;
 	} else if (r->sack_perm) {
 		p[0] = OPT_NOP;
@@ -203,36 +181,23 @@ void tcp_emit(const struct tcp_repr *r, uint8_t *buf)
 		p[3] = (uint8_t)(2 + 8 * sb);
 		p += 4;
 		for (unsigned i = 0; i < sb; i++) {
-			wr32(p, r->sack[i].l);
-			wr32(p + 4, r->sack[i].r);
+			wire_put32(p, r->sack[i].l);
+			wire_put32(p + 4, r->sack[i].r);
 			p += 8;
 		}
 	}
 }
 
-static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
-{
-	while (n >= 2) {
-		s += (uint32_t)(p[0] << 8 | p[1]);
-		p += 2;
-		n -= 2;
-	}
-	if (n)
-		s += (uint32_t)(p[0] << 8);
-	return s;
-}
-
 uint16_t tcp_checksum(int family, const void *src, const void *dst, const void *seg, size_t len)
 {
-	size_t alen = family == AF_INET6 ? 16 : 4;
-	uint32_t s = 0;
-	s = sum16(s, src, alen);
-	s = sum16(s, dst, alen);
-	s += 6; /* IPPROTO_TCP */
-	s += (uint32_t)(len & 0xffff);
-	s += (uint32_t)(len >> 16);
-	s = sum16(s, seg, len);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	uint32_t ps;
+	if (family == AF_INET6) {
+		ps = wire_csum_pseudo6(src, dst, IPPROTO_TCP, (uint32_t)len);
+	} else {
+		uint32_t s4, d4;
+		memcpy(&s4, src, 4);
+		memcpy(&d4, dst, 4);
+		ps = wire_csum_pseudo4(s4, d4, IPPROTO_TCP, (uint32_t)len);
+	}
+	return wire_csum_finish(wire_csum_add(ps, seg, len));
 }
