@@ -122,8 +122,10 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = u.buf,
+			   .msg_controllen = sizeof(u.buf)};
 	ssize_t n;
 	do
 		n = shim_real.recvmsg(ctl_fd, &m, MSG_CMSG_CLOEXEC);
@@ -330,7 +332,8 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 		shim_arm(fd, s, want, false);
 		if (shim_ready(s) & want)
 			return 0;
-		struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = ctl_fd, .events = POLLRDHUP}};
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = ctl_fd, .events = POLLRDHUP}};
 		struct timespec left, now, *tp = NULL;
 		if (timeout_ms > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &now);

@@ -57,7 +57,8 @@ static void iov_to_ring(uint8_t *ring, uint32_t idx, const struct iovec *iov, in
 		size_t room = iov[i].iov_len - off;
 		if (k > room)
 			k = (uint32_t)room;
-		memcpy(ring + (idx & (SKP_RING_SIZE - 1)), (const uint8_t *)iov[i].iov_base + off, k);
+		memcpy(ring + (idx & (SKP_RING_SIZE - 1)), (const uint8_t *)iov[i].iov_base + off,
+		       k);
 		idx += k;
 		n -= k;
 		off += k;
@@ -77,7 +78,8 @@ static ssize_t sk_recv(int fd, struct ssock *s, const struct iovec *iov, int cnt
 	ssize_t ret;
 	for (;;) {
 		struct skp_shm *m = s->shm;
-		uint32_t avail = atomic_load_explicit(&m->rx.head, memory_order_acquire) - s->rx_tail;
+		uint32_t avail =
+		    atomic_load_explicit(&m->rx.head, memory_order_acquire) - s->rx_tail;
 		if (avail > SKP_RING_SIZE)
 			avail = 0; /* never past what the daemon could have written */
 		if (avail) {
@@ -158,7 +160,8 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			ret = -ENOTCONN;
 			break;
 		}
-		uint32_t used = s->tx_head - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
+		uint32_t used =
+		    s->tx_head - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
 		uint32_t room = used > SKP_RING_SIZE ? 0 : SKP_RING_SIZE - used;
 		if ((st & SKP_ST_CONNECTED) && room && sent < total) {
 			uint32_t n = room < total - sent ? room : (uint32_t)(total - sent);

@@ -111,8 +111,8 @@ EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const
 	return poll_core(fds, n, end, mask);
 }
 
-static int select_core(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t end,
-		       const sigset_t *mask, const struct timespec *tmo)
+static int select_core(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t end, const sigset_t *mask,
+		       const struct timespec *tmo)
 {
 	bool any = false;
 	for (int fd = 0; fd < nfds && fd < FD_SETSIZE && !any; fd++)
@@ -126,7 +126,8 @@ static int select_core(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t end,
 	}
 	nfds_t n = 0;
 	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++) {
-		short ev = (r && FD_ISSET(fd, r) ? POLLIN : 0) | (w && FD_ISSET(fd, w) ? POLLOUT : 0) |
+		short ev = (r && FD_ISSET(fd, r) ? POLLIN : 0) |
+			   (w && FD_ISSET(fd, w) ? POLLOUT : 0) |
 			   (x && FD_ISSET(fd, x) ? POLLPRI : 0);
 		if (ev)
 			p[n++] = (struct pollfd){.fd = fd, .events = ev};
@@ -269,8 +270,7 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	return rc;
 }
 
-static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end,
-		      const sigset_t *mask)
+static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, const sigset_t *mask)
 {
 	for (;;) {
 		pthread_mutex_lock(&ep_lock);
@@ -281,7 +281,8 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end,
 			any = true;
 			/* level-triggered: the eventfd is set exactly while ready */
 			if (!(r->events & EPOLLET))
-				shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)), true);
+				shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)),
+					 true);
 		}
 		pthread_mutex_unlock(&ep_lock);
 		int tmo = end < 0 ? -1 : (int)((end - now_ns() + 999999) / 1000000);

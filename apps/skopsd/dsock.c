@@ -171,6 +171,9 @@ int dsock_pump(struct skopsd *d, unsigned id)
 		}
 		return work;
 	}
+	/* a socket not yet connecting is CLOSED: its "EOF" is not one */
+	if (!s->started)
+		return 0;
 	uint32_t st = atomic_load(&s->shm->state);
 	if ((ev & SKOPS_EV_OUT) && !(st & SKP_ST_CONNECTED)) {
 		atomic_fetch_or(&s->shm->state, SKP_ST_CONNECTED);
@@ -217,7 +220,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 void dsock_close(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
-	if (s->listening || s->sd < 0) {
+	if (s->listening || s->sd < 0 || !s->started) {
 		if (s->sd >= 0)
 			skops_close(d->st, s->sd);
 		dsock_free(d, id);

@@ -23,6 +23,7 @@ struct dsock {
 	int sd, efd;
 	struct skp_shm *shm;
 	uint32_t tx_tail, rx_head, rx_tail; /* rx_tail: last checked consumer index */
+	bool started;			    /* connect called, or accepted */
 	bool listening, eof, err, closing, shut_wr_pending;
 	bool acc_ready;
 	uint64_t close_deadline_ns;

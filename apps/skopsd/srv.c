@@ -262,6 +262,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		break;
 	case SKP_CONNECT:
 		rc = skops_connect(d->st, s->sd, (const void *)r->data, sa_len(r));
+		s->started = !rc || rc == -EINPROGRESS;
 		break;
 	case SKP_ACCEPT: {
 		struct sockaddr_storage ss;
@@ -274,6 +275,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 				skops_abort(d->st, sd);
 			} else {
 				nfds = 2;
+				d->socks[rep.id]->started = true;
 				memcpy(rep.data, &ss, l < sizeof(rep.data) ? l : sizeof(rep.data));
 				rep.len = l;
 				dsock_pump(d, rep.id);
