@@ -5,6 +5,8 @@
  *   shim_probe eintr HOST PORT  a blocking recv interrupted by SIGALRM
  *       (no SA_RESTART) returns EINTR after ~200 ms, without spinning
  *   shim_probe hold HOST PORT   connects, prints "connected", sleeps
+ *   shim_probe orphan HOST PORT connects, prints "connected", blocks in recv:
+ *       once skopsd dies recv fails with ECONNRESET and send with EPIPE
  * Exit 0 on success, 1 with a message naming the failed check. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -157,6 +159,17 @@ int main(int argc, char **argv)
 		printf("connected\n");
 		for (;;)
 			pause();
+	}
+	if (!strcmp(argv[1], "orphan")) {
+		int sk = dial(argv[2], argv[3]);
+		printf("connected\n");
+		char buf[16];
+		ssize_t n = recv(sk, buf, sizeof(buf), 0);
+		check(n == -1 && errno == ECONNRESET, "recv after skopsd died: not ECONNRESET");
+		n = send(sk, "x", 1, MSG_NOSIGNAL);
+		check(n == -1 && errno == EPIPE, "send after skopsd died: not EPIPE");
+		printf("ECONNRESET, EPIPE\n");
+		return 0;
 	}
 	check(0, "unknown mode");
 	return 1;

@@ -175,4 +175,19 @@ echo "SIGKILL: the app's connection was reset"
 kill -TERM "$PID_skopsd"
 wait_pid 10 "$PID_skopsd" || fail "skopsd exit status on SIGTERM: $? ($(tail -3 "$TMP/skopsd.err"))"
 grep -q "stopped" "$TMP/skopsd.err" || fail "skopsd did not stop cleanly"
-echo "PASS: curl, socat, cgroups, epoll, EINTR, SIGKILL, idle, fallback, SIGTERM"
+
+# ---- 7: a daemon from a config file; killed, its apps fail, never hang
+cat >"$TMP/skopsd.conf" <<CONF
+# test_shim's second daemon
+vdev = $AF_PACKET_VDEV
+addr = $IP4_A/24
+sock = $SOCK
+CONF
+bg skopsd2 ip netns exec "$NS_A" "$SKOPSD" --config "$TMP/skopsd.conf"
+wait_for 20 grep -q "serving on" "$TMP/skopsd2.err" || fail "skopsd --config: $(cat "$TMP/skopsd2.err")"
+BG_IN= bg orphan ip netns exec "$NS_A" "$RUN" --sock "$SOCK" -- "$PROBE" orphan $IP4_B 7001
+wait_for 10 grep -q connected "$TMP/orphan.out" || fail "orphan: $(cat "$TMP/orphan.err")"
+kill -9 "$PID_skopsd2"
+wait_pid 5 "$PID_orphan" || fail "app of a killed skopsd: $(cat "$TMP/orphan.err")"
+echo "skopsd killed: the app's recv gave ECONNRESET, its send EPIPE"
+echo "PASS: curl, socat, cgroups, epoll, EINTR, SIGKILL, idle, fallback, SIGTERM, daemon killed"
