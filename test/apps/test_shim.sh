@@ -3,7 +3,8 @@
 # skopsd on an af_packet veth in one netns, the Linux kernel in another.
 #  1. curl (client) fetches a file from python3 -m http.server (sha256);
 #  2. socat as a server under the shim, the kernel's socat sends a file
-#     (sha256), and as a client of a kernel echo server;
+#     (sha256), and as a client of a kernel echo server; loopback (connect and
+#     bind) and unrouted destinations stay on the kernel;
 #  3. two apps in two cgroup v2 groups, rwnd_init.o attached to one and
 #     syn_rto.o to the other: only the first app's SYN-ACK has the 40-segment
 #     window, only the second app's SYNs are retransmitted 10 ms apart;
@@ -11,7 +12,9 @@
 #     interrupted by a signal (EINTR), neither spinning;
 #  5. SIGKILL of an app resets its connection (the kernel peer's socket goes);
 #  6. skopsd idle does not hold a core; SKOPS_FALLBACK without a daemon;
-#     SIGTERM drains and exits 0.
+#     SIGTERM drains and exits 0;
+#  7. skopsd from a config file, killed: its app's recv gives ECONNRESET and
+#     its send EPIPE, without hanging.
 . "$(dirname "$0")/../interop/lib.sh"
 need_root_and_tools socat curl tcpdump nft sha256sum /usr/bin/python3
 B=${SKOPS_BUILD:?}
@@ -94,6 +97,21 @@ wait_for 10 listening 7001 || fail "kernel echo server"
 got=$(echo "hello skops" | in_a timeout 20 "$RUN" --sock "$SOCK" -- socat -t2 - TCP4:$IP4_B:7001)
 [ "$got" = "hello skops" ] || fail "socat client: got '$got'"
 echo "socat: server (sha256 ok) and client on skops"
+
+# ---- 2b: loopback and unrouted destinations stay on the kernel
+BG_IN= bg lo_echo ip netns exec "$NS_A" socat TCP4-LISTEN:7300,bind=127.0.0.1,reuseaddr PIPE
+sleep 0.5
+got=$(echo "via lo" | in_a timeout 10 "$RUN" --sock "$SOCK" -- socat -t2 - TCP4:127.0.0.1:7300)
+[ "$got" = "via lo" ] || fail "connect to 127.0.0.1 under the shim: got '$got'"
+BG_IN= bg lo_srv ip netns exec "$NS_A" timeout 20 "$RUN" --sock "$SOCK" -- \
+	socat -t2 TCP4-LISTEN:7301,bind=127.0.0.1 PIPE
+sleep 0.5
+got=$(echo "lo server" | in_a timeout 10 socat -t2 - TCP4:127.0.0.1:7301)
+[ "$got" = "lo server" ] || fail "bind to 127.0.0.1 under the shim: got '$got'"
+# skopsd has no gateway: 203.0.113.1 is the kernel's to refuse (no route in NS_A)
+out=$(in_a timeout 10 "$RUN" --sock "$SOCK" -- socat -T1 - TCP4:203.0.113.1:80 2>&1 </dev/null)
+grep -q "Network is unreachable" <<<"$out" || fail "unrouted connect did not reach the kernel: $out"
+echo "loopback and unrouted: on the kernel"
 
 # ---- 3: two cgroups, two programs
 capture() { # name
