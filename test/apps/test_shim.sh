@@ -4,7 +4,8 @@
 #  1. curl (client) fetches a file from python3 -m http.server (sha256);
 #  2. socat as a server under the shim, the kernel's socat sends a file
 #     (sha256), and as a client of a kernel echo server; loopback (connect and
-#     bind) and unrouted destinations stay on the kernel;
+#     bind) and unrouted destinations stay on the kernel; a Python asyncio
+#     echo server under the shim;
 #  3. two apps in two cgroup v2 groups, rwnd_init.o attached to one and
 #     syn_rto.o to the other: only the first app's SYN-ACK has the 40-segment
 #     window, only the second app's SYNs are retransmitted 10 ms apart;
@@ -97,6 +98,15 @@ wait_for 10 listening 7001 || fail "kernel echo server"
 got=$(echo "hello skops" | in_a timeout 20 "$RUN" --sock "$SOCK" -- socat -t2 - TCP4:$IP4_B:7001)
 [ "$got" = "hello skops" ] || fail "socat client: got '$got'"
 echo "socat: server (sha256 ok) and client on skops"
+
+# asyncio's echo server (epoll, non-blocking accept) under the shim
+head -c 1000000 /dev/urandom >"$TMP/aio.in"
+bg aio ip netns exec "$NS_A" timeout 60 "$RUN" --sock "$SOCK" -- /usr/bin/python3 \
+	"$(dirname "$0")/aio_echo.py" 0.0.0.0 7200
+wait_for 10 grep -q listening "$TMP/aio.out" || fail "asyncio server: $(cat "$TMP/aio.err")"
+in_b timeout 20 socat -t3 TCP4:$IP4_A:7200 - <"$TMP/aio.in" >"$TMP/aio.echo" || fail "asyncio client"
+[ "$(sha256sum <"$TMP/aio.in")" = "$(sha256sum <"$TMP/aio.echo")" ] || fail "asyncio echo: sha256 differs"
+echo "asyncio echo server: 1 MB echoed"
 
 # ---- 2b: loopback and unrouted destinations stay on the kernel
 BG_IN= bg lo_echo ip netns exec "$NS_A" socat TCP4-LISTEN:7300,bind=127.0.0.1,reuseaddr PIPE
