@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "appport.h"
 #include "bpfvm.h"
 #include "cgroup.h"
 #include "clk.h"
@@ -57,8 +58,7 @@ static void on_signal(int sig)
 }
 
 struct skcat {
-	struct dev_opts dev;
-	struct net_config net;
+	struct appport pt; /* port keys, shared with skopsd */
 	const char *sockops, *cgroup, *cc, *pcap;
 	bool strict, info, listen, trace, verbose, echo, v6only;
 	unsigned conns;	     /* connections to serve with -l (--conns) */
@@ -84,48 +84,16 @@ static void die(const char *fmt, ...)
 
 static int opt_set(struct skcat *k, const char *key, const char *val, char *err, size_t elen)
 {
+	int rc = appport_set(&k->pt, key, val, err, elen);
+	if (rc != -ENOENT)
+		return rc;
 	if (k->nstr == 32) {
 		snprintf(err, elen, "too many options");
 		return -E2BIG;
 	}
 	char *v = k->strs[k->nstr++];
 	snprintf(v, 256, "%s", val ? val : "");
-	if (!strcmp(key, "vdev")) {
-		if (k->dev.nvdev == DEV_OPTS_MAX_VDEV) {
-			snprintf(err, elen, "at most %d vdevs", DEV_OPTS_MAX_VDEV);
-			return -E2BIG;
-		}
-		k->dev.vdevs[k->dev.nvdev++] = v;
-	} else if (!strcmp(key, "addr")) {
-		if (k->net.naddrs == NET_MAX_ADDRS ||
-		    net_addr_parse(v, &k->net.addrs[k->net.naddrs])) {
-			snprintf(err, elen, "bad address '%s' (want CIDR, e.g. 198.18.0.2/24)", v);
-			return -EINVAL;
-		}
-		k->net.naddrs++;
-	} else if (!strcmp(key, "gw")) {
-		uint8_t fam, a[16];
-		if (net_ip_parse(v, &fam, a)) {
-			snprintf(err, elen, "bad gateway '%s'", v);
-			return -EINVAL;
-		}
-		if (fam == AF_INET)
-			memcpy(&k->net.gw4, a, 4);
-		else
-			memcpy(k->net.gw6, a, 16);
-	} else if (!strcmp(key, "mtu")) {
-		char *end;
-		unsigned long m = strtoul(v, &end, 10);
-		if (*end || m < 576 || m > 9000) {
-			snprintf(err, elen, "bad mtu '%s'", v);
-			return -EINVAL;
-		}
-		k->net.mtu = (uint32_t)m;
-	} else if (!strcmp(key, "eal")) {
-		k->dev.eal = v;
-	} else if (!strcmp(key, "port")) {
-		k->dev.port = v;
-	} else if (!strcmp(key, "sockops")) {
+	if (!strcmp(key, "sockops")) {
 		k->sockops = v;
 	} else if (!strcmp(key, "cgroup")) {
 		k->cgroup = v;
@@ -141,8 +109,6 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 		k->pcap = v;
 	} else if (!strcmp(key, "timeout")) {
 		k->timeout_s = strtod(v, NULL);
-	} else if (!strcmp(key, "promisc")) {
-		k->dev.promisc = !strcmp(v, "1") || !strcmp(v, "true");
 	} else if (!strcmp(key, "echo")) {
 		k->echo = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
 	} else if (!strcmp(key, "v6only")) {
@@ -162,8 +128,6 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->tcp_ecn = v[0] - '0';
-	} else if (!strcmp(key, "no-offload")) {
-		k->dev.no_offload = !strcmp(v, "1") || !strcmp(v, "true");
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -243,7 +207,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	unsigned long p = strtoul(k->port, &end, 10);
 	if (*end || p == 0 || p > 65535)
 		die("bad port '%s'", k->port);
-	if (!k->net.naddrs)
+	if (!k->pt.net.naddrs)
 		die("no --addr given: the stack needs an address");
 	if (k->cgroup && !k->sockops)
 		die("--cgroup needs --sockops");
@@ -633,8 +597,8 @@ static void log_accept(const struct skcat *k, struct stack *st, int sd)
 static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 {
 	bool have[2] = {false, false};
-	for (unsigned i = 0; i < k->net.naddrs; i++)
-		have[k->net.addrs[i].family == AF_INET6] = true;
+	for (unsigned i = 0; i < k->pt.net.naddrs; i++)
+		have[k->pt.net.addrs[i].family == AF_INET6] = true;
 	if (have[0] && have[1] && !k->v6only)
 		have[0] = false;
 	struct sockaddr_storage ss;
@@ -662,41 +626,18 @@ static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 	}
 }
 
-static int load_sockops(struct skcat *k, struct bpfvm_registry *reg, struct cg_tree *tree)
+static void load_sockops(struct skcat *k, struct bpfvm_registry *reg, struct cg_tree *tree)
 {
-	char lb[8192] = "";
-	struct bpfvm_log log = {.level = 1, .buf = lb, .size = sizeof(lb)};
-	struct bpfvm_obj *obj = NULL;
-	struct bpfvm_prog *prog = NULL;
-	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type,
-				    .name = "skcat",
-				    .strict = k->strict,
-				    .jit = true,
-				    .log = &log};
-	int rc = bpfvm_obj_open(reg, k->sockops, NULL, 0, &log, &obj);
-	if (!rc)
-		rc = bpfvm_obj_load_prog(obj, NULL, &o, &prog);
-	if (rc)
-		die("--sockops %s: %s%s%s", k->sockops, strerror(-rc), lb[0] ? "\n" : "", lb);
-	struct cg_node *node;
-	rc = cg_lookup(tree, k->cgroup ? k->cgroup : "/", true, &node);
-	if (rc)
-		die("--cgroup %s: %s", k->cgroup, strerror(-rc));
-	rc = cg_attach(tree, node, CG_ATTACH_SOCK_OPS, prog, CG_F_ALLOW_MULTI, NULL);
-	if (rc)
-		die("attach %s: %s", k->sockops, strerror(-rc));
-	cg_node_put(node);
-	bpfvm_prog_put(prog); /* the tree holds its own reference */
-	bpfvm_obj_close(obj);
-	if (lb[0] && getenv("SKCAT_VERBOSE"))
-		fprintf(stderr, "%s\n", lb);
-	return 0;
+	char err[10240];
+	if (appport_attach(reg, tree, k->sockops, k->cgroup, CG_F_ALLOW_MULTI, k->strict, "skcat",
+			   err, sizeof(err)))
+		die("--sockops %s", err);
 }
 
 int main(int argc, char **argv)
 {
 	static struct skcat k;
-	k.dev.prog = "skcat";
+	k.pt.dev.prog = "skcat";
 	k.tcp_ecn = -1;
 	parse_args(&k, argc, argv);
 	signal(SIGINT, on_signal);
@@ -705,7 +646,7 @@ int main(int argc, char **argv)
 
 	char err[512], log[2048];
 	struct dev *port, *dev;
-	if (dev_opts_open(&k.dev, &port, log, sizeof(log), err, sizeof(err)))
+	if (dev_opts_open(&k.pt.dev, &port, log, sizeof(log), err, sizeof(err)))
 		die("%s", err);
 	if (getenv("SKCAT_VERBOSE"))
 		fputs(log, stderr);
@@ -732,7 +673,7 @@ int main(int argc, char **argv)
 	}
 
 	struct stack_config sc = {0};
-	sc.net = k.net;
+	sc.net = k.pt.net;
 	sc.net.dev = dev;
 	sc.net.pool = dev_ethdev_pool(port);
 	sc.net.clk = &clk;

@@ -97,6 +97,11 @@ int skops_shutdown(struct stack *st, int sd, int how);
 /* Frees the descriptor; a TCP connection finishes its close (FIN, TIME_WAIT)
  * in the background, or is reset when unread data was pending (RFC 9293 §3.10.4). */
 int skops_close(struct stack *st, int sd);
+/* Resets a TCP connection (RST unless it is closed, listening, in SYN-SENT
+ * or TIME-WAIT; a listener's unaccepted children are reset) and frees the
+ * descriptor now: Linux's close with SO_LINGER 0, and what skopsd does to
+ * the sockets of a process that died. */
+int skops_abort(struct stack *st, int sd);
 /* Linux numbering: SOL_SOCKET (SO_SNDBUF, SO_RCVBUF, SO_ERROR, SO_KEEPALIVE,
  * SO_REUSEADDR, SO_MARK, SO_PRIORITY, SO_RCVLOWAT, SO_TYPE), SOL_TCP
  * (TCP_NODELAY, TCP_MAXSEG, TCP_KEEPIDLE/INTVL/CNT, TCP_SYNCNT,

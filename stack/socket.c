@@ -363,6 +363,18 @@ int skops_close(struct stack *st, int sd)
 	return 0;
 }
 
+int skops_abort(struct stack *st, int sd)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type != SOCK_STREAM)
+		return skops_close(st, sd);
+	tcp_abort(st->tcp, s->tcb, st->now, true);
+	sock_free(st, sd);
+	return 0;
+}
+
 int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
 		     socklen_t len)
 {

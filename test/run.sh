@@ -39,7 +39,7 @@ build() { # dir [meson options]
   fi
 }
 
-build build && run_suites build unit verifier sim interop equivalence
+build build && run_suites build unit verifier sim interop equivalence apps
 build build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TIMEOUT_MULT=4 run_suites build-asan unit verifier

@@ -1,0 +1,104 @@
+/* appport: the port keys and sock_ops attach shared by skcat and skopsd. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "appport.h"
+#include "bpfvm.h"
+#include "cgroup.h"
+#include "hooks.h"
+
+int appport_set(struct appport *p, const char *key, const char *val, char *err, size_t elen)
+{
+	static const char *const keys[] = {"vdev", "addr", "gw",      "mtu",
+					   "eal",  "port", "promisc", "no-offload"};
+	bool known = false;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		known |= !strcmp(key, keys[i]);
+	if (!known)
+		return -ENOENT;
+	if (p->nstr == APPPORT_MAX_STRS) {
+		snprintf(err, elen, "too many options");
+		return -E2BIG;
+	}
+	char *v = p->strs[p->nstr++];
+	snprintf(v, sizeof(p->strs[0]), "%s", val ? val : "");
+	if (!strcmp(key, "vdev")) {
+		if (p->dev.nvdev == DEV_OPTS_MAX_VDEV) {
+			snprintf(err, elen, "at most %d vdevs", DEV_OPTS_MAX_VDEV);
+			return -E2BIG;
+		}
+		p->dev.vdevs[p->dev.nvdev++] = v;
+	} else if (!strcmp(key, "addr")) {
+		if (p->net.naddrs == NET_MAX_ADDRS ||
+		    net_addr_parse(v, &p->net.addrs[p->net.naddrs])) {
+			snprintf(err, elen, "bad address '%s' (want CIDR, e.g. 198.18.0.2/24)", v);
+			return -EINVAL;
+		}
+		p->net.naddrs++;
+	} else if (!strcmp(key, "gw")) {
+		uint8_t fam, a[16];
+		if (net_ip_parse(v, &fam, a)) {
+			snprintf(err, elen, "bad gateway '%s'", v);
+			return -EINVAL;
+		}
+		if (fam == AF_INET)
+			memcpy(&p->net.gw4, a, 4);
+		else
+			memcpy(p->net.gw6, a, 16);
+	} else if (!strcmp(key, "mtu")) {
+		char *end;
+		unsigned long m = strtoul(v, &end, 10);
+		if (*end || m < 576 || m > 9000) {
+			snprintf(err, elen, "bad mtu '%s'", v);
+			return -EINVAL;
+		}
+		p->net.mtu = (uint32_t)m;
+	} else if (!strcmp(key, "eal")) {
+		p->dev.eal = v;
+	} else if (!strcmp(key, "port")) {
+		p->dev.port = v;
+	} else if (!strcmp(key, "promisc")) {
+		p->dev.promisc = !strcmp(v, "1") || !strcmp(v, "true");
+	} else {
+		p->dev.no_offload = !strcmp(v, "1") || !strcmp(v, "true");
+	}
+	return 0;
+}
+
+int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
+		   const char *cg, uint32_t flags, bool strict, const char *name, char *err,
+		   size_t elen)
+{
+	char lb[8192] = "";
+	struct bpfvm_log log = {.level = 1, .buf = lb, .size = sizeof(lb)};
+	struct bpfvm_obj *obj = NULL;
+	struct bpfvm_prog *prog = NULL;
+	struct bpfvm_load_opts o = {
+	    .type = &hooks_sock_ops_type, .name = name, .strict = strict, .jit = true, .log = &log};
+	int rc = bpfvm_obj_open(reg, obj_path, NULL, 0, &log, &obj);
+	if (!rc)
+		rc = bpfvm_obj_load_prog(obj, NULL, &o, &prog);
+	if (rc) {
+		snprintf(err, elen, "%s: %s%s%s", obj_path, strerror(-rc), lb[0] ? "\n" : "", lb);
+		if (obj)
+			bpfvm_obj_close(obj);
+		return rc;
+	}
+	struct cg_node *node;
+	rc = cg_lookup(tree, cg ? cg : "/", true, &node);
+	if (rc) {
+		snprintf(err, elen, "cgroup %s: %s", cg, strerror(-rc));
+	} else {
+		rc = cg_attach(tree, node, CG_ATTACH_SOCK_OPS, prog, flags, NULL);
+		if (rc)
+			snprintf(err, elen, "attach %s to %s: %s", obj_path, cg ? cg : "/",
+				 strerror(-rc));
+		cg_node_put(node);
+	}
+	bpfvm_prog_put(prog); /* the tree holds its own reference */
+	bpfvm_obj_close(obj);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* appport: what skcat and skopsd share about a port: the port keys of the
+ * command line and config file (vdev, addr, gw, mtu, eal, port, promisc,
+ * no-offload), and loading a sock_ops object and attaching it to a cgroup. */
+#ifndef SKOPS_APPS_APPPORT_H
+#define SKOPS_APPS_APPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dev/dev.h"
+#include "net/net.h"
+
+struct bpfvm_registry;
+struct cg_tree;
+
+#define APPPORT_MAX_STRS 32
+
+struct appport {
+	struct dev_opts dev;
+	struct net_config net;
+	char strs[APPPORT_MAX_STRS][256]; /* storage the dev options point into */
+	unsigned nstr;
+};
+
+/* Applies one port key. Returns 0, -ENOENT when key is not a port key (the
+ * caller's own), or another -errno with the reason in err. */
+int appport_set(struct appport *p, const char *key, const char *val, char *err, size_t elen);
+
+/* Loads the sock_ops program of obj_path and attaches it to cgroup path cg
+ * (created if missing) with CG_F_* flags. strict checks the return range.
+ * The tree holds the program. err gets "FILE: reason" and the verifier log. */
+int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
+		   const char *cg, uint32_t flags, bool strict, const char *name, char *err,
+		   size_t elen);
+
+#endif

@@ -1,0 +1,124 @@
+/* shim internals: libskops_preload.so puts the AF_INET/AF_INET6 stream
+ * sockets of an unmodified program on skopsd (apps/skopsd/skp_proto.h).
+ * shim_core.c: libc's functions, the daemon connection, the fd table,
+ * readiness and waiting; shim_sock.c: the socket calls; shim_io.c: data;
+ * shim_poll.c: poll, select, epoll. docs/skopsd.md. */
+#ifndef SKOPS_APPS_SHIM_H
+#define SKOPS_APPS_SHIM_H
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "skp_proto.h"
+
+/* libc's own functions (dlsym RTLD_NEXT) */
+struct shim_real {
+	int (*socket)(int, int, int);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*listen)(int, int);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*close)(int);
+	int (*shutdown)(int, int);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*fcntl)(int, int, ...);
+	int (*ioctl)(int, unsigned long, ...);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+		       const sigset_t *);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+};
+extern struct shim_real shim_real;
+
+/* A skops socket; the fds naming it (dups) share it. */
+struct ssock {
+	_Atomic int refs;
+	uint32_t id; /* the daemon's */
+	int family;
+	struct skp_shm *shm;
+	uint32_t rx_tail, tx_head; /* our indices; the daemon's are read */
+	_Atomic bool nonblock;
+	bool err_taken, listening, connecting;
+	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
+	pthread_mutex_t rx_lock, tx_lock;
+};
+
+/* A kernel AF_INET/AF_INET6 stream socket not yet bound or connected: where
+ * it goes is decided at bind/connect/listen. Options set meanwhile are
+ * replayed on the skops socket. */
+#define SHIM_CAND_OPTS 12
+struct shim_cand {
+	int family;
+	unsigned nopts;
+	struct {
+		int level, name;
+		socklen_t len;
+		uint8_t val[64];
+	} opts[SHIM_CAND_OPTS];
+};
+
+struct shim_fd {
+	struct ssock *s;
+	struct shim_cand *c;
+};
+
+/* readiness as poll bits */
+#define SHIM_IN	 POLLIN
+#define SHIM_OUT POLLOUT
+
+void shim_init(void);
+struct shim_fd *shim_fd(int fd); /* NULL when fd is out of the table's range */
+static inline struct ssock *shim_sock(int fd)
+{
+	struct shim_fd *e = shim_fd(fd);
+	return e ? e->s : NULL;
+}
+/* Connects to skopsd once; false when absent (the fallback was announced). */
+bool shim_daemon(void);
+bool shim_daemon_dead(void);
+/* One request and its reply; fds (up to 2) received into fds. Returns the
+ * reply's rc, or -ECONNRESET when the daemon is gone. */
+int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds);
+void shim_send_only(struct skp_req *req);
+void shim_kick(void);
+/* A socket from SOCKET/ACCEPT's memfd; NULL on failure (fds closed). */
+struct ssock *shim_sock_new(uint32_t id, int family, int memfd);
+void shim_sock_put(struct ssock *s);
+/* poll bits ready now (IN, OUT, ERR, HUP) */
+short shim_ready(struct ssock *s);
+/* Waits (on fd, the socket's eventfd) until shim_ready has one of want, the
+ * timeout (ms, 0: none), a signal (-EINTR) or the daemon's death. */
+int shim_wait(int fd, struct ssock *s, short want, int timeout_ms);
+/* Clears fd's eventfd, then sets it again when s is ready for want: a
+ * kernel wait on fd then sleeps exactly while s is not ready. */
+void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
+/* Drops fd's table entry (close, dup2 over it). */
+void shim_fd_release(int fd);
+/* epoll registrations of fd go away with it */
+void shim_epoll_forget(int fd);
+
+#endif

@@ -1,0 +1,374 @@
+/* shim_core: libc's functions, the connection to skopsd, the fd table,
+ * readiness and blocking waits (a short spin, then the kernel's poll on the
+ * socket's eventfd, so a blocked call holds no core and signals interrupt it). */
+/* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define SHIM_SPIN 2000 /* readiness checks before a kernel wait */
+
+struct shim_real shim_real;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ctl_fd = -1, kick_fd = -1;
+static _Atomic bool ctl_dead, announced;
+static struct shim_fd *fdtab;
+static size_t fdtab_len;
+
+static void *sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		fprintf(stderr, "skops: libc has no %s\n", name);
+		abort();
+	}
+	return p;
+}
+
+static void atfork_child(void)
+{
+	/* The parent's connection stays the parent's: the child talks to
+	 * skopsd on a connection of its own, made at its first socket. */
+	if (ctl_fd >= 0) {
+		shim_real.close(ctl_fd);
+		shim_real.close(kick_fd);
+	}
+	ctl_fd = kick_fd = -1;
+	pthread_mutex_init(&ctl_lock, NULL);
+}
+
+static void init_once(void)
+{
+	struct shim_real *r = &shim_real;
+	r->socket = sym("socket");
+	r->bind = sym("bind");
+	r->listen = sym("listen");
+	r->accept4 = sym("accept4");
+	r->connect = sym("connect");
+	r->close = sym("close");
+	r->shutdown = sym("shutdown");
+	r->setsockopt = sym("setsockopt");
+	r->getsockopt = sym("getsockopt");
+	r->getsockname = sym("getsockname");
+	r->getpeername = sym("getpeername");
+	r->fcntl = sym("fcntl");
+	r->ioctl = sym("ioctl");
+	r->dup = sym("dup");
+	r->dup2 = sym("dup2");
+	r->dup3 = sym("dup3");
+	r->read = sym("read");
+	r->write = sym("write");
+	r->readv = sym("readv");
+	r->writev = sym("writev");
+	r->recvfrom = sym("recvfrom");
+	r->sendto = sym("sendto");
+	r->recvmsg = sym("recvmsg");
+	r->sendmsg = sym("sendmsg");
+	r->sendfile = sym("sendfile");
+	r->ppoll = sym("ppoll");
+	r->pselect = sym("pselect");
+	r->epoll_ctl = sym("epoll_ctl");
+	r->epoll_pwait = sym("epoll_pwait");
+	struct rlimit rl;
+	fdtab_len = 65536;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (1u << 20) && rl.rlim_cur > fdtab_len)
+		fdtab_len = rl.rlim_cur;
+	fdtab = calloc(fdtab_len, sizeof(*fdtab));
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+void shim_init(void)
+{
+	pthread_once(&once, init_once);
+}
+
+__attribute__((constructor)) static void shim_ctor(void)
+{
+	shim_init();
+}
+
+struct shim_fd *shim_fd(int fd)
+{
+	shim_init();
+	return fd >= 0 && (size_t)fd < fdtab_len && fdtab ? &fdtab[fd] : NULL;
+}
+
+static void announce(const char *path, int err)
+{
+	if (atomic_exchange(&announced, true))
+		return;
+	const char *fb = getenv("SKOPS_FALLBACK");
+	fprintf(stderr, "skops: skopsd not reachable at %s (%s): %s\n", path, strerror(err),
+		fb && !strcmp(fb, "fail") ? "socket() fails" : "using the kernel's sockets");
+}
+
+static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = u.buf,
+			   .msg_controllen = sizeof(u.buf)};
+	ssize_t n;
+	do
+		n = shim_real.recvmsg(ctl_fd, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*rep))
+		return -ECONNRESET;
+	int got = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (int i = 0; i < k; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fds && got < 2)
+				fds[got++] = f;
+			else
+				shim_real.close(f);
+		}
+	}
+	if (nfds)
+		*nfds = got;
+	else
+		for (int i = 0; i < got; i++)
+			shim_real.close(fds[i]);
+	return 0;
+}
+
+static int xfer(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+{
+	ssize_t n;
+	do
+		n = shim_real.sendto(ctl_fd, req, sizeof(*req), MSG_NOSIGNAL, NULL, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*req) || (rep && recv_rep(rep, fds, nfds))) {
+		atomic_store(&ctl_dead, true);
+		return -ECONNRESET;
+	}
+	return rep ? rep->rc : 0;
+}
+
+bool shim_daemon(void)
+{
+	shim_init();
+	pthread_mutex_lock(&ctl_lock);
+	if (ctl_fd >= 0 && !atomic_load(&ctl_dead)) {
+		pthread_mutex_unlock(&ctl_lock);
+		return true;
+	}
+	if (ctl_fd >= 0) { /* a restarted daemon gets the new sockets */
+		shim_real.close(ctl_fd);
+		shim_real.close(kick_fd);
+		ctl_fd = kick_fd = -1;
+	}
+	const char *path = getenv("SKOPS_SOCK");
+	if (!path || !*path)
+		path = SKP_SOCK_DEFAULT;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int fd = shim_real.socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || shim_real.connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+		if (fd >= 0)
+			shim_real.close(fd);
+		pthread_mutex_unlock(&ctl_lock);
+		announce(path, e);
+		return false;
+	}
+	ctl_fd = fd;
+	atomic_store(&ctl_dead, false);
+	struct skp_req req = {.op = SKP_HELLO};
+	const char *cg = getenv("SKOPS_CGROUP");
+	if (cg)
+		req.len = (uint32_t)snprintf((char *)req.data, sizeof(req.data), "%s", cg);
+	struct skp_rep rep;
+	int fds[2], nfds = 0;
+	int rc = xfer(&req, &rep, fds, &nfds);
+	if (rc || nfds != 1) {
+		for (int i = 0; i < nfds; i++)
+			shim_real.close(fds[i]);
+		shim_real.close(ctl_fd);
+		ctl_fd = -1;
+		pthread_mutex_unlock(&ctl_lock);
+		announce(path, rc == -EPERM ? EPERM : ECONNREFUSED);
+		return false;
+	}
+	kick_fd = fds[0];
+	pthread_mutex_unlock(&ctl_lock);
+	return true;
+}
+
+bool shim_daemon_dead(void)
+{
+	return atomic_load(&ctl_dead);
+}
+
+int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+{
+	if (nfds)
+		*nfds = 0;
+	pthread_mutex_lock(&ctl_lock);
+	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET : xfer(req, rep, fds, nfds);
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
+}
+
+void shim_send_only(struct skp_req *req)
+{
+	pthread_mutex_lock(&ctl_lock);
+	if (ctl_fd >= 0 && !atomic_load(&ctl_dead))
+		xfer(req, NULL, NULL, NULL);
+	pthread_mutex_unlock(&ctl_lock);
+}
+
+void shim_kick(void)
+{
+	uint64_t one = 1;
+	if (kick_fd >= 0 && shim_real.write(kick_fd, &one, sizeof(one)) < 0)
+		return; /* a full counter still wakes the daemon */
+}
+
+struct ssock *shim_sock_new(uint32_t id, int family, int memfd)
+{
+	struct ssock *s = calloc(1, sizeof(*s));
+	void *m = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	shim_real.close(memfd);
+	if (!s || m == MAP_FAILED || ((struct skp_shm *)m)->magic != SKP_MAGIC) {
+		if (m != MAP_FAILED)
+			munmap(m, sizeof(struct skp_shm));
+		free(s);
+		return NULL;
+	}
+	s->refs = 1;
+	s->id = id;
+	s->family = family;
+	s->shm = m;
+	pthread_mutex_init(&s->rx_lock, NULL);
+	pthread_mutex_init(&s->tx_lock, NULL);
+	return s;
+}
+
+void shim_sock_put(struct ssock *s)
+{
+	if (atomic_fetch_sub(&s->refs, 1) != 1)
+		return;
+	struct skp_req req = {.op = SKP_CLOSE, .id = s->id};
+	shim_send_only(&req);
+	munmap(s->shm, sizeof(struct skp_shm));
+	free(s);
+}
+
+short shim_ready(struct ssock *s)
+{
+	struct skp_shm *m = s->shm;
+	uint32_t st = atomic_load_explicit(&m->state, memory_order_acquire);
+	bool dead = atomic_load(&ctl_dead);
+	short ev = 0;
+	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != s->rx_tail ||
+	    (st & (SKP_ST_EOF | SKP_ST_ERR | SKP_ST_ACCEPT)) || dead)
+		ev |= POLLIN;
+	uint32_t used = s->tx_head - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
+	if ((st & SKP_ST_ERR) || dead ||
+	    ((st & SKP_ST_CONNECTED) && !(st & SKP_ST_WRCLOSED) && used < SKP_RING_SIZE))
+		ev |= POLLOUT;
+	if ((st & SKP_ST_ERR) || dead)
+		ev |= POLLERR | POLLHUP;
+	else if ((st & SKP_ST_EOF) && (st & SKP_ST_WRCLOSED))
+		ev |= POLLHUP;
+	if (st & SKP_ST_EOF)
+		ev |= POLLRDHUP;
+	return ev;
+}
+
+void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
+{
+	uint64_t v;
+	if (want & POLLOUT)
+		atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
+	/* the placeholder is the daemon's eventfd, opened non-blocking */
+	(void)!shim_real.read(fd, &v, sizeof(v));
+	if (rewrite && (shim_ready(s) & (want | POLLERR | POLLHUP))) {
+		v = 1;
+		(void)!shim_real.write(fd, &v, sizeof(v));
+	}
+}
+
+int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
+{
+	want |= POLLERR | POLLHUP;
+	for (int i = 0; i < SHIM_SPIN; i++) {
+		if (shim_ready(s) & want)
+			return 0;
+		__builtin_ia32_pause();
+	}
+	struct timespec end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		shim_arm(fd, s, want, false);
+		if (shim_ready(s) & want)
+			return 0;
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = ctl_fd, .events = POLLRDHUP}};
+		struct timespec left, now, *tp = NULL;
+		if (timeout_ms > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left.tv_sec = end.tv_sec - now.tv_sec;
+			left.tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (left.tv_nsec < 0) {
+				left.tv_sec--;
+				left.tv_nsec += 1000000000L;
+			}
+			if (left.tv_sec < 0)
+				return -EAGAIN;
+			tp = &left;
+		}
+		int n = shim_real.ppoll(p, ctl_fd >= 0 ? 2 : 1, tp, NULL);
+		if (n < 0 && errno == EINTR)
+			return -EINTR;
+		if (n == 0)
+			return -EAGAIN;
+		if (n > 0 && (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR)))
+			atomic_store(&ctl_dead, true);
+	}
+}
+
+void shim_fd_release(int fd)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (!e)
+		return;
+	struct ssock *s = e->s;
+	struct shim_cand *c = e->c;
+	e->s = NULL;
+	e->c = NULL;
+	free(c);
+	if (s) {
+		shim_epoll_forget(fd);
+		shim_sock_put(s);
+	}
+}

@@ -1,0 +1,342 @@
+/* shim_poll: poll/select/epoll over kernel fds and skops sockets in one
+ * kernel wait. A skops socket's fd is its eventfd: before a wait the shim
+ * arms it (cleared, set again when the socket is ready for what is asked),
+ * the daemon writes it on each change, and after the wait the shim reports
+ * the socket's real readiness, dropping wake-ups that were not for the
+ * caller and waiting again for the time left. */
+/* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* ns left until end (-1: forever) as a timespec for ppoll */
+static const struct timespec *left(int64_t end, struct timespec *ts)
+{
+	if (end < 0)
+		return NULL;
+	int64_t l = end - now_ns();
+	if (l < 0)
+		l = 0;
+	ts->tv_sec = l / 1000000000;
+	ts->tv_nsec = l % 1000000000;
+	return ts;
+}
+
+static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *mask)
+{
+	bool any = false;
+	for (nfds_t i = 0; i < n && !any; i++)
+		any = shim_sock(fds[i].fd) != NULL;
+	struct timespec ts;
+	if (!any)
+		return shim_real.ppoll(fds, n, left(end, &ts), mask);
+	struct pollfd *k = malloc(n * sizeof(*k));
+	if (!k) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int ret;
+	for (bool first = true;; first = false) {
+		int ready = 0;
+		for (nfds_t i = 0; i < n; i++) {
+			struct ssock *s = shim_sock(fds[i].fd);
+			k[i] = fds[i];
+			if (!s)
+				continue;
+			short want = fds[i].events | POLLERR | POLLHUP;
+			fds[i].revents = shim_ready(s) & want;
+			if (!fds[i].revents)
+				shim_arm(fds[i].fd, s, fds[i].events, false);
+			fds[i].revents = shim_ready(s) & want;
+			ready += fds[i].revents != 0;
+			k[i].events = POLLIN;
+			if (fds[i].revents)
+				k[i].fd = -1; /* already known: only the kernel fds are asked */
+		}
+		struct timespec zero = {0, 0};
+		int r = shim_real.ppoll(k, n, ready ? &zero : left(end, &ts), mask);
+		if (r < 0) {
+			ret = -1;
+			break;
+		}
+		int count = 0;
+		for (nfds_t i = 0; i < n; i++) {
+			struct ssock *s = shim_sock(fds[i].fd);
+			if (s) {
+				if (!fds[i].revents)
+					fds[i].revents =
+					    shim_ready(s) & (fds[i].events | POLLERR | POLLHUP);
+			} else {
+				fds[i].revents = k[i].revents;
+			}
+			count += fds[i].revents != 0;
+		}
+		if (count || (r == 0 && !first) || (end >= 0 && now_ns() >= end)) {
+			ret = count;
+			break;
+		}
+	}
+	free(k);
+	return ret;
+}
+
+EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	shim_init();
+	return poll_core(fds, n, timeout < 0 ? -1 : now_ns() + (int64_t)timeout * 1000000, NULL);
+}
+
+EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	(void)fdslen;
+	return poll(fds, n, timeout);
+}
+
+EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask)
+{
+	shim_init();
+	int64_t end = tmo ? now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
+	return poll_core(fds, n, end, mask);
+}
+
+static int select_core(int nfds, fd_set *r, fd_set *w, fd_set *x, int64_t end, const sigset_t *mask,
+		       const struct timespec *tmo)
+{
+	bool any = false;
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE && !any; fd++)
+		any = ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w))) && shim_sock(fd);
+	if (!any)
+		return shim_real.pselect(nfds, r, w, x, tmo, mask);
+	struct pollfd *p = calloc((size_t)nfds, sizeof(*p));
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
+	nfds_t n = 0;
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++) {
+		short ev = (r && FD_ISSET(fd, r) ? POLLIN : 0) |
+			   (w && FD_ISSET(fd, w) ? POLLOUT : 0) |
+			   (x && FD_ISSET(fd, x) ? POLLPRI : 0);
+		if (ev)
+			p[n++] = (struct pollfd){.fd = fd, .events = ev};
+	}
+	int rc = poll_core(p, n, end, mask);
+	if (rc >= 0) {
+		rc = 0;
+		if (r)
+			FD_ZERO(r);
+		if (w)
+			FD_ZERO(w);
+		if (x)
+			FD_ZERO(x);
+		for (nfds_t i = 0; i < n; i++) {
+			short e = p[i].revents;
+			if (e & POLLNVAL) {
+				free(p);
+				errno = EBADF;
+				return -1;
+			}
+			if (r && (p[i].events & POLLIN) && (e & (POLLIN | POLLHUP | POLLERR))) {
+				FD_SET(p[i].fd, r);
+				rc++;
+			}
+			if (w && (p[i].events & POLLOUT) && (e & (POLLOUT | POLLERR))) {
+				FD_SET(p[i].fd, w);
+				rc++;
+			}
+			if (x && (p[i].events & POLLPRI) && (e & POLLPRI)) {
+				FD_SET(p[i].fd, x);
+				rc++;
+			}
+		}
+	}
+	free(p);
+	return rc;
+}
+
+EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
+{
+	shim_init();
+	struct timespec ts, *tp = NULL;
+	if (tv) {
+		ts.tv_sec = tv->tv_sec;
+		ts.tv_nsec = tv->tv_usec * 1000;
+		tp = &ts;
+	}
+	int64_t end = tv ? now_ns() + tv->tv_sec * 1000000000LL + tv->tv_usec * 1000LL : -1;
+	return select_core(nfds, r, w, x, end, NULL, tp);
+}
+
+EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct timespec *tmo,
+		   const sigset_t *mask)
+{
+	shim_init();
+	int64_t end = tmo ? now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
+	return select_core(nfds, r, w, x, end, mask, tmo);
+}
+
+/* ---- epoll: skops fds are registered with a record of ours as data ---- */
+
+struct ereg {
+	struct ereg *next;
+	int epfd, fd;
+	struct ssock *s;
+	uint32_t events;
+	epoll_data_t data;
+};
+
+static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ereg *regs;
+
+static struct ereg **find(int epfd, int fd)
+{
+	struct ereg **p = &regs;
+	while (*p && ((*p)->epfd != epfd || (*p)->fd != fd))
+		p = &(*p)->next;
+	return p;
+}
+
+void shim_epoll_forget(int fd)
+{
+	pthread_mutex_lock(&ep_lock);
+	for (struct ereg **p = &regs; *p;) {
+		if ((*p)->fd == fd) {
+			struct ereg *r = *p;
+			*p = r->next;
+			free(r);
+		} else {
+			p = &(*p)->next;
+		}
+	}
+	pthread_mutex_unlock(&ep_lock);
+}
+
+EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	shim_init();
+	struct ssock *s = shim_sock(fd);
+	if (!s)
+		return shim_real.epoll_ctl(epfd, op, fd, ev);
+	pthread_mutex_lock(&ep_lock);
+	struct ereg **p = find(epfd, fd), *r = *p;
+	int rc;
+	if (op == EPOLL_CTL_DEL) {
+		rc = shim_real.epoll_ctl(epfd, op, fd, ev);
+		if (r) {
+			*p = r->next;
+			free(r);
+		}
+	} else {
+		bool add = op == EPOLL_CTL_ADD;
+		if (add && !r)
+			r = calloc(1, sizeof(*r));
+		if (!r) {
+			pthread_mutex_unlock(&ep_lock);
+			errno = add ? ENOMEM : ENOENT;
+			return -1;
+		}
+		struct epoll_event k = {
+		    .events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE)),
+		    .data.ptr = r};
+		rc = shim_real.epoll_ctl(epfd, op, fd, &k);
+		if (rc && add && !*p) {
+			free(r);
+		} else if (!rc) {
+			r->epfd = epfd;
+			r->fd = fd;
+			r->s = s;
+			r->events = ev->events;
+			r->data = ev->data;
+			if (add && !*p) {
+				r->next = regs;
+				regs = r;
+			}
+			shim_arm(fd, s, (short)(ev->events & (EPOLLIN | EPOLLOUT)), true);
+		}
+	}
+	pthread_mutex_unlock(&ep_lock);
+	return rc;
+}
+
+static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, const sigset_t *mask)
+{
+	for (;;) {
+		pthread_mutex_lock(&ep_lock);
+		bool any = false;
+		for (struct ereg *r = regs; r; r = r->next) {
+			if (r->epfd != epfd)
+				continue;
+			any = true;
+			/* level-triggered: the eventfd is set exactly while ready */
+			if (!(r->events & EPOLLET))
+				shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)),
+					 true);
+		}
+		pthread_mutex_unlock(&ep_lock);
+		int tmo = end < 0 ? -1 : (int)((end - now_ns() + 999999) / 1000000);
+		if (tmo < -1 || (end >= 0 && tmo < 0))
+			tmo = 0;
+		int n = shim_real.epoll_pwait(epfd, evs, max, tmo, mask);
+		if (n <= 0 || !any)
+			return n;
+		int out = 0;
+		pthread_mutex_lock(&ep_lock);
+		for (int i = 0; i < n; i++) {
+			struct ereg *r = regs;
+			while (r && (void *)r != evs[i].data.ptr)
+				r = r->next;
+			if (!r) {
+				evs[out++] = evs[i];
+				continue;
+			}
+			uint32_t e = (uint32_t)shim_ready(r->s) &
+				     (r->events | EPOLLERR | EPOLLHUP | EPOLLRDHUP);
+			if (!e)
+				continue;
+			evs[out].events = e;
+			evs[out].data = r->data;
+			out++;
+		}
+		pthread_mutex_unlock(&ep_lock);
+		if (out || (end >= 0 && now_ns() >= end))
+			return out;
+	}
+}
+
+static int64_t end_of(int timeout)
+{
+	return timeout < 0 ? -1 : now_ns() + (int64_t)timeout * 1000000;
+}
+
+EXPORT int epoll_wait(int epfd, struct epoll_event *evs, int max, int timeout)
+{
+	shim_init();
+	return epoll_core(epfd, evs, max, end_of(timeout), NULL);
+}
+
+EXPORT int epoll_pwait(int epfd, struct epoll_event *evs, int max, int timeout,
+		       const sigset_t *mask)
+{
+	shim_init();
+	return epoll_core(epfd, evs, max, end_of(timeout), mask);
+}
+
+EXPORT int epoll_pwait2(int epfd, struct epoll_event *evs, int max, const struct timespec *tmo,
+			const sigset_t *mask)
+{
+	shim_init();
+	int64_t end = tmo ? now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
+	return epoll_core(epfd, evs, max, end, mask);
+}

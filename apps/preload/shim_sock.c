@@ -1,0 +1,500 @@
+/* shim_sock: the socket calls. A new AF_INET/AF_INET6 stream socket is a
+ * kernel socket until bind/connect/listen decide: loopback and addresses
+ * skopsd does not route stay on the kernel; otherwise the daemon's eventfd
+ * replaces it under the same fd number (dup3), so numbers never collide. */
+/* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+EXPORT int socket(int domain, int type, int protocol)
+{
+	shim_init();
+	int fd = shim_real.socket(domain, type, protocol);
+	struct shim_fd *e = shim_fd(fd);
+	if (fd < 0 || !e || (domain != AF_INET && domain != AF_INET6) ||
+	    (type & 0xf) != SOCK_STREAM || (protocol && protocol != IPPROTO_TCP))
+		return fd;
+	if (!shim_daemon()) {
+		const char *fb = getenv("SKOPS_FALLBACK");
+		if (fb && !strcmp(fb, "fail")) {
+			shim_real.close(fd);
+			return fail(EAFNOSUPPORT);
+		}
+		return fd;
+	}
+	shim_fd_release(fd); /* a stale entry of a number closed behind our back */
+	e->c = calloc(1, sizeof(*e->c));
+	if (e->c)
+		e->c->family = domain;
+	return fd;
+}
+
+static bool loopback(const struct sockaddr *sa, socklen_t len)
+{
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+/* The kernel socket of a candidate becomes a skops socket. */
+static struct ssock *to_skops(int fd, struct shim_fd *e)
+{
+	struct skp_req req = {.op = SKP_SOCKET, .a = e->c->family};
+	struct skp_rep rep;
+	int fds[2], nfds;
+	int rc = shim_rpc(&req, &rep, fds, &nfds);
+	if (rc || nfds != 2) {
+		for (int i = 0; i < nfds; i++)
+			shim_real.close(fds[i]);
+		errno = rc ? -rc : EPROTO;
+		return NULL;
+	}
+	struct ssock *s = shim_sock_new(rep.id, e->c->family, fds[0]);
+	if (!s) {
+		shim_real.close(fds[1]);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->nonblock = shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK;
+	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
+	for (unsigned i = 0; i < e->c->nopts; i++) {
+		struct skp_req o = {.op = SKP_SETSOCKOPT,
+				    .id = s->id,
+				    .a = e->c->opts[i].level,
+				    .b = e->c->opts[i].name,
+				    .len = e->c->opts[i].len};
+		memcpy(o.data, e->c->opts[i].val, o.len);
+		struct skp_rep orep;
+		shim_rpc(&o, &orep, NULL, NULL); /* the kernel already accepted it */
+	}
+	if (shim_real.dup3(fds[1], fd, cloexec ? O_CLOEXEC : 0) < 0) {
+		int er = errno;
+		shim_real.close(fds[1]);
+		shim_sock_put(s);
+		errno = er;
+		return NULL;
+	}
+	shim_real.close(fds[1]);
+	free(e->c);
+	e->c = NULL;
+	e->s = s;
+	return s;
+}
+
+static void stay_kernel(struct shim_fd *e)
+{
+	free(e->c);
+	e->c = NULL;
+}
+
+static int sa_req(struct skp_req *r, const struct sockaddr *sa, socklen_t len)
+{
+	if (!sa || len > sizeof(r->data))
+		return -EINVAL;
+	memcpy(r->data, sa, len);
+	r->len = len;
+	return 0;
+}
+
+EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (e && e->c && sa && !loopback(sa, len)) {
+		if (!to_skops(fd, e))
+			return -1;
+	} else if (e && e->c) {
+		stay_kernel(e);
+	}
+	if (!e || !e->s)
+		return shim_real.bind(fd, sa, len);
+	struct skp_req req = {.op = SKP_BIND, .id = e->s->id};
+	struct skp_rep rep;
+	int rc = sa_req(&req, sa, len);
+	if (!rc)
+		rc = shim_rpc(&req, &rep, NULL, NULL);
+	return rc ? fail(-rc) : 0;
+}
+
+EXPORT int listen(int fd, int backlog)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (e && e->c && !to_skops(fd, e))
+		return -1;
+	if (!e || !e->s)
+		return shim_real.listen(fd, backlog);
+	struct skp_req req = {.op = SKP_LISTEN, .id = e->s->id, .a = backlog};
+	struct skp_rep rep;
+	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	if (rc)
+		return fail(-rc);
+	e->s->listening = true;
+	return 0;
+}
+
+EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
+{
+	struct ssock *s = shim_sock(fd);
+	if (!s)
+		return shim_real.accept4(fd, sa, len, flags);
+	if (!s->listening)
+		return fail(EINVAL);
+	for (;;) {
+		struct skp_req req = {.op = SKP_ACCEPT, .id = s->id};
+		struct skp_rep rep;
+		int fds[2], nfds;
+		int rc = shim_rpc(&req, &rep, fds, &nfds);
+		if (rc == -EAGAIN && !s->nonblock) {
+			rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
+			if (!rc)
+				continue;
+		}
+		if (rc || nfds != 2) {
+			for (int i = 0; i < nfds; i++)
+				shim_real.close(fds[i]);
+			return fail(rc ? -rc : EPROTO);
+		}
+		struct ssock *n = shim_sock_new(rep.id, s->family, fds[0]);
+		struct shim_fd *ne = shim_fd(fds[1]);
+		if (!n || !ne) {
+			shim_real.close(fds[1]);
+			if (n)
+				shim_sock_put(n);
+			return fail(ENOMEM);
+		}
+		/* the eventfd arrived close-on-exec (MSG_CMSG_CLOEXEC) */
+		if (!(flags & SOCK_CLOEXEC))
+			shim_real.fcntl(fds[1], F_SETFD, 0);
+		n->nonblock = flags & SOCK_NONBLOCK;
+		shim_fd_release(fds[1]);
+		ne->s = n;
+		if (sa && len) {
+			socklen_t l = rep.len < *len ? rep.len : *len;
+			memcpy(sa, rep.data, l);
+			*len = rep.len;
+		}
+		return fds[1];
+	}
+}
+
+EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	return accept4(fd, sa, len, 0);
+}
+
+EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (e && e->c) {
+		struct skp_req req = {.op = SKP_ROUTE};
+		struct skp_rep rep;
+		if (!sa || loopback(sa, len) || sa_req(&req, sa, len) ||
+		    shim_rpc(&req, &rep, NULL, NULL))
+			stay_kernel(e);
+		else if (!to_skops(fd, e))
+			return -1;
+	}
+	if (!e || !e->s)
+		return shim_real.connect(fd, sa, len);
+	struct ssock *s = e->s;
+	uint32_t st = atomic_load(&s->shm->state);
+	if (st & SKP_ST_CONNECTED)
+		return fail(EISCONN);
+	if (s->connecting) {
+		if (s->nonblock)
+			return fail(EALREADY);
+	} else {
+		struct skp_req req = {.op = SKP_CONNECT, .id = s->id};
+		struct skp_rep rep;
+		int rc = sa_req(&req, sa, len);
+		if (!rc)
+			rc = shim_rpc(&req, &rep, NULL, NULL);
+		if (rc && rc != -EINPROGRESS)
+			return fail(-rc);
+		s->connecting = true;
+		if (s->nonblock)
+			return fail(EINPROGRESS);
+	}
+	int rc = shim_wait(fd, s, POLLOUT, s->sndtimeo_ms);
+	if (rc)
+		return fail(rc == -EAGAIN ? EINPROGRESS : -rc);
+	s->connecting = false;
+	st = atomic_load(&s->shm->state);
+	if (st & SKP_ST_ERR) {
+		s->err_taken = true;
+		return fail(atomic_load(&s->shm->err));
+	}
+	if (shim_daemon_dead())
+		return fail(ECONNRESET);
+	return 0;
+}
+
+EXPORT int close(int fd)
+{
+	shim_fd_release(fd);
+	return shim_real.close(fd);
+}
+
+EXPORT int shutdown(int fd, int how)
+{
+	struct ssock *s = shim_sock(fd);
+	if (!s)
+		return shim_real.shutdown(fd, how);
+	struct skp_req req = {.op = SKP_SHUTDOWN, .id = s->id, .a = how};
+	struct skp_rep rep;
+	shim_kick(); /* queued bytes go before the FIN */
+	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	return rc ? fail(-rc) : 0;
+}
+
+static int timeo_ms(const void *val, socklen_t len)
+{
+	struct timeval tv;
+	if (len < sizeof(tv))
+		return -1;
+	memcpy(&tv, val, sizeof(tv));
+	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+}
+
+EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (e && e->c) {
+		int rc = shim_real.setsockopt(fd, level, name, val, len);
+		if (!rc && len <= sizeof(e->c->opts[0].val) && e->c->nopts < SHIM_CAND_OPTS &&
+		    !(level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO))) {
+			unsigned i = e->c->nopts++;
+			e->c->opts[i].level = level;
+			e->c->opts[i].name = name;
+			e->c->opts[i].len = len;
+			memcpy(e->c->opts[i].val, val, len);
+		}
+		return rc;
+	}
+	if (!e || !e->s)
+		return shim_real.setsockopt(fd, level, name, val, len);
+	struct ssock *s = e->s;
+	if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) {
+		int ms = timeo_ms(val, len);
+		if (ms < 0)
+			return fail(EINVAL);
+		*(name == SO_RCVTIMEO ? &s->rcvtimeo_ms : &s->sndtimeo_ms) = ms;
+		return 0;
+	}
+	struct skp_req req = {.op = SKP_SETSOCKOPT, .id = s->id, .a = level, .b = name};
+	struct skp_rep rep;
+	if (len > sizeof(req.data))
+		return fail(EINVAL);
+	memcpy(req.data, val, len);
+	req.len = len;
+	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	return rc ? fail(-rc) : 0;
+}
+
+static int put_int(void *val, socklen_t *len, int v)
+{
+	if (*len < sizeof(int))
+		return fail(EINVAL);
+	memcpy(val, &v, sizeof(v));
+	*len = sizeof(v);
+	return 0;
+}
+
+EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	struct ssock *s = shim_sock(fd);
+	if (!s)
+		return shim_real.getsockopt(fd, level, name, val, len);
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_ERROR: {
+			int err = 0;
+			if ((atomic_load(&s->shm->state) & SKP_ST_ERR) && !s->err_taken) {
+				s->err_taken = true;
+				err = atomic_load(&s->shm->err);
+			}
+			return put_int(val, len, err);
+		}
+		case SO_TYPE:
+			return put_int(val, len, SOCK_STREAM);
+		case SO_DOMAIN:
+			return put_int(val, len, s->family);
+		case SO_PROTOCOL:
+			return put_int(val, len, IPPROTO_TCP);
+		case SO_ACCEPTCONN:
+			return put_int(val, len, s->listening);
+		case SO_RCVTIMEO:
+		case SO_SNDTIMEO: {
+			int ms = name == SO_RCVTIMEO ? s->rcvtimeo_ms : s->sndtimeo_ms;
+			struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+			if (*len < sizeof(tv))
+				return fail(EINVAL);
+			memcpy(val, &tv, sizeof(tv));
+			*len = sizeof(tv);
+			return 0;
+		}
+		}
+	}
+	struct skp_req req = {
+	    .op = SKP_GETSOCKOPT, .id = s->id, .a = level, .b = name, .len = *len};
+	struct skp_rep rep;
+	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	if (rc)
+		return fail(-rc);
+	socklen_t l = rep.len < *len ? rep.len : *len;
+	memcpy(val, rep.data, l);
+	*len = l;
+	return 0;
+}
+
+static int name_of(int op, int fd, struct sockaddr *sa, socklen_t *len)
+{
+	struct ssock *s = shim_sock(fd);
+	struct skp_req req = {.op = (uint32_t)op, .id = s->id};
+	struct skp_rep rep;
+	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	if (rc)
+		return fail(-rc);
+	socklen_t l = rep.len < *len ? rep.len : *len;
+	memcpy(sa, rep.data, l);
+	*len = rep.len;
+	return 0;
+}
+
+EXPORT int getsockname(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	if (!shim_sock(fd))
+		return shim_real.getsockname(fd, sa, len);
+	return name_of(SKP_GETSOCKNAME, fd, sa, len);
+}
+
+EXPORT int getpeername(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	if (!shim_sock(fd))
+		return shim_real.getpeername(fd, sa, len);
+	return name_of(SKP_GETPEERNAME, fd, sa, len);
+}
+
+/* newfd now names what fd names (after a successful dup*). */
+static int dup_done(int fd, int newfd)
+{
+	struct shim_fd *e = shim_fd(fd), *ne = shim_fd(newfd);
+	if (newfd < 0 || !e || !ne)
+		return newfd;
+	if (e->c)
+		stay_kernel(e); /* two fds on one undecided socket: the kernel keeps it */
+	if (e->s) {
+		atomic_fetch_add(&e->s->refs, 1);
+		ne->s = e->s;
+	}
+	return newfd;
+}
+
+EXPORT int dup(int fd)
+{
+	return dup_done(fd, shim_real.dup(fd));
+}
+
+EXPORT int dup3(int fd, int newfd, int flags)
+{
+	if (fd == newfd)
+		return shim_real.dup3(fd, newfd, flags);
+	int rc = shim_real.dup3(fd, newfd, flags);
+	if (rc < 0)
+		return rc;
+	shim_fd_release(newfd);
+	return dup_done(fd, rc);
+}
+
+EXPORT int dup2(int fd, int newfd)
+{
+	if (fd == newfd)
+		return shim_real.dup2(fd, newfd);
+	int rc = shim_real.dup2(fd, newfd);
+	if (rc < 0)
+		return rc;
+	shim_fd_release(newfd);
+	return dup_done(fd, rc);
+}
+
+static int do_fcntl(int fd, int cmd, void *arg)
+{
+	struct ssock *s = shim_sock(fd);
+	struct shim_fd *e = shim_fd(fd);
+	if (s && cmd == F_GETFL) {
+		int fl = shim_real.fcntl(fd, F_GETFL);
+		if (fl < 0)
+			return fl;
+		return (fl & ~O_NONBLOCK) | (s->nonblock ? O_NONBLOCK : 0);
+	}
+	if (s && cmd == F_SETFL) {
+		/* the eventfd itself stays non-blocking: the shim reads it */
+		s->nonblock = ((long)arg & O_NONBLOCK) != 0;
+		return shim_real.fcntl(fd, F_SETFL, (long)arg | O_NONBLOCK);
+	}
+	if (e && e->c && cmd == F_SETFL)
+		return shim_real.fcntl(fd, cmd, arg);
+	int rc = shim_real.fcntl(fd, cmd, arg);
+	if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		return dup_done(fd, rc);
+	return rc;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(fd, cmd, arg);
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(fd, cmd, arg);
+}
+
+EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	va_start(ap, req);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	struct ssock *s = shim_sock(fd);
+	if (s && req == FIONREAD) {
+		uint32_t n = atomic_load(&s->shm->rx.head) - s->rx_tail;
+		*(int *)arg = (int)(n > SKP_RING_SIZE ? 0 : n);
+		return 0;
+	}
+	if (s && req == FIONBIO) {
+		s->nonblock = *(int *)arg != 0;
+		return 0;
+	}
+	return shim_real.ioctl(fd, req, arg);
+}

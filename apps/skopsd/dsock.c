@@ -1,0 +1,240 @@
+/* dsock: one application socket's shared memory, moved to and from the
+ * stack. Every index read from the app is checked; a bad one resets the
+ * connection (the app can only hurt its own sockets). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "skops.h"
+#include "skopsd.h"
+
+#define DSOCK_CLOSE_NS (10ull * 1000000000ull) /* a close's tx flush, at most */
+
+void dsock_wake(struct dsock *s)
+{
+	uint64_t one = 1;
+	if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		perror("skopsd: eventfd");
+}
+
+int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd)
+{
+	unsigned id;
+	for (id = 1; id < SKOPSD_MAX_SOCKS && d->socks[id]; id++)
+		;
+	if (id == SKOPSD_MAX_SOCKS)
+		return -EMFILE;
+	struct dsock *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int mfd = memfd_create("skops-sock", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, sizeof(struct skp_shm))) {
+		int e = errno;
+		if (mfd >= 0)
+			close(mfd);
+		free(s);
+		return -e;
+	}
+	s->shm = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->shm == MAP_FAILED || s->efd < 0) {
+		int e = errno;
+		if (s->shm != MAP_FAILED)
+			munmap(s->shm, sizeof(struct skp_shm));
+		if (s->efd >= 0)
+			close(s->efd);
+		close(mfd);
+		free(s);
+		return -e;
+	}
+	s->shm->magic = SKP_MAGIC;
+	s->cl = cl;
+	s->sd = sd;
+	d->socks[id] = s;
+	*memfd = mfd;
+	return (int)id;
+}
+
+static void dsock_free(struct skopsd *d, unsigned id)
+{
+	struct dsock *s = d->socks[id];
+	munmap(s->shm, sizeof(struct skp_shm));
+	close(s->efd);
+	free(s);
+	d->socks[id] = NULL;
+}
+
+static void fail(struct dsock *s, int err)
+{
+	if (s->err)
+		return;
+	s->err = true;
+	atomic_store(&s->shm->err, err);
+	atomic_fetch_or(&s->shm->state, SKP_ST_ERR);
+	dsock_wake(s);
+}
+
+/* The app's bytes into the stack. */
+static int pump_tx(struct skopsd *d, struct dsock *s, bool *bad)
+{
+	int used =
+	    skp_ring_used(atomic_load_explicit(&s->shm->tx.head, memory_order_acquire), s->tx_tail);
+	if (used < 0) {
+		*bad = true;
+		return 0;
+	}
+	int work = 0;
+	while (used > 0 && !s->err) {
+		uint32_t n = skp_ring_span(s->tx_tail, (uint32_t)used);
+		ssize_t w = skops_send(d->st, s->sd,
+				       s->shm->txbuf + (s->tx_tail & (SKP_RING_SIZE - 1)), n, 0);
+		if (w <= 0) {
+			if (w != -EAGAIN && w != -ENOTCONN)
+				fail(s, (int)-w);
+			break;
+		}
+		s->tx_tail += (uint32_t)w;
+		used -= (int)w;
+		work += (int)w;
+	}
+	if (work) {
+		atomic_store_explicit(&s->shm->tx.tail, s->tx_tail, memory_order_release);
+		if (atomic_load(&s->shm->want) & SKP_WANT_OUT)
+			dsock_wake(s);
+	}
+	return work;
+}
+
+/* The stack's bytes into the app's ring. */
+static int pump_rx(struct skopsd *d, struct dsock *s, bool *bad)
+{
+	uint32_t t = atomic_load_explicit(&s->shm->rx.tail, memory_order_acquire);
+	if (skp_ring_check_tail(s->rx_head, s->rx_tail, t)) {
+		*bad = true;
+		return 0;
+	}
+	s->rx_tail = t;
+	int work = 0;
+	while (!s->eof && !s->err) {
+		uint32_t room = SKP_RING_SIZE - (s->rx_head - s->rx_tail);
+		if (!room) {
+			atomic_store(&s->shm->rx_full, 1);
+			break;
+		}
+		uint32_t n = skp_ring_span(s->rx_head, room);
+		ssize_t r = skops_recv(d->st, s->sd,
+				       s->shm->rxbuf + (s->rx_head & (SKP_RING_SIZE - 1)), n, 0);
+		if (r == -EAGAIN || r == -ENOTCONN)
+			break;
+		if (r < 0) {
+			fail(s, (int)-r);
+			break;
+		}
+		if (r == 0) {
+			s->eof = true;
+			atomic_fetch_or(&s->shm->state, SKP_ST_EOF);
+			work++;
+			break;
+		}
+		s->rx_head += (uint32_t)r;
+		work += (int)r;
+	}
+	if (work) {
+		atomic_store_explicit(&s->shm->rx.head, s->rx_head, memory_order_release);
+		dsock_wake(s);
+	}
+	return work;
+}
+
+int dsock_pump(struct skopsd *d, unsigned id)
+{
+	struct dsock *s = d->socks[id];
+	if (s->sd < 0) /* reset for a bad index: waits for the app's close */
+		return 0;
+	uint32_t ev = skops_events(d->st, s->sd);
+	int work = 0;
+	if (s->listening) {
+		bool acc = ev & SKOPS_EV_IN;
+		if (acc != s->acc_ready) {
+			s->acc_ready = acc;
+			if (acc)
+				atomic_fetch_or(&s->shm->state, SKP_ST_ACCEPT);
+			else
+				atomic_fetch_and(&s->shm->state, ~SKP_ST_ACCEPT);
+			if (acc)
+				dsock_wake(s);
+			work++;
+		}
+		return work;
+	}
+	/* a socket not yet connecting is CLOSED: its "EOF" is not one */
+	if (!s->started)
+		return 0;
+	uint32_t st = atomic_load(&s->shm->state);
+	if ((ev & SKOPS_EV_OUT) && !(st & SKP_ST_CONNECTED)) {
+		atomic_fetch_or(&s->shm->state, SKP_ST_CONNECTED);
+		dsock_wake(s);
+		work++;
+	}
+	bool bad = false;
+	work += pump_tx(d, s, &bad);
+	work += pump_rx(d, s, &bad);
+	if (bad) {
+		fprintf(stderr, "skopsd: pid %d: socket %u: ring index out of range, reset\n",
+			s->cl ? (int)s->cl->pid : 0, id);
+		skops_abort(d->st, s->sd);
+		s->sd = -1;
+		fail(s, ECONNRESET);
+		if (s->closing) {
+			dsock_free(d, id);
+			return 1;
+		}
+		return 1;
+	}
+	if (!s->err && (ev & SKOPS_EV_ERR)) {
+		int e = 0;
+		socklen_t l = sizeof(e);
+		skops_getsockopt(d->st, s->sd, SOL_SOCKET, SO_ERROR, &e, &l);
+		/* a reset after data: the data stays readable first (pump_rx ran) */
+		fail(s, e ? e : ECONNRESET);
+		work++;
+	}
+	int used = skp_ring_used(atomic_load(&s->shm->tx.head), s->tx_tail);
+	if (s->shut_wr_pending && used == 0) {
+		s->shut_wr_pending = false;
+		skops_shutdown(d->st, s->sd, SHUT_WR);
+		atomic_fetch_or(&s->shm->state, SKP_ST_WRCLOSED);
+	}
+	if (s->closing && (used <= 0 || s->err || stack_now_ns(d->st) > s->close_deadline_ns)) {
+		skops_close(d->st, s->sd);
+		dsock_free(d, id);
+		return work + 1;
+	}
+	return work;
+}
+
+void dsock_close(struct skopsd *d, unsigned id)
+{
+	struct dsock *s = d->socks[id];
+	if (s->listening || s->sd < 0 || !s->started) {
+		if (s->sd >= 0)
+			skops_close(d->st, s->sd);
+		dsock_free(d, id);
+		return;
+	}
+	s->closing = true;
+	s->close_deadline_ns = stack_now_ns(d->st) + DSOCK_CLOSE_NS;
+	dsock_pump(d, id);
+}
+
+void dsock_abort(struct skopsd *d, unsigned id)
+{
+	struct dsock *s = d->socks[id];
+	if (s->sd >= 0)
+		skops_abort(d->st, s->sd);
+	dsock_free(d, id);
+}

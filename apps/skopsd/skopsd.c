@@ -1,0 +1,343 @@
+/* skopsd: owns the port(s), runs the stack and serves applications (the
+ * LD_PRELOAD shim) on a unix socket.
+ *   skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]
+ *          [--mtu N] [--eal "ARGS"] [--sock PATH]
+ *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
+ *          [--group NAME] [-v]
+ * The port keys are skcat's (apps/lib/appport.c); the config file takes
+ * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
+ * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
+ * exit 0. docs/skopsd.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "appport.h"
+#include "bpfvm.h"
+#include "cgroup.h"
+#include "clk.h"
+#include "hooks.h"
+#include "skops.h"
+#include "skopsd.h"
+
+#define SKOPSD_MAX_ATTACH 16
+#define SKOPSD_SPIN	  4000 /* idle rounds before sleeping */
+#define SKOPSD_SLEEP_MS	  1    /* the sleep's bound: af_packet has no rx interrupt */
+#define SKOPSD_DRAIN_NS	  (2ull * 1000000000ull) /* SIGTERM: FINs get this long */
+
+struct attach {
+	char cg[256], obj[256];
+	uint32_t flags;
+	bool strict;
+};
+
+struct opts {
+	struct appport port;
+	const char *sock_path, *group;
+	struct attach att[SKOPSD_MAX_ATTACH];
+	unsigned natt;
+	bool verbose;
+	char sock_buf[256], group_buf[64];
+};
+
+static volatile sig_atomic_t quit;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("skopsd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+/* "CGROUP=FILE.o[:multi|:override][:strict]" */
+static int parse_attach(struct attach *a, const char *v, char *err, size_t elen)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= sizeof(a->cg)) {
+		snprintf(err, elen, "'%s': want CGROUP=FILE.o[:multi|:override][:strict]", v);
+		return -EINVAL;
+	}
+	snprintf(a->cg, sizeof(a->cg), "%.*s", (int)(eq - v), v);
+	snprintf(a->obj, sizeof(a->obj), "%s", eq + 1);
+	char *c;
+	while ((c = strrchr(a->obj, ':'))) {
+		if (!strcmp(c, ":multi"))
+			a->flags |= CG_F_ALLOW_MULTI;
+		else if (!strcmp(c, ":override"))
+			a->flags |= CG_F_ALLOW_OVERRIDE;
+		else if (!strcmp(c, ":strict"))
+			a->strict = true;
+		else {
+			snprintf(err, elen, "'%s': unknown flag '%s' (multi, override, strict)", v,
+				 c + 1);
+			return -EINVAL;
+		}
+		*c = 0;
+	}
+	if ((a->flags & CG_F_ALLOW_MULTI) && (a->flags & CG_F_ALLOW_OVERRIDE)) {
+		snprintf(err, elen, "'%s': multi and override exclude each other", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_set(struct opts *o, const char *key, const char *val, char *err, size_t elen)
+{
+	int rc = appport_set(&o->port, key, val, err, elen);
+	if (rc != -ENOENT)
+		return rc;
+	if (!strcmp(key, "sock")) {
+		snprintf(o->sock_buf, sizeof(o->sock_buf), "%s", val);
+		o->sock_path = o->sock_buf;
+	} else if (!strcmp(key, "group")) {
+		snprintf(o->group_buf, sizeof(o->group_buf), "%s", val);
+		o->group = o->group_buf;
+	} else if (!strcmp(key, "attach")) {
+		if (o->natt == SKOPSD_MAX_ATTACH) {
+			snprintf(err, elen, "at most %d attachments", SKOPSD_MAX_ATTACH);
+			return -E2BIG;
+		}
+		return parse_attach(&o->att[o->natt++], val, err, elen);
+	} else {
+		snprintf(err, elen, "unknown key '%s'", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int conf_cb(void *arg, const char *key, const char *val, char *err, size_t elen)
+{
+	return opt_set(arg, key, val, err, elen);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]\n"
+		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
+		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME] [-v]\n");
+	exit(2);
+}
+
+static void parse_args(struct opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+	    {"vdev", required_argument, NULL, 1},
+	    {"addr", required_argument, NULL, 2},
+	    {"gw", required_argument, NULL, 3},
+	    {"mtu", required_argument, NULL, 4},
+	    {"eal", required_argument, NULL, 5},
+	    {"sock", required_argument, NULL, 6},
+	    {"attach", required_argument, NULL, 7},
+	    {"group", required_argument, NULL, 8},
+	    {"config", required_argument, NULL, 9},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	static const char *const keys[] = {NULL,  "vdev", "addr",   "gw",   "mtu",
+					   "eal", "sock", "attach", "group"};
+	char err[512];
+	int c;
+	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		if (c == 'v') {
+			o->verbose = true;
+		} else if (c == 9) {
+			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
+				die("%s", err);
+		} else if (c >= 1 && c <= 8) {
+			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
+				die("--%s: %s", keys[c], err);
+		} else {
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (!o->port.net.naddrs)
+		die("no --addr given: the stack needs an address");
+	if (!o->port.dev.nvdev && !o->port.dev.port && !o->port.dev.eal)
+		die("no port: give --vdev DEVARGS, or --eal/--config naming a device");
+	if (!o->sock_path)
+		o->sock_path = SKP_SOCK_DEFAULT;
+}
+
+/* Sockets still holding a connection (for the drain). */
+static unsigned live_socks(struct skopsd *d)
+{
+	unsigned n = 0;
+	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
+		n += d->socks[i] && d->socks[i]->sd >= 0 && !d->socks[i]->listening;
+	return n;
+}
+
+/* SIGTERM: no new clients or connections, a FIN on every connection. */
+static void drain_start(struct skopsd *d)
+{
+	d->draining = true;
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->lfd, NULL);
+	close(d->lfd);
+	unlink(d->sock_path);
+	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
+		struct dsock *s = d->socks[i];
+		if (!s)
+			continue;
+		if (s->listening || s->sd < 0)
+			dsock_abort(d, i);
+		else if (!s->closing)
+			s->shut_wr_pending = true;
+	}
+	fprintf(stderr, "skopsd: draining %u connection(s)\n", live_socks(d));
+}
+
+static void run(struct skopsd *d)
+{
+	unsigned idle = 0;
+	uint64_t drain_end = 0;
+	for (;;) {
+		if (quit && !d->draining) {
+			drain_start(d);
+			drain_end = stack_now_ns(d->st) + SKOPSD_DRAIN_NS;
+		}
+		int work = stack_poll(d->st);
+		for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
+			if (d->socks[i])
+				work += dsock_pump(d, i);
+		char note[320];
+		if (net_csum_notice(stack_net(d->st), note, sizeof(note)))
+			fprintf(stderr, "skopsd: %s\n", note);
+		if (d->draining) {
+			bool done = true;
+			for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
+				struct dsock *s = d->socks[i];
+				if (s && s->sd >= 0 && !s->listening &&
+				    !(skops_events(d->st, s->sd) & SKOPS_EV_HUP))
+					done = false;
+			}
+			if (done || stack_now_ns(d->st) > drain_end)
+				return;
+		}
+		idle = work ? 0 : idle + 1;
+		struct epoll_event evs[64];
+		int n = epoll_wait(d->epfd, evs, 64, idle > SKOPSD_SPIN ? SKOPSD_SLEEP_MS : 0);
+		for (int i = 0; i < n; i++) {
+			uint32_t u = evs[i].data.u32;
+			if (u == UINT32_MAX) {
+				srv_accept(d);
+			} else if (u & 0x80000000u) {
+				uint64_t v;
+				struct client *cl = d->clients[u & 0x7fffffffu];
+				if (cl && read(cl->kick, &v, sizeof(v)) < 0 && errno != EAGAIN)
+					perror("skopsd: kick");
+				idle = 0;
+			} else if (d->clients[u]) {
+				srv_client(d, u);
+				idle = 0;
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static struct skopsd d;
+	o.port.dev.prog = "skopsd";
+	parse_args(&o, argc, argv);
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	char err[10240], log[2048];
+	d.sock_path = o.sock_path;
+	d.verbose = o.verbose;
+	/* the socket path first: a second daemon must fail before touching the port */
+	if (srv_listen(&d, err, sizeof(err)))
+		die("%s", err);
+	if (o.group) {
+		struct group *g = getgrnam(o.group);
+		if (!g || chown(o.sock_path, (uid_t)-1, g->gr_gid) || chmod(o.sock_path, 0660))
+			die("--group %s: %s", o.group, g ? strerror(errno) : "no such group");
+	}
+	struct dev *port;
+	if (dev_opts_open(&o.port.dev, &port, log, sizeof(log), err, sizeof(err))) {
+		unlink(o.sock_path);
+		die("%s", err);
+	}
+	if (o.verbose)
+		fputs(log, stderr);
+	struct clk clk;
+	clk_init_real(&clk);
+	struct bpfvm_registry *reg;
+	struct cg_tree *tree;
+	struct hooks *hooks;
+	int rc = bpfvm_registry_create(&reg);
+	if (!rc)
+		rc = cg_tree_create(&hooks_cg_prog_ops, 1, &tree);
+	if (rc)
+		die("sockops runtime: %s", strerror(-rc));
+	for (unsigned i = 0; i < o.natt; i++) {
+		if (appport_attach(reg, tree, o.att[i].obj, o.att[i].cg, o.att[i].flags,
+				   o.att[i].strict, "skopsd", err, sizeof(err))) {
+			unlink(o.sock_path);
+			die("--attach %s", err);
+		}
+		fprintf(stderr, "skopsd: %s attached to %s\n", o.att[i].obj, o.att[i].cg);
+	}
+	struct hooks_config hc = {.tree = tree, .reg = reg, .lcore = 0};
+	if ((rc = hooks_create(&hc, &hooks)))
+		die("hooks: %s", strerror(-rc));
+	struct stack_config sc = {0};
+	sc.net = o.port.net;
+	sc.net.dev = port;
+	sc.net.pool = dev_ethdev_pool(port);
+	sc.net.clk = &clk;
+	sc.net.seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	sc.cg_tree = tree;
+	sc.reg = reg;
+	sc.hooks = hooks;
+	sc.seed = sc.net.seed * 31 + 7;
+	if ((rc = stack_create(&sc, &d.st))) {
+		unlink(o.sock_path);
+		die("stack: %s", strerror(-rc));
+	}
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+	if (d.epfd < 0 || epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.lfd, &ev))
+		die("epoll: %s", strerror(errno));
+	fprintf(stderr, "skopsd: serving on %s\n", o.sock_path);
+	run(&d);
+	for (unsigned i = 0; i < SKOPSD_MAX_CLIENTS; i++)
+		if (d.clients[i])
+			srv_drop_client(&d, i);
+	for (int i = 0; i < 100; i++)
+		stack_poll(d.st);
+	stack_destroy(d.st);
+	hooks_destroy(hooks);
+	cg_tree_destroy(tree);
+	bpfvm_registry_destroy(reg);
+	dev_destroy(port);
+	dev_eal_cleanup();
+	fprintf(stderr, "skopsd: stopped\n");
+	return 0;
+}

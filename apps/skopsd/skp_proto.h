@@ -1,0 +1,98 @@
+/* skp: the protocol between skopsd and the LD_PRELOAD shim.
+ * Control: one SOCK_SEQPACKET unix connection per process, one struct
+ * skp_req per request, one struct skp_rep per reply; HELLO's reply carries
+ * the process's kick eventfd, SOCKET's and ACCEPT's the socket's memfd and
+ * eventfd (SCM_RIGHTS). Data: per socket, a memfd holding struct skp_shm:
+ * two single-producer byte rings (tx: app → daemon, rx: daemon → app) and
+ * the daemon's view of the connection. The daemon writes the socket's
+ * eventfd after each change the app may wait for; the app writes the kick
+ * eventfd after queueing data or freeing a ring the daemon found full.
+ * The daemon never trusts what the app writes: every index it reads is
+ * checked (skp_ring_*) and a bad one resets that connection. */
+#ifndef SKOPS_APPS_SKP_PROTO_H
+#define SKOPS_APPS_SKP_PROTO_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define SKP_SOCK_DEFAULT "/run/skops/skopsd.sock"
+#define SKP_RING_SIZE	 (256u * 1024u) /* a power of two */
+#define SKP_MAGIC	 0x736b7031u	/* "skp1" */
+
+/* skp_shm.state: set by the daemon, read by the app */
+#define SKP_ST_CONNECTED (1u << 0) /* established: sending is allowed */
+#define SKP_ST_EOF	 (1u << 1) /* peer's FIN, every byte before it is in rx */
+#define SKP_ST_ERR	 (1u << 2) /* err holds the connection's error */
+#define SKP_ST_ACCEPT	 (1u << 3) /* listener: a connection waits to be accepted */
+#define SKP_ST_LISTEN	 (1u << 4)
+#define SKP_ST_WRCLOSED	 (1u << 5) /* our FIN was queued (shutdown SHUT_WR applied) */
+
+/* skp_shm.want: what the app waits for (OUT wakes it when tx space frees) */
+#define SKP_WANT_OUT (1u << 0)
+/* skp_shm.rx_full: the daemon found rx full and stopped; kick when freed */
+
+struct skp_idx {
+	_Atomic uint32_t head; /* producer's */
+	uint8_t pad0[60];
+	_Atomic uint32_t tail; /* consumer's */
+	uint8_t pad1[60];
+};
+
+struct skp_shm {
+	uint32_t magic;
+	_Atomic uint32_t state; /* SKP_ST_* */
+	_Atomic int32_t err;	/* errno of the connection's failure */
+	_Atomic uint32_t want;	/* SKP_WANT_* */
+	_Atomic uint32_t rx_full;
+	uint8_t pad[44];
+	struct skp_idx tx, rx;
+	uint8_t txbuf[SKP_RING_SIZE];
+	uint8_t rxbuf[SKP_RING_SIZE];
+};
+
+enum skp_op {
+	SKP_HELLO = 1, /* data: requested cgroup path (may be empty) */
+	SKP_SOCKET,    /* a: family */
+	SKP_BIND,      /* data: sockaddr */
+	SKP_LISTEN,    /* a: backlog */
+	SKP_CONNECT,   /* data: sockaddr */
+	SKP_ACCEPT,    /* reply data: peer sockaddr */
+	SKP_SHUTDOWN,  /* a: how */
+	SKP_CLOSE,
+	SKP_SETSOCKOPT, /* a: level, b: name, data: value */
+	SKP_GETSOCKOPT, /* a: level, b: name, len: room; reply data: value */
+	SKP_GETSOCKNAME,
+	SKP_GETPEERNAME,
+	SKP_ROUTE, /* data: sockaddr; rc 0 when skopsd routes it */
+	SKP_OP_MAX,
+};
+
+#define SKP_DATA_MAX 128
+
+struct skp_req {
+	uint32_t op;
+	uint32_t id; /* the socket, as SOCKET/ACCEPT returned it */
+	int32_t a, b;
+	uint32_t len;
+	uint8_t data[SKP_DATA_MAX];
+};
+
+struct skp_rep {
+	int32_t rc; /* >= 0 or -errno */
+	uint32_t id;
+	uint32_t len;
+	uint8_t data[SKP_DATA_MAX];
+};
+
+/* Ring index checks (skp_ring.c), for the side that does not own the index
+ * it reads. Indices are free-running uint32_t; used = head - tail. */
+/* Bytes readable given the producer's head as read from shared memory and
+ * our own tail: -EPROTO when head claims more than the ring holds. */
+int skp_ring_used(uint32_t head, uint32_t tail);
+/* The consumer moved tail from old_tail to new_tail; head is ours. 0 when
+ * it stayed within [old_tail, head], else -EPROTO. */
+int skp_ring_check_tail(uint32_t head, uint32_t old_tail, uint32_t new_tail);
+/* The longest contiguous span from index idx of at most n bytes. */
+uint32_t skp_ring_span(uint32_t idx, uint32_t n);
+
+#endif

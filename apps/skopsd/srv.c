@@ -1,0 +1,345 @@
+/* srv: skopsd's unix socket, its clients (one per process) and their
+ * control requests. A client's cgroup v2 path comes from the kernel
+ * (SO_PEERCRED pid → /proc/PID/cgroup, the "0::" line), so the programs
+ * attached to the application's own cgroup see its connections. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "skops.h"
+#include "skopsd.h"
+
+int srv_listen(struct skopsd *d, char *err, size_t elen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(d->sock_path) >= sizeof(sa.sun_path)) {
+		snprintf(err, elen, "--sock %s: path too long", d->sock_path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, d->sock_path);
+	/* the parent directory (/run/skops) may not exist yet */
+	char dir[sizeof(sa.sun_path)];
+	snprintf(dir, sizeof(dir), "%s", d->sock_path);
+	char *sl = strrchr(dir, '/');
+	if (sl && sl != dir) {
+		*sl = 0;
+		mkdir(dir, 0755);
+	}
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, elen, "socket: %s", strerror(errno));
+		return -errno;
+	}
+	/* A live daemon answers a connect: then the path is in use. A stale
+	 * file from a killed daemon is replaced. */
+	int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(probe);
+		close(fd);
+		snprintf(err, elen, "--sock %s: in use by a running skopsd", d->sock_path);
+		return -EADDRINUSE;
+	}
+	if (probe >= 0)
+		close(probe);
+	unlink(d->sock_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		int e = errno;
+		snprintf(err, elen, "--sock %s: %s", d->sock_path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	chmod(d->sock_path, 0666);
+	d->lfd = fd;
+	return 0;
+}
+
+/* The "0::PATH" line of /proc/PID/cgroup: the cgroup v2 path. */
+static void peer_cgroup(pid_t pid, char *out, size_t len)
+{
+	char p[64], line[512];
+	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
+	snprintf(out, len, "/");
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(out, len, "%.255s", line + 3);
+		break;
+	}
+	fclose(f);
+}
+
+void srv_accept(struct skopsd *d)
+{
+	for (;;) {
+		int fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		unsigned ci;
+		for (ci = 0; ci < SKOPSD_MAX_CLIENTS && d->clients[ci]; ci++)
+			;
+		struct client *cl = ci < SKOPSD_MAX_CLIENTS ? calloc(1, sizeof(*cl)) : NULL;
+		struct ucred cr;
+		socklen_t l = sizeof(cr);
+		if (!cl || d->draining || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+			free(cl);
+			close(fd);
+			continue;
+		}
+		cl->fd = fd;
+		cl->pid = cr.pid;
+		cl->uid = cr.uid;
+		cl->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		peer_cgroup(cr.pid, cl->cgroup, sizeof(cl->cgroup));
+		d->clients[ci] = cl;
+		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = ci};
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+		ev.data.u32 = ci | 0x80000000u;
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, cl->kick, &ev);
+		if (d->verbose)
+			fprintf(stderr, "skopsd: pid %d uid %d cgroup %s connected\n", (int)cr.pid,
+				(int)cr.uid, cl->cgroup);
+	}
+}
+
+void srv_drop_client(struct skopsd *d, unsigned ci)
+{
+	struct client *cl = d->clients[ci];
+	unsigned n = 0;
+	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
+		if (d->socks[i] && d->socks[i]->cl == cl) {
+			/* closed by the app but still flushing: let it finish */
+			if (d->socks[i]->closing) {
+				d->socks[i]->cl = NULL;
+				continue;
+			}
+			dsock_abort(d, i);
+			n++;
+		}
+	}
+	if (d->verbose)
+		fprintf(stderr, "skopsd: pid %d gone, %u socket(s) reset\n", (int)cl->pid, n);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->fd, NULL);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->kick, NULL);
+	close(cl->fd);
+	close(cl->kick);
+	free(cl);
+	d->clients[ci] = NULL;
+}
+
+static int send_rep(int fd, const struct skp_rep *rep, const int *fds, int nfds)
+{
+	struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof(*rep)};
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (nfds) {
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(*rep) ? 0 : -errno;
+}
+
+/* The socket id named by the request, if this client owns it. */
+static struct dsock *own(struct skopsd *d, struct client *cl, uint32_t id)
+{
+	if (id == 0 || id >= SKOPSD_MAX_SOCKS || !d->socks[id] || d->socks[id]->cl != cl ||
+	    d->socks[id]->closing)
+		return NULL;
+	return d->socks[id];
+}
+
+static socklen_t sa_len(const struct skp_req *r)
+{
+	return r->len > sizeof(r->data) ? 0 : r->len;
+}
+
+/* A new stack socket for the client, in its cgroup: SOCKET and ACCEPT. */
+static int new_sock(struct skopsd *d, struct client *cl, int sd, struct skp_rep *rep, int fds[2])
+{
+	int memfd, id = dsock_create(d, cl, sd, &memfd);
+	if (id < 0)
+		return id;
+	fds[0] = memfd;
+	fds[1] = d->socks[id]->efd;
+	rep->id = (uint32_t)id;
+	return 0;
+}
+
+static int route(struct skopsd *d, const struct skp_req *r)
+{
+	const struct sockaddr *sa = (const void *)r->data;
+	uint8_t src[16];
+	uint32_t mtu;
+	if (sa_len(r) >= sizeof(struct sockaddr_in) && sa->sa_family == AF_INET)
+		return net_route(stack_net(d->st), AF_INET,
+				 &((const struct sockaddr_in *)sa)->sin_addr, src, &mtu);
+	if (sa_len(r) >= sizeof(struct sockaddr_in6) && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+		static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+		if (!memcmp(&s6->sin6_addr, mapped, 12))
+			return net_route(stack_net(d->st), AF_INET, s6->sin6_addr.s6_addr + 12, src,
+					 &mtu);
+		return net_route(stack_net(d->st), AF_INET6, &s6->sin6_addr, src, &mtu);
+	}
+	return -EAFNOSUPPORT;
+}
+
+static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
+{
+	struct skp_rep rep = {.id = r->id};
+	int fds[2], nfds = 0, rc;
+	struct dsock *s = NULL;
+	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE &&
+	    !(s = own(d, cl, r->id))) {
+		rep.rc = -EBADF;
+		send_rep(cl->fd, &rep, NULL, 0);
+		return;
+	}
+	if (s && s->sd < 0 && r->op != SKP_CLOSE) {
+		rep.rc = -ECONNRESET;
+		send_rep(cl->fd, &rep, NULL, 0);
+		return;
+	}
+	switch (r->op) {
+	case SKP_HELLO: {
+		/* another cgroup than the process's own: for root only */
+		char want[sizeof(cl->cgroup)];
+		snprintf(want, sizeof(want), "%.*s", (int)(r->len < sizeof(r->data) ? r->len : 0),
+			 (const char *)r->data);
+		rc = 0;
+		if (want[0] && strcmp(want, cl->cgroup)) {
+			if (cl->uid != 0 || want[0] != '/')
+				rc = -EPERM;
+			else
+				snprintf(cl->cgroup, sizeof(cl->cgroup), "%s", want);
+		}
+		fds[0] = cl->kick;
+		nfds = rc ? 0 : 1;
+		break;
+	}
+	case SKP_SOCKET:
+		rc = skops_socket(d->st, r->a, SOCK_STREAM);
+		if (rc >= 0) {
+			int sd = rc;
+			rc = skops_set_cgroup(d->st, sd, cl->cgroup);
+			if (!rc)
+				rc = new_sock(d, cl, sd, &rep, fds);
+			if (rc)
+				skops_close(d->st, sd);
+			else
+				nfds = 2;
+		}
+		break;
+	case SKP_BIND:
+		rc = skops_bind(d->st, s->sd, (const void *)r->data, sa_len(r));
+		break;
+	case SKP_LISTEN:
+		rc = skops_listen(d->st, s->sd, r->a);
+		if (!rc) {
+			s->listening = true;
+			atomic_fetch_or(&s->shm->state, SKP_ST_LISTEN);
+		}
+		break;
+	case SKP_CONNECT:
+		rc = skops_connect(d->st, s->sd, (const void *)r->data, sa_len(r));
+		s->started = !rc || rc == -EINPROGRESS;
+		break;
+	case SKP_ACCEPT: {
+		struct sockaddr_storage ss;
+		socklen_t l = sizeof(ss);
+		rc = skops_accept(d->st, s->sd, (struct sockaddr *)&ss, &l);
+		if (rc >= 0) {
+			int sd = rc;
+			rc = new_sock(d, cl, sd, &rep, fds);
+			if (rc) {
+				skops_abort(d->st, sd);
+			} else {
+				nfds = 2;
+				d->socks[rep.id]->started = true;
+				memcpy(rep.data, &ss, l < sizeof(rep.data) ? l : sizeof(rep.data));
+				rep.len = l;
+				dsock_pump(d, rep.id);
+			}
+		}
+		dsock_pump(d, r->id); /* the accept queue may be empty now */
+		break;
+	}
+	case SKP_SHUTDOWN:
+		rc = 0;
+		if (r->a == SHUT_RD || r->a == SHUT_RDWR)
+			rc = skops_shutdown(d->st, s->sd, SHUT_RD);
+		if (!rc && (r->a == SHUT_WR || r->a == SHUT_RDWR))
+			s->shut_wr_pending = true; /* after the bytes already queued */
+		else if (!rc && r->a != SHUT_RD)
+			rc = -EINVAL;
+		dsock_pump(d, r->id);
+		break;
+	case SKP_CLOSE:
+		dsock_close(d, r->id);
+		return; /* no reply: close never waits */
+	case SKP_SETSOCKOPT:
+		rc = skops_setsockopt(d->st, s->sd, r->a, r->b, r->data,
+				      r->len <= sizeof(r->data) ? r->len : 0);
+		break;
+	case SKP_GETSOCKOPT: {
+		socklen_t l = r->len < sizeof(rep.data) ? r->len : sizeof(rep.data);
+		rc = skops_getsockopt(d->st, s->sd, r->a, r->b, rep.data, &l);
+		rep.len = l;
+		break;
+	}
+	case SKP_GETSOCKNAME:
+	case SKP_GETPEERNAME: {
+		socklen_t l = sizeof(rep.data);
+		rc = (r->op == SKP_GETSOCKNAME ? skops_getsockname : skops_getpeername)(
+		    d->st, s->sd, (void *)rep.data, &l);
+		rep.len = l;
+		break;
+	}
+	case SKP_ROUTE:
+		rc = route(d, r);
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	rep.rc = rc;
+	send_rep(cl->fd, &rep, fds, nfds);
+	/* ours were sent; the daemon keeps its own eventfd (dsock) and kick */
+	if (nfds == 2)
+		close(fds[0]);
+}
+
+void srv_client(struct skopsd *d, unsigned ci)
+{
+	struct client *cl = d->clients[ci];
+	for (int i = 0; i < 64; i++) {
+		struct skp_req r;
+		ssize_t n = recv(cl->fd, &r, sizeof(r), MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n != (ssize_t)sizeof(r) || r.op == 0 || r.op >= SKP_OP_MAX) {
+			srv_drop_client(d, ci);
+			return;
+		}
+		serve(d, cl, &r);
+	}
+}

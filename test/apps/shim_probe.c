@@ -1,0 +1,176 @@
+/* shim_probe: checks run under skops-run against a kernel echo server.
+ *   shim_probe epoll HOST PORT  one epoll set of a pipe, a timerfd and a
+ *       skops socket: each reports its own event, and an empty wait sleeps
+ *       (CPU time well under the wall time)
+ *   shim_probe eintr HOST PORT  a blocking recv interrupted by SIGALRM
+ *       (no SA_RESTART) returns EINTR after ~200 ms, without spinning
+ *   shim_probe hold HOST PORT   connects, prints "connected", sleeps
+ *   shim_probe orphan HOST PORT connects, prints "connected", blocks in recv:
+ *       once skopsd dies recv fails with ECONNRESET and send with EPIPE
+ * Exit 0 on success, 1 with a message naming the failed check. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static void die(const char *what)
+{
+	fprintf(stderr, "shim_probe: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "shim_probe: %s\n", what);
+		exit(1);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+static int dial(const char *host, const char *port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+		check(0, "bad host");
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("connect");
+	return fd;
+}
+
+/* one epoll_wait; returns the data of the single event, or -1 on timeout */
+static int wait_one(int ep, int ms)
+{
+	struct epoll_event ev[4];
+	int n = epoll_wait(ep, ev, 4, ms);
+	if (n < 0)
+		die("epoll_wait");
+	check(n <= 1, "epoll_wait: more than one event");
+	return n ? ev[0].data.fd : -1;
+}
+
+static int run_epoll(const char *host, const char *port)
+{
+	int sk = dial(host, port), p[2], tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+	if (pipe(p) || tfd < 0)
+		die("pipe/timerfd");
+	check(sk < FD_SETSIZE, "socket fd above FD_SETSIZE");
+	int ep = epoll_create1(0);
+	struct epoll_event e = {.events = EPOLLIN};
+	e.data.fd = p[0];
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &e);
+	e.data.fd = tfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
+	e.data.fd = sk;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sk, &e))
+		die("epoll_ctl socket");
+	/* nothing ready: the wait sleeps */
+	double t0 = now_s(), c0 = cpu_s();
+	check(wait_one(ep, 500) == -1, "idle wait returned an event");
+	double wall = now_s() - t0, cpu = cpu_s() - c0;
+	printf("idle wait: %.0f ms wall, %.1f ms cpu\n", wall * 1e3, cpu * 1e3);
+	check(wall > 0.45, "idle wait returned early");
+	check(cpu < 0.1, "idle wait used the CPU (spinning)");
+	/* the pipe */
+	check(write(p[1], "x", 1) == 1, "pipe write");
+	check(wait_one(ep, 2000) == p[0], "pipe event missing");
+	char c;
+	check(read(p[0], &c, 1) == 1, "pipe read");
+	/* the timer */
+	struct itimerspec its = {.it_value = {.tv_nsec = 100000000}};
+	timerfd_settime(tfd, 0, &its, NULL);
+	check(wait_one(ep, 2000) == tfd, "timerfd event missing");
+	uint64_t exp;
+	check(read(tfd, &exp, sizeof(exp)) == sizeof(exp), "timerfd read");
+	/* the socket: the echo of what we send */
+	check(send(sk, "ping", 4, 0) == 4, "send");
+	check(wait_one(ep, 5000) == sk, "socket event missing");
+	char buf[16];
+	ssize_t n = recv(sk, buf, sizeof(buf), 0);
+	check(n == 4 && !memcmp(buf, "ping", 4), "echo data");
+	check(wait_one(ep, 300) == -1, "socket still readable after the read");
+	printf("epoll: pipe, timerfd and skops socket each reported once\n");
+	return 0;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static int run_eintr(const char *host, const char *port)
+{
+	int sk = dial(host, port);
+	struct sigaction sa = {.sa_handler = on_alarm}; /* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = {.it_value = {.tv_usec = 200000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	double t0 = now_s(), c0 = cpu_s();
+	char buf[16];
+	ssize_t n = recv(sk, buf, sizeof(buf), 0);
+	int e = errno;
+	double wall = now_s() - t0, cpu = cpu_s() - c0;
+	printf("recv: %zd (%s) after %.0f ms, %.1f ms cpu\n", n, strerror(e), wall * 1e3,
+	       cpu * 1e3);
+	check(n == -1 && e == EINTR, "blocking recv not interrupted with EINTR");
+	check(wall > 0.15 && wall < 2, "EINTR at the wrong time");
+	check(cpu < 0.1, "blocking recv used the CPU (spinning)");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4)
+		check(0, "usage: shim_probe epoll|eintr|hold HOST PORT");
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(argv[1], "epoll"))
+		return run_epoll(argv[2], argv[3]);
+	if (!strcmp(argv[1], "eintr"))
+		return run_eintr(argv[2], argv[3]);
+	if (!strcmp(argv[1], "hold")) {
+		dial(argv[2], argv[3]);
+		printf("connected\n");
+		for (;;)
+			pause();
+	}
+	if (!strcmp(argv[1], "orphan")) {
+		int sk = dial(argv[2], argv[3]);
+		printf("connected\n");
+		char buf[16];
+		ssize_t n = recv(sk, buf, sizeof(buf), 0);
+		check(n == -1 && errno == ECONNRESET, "recv after skopsd died: not ECONNRESET");
+		n = send(sk, "x", 1, MSG_NOSIGNAL);
+		check(n == -1 && errno == EPIPE, "send after skopsd died: not EPIPE");
+		printf("ECONNRESET, EPIPE\n");
+		return 0;
+	}
+	check(0, "unknown mode");
+	return 1;
+}

@@ -1,0 +1,195 @@
+/* skopsd's ring checks against a hostile application: the index checks
+ * alone (wrap-around at 2^32 included), then a real connection between two
+ * stacks where the application side is a dsock whose shared memory the
+ * test writes as an app would, honest first, then with indices out of
+ * range: the daemon must reset that connection (the peer sees the reset)
+ * and never read or write outside the rings. */
+#include <check.h>
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "../../sim/sim_harness.h"
+#include "skopsd.h"
+
+START_TEST(ring_used_bounds)
+{
+	ck_assert_int_eq(skp_ring_used(100, 100), 0);
+	ck_assert_int_eq(skp_ring_used(100 + SKP_RING_SIZE, 100), (int)SKP_RING_SIZE);
+	ck_assert_int_eq(skp_ring_used(100 + SKP_RING_SIZE + 1, 100), -EPROTO);
+	ck_assert_int_eq(skp_ring_used(99, 100), -EPROTO);	/* head behind tail */
+	ck_assert_int_eq(skp_ring_used(5, UINT32_MAX - 4), 10); /* across 2^32 */
+	ck_assert_int_eq(skp_ring_used(UINT32_MAX, 0), -EPROTO);
+}
+END_TEST
+
+START_TEST(ring_tail_bounds)
+{
+	/* ours: head 1000; the app last said 400 */
+	ck_assert_int_eq(skp_ring_check_tail(1000, 400, 400), 0);
+	ck_assert_int_eq(skp_ring_check_tail(1000, 400, 1000), 0);
+	ck_assert_int_eq(skp_ring_check_tail(1000, 400, 1001), -EPROTO); /* past head */
+	ck_assert_int_eq(skp_ring_check_tail(1000, 400, 399), -EPROTO);	 /* backwards */
+	ck_assert_int_eq(skp_ring_check_tail(1000, 400, 400 + (1u << 31)), -EPROTO);
+	ck_assert_int_eq(skp_ring_check_tail(3, UINT32_MAX - 2, 1), 0); /* across 2^32 */
+	ck_assert_int_eq(skp_ring_check_tail(3, UINT32_MAX - 2, 4), -EPROTO);
+	ck_assert_uint_eq(skp_ring_span(SKP_RING_SIZE - 10, 100), 10);
+	ck_assert_uint_eq(skp_ring_span(3 * SKP_RING_SIZE + 5, 100), 100);
+}
+END_TEST
+
+static struct sim S;
+static struct skopsd D;
+static struct client CL = {.pid = 1};
+static int peer;    /* the accepted connection on stack b */
+static unsigned id; /* the dsock on stack a */
+
+static void run_ms(uint64_t ms)
+{
+	uint64_t end = S.now + ms * 1000000ull;
+	for (int i = 0; i < 200000 && S.now < end; i++) {
+		/* the daemon's work first: the clock moves only when all are idle */
+		if (D.socks[id] && dsock_pump(&D, id) > 0) {
+			stack_poll(S.a);
+			stack_poll(S.b);
+			continue;
+		}
+		if (!sim_step(&S))
+			S.now = end;
+	}
+}
+
+static void setup(void)
+{
+	ck_assert_int_eq(sim_create(&S, "skp", 7, NULL, 16, 0, false), 0);
+	memset(&D, 0, sizeof(D));
+	D.st = S.a;
+	int l = skops_socket(S.b, AF_INET, SOCK_STREAM);
+	struct sockaddr_in sin = sim_sin(S.b4, 7000);
+	ck_assert_int_eq(skops_bind(S.b, l, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(skops_listen(S.b, l, 4), 0);
+	int sd = skops_socket(S.a, AF_INET, SOCK_STREAM);
+	int memfd;
+	int rc = dsock_create(&D, &CL, sd, &memfd);
+	ck_assert_int_gt(rc, 0);
+	id = (unsigned)rc;
+	close(memfd);
+	D.socks[id]->started = true;
+	rc = skops_connect(S.a, sd, (struct sockaddr *)&sin, sizeof(sin));
+	ck_assert(rc == 0 || rc == -EINPROGRESS);
+	run_ms(50);
+	peer = skops_accept(S.b, l, NULL, NULL);
+	ck_assert_int_ge(peer, 0);
+	ck_assert(atomic_load(&D.socks[id]->shm->state) & SKP_ST_CONNECTED);
+	skops_close(S.b, l);
+}
+
+static void teardown(void)
+{
+	if (D.socks[id])
+		dsock_abort(&D, id);
+	sim_destroy(&S, false);
+}
+
+/* The app queues n bytes of c at its head, as the shim does. */
+static void app_send(struct skp_shm *m, uint32_t n, char c)
+{
+	uint32_t h = atomic_load(&m->tx.head);
+	for (uint32_t i = 0; i < n; i++)
+		m->txbuf[(h + i) & (SKP_RING_SIZE - 1)] = (uint8_t)c;
+	atomic_store(&m->tx.head, h + n);
+}
+
+static bool peer_reset(void)
+{
+	char b[4096];
+	ssize_t r;
+	/* what arrived before the reset is read first */
+	for (int i = 0; i < 64 && (r = skops_recv(S.b, peer, b, sizeof(b), 0)) > 0; i++)
+		;
+	return r == -ECONNRESET;
+}
+
+START_TEST(honest_app_moves_data)
+{
+	struct skp_shm *m = D.socks[id]->shm;
+	app_send(m, 3000, 'x');
+	run_ms(50);
+	char b[4096];
+	ck_assert_int_eq(skops_recv(S.b, peer, b, sizeof(b), 0), 3000);
+	ck_assert_uint_eq(atomic_load(&m->tx.tail), 3000);
+	ck_assert_int_eq(skops_send(S.b, peer, "hello", 5, 0), 5);
+	run_ms(50);
+	ck_assert_uint_eq(atomic_load(&m->rx.head), 5);
+	ck_assert_mem_eq(m->rxbuf, "hello", 5);
+	atomic_store(&m->rx.tail, 5); /* consumed */
+	ck_assert_int_eq(skops_send(S.b, peer, "again", 5, 0), 5);
+	run_ms(50);
+	ck_assert_uint_eq(atomic_load(&m->rx.head), 10);
+	ck_assert(!(atomic_load(&m->state) & SKP_ST_ERR));
+}
+END_TEST
+
+START_TEST(tx_head_past_ring_resets)
+{
+	struct skp_shm *m = D.socks[id]->shm;
+	app_send(m, 100, 'a');
+	run_ms(20);
+	/* head claims more than the ring can hold */
+	atomic_store(&m->tx.head, atomic_load(&m->tx.tail) + SKP_RING_SIZE + 1 + _i * 1000000u);
+	run_ms(50);
+	ck_assert(atomic_load(&m->state) & SKP_ST_ERR);
+	ck_assert_int_eq(atomic_load(&m->err), ECONNRESET);
+	ck_assert_uint_eq(atomic_load(&m->tx.tail), 100); /* nothing more was read */
+	ck_assert(peer_reset());
+}
+END_TEST
+
+START_TEST(rx_tail_out_of_range_resets)
+{
+	struct skp_shm *m = D.socks[id]->shm;
+	ck_assert_int_eq(skops_send(S.b, peer, "0123456789", 10, 0), 10);
+	run_ms(50);
+	ck_assert_uint_eq(atomic_load(&m->rx.head), 10);
+	/* 0: past what was written; 1: backwards after consuming */
+	if (_i == 0) {
+		atomic_store(&m->rx.tail, 11);
+	} else {
+		atomic_store(&m->rx.tail, 10);
+		run_ms(10);
+		atomic_store(&m->rx.tail, 2);
+	}
+	ck_assert_int_eq(skops_send(S.b, peer, "more", 4, 0), 4);
+	run_ms(50);
+	ck_assert(atomic_load(&m->state) & SKP_ST_ERR);
+	ck_assert_uint_eq(atomic_load(&m->rx.head), 10); /* no byte written after */
+	ck_assert(peer_reset());
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("skp_ring");
+	TCase *tc = tcase_create("index");
+	tcase_add_test(tc, ring_used_bounds);
+	tcase_add_test(tc, ring_tail_bounds);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("dsock");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, honest_app_moves_data);
+	tcase_add_loop_test(tc, tx_head_past_ring_resets, 0, 3);
+	tcase_add_loop_test(tc, rx_tail_out_of_range_resets, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	sim_eal_init("skp_ring");
+	SRunner *sr = srunner_create(suite());
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	rte_eal_cleanup();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
