@@ -302,17 +302,19 @@ static int items(struct rd *r, struct sp_jv *v, char c)
 	}
 }
 
+/* On failure *out is NULL and nothing stays allocated. */
 static int value(struct rd *r, struct sp_jv **out)
 {
+	*out = NULL;
 	ws(r);
 	if (r->pos >= r->len)
 		return fail(r, "unexpected end");
-	if (++r->depth > 64)
+	if (r->depth >= 64)
 		return fail(r, "nested too deep");
 	struct sp_jv *v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	*out = v;
+	r->depth++;
 	int rc = 0;
 	char c = r->s[r->pos];
 	if (c == '{') {
@@ -347,7 +349,12 @@ static int value(struct rd *r, struct sp_jv **out)
 		r->pos += n;
 	}
 	r->depth--;
-	return rc;
+	if (rc) {
+		sp_jv_free(v); /* with the members items() linked so far */
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 int sp_jv_parse(const char *text, size_t len, struct sp_jv **out, char *err, size_t elen)

@@ -129,6 +129,7 @@ mm_run() { # OUTFILE SERVER-EXTRA -- CLIENT ARGS...
 	bg mm timeout 90 "$SKPERF" --vdev "net_memif0,role=server,id=0,socket=$sock,socket-abstract=no" \
 		--addr 198.18.3.1/24 --eal "-l $C1" -s -1 -p $port $sx
 	wait_for 20 grep -q "port ready" "$TMP/mm.err" || fail "memif skperf -s: $(cat "$TMP/mm.err")"
+	sleep 0.5 # the listener opens after the port, the memif link comes up meanwhile
 	timeout 90 "$SKPERF" --vdev "net_memif0,role=client,id=0,socket=$sock,socket-abstract=no" \
 		--addr 198.18.3.2/24 --eal "-l $C2" -c 198.18.3.1 -p $port -J "$@" >"$out" 2>"$TMP/mc.err" ||
 		fail "memif skperf -c $*: $(cat "$TMP/mc.err")"
