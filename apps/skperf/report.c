@@ -463,7 +463,10 @@ void sp_report_end(struct sp_test *t)
 void sp_report_text_end(struct sp_test *t)
 {
 	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	if (t->mode == SP_RR) {
+	if (t->mode == SP_RR && t->server) {
+		printf("echoed %u --rr streams of %u-byte requests for %.2f s\n", t->parallel,
+		       t->size, sp_secs(t->t_end - t->t_start));
+	} else if (t->mode == SP_RR) {
 		sp_rtt_print(t);
 	} else if (t->mode == SP_CRR) {
 		double secs = sp_secs(t->t_end - t->t_start);
