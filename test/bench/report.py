@@ -2,7 +2,7 @@
 """report: the benchmark's figures (one JSON line per configuration and
 figure, every repetition) into PREFIX.json (machine, build, each figure's
 median, min, max and ratio to the kernel baseline of the same run) and
-PREFIX.md (the table); prints the table.
+PREFIX.md (the table) and PREFIX-bulk.png (gnuplot); prints the table.
   report.py RESULTS.jsonl PREFIX QUICK SECS REPS COMMIT BUILD_DIR"""
 import json
 import os
@@ -71,13 +71,39 @@ def main(a):
     for x in figs:
         spread = f" [{x['min']:.4g}-{x['max']:.4g}]" if len(x["values"]) > 1 else ""
         ratio = f"{x['ratio_to_kernel']:.2f}x" if x["ratio_to_kernel"] else ""
-        lines.append(f"| {x['config']} | {x['figure']} | {x['median']:.4g}{spread} | "
+        val = f"{x['median']:.0f}" if x["median"] >= 1000 else f"{x['median']:.4g}"
+        lines.append(f"| {x['config']} | {x['figure']} | {val}{spread} | "
                      f"{x['unit']} | {ratio} |")
     md = "\n".join(lines) + "\n"
     with open(prefix + ".md", "w") as f:
         f.write(md)
     print(md)
     print(f"wrote {prefix}.json and {prefix}.md")
+    plot(figs, prefix)
+
+
+def plot(figs, prefix):
+    """PREFIX-bulk.png: bulk throughput bars per configuration (gnuplot)."""
+    rows = {}
+    for x in figs:
+        if x["figure"] in ("bulk_1", "bulk_4"):
+            rows.setdefault(x["config"], {})[x["figure"]] = x["median"]
+    if not rows:
+        return
+    dat = prefix + "-bulk.dat"
+    with open(dat, "w") as f:
+        for cfg, v in rows.items():
+            f.write(f'"{cfg}" {v.get("bulk_1", 0)} {v.get("bulk_4", 0)}\n')
+    script = (f'set terminal pngcairo noenhanced size 1000,500; set output "{prefix}-bulk.png";'
+              'set style data histograms; set style fill solid 0.8; set boxwidth 0.9;'
+              'set ylabel "Mbit/s"; set xtics rotate by -20; set key top right;'
+              'set title "bulk throughput (median)";'
+              f'plot "{dat}" using 2:xtic(1) title "1 flow", "" using 3 title "4 flows"')
+    r = subprocess.run(["gnuplot", "-e", script], capture_output=True, text=True)
+    if r.returncode:
+        print(f"report: gnuplot: {r.stderr.strip()}", file=sys.stderr)
+        sys.exit(1)
+    print(f"wrote {prefix}-bulk.png")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 # test/bench/krr on the kernel), and the CRR and RR cost of 0, 1 and 8
 # sock_ops programs (op_count.o, JIT). Each figure is the median of REPS
 # runs (1 with --quick) with min and max, and its ratio to the kernel
-# baseline of the same run. Writes bench-results/bench-DATE.json and .md
+# baseline of the same run. Writes bench-results/bench-DATE.json, .md, -bulk.png
 # (OUT=DIR to change) and prints the Markdown table. Root.
 set -uo pipefail
 QUICK=0
