@@ -420,7 +420,7 @@ void sp_test_init(struct sp_test *t, struct sp_app *a, bool server)
 	memset(t, 0, sizeof(*t));
 	t->app = a;
 	t->server = server;
-	t->ctrl = t->listen_sd[0] = t->listen_sd[1] = -1;
+	t->ctrl = -1;
 	for (unsigned i = 0; i < SP_CRR_MAX_INFLIGHT; i++)
 		t->crr[i].sd = -1;
 	t->remote_has_retrans = -1;

@@ -437,10 +437,12 @@ static void end_emit(struct sp_test *t, struct sp_jw *w)
 	sp_jw_end_obj(w);
 }
 
+static void report_text_end(struct sp_test *t);
+
 void sp_report_end(struct sp_test *t)
 {
 	if (!t->app->o.json) {
-		sp_report_text_end(t);
+		report_text_end(t);
 		return;
 	}
 	struct sp_jw w = {.pretty = true};
@@ -460,7 +462,7 @@ void sp_report_end(struct sp_test *t)
 	sp_jw_free(&w);
 }
 
-void sp_report_text_end(struct sp_test *t)
+static void report_text_end(struct sp_test *t)
 {
 	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
 	if (t->mode == SP_RR && t->server) {

@@ -248,8 +248,6 @@ int sp_server_run(struct sp_app *a)
 		}
 		sp_test_init(&t, a, true);
 		t.ctrl = sd;
-		t.listen_sd[0] = lsd[0];
-		t.listen_sd[1] = lsd[1];
 		if (!a->o.json) {
 			struct sockaddr_storage ss;
 			socklen_t l = sizeof(ss);

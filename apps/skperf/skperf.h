@@ -120,7 +120,6 @@ struct sp_test {
 	struct sp_app *app;
 	bool server;
 	int ctrl;
-	int listen_sd[2]; /* server: where --crr transactions arrive */
 	char cookie[SP_COOKIE_SIZE];
 	/* negotiated parameters */
 	enum sp_mode mode;
@@ -137,7 +136,6 @@ struct sp_test {
 	uint64_t t_start, t_end, next_iv, iv_start;
 	uint64_t sent, rcvd;
 	struct sp_jw intervals; /* the "intervals" array's members */
-	struct sp_jw textlog;	/* unused unless -J: nothing */
 	/* cpu: rusage at the start */
 	double cpu_user0, cpu_sys0;
 	double cpu[3]; /* total, user, system percent of the test's wall time */
@@ -215,7 +213,6 @@ void sp_rtt_print(struct sp_test *t);
 void sp_report_start(struct sp_test *t);
 void sp_report_interval(struct sp_test *t, uint64_t from, uint64_t to);
 void sp_report_end(struct sp_test *t);
-void sp_report_text_end(struct sp_test *t);
 
 /* server.c, client.c */
 int sp_server_run(struct sp_app *a);
