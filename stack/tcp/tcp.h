@@ -95,8 +95,11 @@ struct tcp_sack_sb {
 	uint32_t prr_out;
 	uint32_t recover_fs;
 	uint32_t snd_budget; /* bytes PRR allows this ACK (RECOVERY) */
-	uint32_t dsacks;     /* D-SACK blocks received (RFC 2883) */
-	uint32_t undo_retrans; /* retransmissions in this episode not yet D-SACKed */
+	uint32_t dsacks;       /* D-SACK blocks received (RFC 2883) */
+	uint32_t undo_marker;  /* snd_una when the last reduction began (undo armed) */
+	uint32_t undo_retrans; /* its retransmissions not yet D-SACKed */
+	bool undo;	       /* undo_marker is set: a reduction may still be undone */
+	uint32_t undos;	       /* reductions undone */
 	struct {
 		uint32_t l, r;
 	} b[TCP_SB_MAX];

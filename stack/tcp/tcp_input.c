@@ -2,8 +2,8 @@
  * SYN-SENT, then for synchronised states PAWS (RFC 7323 §5.3), sequence
  * acceptability, RST with RFC 5961 §3 checks, SYN with the RFC 5961 §4
  * challenge ACK, ACK (RFC 5961 §5 range, SACK recovery in tcp_recovery.c or
- * NewReno per RFC 6582 without SACK, ECN echo per RFC 3168 §6.1.2), data with out-of-order reassembly (SACK blocks, RFC
- * 2018), FIN. TIME_WAIT reuse follows RFC 6191 (timestamps) / RFC 9293
+ * NewReno per RFC 6582 without SACK, ECN echo per RFC 3168 §6.1.2), data with out-of-order
+ * reassembly (SACK blocks, RFC 2018), FIN. TIME_WAIT reuse follows RFC 6191 (timestamps) / RFC 9293
  * §3.10.7.4 (a higher sequence number). */
 #include <errno.h>
 #include <string.h>
@@ -485,6 +485,7 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_DISORDER)
 		return;
 	tcb->prior_cwnd = tcb->cwnd;
+	tcb->sb.undo = false; /* a congestion signal is never undone (Linux tcp_enter_cwr) */
 	tcb->ssthresh = tcb->cc->ssthresh(tcb);
 	if (tcb->ssthresh > tcb->cwnd_clamp)
 		tcb->ssthresh = tcb->cwnd_clamp;

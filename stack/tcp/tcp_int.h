@@ -201,7 +201,8 @@ uint32_t tcp_rec_lt_bytes(const struct tcb *tcb);
 uint32_t tcp_rec_room(const struct tcb *tcb);
 int tcp_rec_send_lost(struct tcp *tcp, struct tcb *tcb);
 int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb);
-void tcp_rec_sent(struct tcb *tcb, uint32_t seglen); /* a segment left during recovery */
+/* A segment left (rtx: a retransmission): PRR and undo accounting. */
+void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
 
 /* tcp_input.c / tcp_user.c */
 void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st);

@@ -317,7 +317,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 		tcb->data_segs_out++;
 		tcb->flags |= TCB_F_DATA_SENT;
 	}
-	tcp_rec_sent(tcb, len + (fin ? 1u : 0u));
+	tcp_rec_sent(tcb, len + (fin ? 1u : 0u), rtx);
 	if (rtx) {
 		tcb->total_retrans++;
 		tcb->bytes_retrans += len;

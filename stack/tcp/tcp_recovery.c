@@ -48,6 +48,53 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 	tcb->cwnd = cw ? (uint32_t)cw : 1;
 }
 
+static void leave(struct tcb *tcb)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	sb->mode = TCP_SB_OPEN;
+	sb->lost_high = tcb->snd_una;
+	sb->high_rxt = tcb->snd_una;
+	sb->snd_budget = 0;
+	tcb->flags &= ~TCB_F_IN_RECOVERY;
+	cc_set_state(tcb, TCP_CA_OPEN);
+}
+
+/* Linux's undo_marker: the reduction that starts now may prove spurious. */
+static void arm_undo(struct tcb *tcb)
+{
+	tcb->sb.undo = true;
+	tcb->sb.undo_marker = tcb->snd_una;
+	tcb->sb.undo_retrans = 0;
+}
+
+/* RFC 2883 §5 / Linux tcp_try_undo_dsack: every retransmission of the last
+ * reduction came back as a D-SACK, so the peer had all of it and nothing
+ * was lost: restore the window the reduction took (tcp_undo_cwnd_reduction
+ * through the CC's undo_cwnd). */
+static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res *res)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	if (!res->dsack || !sb->undo || SEQ_LT(res->dsack_l, sb->undo_marker))
+		return;
+	uint32_t mss = mss_of(tcb);
+	uint32_t segs = (res->dsack_r - res->dsack_l + mss - 1) / mss;
+	sb->undo_retrans = sb->undo_retrans > segs ? sb->undo_retrans - segs : 0;
+	if (sb->undo_retrans)
+		return;
+	(void)tcp;
+	sb->undo = false;
+	sb->undos++;
+	tcb->cwnd = tcb->cc->undo_cwnd
+			? tcb->cc->undo_cwnd(tcb)
+			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
+	if (tcb->prior_ssthresh > tcb->ssthresh)
+		tcb->ssthresh = tcb->prior_ssthresh;
+	if (sb->mode != TCP_SB_OPEN)
+		leave(tcb);
+	else if (tcb->cc_state != TCP_CA_OPEN)
+		cc_set_state(tcb, TCP_CA_OPEN);
+}
+
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
@@ -69,17 +116,7 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	sb->prr_delivered = 0;
 	sb->prr_out = 0;
 	sb->recover_fs = tcb->snd_max - tcb->snd_una;
-}
-
-static void leave(struct tcb *tcb)
-{
-	struct tcp_sack_sb *sb = &tcb->sb;
-	sb->mode = TCP_SB_OPEN;
-	sb->lost_high = tcb->snd_una;
-	sb->high_rxt = tcb->snd_una;
-	sb->snd_budget = 0;
-	tcb->flags &= ~TCB_F_IN_RECOVERY;
-	cc_set_state(tcb, TCP_CA_OPEN);
+	arm_undo(tcb);
 }
 
 bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
@@ -89,6 +126,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	struct tcp_sb_res res;
 	tcp_sb_update(tcb, h, prior_sacked, &res);
 	uint32_t acked = tcb->snd_una - prior_una;
+	dsack_undo(tcp, tcb, &res);
 	if (res.reneged && sb->mode == TCP_SB_RECOVERY)
 		sb->high_rxt = tcb->snd_una; /* the board is gone: holes anew */
 	if (SEQ_LT(sb->high_rxt, tcb->snd_una))
@@ -144,6 +182,8 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 	 * a row without progress forgets the board as a last resort. */
 	if (tcb->retransmits >= 3)
 		tcp_sb_clear(tcb);
+	if (sb->mode != TCP_SB_LOSS)
+		arm_undo(tcb);
 	sb->mode = TCP_SB_LOSS;
 	sb->lost_high = tcb->snd_max;
 	sb->high_rxt = tcb->snd_una;
@@ -173,9 +213,11 @@ uint32_t tcp_rec_room(const struct tcb *tcb)
 	return room ? (room + mss - 1) / mss * mss : 0;
 }
 
-void tcp_rec_sent(struct tcb *tcb, uint32_t seglen)
+void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
+	if (rtx && sb->undo)
+		sb->undo_retrans++;
 	if (sb->mode != TCP_SB_RECOVERY)
 		return;
 	sb->prr_out += seglen;

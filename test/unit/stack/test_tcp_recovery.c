@@ -278,6 +278,73 @@ START_TEST(reneging_forgets)
 }
 END_TEST
 
+/* Segment 1 only late, not lost: the fast retransmit was spurious. The
+ * original arrives, recovery ends, then the retransmission arrives as a
+ * duplicate and the peer reports it in a D-SACK: the reduction is undone
+ * (RFC 2883 §5, Linux tcp_try_undo_dsack). */
+START_TEST(dsack_undoes_spurious)
+{
+	struct sp p;
+	sp_init(&p, 16);
+	sp_rx(&p, 0);
+	uint32_t cwnd0 = p.c->cwnd, ss0 = p.c->ssthresh;
+	sp_rx(&p, 2);
+	sp_rx(&p, 3);
+	sp_rx(&p, 4);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert(rtx_has(&p, 1));
+	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	sp_rx(&p, 1);
+	for (unsigned i = 5; i < (p.high - p.base) / SEG; i++)
+		sp_rx(&p, i);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_lt(p.c->cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->sb.undos, 0);
+	/* every retransmission (the fast one and RFC 6675's rescue of the
+	 * tail) arrives as a duplicate */
+	ck_assert_uint_ge(p.nrtx, 1);
+	for (unsigned i = 0; i < p.nrtx; i++) {
+		struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->snd_una, TCP_ACK, 4096);
+		r.nsack = 1;
+		r.sack[0].l = p.base + p.rtx[i] * SEG;
+		r.sack[0].r = r.sack[0].l + SEG;
+		ck_assert_uint_eq(p.c->sb.undos, 0);
+		fx_send(&p.f, &r, NULL, 0);
+	}
+	ck_assert_uint_eq(p.c->sb.undos, 1);
+	ck_assert_uint_ge(p.c->cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->ssthresh, ss0);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* A D-SACK for data never retransmitted (a duplicate the network made)
+ * undoes nothing after a real loss. */
+START_TEST(dsack_no_undo_after_loss)
+{
+	struct sp p;
+	sp_init(&p, 16);
+	sp_rx(&p, 0);
+	uint32_t ss0 = p.c->ssthresh;
+	sp_rx(&p, 2);
+	sp_rx(&p, 3);
+	sp_rx(&p, 4);
+	ck_assert(rtx_has(&p, 1));
+	/* the retransmission of 1 arrives (the original was lost) */
+	for (unsigned i = 1; i < (p.high - p.base) / SEG; i++)
+		if (!p.have[i])
+			sp_rx(&p, i);
+	struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->snd_una, TCP_ACK, 4096);
+	r.nsack = 1;
+	r.sack[0].l = p.base + 3 * SEG; /* a network duplicate of 3 */
+	r.sack[0].r = p.base + 4 * SEG;
+	fx_send(&p.f, &r, NULL, 0);
+	ck_assert_uint_eq(p.c->sb.undos, 0);
+	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	fx_fini(&p.f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -287,6 +354,8 @@ int main(void)
 	tcase_add_test(tc, hostile_blocks_ignored);
 	tcase_add_test(tc, board_bounded);
 	tcase_add_test(tc, reneging_forgets);
+	tcase_add_test(tc, dsack_undoes_spurious);
+	tcase_add_test(tc, dsack_no_undo_after_loss);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
