@@ -345,6 +345,39 @@ START_TEST(dsack_no_undo_after_loss)
 }
 END_TEST
 
+/* Limited transmit (RFC 3042) holds without SACK too: each of the first
+ * two duplicate ACKs sends one new segment, the third the fast retransmit
+ * (NewReno). */
+START_TEST(limited_transmit_without_sack)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert(!(c->flags & TCB_F_SACK));
+	c->peer_mss = 1000;
+	tcp_update_mss(f.tcp, c, 0);
+	static uint8_t buf[14000];
+	ck_assert_int_eq(tcp_send(f.tcp, c, buf, sizeof(buf), f.now), (int32_t)sizeof(buf));
+	ck_assert_uint_eq(f.nout - f.next, 10);
+	f.next = f.nout;
+	uint32_t una = c->snd_una;
+	for (uint32_t i = 0; i < 2; i++) {
+		struct tcp_repr d = fx_repr(f.peer_seq, una, TCP_ACK, 65535);
+		fx_send(&f, &d, NULL, 0);
+		struct fx_seg *n = fx_pop(&f);
+		ck_assert_uint_eq(n->r.seq, una + 10000 + 1000 * i);
+		ck_assert_uint_eq(n->len, 1000);
+		fx_none(&f);
+	}
+	struct tcp_repr d = fx_repr(f.peer_seq, una, TCP_ACK, 65535);
+	fx_send(&f, &d, NULL, 0);
+	struct fx_seg *r = fx_pop(&f);
+	ck_assert_uint_eq(r->r.seq, una);
+	ck_assert(c->flags & TCB_F_IN_RECOVERY);
+	fx_fini(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -356,6 +389,7 @@ int main(void)
 	tcase_add_test(tc, reneging_forgets);
 	tcase_add_test(tc, dsack_undoes_spurious);
 	tcase_add_test(tc, dsack_no_undo_after_loss);
+	tcase_add_test(tc, limited_transmit_without_sack);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
