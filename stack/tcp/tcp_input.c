@@ -2,9 +2,10 @@
  * SYN-SENT, then for synchronised states PAWS (RFC 7323 §5.3), sequence
  * acceptability, RST with RFC 5961 §3 checks, SYN with the RFC 5961 §4
  * challenge ACK, ACK (RFC 5961 §5 range, SACK recovery in tcp_recovery.c or
- * NewReno per RFC 6582 without SACK, ECN echo per RFC 3168 §6.1.2), data with out-of-order
- * reassembly (SACK blocks, RFC 2018), FIN. TIME_WAIT reuse follows RFC 6191 (timestamps) / RFC 9293
- * §3.10.7.4 (a higher sequence number). */
+ * NewReno per RFC 6582 without SACK, ECN echo per RFC 3168 §6.1.2), data
+ * with out-of-order reassembly (SACK blocks, RFC 2018), FIN. TIME_WAIT
+ * reuse follows RFC 6191 (timestamps) / RFC 9293 §3.10.7.4 (a higher
+ * sequence number). */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>

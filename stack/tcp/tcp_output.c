@@ -1,7 +1,8 @@
 /* tcp_output: building segments. The send queue (a ring from snd_una),
  * effective MSS (RFC 9293 §3.7.1, RFC 6691), window advertisement with
  * scaling (RFC 7323 §2) and receiver SWS avoidance (RFC 9293 §3.8.6.2.2),
- * Nagle (RFC 896 / RFC 9293 §3.7.4) unless TCP_NODELAY, cwnd (RFC 5681), ECN
+ * Nagle (RFC 896 / RFC 9293 §3.7.4) unless TCP_NODELAY, cwnd (RFC 5681; in
+ * SACK recovery what tcp_recovery.c allows, holes first), ECN
  * marks (RFC 3168 §6.1), SACK blocks for out-of-order data (RFC 2018 §4),
  * resets (RFC 9293 §3.10.7.1). */
 #include <errno.h>
