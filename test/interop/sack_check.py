@@ -56,7 +56,8 @@ for p in PcapReader(path):
             continue
         if isn is None:
             continue
-        n = len(tcp.payload)
+        # the capture is cut short (-s 128): the length is the IP header's
+        n = p[IP].len - p[IP].ihl * 4 - tcp.dataofs * 4
         if not n:
             continue
         s = (tcp.seq - isn - 1) % 2**32

@@ -31,7 +31,8 @@ NFT
 	wait_for 10 test -s "$TMP/k.pcap" || sleep 1
 	bg ksrv timeout 250 ip netns exec "$NS_B" socat -u -T 120 "TCP4-LISTEN:$port,reuseaddr" \
 		"CREATE:$TMP/b_out"
-	wait_for 10 in_b ss -ltn "sport = :$port" | grep -q LISTEN || fail "socat did not listen"
+	wait_for 10 sh -c "ip netns exec $NS_B ss -ltn 'sport = :$port' | grep -q LISTEN" ||
+		fail "socat did not listen"
 	t0=$(date +%s.%N)
 	timeout 250 ip netns exec "$NS_A" "$SKCAT" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
 		--info --timeout 240 "$IP4_B" $port <"$TMP/a_in" >/dev/null 2>"$TMP/skcat.err" || {
