@@ -74,6 +74,10 @@ static void arm_undo(struct tcb *tcb)
 static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res *res)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
+	/* A marker a quarter of the sequence space old would soon compare
+	 * the wrong way round: that reduction is history. */
+	if (sb->undo && tcb->snd_una - sb->undo_marker > (1u << 30))
+		sb->undo = false;
 	if (!res->dsack || !sb->undo || SEQ_LT(res->dsack_l, sb->undo_marker))
 		return;
 	uint32_t mss = mss_of(tcb);
