@@ -55,6 +55,8 @@ struct hooks_sk_info {
 	    total_retrans, segs_in, data_segs_in, segs_out, data_segs_out, lost_out, sacked_out,
 	    sk_txhash;
 	uint64_t bytes_received, bytes_acked;
+	/* struct bpf_tcp_sock only (HOOKS_INFO_TCP) */
+	uint32_t dsack_dups, delivered, delivered_ce, icsk_retransmits;
 	/* struct bpf_sock view */
 	uint32_t sk_type, sk_protocol, sk_mark, sk_priority;
 };
