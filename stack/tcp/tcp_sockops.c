@@ -110,6 +110,18 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 		tmo = hooks_timeout_init(&tcb->hs);
 		ecn = hooks_needs_ecn(&tcb->hs);
 	}
+	/* Linux tcp_connect_init → tcp_select_initial_window runs after
+	 * CONNECT_CB: a TCP_WINDOW_CLAMP set there (or before connect) caps
+	 * the space the window scale is chosen for, as it caps the window. */
+	if (tcb->window_clamp) {
+		uint32_t space = tcb->window_clamp, ws = 0;
+		while (space > 65535u && ws < TCP_MAX_WSCALE) {
+			space >>= 1;
+			ws++;
+		}
+		if (ws < tcb->rcv_wscale)
+			tcb->rcv_wscale = (uint8_t)ws;
+	}
 	tcb->syn_wnd = tcp_rwnd_init_bytes(tcb, rwnd);
 	tcb->rcv_ssthresh = tcb->syn_wnd;
 	tcb->rcv_wnd = tcb->syn_wnd;
@@ -213,6 +225,27 @@ static void so_mapped(uint32_t ip6[4], uint32_t v4)
 	memcpy(ip6, m, 16);
 }
 
+/* Linux counts sequence space, not data (tcp_snd_una_update): bytes_acked
+ * takes the SYN on the active side (a child starts with snd_una past its
+ * SYN-ACK, tcp_create_openreq_child) and the FIN once acked. The stack's own
+ * counter, also tcp_info's, stays data only. */
+static uint64_t so_bytes_acked(const struct tcb *tcb)
+{
+	uint64_t n = tcb->bytes_acked;
+	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->snd_una, tcb->iss))
+		n++;
+	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->snd_una, tcb->fin_seq))
+		n++;
+	return n;
+}
+
+/* Linux tcp_rcv_nxt_update: the FIN moves rcv_nxt and counts; the SYN does
+ * not (tcp_rcv_synsent_state_process sets rcv_nxt directly). */
+static uint64_t so_bytes_received(const struct tcb *tcb)
+{
+	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
+}
+
 static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
 {
 	const struct tcb *tcb = tcb_of_hs(hs);
@@ -254,8 +287,9 @@ static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_s
 		o->data_segs_in = tcb->data_segs_in;
 		o->segs_out = tcb->segs_out;
 		o->data_segs_out = tcb->data_segs_out;
-		o->bytes_received = tcb->bytes_received;
-		o->bytes_acked = tcb->bytes_acked;
+		o->bytes_received = so_bytes_received(tcb);
+		o->bytes_acked = so_bytes_acked(tcb);
+		o->icsk_retransmits = tcb->retransmits;
 	}
 	if (groups & HOOKS_INFO_SOCK) {
 		o->sk_type = SOCK_STREAM;
