@@ -383,6 +383,8 @@ const struct bpfvm_helper *hooks_sock_ops_helper(uint32_t id)
 			return &hooks_helpers[i];
 	if (id == 6)
 		return hooks_trace_printk_helper();
+	if (hooks_hdr_opt_helper(id))
+		return hooks_hdr_opt_helper(id);
 	for (size_t i = 0; i < sizeof(hooks_base_ids) / sizeof(hooks_base_ids[0]); i++)
 		if (hooks_base_ids[i] == id)
 			return bpfvm_base_helper(id);

@@ -85,7 +85,19 @@ struct hooks_ctx {
 	struct hooks_bpf_sock_view bsk;
 	struct hooks_tcp_sock_view tsk;
 	struct hooks_sock *hs;
+	/* header-option callbacks (NULL skb otherwise): the segment, and the
+	 * option space the programs may still reserve or fill */
+	const struct hooks_skb *skb;
+	uint32_t remaining_opt_len;
 };
+
+/* One sock_ops run over the effective programs (hooks_call.c), with the
+ * segment of a header-option callback when skb is set; *remaining is the
+ * option space in and what the programs left of it out. */
+int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs,
+	      const struct hooks_skb *skb, uint32_t *remaining);
+/* The header-option helpers (hooks_hdr_opt.c), or NULL. */
+const struct bpfvm_helper *hooks_hdr_opt_helper(uint32_t id);
 
 /* ctx field index = offset / 4 of the field's first word: one bit per 32-bit
  * slot of the view, 54 slots. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Selftests style: turns on STATE_CB at TCP_LISTEN_CB and at both
  * ESTABLISHED callbacks, applies the window clamp of cfg[0] at
- * TCP_CONNECT_CB (WINDOW_CLAMP when cfg[0] is 0), and at every transition to CLOSE records the socket's
- * counters from the context and from bpf_tcp_sock() in slot 0 (the side
- * that connected), 1 (the accepted side) or 2 (the listener). */
+ * TCP_CONNECT_CB (WINDOW_CLAMP when cfg[0] is 0), and at every transition to CLOSE records the
+ * socket's counters from the context and from bpf_tcp_sock() in slot 0 (the side that connected), 1
+ * (the accepted side) or 2 (the listener). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
