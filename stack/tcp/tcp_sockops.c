@@ -216,6 +216,85 @@ void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb)
 		hooks_rtt_cb(&tcb->hs);
 }
 
+/* Linux bpf_skops_hdr_opt_len + bpf_skops_write_hdr_opt: the programs see the
+ * header as built so far and get the option space it leaves. Only SYNs and
+ * SYN-ACKs carry their options so far: a data segment's payload is cut to the
+ * MSS before its header is known here. */
+void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r)
+{
+	uint8_t hdr[TCP_HDR_MIN + TCP_OPT_SPACE];
+	(void)tcp;
+	r->xopt_len = 0;
+	if (!so_on(tcb) || !hooks_cb_enabled(&tcb->hs, HOOKS_CB_WRITE_HDR_OPT))
+		return;
+	size_t hl = tcp_repr_hdr_len(r);
+	if (hl >= sizeof(hdr))
+		return;
+	tcp_emit(r, hdr);
+	struct hooks_skb skb = {
+	    .hdr = hdr, .hdr_len = (uint32_t)hl, .skb_len = (uint32_t)hl, .flags = r->flags};
+	uint8_t syn[TCP_HDR_MIN + TCP_OPT_SPACE];
+	if ((r->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && tcb->syn_opt_len) {
+		/* the SYN this answers, as it came: its options after a fixed
+		 * header rebuilt from the connection */
+		struct tcp_repr s;
+		memset(&s, 0, sizeof(s));
+		s.sport = tcb->t.rport;
+		s.dport = tcb->t.lport;
+		s.seq = tcb->irs;
+		s.flags = TCP_SYN;
+		s.wscale = -1;
+		s.xopt_len = tcb->syn_opt_len;
+		memcpy(s.xopt, tcb->syn_opt, tcb->syn_opt_len);
+		tcp_emit(&s, syn);
+		skb.syn = syn;
+		skb.syn_len = TCP_HDR_MIN + tcb->syn_opt_len;
+	}
+	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, (uint32_t)(sizeof(hdr) - hl), 0);
+	if (!reserved)
+		return;
+	(void)hooks_write_hdr_opt(&tcb->hs, &skb, reserved, 0);
+	memcpy(r->xopt, hdr + hl, reserved);
+	r->xopt_len = (uint8_t)reserved;
+}
+
+void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn)
+{
+	req->syn_opt_len = syn->rxopt_len;
+	memcpy(req->syn_opt, syn->rxopt, syn->rxopt_len);
+}
+
+/* Linux bpf_skops_parse_hdr, called at the end of tcp_validate_incoming: not
+ * in SYN_SENT or SYN_RECV (the ESTABLISHED callbacks come first). The header
+ * is rebuilt as received: the fixed part and the option bytes as they came. */
+void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len)
+{
+	uint8_t hdr[TCP_HDR_MIN + TCP_OPT_SPACE];
+	struct tcp_repr raw;
+	(void)tcp;
+	if (!so_on(tcb) || !tcb->hs.fullsock || tcb->state == TCP_SYN_SENT ||
+	    tcb->state == TCP_SYN_RECEIVED)
+		return;
+	if (!hooks_cb_enabled(&tcb->hs, HOOKS_CB_PARSE_ALL_HDR_OPT) &&
+	    !(h->unknown_opt && hooks_cb_enabled(&tcb->hs, HOOKS_CB_PARSE_UNKNOWN_HDR_OPT)))
+		return;
+	memset(&raw, 0, sizeof(raw));
+	raw.sport = h->sport;
+	raw.dport = h->dport;
+	raw.seq = h->seq;
+	raw.ack = h->ack;
+	raw.flags = h->flags;
+	raw.window = h->window;
+	raw.urg = h->urg;
+	raw.wscale = -1;
+	raw.xopt_len = h->rxopt_len;
+	memcpy(raw.xopt, h->rxopt, h->rxopt_len);
+	tcp_emit(&raw, hdr);
+	uint32_t hl = TCP_HDR_MIN + h->rxopt_len;
+	struct hooks_skb skb = {.hdr = hdr, .hdr_len = hl, .skb_len = hl + len, .flags = h->flags};
+	hooks_parse_hdr_opt_cb(&tcb->hs, &skb, h->unknown_opt);
+}
+
 /* ---- hooks_sock_ops ---- */
 
 static void so_mapped(uint32_t ip6[4], uint32_t v4)

@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 
 #define TCPHDR_SYN 0x02
+#define TCPHDR_ACK 0x10
 
 struct hdr_stat {
 	__s32 reserve_rc;
@@ -41,12 +42,12 @@ int hdr_opt_write(struct bpf_sock_ops *skops)
 		break;
 	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
 		st->len_cbs++;
-		if (skops->skb_tcp_flags & TCPHDR_SYN)
+		if ((skops->skb_tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN)
 			st->reserve_rc = bpf_reserve_hdr_opt(skops, 12, 0);
 		break;
 	case BPF_SOCK_OPS_WRITE_HDR_OPT_CB:
 		st->write_cbs++;
-		if (skops->skb_tcp_flags & TCPHDR_SYN) {
+		if ((skops->skb_tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN) {
 			st->store_rc = bpf_store_hdr_opt(skops, opt, sizeof(opt), 0);
 			st->dup_rc = bpf_store_hdr_opt(skops, opt, sizeof(opt), 0);
 		}
