@@ -134,6 +134,8 @@ COMPAT_SCENARIOS = {
     "close_counts": [("client", "v4", "-", ["close_counts"]),
                      ("server", "v4", "-", ["close_counts"])],
     "close_counts_clamp": [("client", "v4", "-", ["syn_wscale"])],
+    # kind 254 (magic 0xa5c3, data 0x1234) written in the SYN (WRITE_HDR_OPT_CB)
+    "hdr_opt_write": [("client", "v4", "-", ["syn_exp_opt"])],
 }
 CLOSE_SLOT = {"client": 0, "server": 1}
 
@@ -409,6 +411,25 @@ def run_once(side, topo, role, drop=None):
 # ---- what the wire shows --------------------------------------------------
 
 
+def exp_option(opts):
+    """The RFC 6994 experimental option (kind 254) of a header's option bytes,
+    in hex, or None."""
+    i = 0
+    while i < len(opts):
+        kind = opts[i]
+        if kind == 0:
+            break
+        if kind == 1:
+            i += 1
+            continue
+        if i + 1 >= len(opts) or opts[i + 1] < 2:
+            break
+        if kind == 254:
+            return opts[i:i + opts[i + 1]].hex(" ")
+        i += opts[i + 1]
+    return None
+
+
 def wire(pkts, prog_addr):
     out = {"syn_times": [], "synack_times": []}
     isn = None
@@ -431,6 +452,7 @@ def wire(pkts, prog_addr):
             out.setdefault("ecn_syn", bool(ece and cwr))
             out.setdefault("ect_syn", ecn == 2)
             out.setdefault("syn_wscale", dict(t.options).get("WScale"))
+            out.setdefault("syn_exp_opt", exp_option(bytes(t)[20:t.dataofs * 4]))
             isn = t.seq
         elif from_prog and syn and ack:
             out["synack_times"].append(float(p.time))
