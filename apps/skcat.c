@@ -13,6 +13,8 @@
  *   IPV6_V6ONLY AF_INET6 listener instead of one dual-stack AF_INET6 one)
  *   --tcp-ecn N (net.ipv4.tcp_ecn: 0 never, 1 ask and agree, 2 agree when
  *   asked, the default)
+ *   --dump-maps[=FILE] (with --sockops: at a normal exit, every map of the
+ *   program as bpftool-style JSON, to FILE or stderr)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #include "appport.h"
+#include "mapdump.h"
 #include "bpfvm.h"
 #include "cgroup.h"
 #include "clk.h"
@@ -60,10 +63,11 @@ static void on_signal(int sig)
 struct skcat {
 	struct appport pt; /* port keys, shared with skopsd */
 	const char *sockops, *cgroup, *cc, *pcap;
-	bool strict, info, listen, trace, verbose, echo, v6only;
-	unsigned conns;	     /* connections to serve with -l (--conns) */
-	int tcp_ecn;	     /* --tcp-ecn; -1: the stack's default */
-	struct hooks *hooks; /* ours when --sockops: --trace drains it */
+	bool strict, info, listen, trace, verbose, echo, v6only, dump_maps;
+	const char *dump_maps_file; /* NULL or "": stderr */
+	unsigned conns;		    /* connections to serve with -l (--conns) */
+	int tcp_ecn;		    /* --tcp-ecn; -1: the stack's default */
+	struct hooks *hooks;	    /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
 	unsigned nstr;
@@ -105,6 +109,9 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 		k->trace = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
 	} else if (!strcmp(key, "info")) {
 		k->info = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "dump-maps")) {
+		k->dump_maps = true;
+		k->dump_maps_file = v;
 	} else if (!strcmp(key, "pcap")) {
 		k->pcap = v;
 	} else if (!strcmp(key, "timeout")) {
@@ -146,7 +153,7 @@ static void usage(void)
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
-			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2\n");
+			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n");
 	exit(2);
 }
 
@@ -171,13 +178,14 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"conns", required_argument, NULL, 16},
 	    {"v6only", no_argument, NULL, 17},
 	    {"tcp-ecn", required_argument, NULL, 18},
+	    {"dump-maps", optional_argument, NULL, 19},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {
-	    NULL, "vdev", "addr", "gw",	  "mtu",     "eal",   "sockops", "cgroup", "strict",
-	    "cc", "info", NULL,	  "pcap", "timeout", "trace", "echo",	 "conns",  "v6only",
-	    "tcp-ecn"};
+	static const char *const keys[] = {NULL,   "vdev",    "addr",	"gw",	   "mtu",
+					   "eal",  "sockops", "cgroup", "strict",  "cc",
+					   "info", NULL,      "pcap",	"timeout", "trace",
+					   "echo", "conns",   "v6only", "tcp-ecn", "dump-maps"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -189,7 +197,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 18) {
+		} else if (c >= 1 && c <= 19) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -211,6 +219,8 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		die("no --addr given: the stack needs an address");
 	if (k->cgroup && !k->sockops)
 		die("--cgroup needs --sockops");
+	if (k->dump_maps && !k->sockops)
+		die("--dump-maps needs --sockops");
 	if (!k->conns)
 		k->conns = 1;
 	if (k->conns > 1 && !(k->listen && k->echo))
@@ -626,6 +636,21 @@ static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 	}
 }
 
+/* --dump-maps: the program's maps as the run left them (one lcore: per-CPU
+ * values have one cpu). */
+static void dump_maps(const struct skcat *k, struct bpfvm_registry *reg)
+{
+	const char *path = k->dump_maps_file;
+	FILE *f = path && *path ? fopen(path, "w") : stderr;
+	if (!f)
+		die("--dump-maps %s: %s", path, strerror(errno));
+	int rc = mapdump_json(f, reg, 1);
+	if (f != stderr && fclose(f) != 0 && !rc)
+		rc = -errno;
+	if (rc)
+		die("--dump-maps: %s", strerror(-rc));
+}
+
 static void load_sockops(struct skcat *k, struct bpfvm_registry *reg, struct cg_tree *tree)
 {
 	char err[10240];
@@ -780,6 +805,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 100; i++)
 		stack_poll(st);
 	drain_trace(&k);
+	if (k.dump_maps)
+		dump_maps(&k, reg);
 	stack_destroy(st);
 	if (k.hooks)
 		hooks_destroy(k.hooks);

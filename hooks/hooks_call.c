@@ -207,6 +207,12 @@ static uint64_t hooks_now_ns(void)
 
 int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs)
 {
+	return hooks_run(hs, op, args, nargs, NULL, NULL);
+}
+
+int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs,
+	      const struct hooks_skb *skb, uint32_t *remaining)
+{
 	const struct cg_array *arr;
 	struct hooks_ctx ctx;
 	uint64_t fields = 0;
@@ -246,6 +252,14 @@ int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigne
 		memset(&ctx.bsk, 0, sizeof(ctx.bsk));
 	hooks_ctx_fill(&ctx, hs, groups);
 	ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
+	ctx.skb = skb;
+	ctx.remaining_opt_len = remaining ? *remaining : 0;
+	if (skb) {
+		ctx.view.skb_data = (uint64_t)(uintptr_t)skb->hdr;
+		ctx.view.skb_data_end = (uint64_t)(uintptr_t)(skb->hdr + skb->hdr_len);
+		ctx.view.skb_len = skb->skb_len;
+		ctx.view.skb_tcp_flags = skb->flags;
+	}
 	txhash = ctx.view.sk_txhash;
 
 	const bool stats = hs->hk->cfg.stats;
@@ -265,6 +279,8 @@ int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigne
 	/* sk_txhash is the one writable socket field: hand a changed value on */
 	if (ctx.view.sk_txhash != txhash && hs->ops->set_txhash)
 		hs->ops->set_txhash(hs, ctx.view.sk_txhash);
+	if (remaining)
+		*remaining = ctx.remaining_opt_len;
 	return all_ok ? (int)ctx.view.reply : -1;
 }
 
@@ -343,4 +359,43 @@ void hooks_rtt_cb(struct hooks_sock *hs)
 {
 	if (hooks_cb_enabled(hs, HOOKS_CB_RTT))
 		(void)hooks_call(hs, HOOKS_OP_RTT_CB, NULL, 0);
+}
+
+/* ---- header options (Linux's bpf_skops_parse_hdr, bpf_skops_hdr_opt_len,
+ * bpf_skops_write_hdr_opt) ---- */
+
+void hooks_parse_hdr_opt_cb(struct hooks_sock *hs, const struct hooks_skb *skb, bool unknown)
+{
+	if (!hooks_cb_enabled(hs, HOOKS_CB_PARSE_ALL_HDR_OPT) &&
+	    !(unknown && hooks_cb_enabled(hs, HOOKS_CB_PARSE_UNKNOWN_HDR_OPT)))
+		return;
+	(void)hooks_run(hs, HOOKS_OP_PARSE_HDR_OPT_CB, NULL, 0, skb, NULL);
+}
+
+uint32_t hooks_hdr_opt_len(struct hooks_sock *hs, const struct hooks_skb *skb, uint32_t remaining,
+			   uint32_t args0)
+{
+	uint32_t left = remaining;
+
+	if (!hooks_cb_enabled(hs, HOOKS_CB_WRITE_HDR_OPT) || remaining == 0)
+		return 0;
+	(void)hooks_run(hs, HOOKS_OP_HDR_OPT_LEN_CB, &args0, 1, skb, &left);
+	/* options are laid out in 4-byte words; the helper never lets left
+	 * grow past remaining */
+	uint32_t want = (remaining - left + 3) & ~3u;
+	return want < remaining ? want : remaining;
+}
+
+uint32_t hooks_write_hdr_opt(struct hooks_sock *hs, const struct hooks_skb *skb, uint32_t reserved,
+			     uint32_t args0)
+{
+	uint32_t left = reserved;
+
+	if (!reserved)
+		return 0;
+	(void)hooks_run(hs, HOOKS_OP_WRITE_HDR_OPT_CB, &args0, 1, skb, &left);
+	uint32_t written = reserved - left;
+	/* Linux: the space the programs did not fill becomes NOPs */
+	memset(skb->hdr + skb->hdr_len + written, 1 /* TCPOPT_NOP */, left);
+	return written;
 }

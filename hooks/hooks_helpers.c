@@ -212,12 +212,71 @@ static uint64_t hooks_netns_cookie(uint64_t r1, uint64_t r2, uint64_t r3, uint64
 	return hooks_ctx_sock(r1)->hk->cfg.netns_cookie;
 }
 
-/* ctx->sk points at the struct bpf_sock view inside the hooks_ctx. */
-static struct hooks_sock *hooks_bsk_sock(uint64_t sk)
+/* A socket pointer (ctx->sk, a bpf_tcp_sock, a BTF tcp_sock) always names the
+ * socket of the running call, so it is found through the run's ctx. */
+static struct hooks_sock *hooks_bsk_sock(uint64_t sk, const struct bpfvm_run *run)
 {
 	if (sk == 0)
 		return NULL;
-	return ((struct hooks_ctx *)((uintptr_t)sk - offsetof(struct hooks_ctx, bsk)))->hs;
+	return ((struct hooks_ctx *)run->ctx)->hs;
+}
+
+/* Fill the bpf_tcp_sock view from the socket as it is now (a program may have
+ * changed it through setsockopt since the call began), or NULL on a request
+ * socket: Linux's bpf_tcp_sock and bpf_skc_to_tcp_sock want a full TCP sock. */
+static uint64_t hooks_tcp_sock_of(const struct bpfvm_run *run)
+{
+	struct hooks_ctx *ctx = run->ctx;
+	struct hooks_tcp_sock_view *t = &ctx->tsk;
+	struct hooks_sk_info in;
+
+	if (!ctx->hs->fullsock)
+		return 0;
+	memset(&in, 0, sizeof(in));
+	ctx->hs->ops->info(ctx->hs, HOOKS_INFO_TCP, &in);
+	t->snd_cwnd = in.snd_cwnd;
+	t->srtt_us = in.srtt_us;
+	t->rtt_min = in.rtt_min;
+	t->snd_ssthresh = in.snd_ssthresh;
+	t->rcv_nxt = in.rcv_nxt;
+	t->snd_nxt = in.snd_nxt;
+	t->snd_una = in.snd_una;
+	t->mss_cache = in.mss_cache;
+	t->ecn_flags = in.ecn_flags;
+	t->rate_delivered = in.rate_delivered;
+	t->rate_interval_us = in.rate_interval_us;
+	t->packets_out = in.packets_out;
+	t->retrans_out = in.retrans_out;
+	t->total_retrans = in.total_retrans;
+	t->segs_in = in.segs_in;
+	t->data_segs_in = in.data_segs_in;
+	t->segs_out = in.segs_out;
+	t->data_segs_out = in.data_segs_out;
+	t->lost_out = in.lost_out;
+	t->sacked_out = in.sacked_out;
+	t->bytes_received = in.bytes_received;
+	t->bytes_acked = in.bytes_acked;
+	t->dsack_dups = in.dsack_dups;
+	t->delivered = in.delivered;
+	t->delivered_ce = in.delivered_ce;
+	t->icsk_retransmits = in.icsk_retransmits;
+	return (uint64_t)(uintptr_t)t;
+}
+
+static uint64_t hooks_tcp_sock(uint64_t sk, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+			       struct bpfvm_run *run)
+{
+	(void)sk, (void)r2, (void)r3, (void)r4, (void)r5;
+	return hooks_tcp_sock_of(run);
+}
+
+/* skops sockets are never MPTCP: Linux's bpf_skc_to_mptcp_sock returns NULL
+ * for a socket that is not an MPTCP subflow. */
+static uint64_t hooks_skc_to_mptcp_sock(uint64_t sk, uint64_t r2, uint64_t r3, uint64_t r4,
+					uint64_t r5, struct bpfvm_run *run)
+{
+	(void)sk, (void)r2, (void)r3, (void)r4, (void)r5, (void)run;
+	return 0;
 }
 
 #define HK_SK_STORAGE_GET_F_CREATE 1ull
@@ -225,9 +284,9 @@ static struct hooks_sock *hooks_bsk_sock(uint64_t sk)
 static uint64_t hooks_sk_storage_get(uint64_t map, uint64_t sk, uint64_t value, uint64_t flags,
 				     uint64_t r5, struct bpfvm_run *run)
 {
-	struct hooks_sock *hs = hooks_bsk_sock(sk);
+	struct hooks_sock *hs = hooks_bsk_sock(sk, run);
 
-	(void)r5, (void)run;
+	(void)r5;
 	if (!hs || (flags & ~HK_SK_STORAGE_GET_F_CREATE))
 		return 0;
 	return (uint64_t)(uintptr_t)bpfvm_sk_storage_get((struct bpfvm_map *)(uintptr_t)map, hs,
@@ -237,9 +296,9 @@ static uint64_t hooks_sk_storage_get(uint64_t map, uint64_t sk, uint64_t value, 
 static uint64_t hooks_sk_storage_delete(uint64_t map, uint64_t sk, uint64_t r3, uint64_t r4,
 					uint64_t r5, struct bpfvm_run *run)
 {
-	struct hooks_sock *hs = hooks_bsk_sock(sk);
+	struct hooks_sock *hs = hooks_bsk_sock(sk, run);
 
-	(void)r3, (void)r4, (void)r5, (void)run;
+	(void)r3, (void)r4, (void)r5;
 	if (!hs)
 		return (uint64_t)(int64_t)-EINVAL;
 	return (uint64_t)(int64_t)bpfvm_sk_storage_delete((struct bpfvm_map *)(uintptr_t)map, hs);
@@ -298,7 +357,18 @@ static const struct bpfvm_helper hooks_helpers[] = {
      hooks_sk_storage_delete,
      BPFVM_RET_INTEGER,
      {BPFVM_ARG_MAP, BPFVM_ARG_SOCK_OR_NULL}},
+    {96, "tcp_sock", hooks_tcp_sock, BPFVM_RET_TCP_SOCK_OR_NULL, {BPFVM_ARG_SOCK_COMMON}},
     {122, "get_netns_cookie", hooks_netns_cookie, BPFVM_RET_INTEGER, {BPFVM_ARG_CTX}},
+    {137,
+     "skc_to_tcp_sock",
+     hooks_tcp_sock,
+     BPFVM_RET_BTF_TCP_SOCK_OR_NULL,
+     {BPFVM_ARG_SOCK_COMMON}},
+    {196,
+     "skc_to_mptcp_sock",
+     hooks_skc_to_mptcp_sock,
+     BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL,
+     {BPFVM_ARG_SOCK_COMMON}},
 };
 
 /* Base helpers docs/sockops.md §5 lets a sock_ops program call (trace_printk is
@@ -313,6 +383,8 @@ const struct bpfvm_helper *hooks_sock_ops_helper(uint32_t id)
 			return &hooks_helpers[i];
 	if (id == 6)
 		return hooks_trace_printk_helper();
+	if (hooks_hdr_opt_helper(id))
+		return hooks_hdr_opt_helper(id);
 	for (size_t i = 0; i < sizeof(hooks_base_ids) / sizeof(hooks_base_ids[0]); i++)
 		if (hooks_base_ids[i] == id)
 			return bpfvm_base_helper(id);

@@ -59,13 +59,45 @@ struct hooks_bpf_sock_view {
 };
 _Static_assert(sizeof(struct hooks_bpf_sock_view) == 80, "bpf_sock is 80 bytes");
 
+/* struct bpf_tcp_sock, what bpf_tcp_sock() and bpf_skc_to_tcp_sock() point
+ * at (112 bytes, read-only): a snapshot taken when the helper is called. */
+struct hooks_tcp_sock_view {
+	uint32_t snd_cwnd, srtt_us, rtt_min, snd_ssthresh, rcv_nxt, snd_nxt, snd_una;
+	uint32_t mss_cache, ecn_flags, rate_delivered, rate_interval_us, packets_out;
+	uint32_t retrans_out, total_retrans, segs_in, data_segs_in, segs_out, data_segs_out;
+	uint32_t lost_out, sacked_out;
+	uint64_t bytes_received, bytes_acked;
+	uint32_t dsack_dups, delivered, delivered_ce, icsk_retransmits;
+};
+_Static_assert(sizeof(struct hooks_tcp_sock_view) == BPFVM_TCP_SOCK_VIEW_SIZE,
+	       "bpf_tcp_sock is 112 bytes");
+_Static_assert(offsetof(struct hooks_tcp_sock_view, bytes_received) == BPFVM_TCP_SOCK_U64_A,
+	       "bytes_received at 80");
+_Static_assert(offsetof(struct hooks_tcp_sock_view, bytes_acked) == BPFVM_TCP_SOCK_U64_B,
+	       "bytes_acked at 88");
+
 /* One context per hooks_call; r1 points at view (offset 0 of the wrapper), so
- * a helper given ctx, or ctx->sk, finds the socket behind it. */
+ * a helper given ctx, or ctx->sk, finds the socket behind it. Every socket
+ * pointer a program holds names this call's socket, so helpers taking one
+ * find it through the run's ctx. */
 struct hooks_ctx {
 	struct hooks_sock_ops_view view;
 	struct hooks_bpf_sock_view bsk;
+	struct hooks_tcp_sock_view tsk;
 	struct hooks_sock *hs;
+	/* header-option callbacks (NULL skb otherwise): the segment, and the
+	 * option space the programs may still reserve or fill */
+	const struct hooks_skb *skb;
+	uint32_t remaining_opt_len;
 };
+
+/* One sock_ops run over the effective programs (hooks_call.c), with the
+ * segment of a header-option callback when skb is set; *remaining is the
+ * option space in and what the programs left of it out. */
+int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs,
+	      const struct hooks_skb *skb, uint32_t *remaining);
+/* The header-option helpers (hooks_hdr_opt.c), or NULL. */
+const struct bpfvm_helper *hooks_hdr_opt_helper(uint32_t id);
 
 /* ctx field index = offset / 4 of the field's first word: one bit per 32-bit
  * slot of the view, 54 slots. */

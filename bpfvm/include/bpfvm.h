@@ -143,6 +143,9 @@ enum bpfvm_arg {
 	BPFVM_ARG_RINGBUF_MEM,	 /* memory returned by ringbuf_reserve */
 	BPFVM_ARG_STR,		 /* NUL-terminated constant string in a map value */
 	BPFVM_ARG_SPIN_LOCK,	 /* struct bpf_spin_lock (4 bytes) inside a map value */
+	/* a NULL-checked socket pointer of any kind (bpf_sock, bpf_tcp_sock, a BTF
+	 * tcp_sock): the kernel's ARG_PTR_TO_SOCK_COMMON / _BTF_ID_SOCK_COMMON */
+	BPFVM_ARG_SOCK_COMMON,
 };
 
 enum bpfvm_ret {
@@ -150,7 +153,28 @@ enum bpfvm_ret {
 	BPFVM_RET_VOID,
 	BPFVM_RET_MAP_VALUE_OR_NULL, /* value of the map in arg 1 */
 	BPFVM_RET_MEM_OR_NULL,	     /* ringbuf_reserve: size from arg 2 (constant) */
+	/* struct bpf_tcp_sock (BPFVM_TCP_SOCK_VIEW_SIZE bytes, read-only) or NULL:
+	 * the kernel's RET_PTR_TO_TCP_SOCK_OR_NULL */
+	BPFVM_RET_TCP_SOCK_OR_NULL,
+	/* kernel-typed objects or NULL (RET_PTR_TO_BTF_ID_OR_NULL) */
+	BPFVM_RET_BTF_TCP_SOCK_OR_NULL,
+	BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL,
 };
+
+/* The kernel-typed objects helpers may return. Their fields are reached only
+ * through CO-RE relocations against the BTF the program type publishes; until
+ * then the verifier lets a program NULL-check and pass them, not read them. */
+enum bpfvm_btf_obj {
+	BPFVM_BTF_NONE = 0,
+	BPFVM_BTF_TCP_SOCK,   /* struct tcp_sock */
+	BPFVM_BTF_MPTCP_SOCK, /* struct mptcp_sock */
+};
+
+/* struct bpf_tcp_sock (uapi): u32 fields, but bytes_received and bytes_acked
+ * (u64 at 80 and 88); 112 bytes up to icsk_retransmits. */
+#define BPFVM_TCP_SOCK_VIEW_SIZE 112u
+#define BPFVM_TCP_SOCK_U64_A	 80u
+#define BPFVM_TCP_SOCK_U64_B	 88u
 
 struct bpfvm_helper {
 	uint32_t id; /* enum bpf_func_id */

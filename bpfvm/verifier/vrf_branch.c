@@ -281,7 +281,9 @@ static bool refine_side(struct vrf_reg *d, struct vrf_reg *s, uint8_t op, bool i
 
 bool vrf_type_is_or_null(uint8_t t)
 {
-	return t == VRF_MAP_VALUE_OR_NULL || t == VRF_PTR_SOCK_OR_NULL || t == VRF_PTR_MEM_OR_NULL;
+	return t == VRF_MAP_VALUE_OR_NULL || t == VRF_PTR_SOCK_OR_NULL ||
+	       t == VRF_PTR_MEM_OR_NULL || t == VRF_PTR_TCP_SOCK_OR_NULL ||
+	       t == VRF_PTR_BTF_OR_NULL;
 }
 
 static void null_one(struct vrf_reg *r, uint32_t id, bool is_null)
@@ -292,9 +294,23 @@ static void null_one(struct vrf_reg *r, uint32_t id, bool is_null)
 		vrf_mark_const(r, 0);
 		return;
 	}
-	r->type = r->type == VRF_MAP_VALUE_OR_NULL  ? VRF_MAP_VALUE
-		  : r->type == VRF_PTR_SOCK_OR_NULL ? VRF_PTR_SOCK
-						    : VRF_PTR_MEM;
+	switch (r->type) {
+	case VRF_MAP_VALUE_OR_NULL:
+		r->type = VRF_MAP_VALUE;
+		break;
+	case VRF_PTR_SOCK_OR_NULL:
+		r->type = VRF_PTR_SOCK;
+		break;
+	case VRF_PTR_TCP_SOCK_OR_NULL:
+		r->type = VRF_PTR_TCP_SOCK;
+		break;
+	case VRF_PTR_BTF_OR_NULL:
+		r->type = VRF_PTR_BTF;
+		break;
+	default:
+		r->type = VRF_PTR_MEM;
+		break;
+	}
 }
 
 void vrf_mark_ptr_or_null(struct vrf_state *st, uint32_t id, bool is_null)

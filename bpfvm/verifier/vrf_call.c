@@ -212,6 +212,24 @@ static bool map_func_ok(uint32_t map_type, int id)
 	}
 }
 
+/* Any socket pointer a sock_ops program can hold: ctx->sk, what bpf_tcp_sock
+ * returns, a BTF tcp_sock (the kernel's sock_common-compatible types). */
+static bool is_sock(uint8_t t, bool or_null)
+{
+	switch (t) {
+	case VRF_PTR_SOCK:
+	case VRF_PTR_TCP_SOCK:
+	case VRF_PTR_BTF:
+		return true;
+	case VRF_PTR_SOCK_OR_NULL:
+	case VRF_PTR_TCP_SOCK_OR_NULL:
+	case VRF_PTR_BTF_OR_NULL:
+		return or_null;
+	default:
+		return false;
+	}
+}
+
 static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
 {
 	const struct bpfvm_prog_type *type = env->prog->type;
@@ -303,9 +321,14 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 			cb = rn;
 			break;
 		case BPFVM_ARG_SOCK_OR_NULL:
-			if (r->type != VRF_PTR_SOCK && r->type != VRF_PTR_SOCK_OR_NULL &&
-			    !is_null(r))
+			if (!is_sock(r->type, true) && !is_null(r))
 				return arg_type_err(env, rn, r, "sock_or_null");
+			break;
+		case BPFVM_ARG_SOCK_COMMON:
+			/* the kernel's sock-common argument types carry no
+			 * PTR_MAYBE_NULL: ctx->sk must be checked first */
+			if (!is_sock(r->type, false))
+				return arg_type_err(env, rn, r, "sock_common");
 			break;
 		case BPFVM_ARG_RINGBUF_MEM:
 			if (r->type != VRF_PTR_MEM || !r->ref || r->off ||
@@ -388,6 +411,17 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		r0->id = r0->ref = env->next_id++;
 		env->cur->refs[env->cur->nrefs] = r0->ref;
 		env->cur->ref_insn[env->cur->nrefs++] = (uint32_t)env->insn_idx;
+		break;
+	case BPFVM_RET_TCP_SOCK_OR_NULL:
+		vrf_mark_ptr(r0, VRF_PTR_TCP_SOCK_OR_NULL);
+		r0->id = env->next_id++;
+		break;
+	case BPFVM_RET_BTF_TCP_SOCK_OR_NULL:
+	case BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL:
+		vrf_mark_ptr(r0, VRF_PTR_BTF_OR_NULL);
+		r0->range = h->ret == BPFVM_RET_BTF_TCP_SOCK_OR_NULL ? BPFVM_BTF_TCP_SOCK
+								     : BPFVM_BTF_MPTCP_SOCK;
+		r0->id = env->next_id++;
 		break;
 	default:
 		vrf_mark_unknown(r0);

@@ -35,7 +35,11 @@ enum vrf_rtype {
 	VRF_PTR_SOCK_OR_NULL,
 	VRF_PTR_MEM, /* ringbuf record, size in range */
 	VRF_PTR_MEM_OR_NULL,
-	VRF_PTR_FUNC, /* callback address, subprog start in off */
+	VRF_PTR_FUNC,	  /* callback address, subprog start in off */
+	VRF_PTR_TCP_SOCK, /* struct bpf_tcp_sock view, read-only */
+	VRF_PTR_TCP_SOCK_OR_NULL,
+	VRF_PTR_BTF, /* kernel-typed object, enum bpfvm_btf_obj in range */
+	VRF_PTR_BTF_OR_NULL,
 	VRF_NTYPES
 };
 

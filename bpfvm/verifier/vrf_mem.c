@@ -231,6 +231,17 @@ static int pkt_check(struct vrf_env *env, int regno, const struct vrf_reg *p, in
 	return 0;
 }
 
+/* The kernel's bpf_tcp_sock_is_valid_access: the two u64 counters are read
+ * whole, every other field as its u32. */
+static bool tcp_sock_access_ok(int64_t o, int size)
+{
+	if (o < 0 || o >= BPFVM_TCP_SOCK_VIEW_SIZE || o % size)
+		return false;
+	if (o == BPFVM_TCP_SOCK_U64_A || o == BPFVM_TCP_SOCK_U64_B)
+		return size == 8;
+	return size == 4;
+}
+
 static int ctx_access(struct vrf_env *env, int regno, const struct vrf_reg *p, int off, int size,
 		      bool write, struct vrf_reg *dst)
 {
@@ -362,6 +373,23 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 				       (long long)o, size);
 		err = 0;
 		break;
+	case VRF_PTR_TCP_SOCK:
+		if (write || atomic)
+			return vrf_err(env, -EACCES, "cannot write into tcp_sock");
+		if (!vrf_tnum_is_const(p->var))
+			return vrf_err(env, -EACCES, "R%d variable tcp_sock access disallowed",
+				       regno);
+		o = (int64_t)p->off + off + (int64_t)p->var.value;
+		if (!tcp_sock_access_ok(o, size))
+			return vrf_err(env, -EACCES, "invalid tcp_sock access off=%lld size=%d",
+				       (long long)o, size);
+		err = 0;
+		break;
+	case VRF_PTR_BTF:
+		return vrf_err(env, -EACCES,
+			       "R%d access to a kernel-typed %s needs CO-RE relocations, "
+			       "which this loader does not apply yet",
+			       regno, p->range == BPFVM_BTF_MPTCP_SOCK ? "mptcp_sock" : "tcp_sock");
 	default:
 		return vrf_err(env, -EACCES, "R%d invalid mem access '%s'", regno,
 			       vrf_type_name(p->type));

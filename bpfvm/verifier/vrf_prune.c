@@ -222,6 +222,8 @@ static bool regsafe(const struct vrf_reg *o, const struct vrf_reg *c, struct idm
 		break;
 	case VRF_PTR_MEM:
 	case VRF_PTR_MEM_OR_NULL:
+	case VRF_PTR_BTF: /* range: which kernel object */
+	case VRF_PTR_BTF_OR_NULL:
 		if (o->range != c->range || o->pad != c->pad)
 			return false;
 		break;

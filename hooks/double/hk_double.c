@@ -57,6 +57,10 @@ static void hkd_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_
 		out->sacked_out = in->sacked_out;
 		out->bytes_received = in->bytes_received;
 		out->bytes_acked = in->bytes_acked;
+		out->dsack_dups = in->dsack_dups;
+		out->delivered = in->delivered;
+		out->delivered_ce = in->delivered_ce;
+		out->icsk_retransmits = in->icsk_retransmits;
 	}
 	if (groups & HOOKS_INFO_SOCK) {
 		out->sk_txhash = in->sk_txhash;

@@ -55,6 +55,8 @@ struct hooks_sk_info {
 	    total_retrans, segs_in, data_segs_in, segs_out, data_segs_out, lost_out, sacked_out,
 	    sk_txhash;
 	uint64_t bytes_received, bytes_acked;
+	/* struct bpf_tcp_sock only (HOOKS_INFO_TCP) */
+	uint32_t dsack_dups, delivered, delivered_ce, icsk_retransmits;
 	/* struct bpf_sock view */
 	uint32_t sk_type, sk_protocol, sk_mark, sk_priority;
 };
@@ -129,6 +131,23 @@ enum hooks_op {
 	HOOKS_OP_STATE_CB = 10,
 	HOOKS_OP_TCP_LISTEN_CB = 11,
 	HOOKS_OP_RTT_CB = 12,
+	HOOKS_OP_PARSE_HDR_OPT_CB = 13,
+	HOOKS_OP_HDR_OPT_LEN_CB = 14,
+	HOOKS_OP_WRITE_HDR_OPT_CB = 15,
+};
+
+/* The segment a header-option callback is about (Linux's bpf_skops_init_skb):
+ * hdr is the TCP header (20 bytes and options), hdr_len of it is what the
+ * program may read through ctx->skb_data; skb_len the segment's length and
+ * flags its TCP flags. syn (may be NULL) is the SYN a SYN-ACK answers, which
+ * bpf_load_hdr_opt(BPF_LOAD_HDR_OPT_TCP_SYN) searches. Borrowed for the call. */
+struct hooks_skb {
+	uint8_t *hdr;
+	uint32_t hdr_len;
+	uint32_t skb_len;
+	uint8_t flags;
+	const uint8_t *syn; /* TCP header of the SYN, with its options */
+	uint32_t syn_len;
 };
 
 /* tcp_call_bpf: run every effective sock_ops program of hs->cg on one context.
@@ -155,6 +174,24 @@ void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_ms, 
 void hooks_retrans_cb(struct hooks_sock *hs, uint32_t seq, uint32_t segs, int32_t result);
 void hooks_state_cb(struct hooks_sock *hs, uint32_t old_state, uint32_t new_state);
 void hooks_rtt_cb(struct hooks_sock *hs);
+
+/* Header options (Linux 5.10+, net/ipv4/tcp_output.c and tcp_input.c):
+ * PARSE_HDR_OPT_CB on a received segment when PARSE_ALL_HDR_OPT is set, or
+ * PARSE_UNKNOWN_HDR_OPT and the segment carries an option the stack does not
+ * know (unknown). */
+void hooks_parse_hdr_opt_cb(struct hooks_sock *hs, const struct hooks_skb *skb, bool unknown);
+/* With WRITE_HDR_OPT set and option space left: HDR_OPT_LEN_CB, where programs
+ * reserve bytes with bpf_reserve_hdr_opt. args0 is BPF_WRITE_HDR_TCP_* (1
+ * current MSS, 2 SYN-ACK cookie). Returns the bytes to set aside, rounded up
+ * to 4 and at most remaining (itself a multiple of 4); 0: none. */
+uint32_t hooks_hdr_opt_len(struct hooks_sock *hs, const struct hooks_skb *skb, uint32_t remaining,
+			   uint32_t args0);
+/* WRITE_HDR_OPT_CB for a segment that set aside reserved bytes right after
+ * skb->hdr_len (skb->hdr holds hdr_len + reserved bytes): programs append
+ * options with bpf_store_hdr_opt; what they leave is filled with NOPs. Returns
+ * the bytes programs wrote. */
+uint32_t hooks_write_hdr_opt(struct hooks_sock *hs, const struct hooks_skb *skb, uint32_t reserved,
+			     uint32_t args0);
 
 /* Kernel TCP_* state numbering for STATE_CB and info.state. */
 enum hooks_tcp_state {

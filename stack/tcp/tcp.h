@@ -184,6 +184,10 @@ struct tcb {
 	uint64_t syn_last_ns;
 	uint32_t syn_gaps_us[TCP_MAX_SYN_GAPS];
 	uint32_t ecn_seen;
+	/* a request's SYN options, for the programs writing its SYN-ACK's
+	 * (bpf_load_hdr_opt with BPF_LOAD_HDR_OPT_TCP_SYN) */
+	uint8_t syn_opt_len;
+	uint8_t syn_opt[TCP_OPT_SPACE];
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */

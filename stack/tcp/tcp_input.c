@@ -173,6 +173,7 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	 * non-full socket (docs/sockops.md §3). */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
+	tcp_so_save_syn(c, h);
 	tcp_so_passive_request(tcp, c, ecn_ok);
 	if (tcp_hash_insert(tcp, c) < 0) {
 		tcp_so_sock_fini(c);
@@ -812,6 +813,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		challenge_ack(tcp, tcb);
 		return true;
 	}
+	tcp_so_parse_hdr(tcp, tcb, h, s->len);
 	/* fifth: the ACK field */
 	if (!(s->flags & TCP_ACK))
 		return true;

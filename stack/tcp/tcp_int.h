@@ -219,10 +219,10 @@ void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 extern const struct hooks_sock_ops tcp_hooks_ops;
 void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
 void tcp_so_sock_fini(struct tcb *tcb);
-void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb);     /* before the SYN */
+void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb); /* before the SYN */
 /* before the SYN-ACK; ecn_ok: tcp_ecn agrees to ECN if the SYN asks */
 void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok);
-bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req);      /* each SYN-ACK sent */
+bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req); /* each SYN-ACK sent */
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
 void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);
 void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp_state st);
@@ -231,6 +231,12 @@ void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 /* After the retransmission is accounted (snd_nxt, snd_max, counters, timer). */
 void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res);
 void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb);
+/* Header options: programs' options for a SYN or SYN-ACK about to leave (into
+ * r->xopt), and PARSE_HDR_OPT_CB for an accepted segment of a synchronized
+ * connection (Linux's bpf_skops_* in tcp_output.c / tcp_input.c). */
+void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r);
+void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn);
+void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len);
 /* Effective initial window in bytes from RWND_INIT (0: default). */
 uint32_t tcp_rwnd_init_bytes(const struct tcb *tcb, int reply);
 

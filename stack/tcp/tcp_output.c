@@ -271,6 +271,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	static const struct tcp_iov none;
 	if (r.flags & TCP_ACK)
 		tcb->ts_last_ack_sent = r.ack;
+	tcp_so_hdr_opt(tcp, tcb, &r);
 	if (tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, &r, &none) < 0)
 		tcp->stats.out_err++;
 }

@@ -110,6 +110,18 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 		tmo = hooks_timeout_init(&tcb->hs);
 		ecn = hooks_needs_ecn(&tcb->hs);
 	}
+	/* Linux tcp_connect_init → tcp_select_initial_window runs after
+	 * CONNECT_CB: a TCP_WINDOW_CLAMP set there (or before connect) caps
+	 * the space the window scale is chosen for, as it caps the window. */
+	if (tcb->window_clamp) {
+		uint32_t space = tcb->window_clamp, ws = 0;
+		while (space > 65535u && ws < TCP_MAX_WSCALE) {
+			space >>= 1;
+			ws++;
+		}
+		if (ws < tcb->rcv_wscale)
+			tcb->rcv_wscale = (uint8_t)ws;
+	}
 	tcb->syn_wnd = tcp_rwnd_init_bytes(tcb, rwnd);
 	tcb->rcv_ssthresh = tcb->syn_wnd;
 	tcb->rcv_wnd = tcb->syn_wnd;
@@ -204,6 +216,85 @@ void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb)
 		hooks_rtt_cb(&tcb->hs);
 }
 
+/* Linux bpf_skops_hdr_opt_len + bpf_skops_write_hdr_opt: the programs see the
+ * header as built so far and get the option space it leaves. Only SYNs and
+ * SYN-ACKs carry their options so far: a data segment's payload is cut to the
+ * MSS before its header is known here. */
+void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r)
+{
+	uint8_t hdr[TCP_HDR_MIN + TCP_OPT_SPACE];
+	(void)tcp;
+	r->xopt_len = 0;
+	if (!so_on(tcb) || !hooks_cb_enabled(&tcb->hs, HOOKS_CB_WRITE_HDR_OPT))
+		return;
+	size_t hl = tcp_repr_hdr_len(r);
+	if (hl >= sizeof(hdr))
+		return;
+	tcp_emit(r, hdr);
+	struct hooks_skb skb = {
+	    .hdr = hdr, .hdr_len = (uint32_t)hl, .skb_len = (uint32_t)hl, .flags = r->flags};
+	uint8_t syn[TCP_HDR_MIN + TCP_OPT_SPACE];
+	if ((r->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && tcb->syn_opt_len) {
+		/* the SYN this answers, as it came: its options after a fixed
+		 * header rebuilt from the connection */
+		struct tcp_repr s;
+		memset(&s, 0, sizeof(s));
+		s.sport = tcb->t.rport;
+		s.dport = tcb->t.lport;
+		s.seq = tcb->irs;
+		s.flags = TCP_SYN;
+		s.wscale = -1;
+		s.xopt_len = tcb->syn_opt_len;
+		memcpy(s.xopt, tcb->syn_opt, tcb->syn_opt_len);
+		tcp_emit(&s, syn);
+		skb.syn = syn;
+		skb.syn_len = TCP_HDR_MIN + tcb->syn_opt_len;
+	}
+	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, (uint32_t)(sizeof(hdr) - hl), 0);
+	if (!reserved)
+		return;
+	(void)hooks_write_hdr_opt(&tcb->hs, &skb, reserved, 0);
+	memcpy(r->xopt, hdr + hl, reserved);
+	r->xopt_len = (uint8_t)reserved;
+}
+
+void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn)
+{
+	req->syn_opt_len = syn->rxopt_len;
+	memcpy(req->syn_opt, syn->rxopt, syn->rxopt_len);
+}
+
+/* Linux bpf_skops_parse_hdr, called at the end of tcp_validate_incoming: not
+ * in SYN_SENT or SYN_RECV (the ESTABLISHED callbacks come first). The header
+ * is rebuilt as received: the fixed part and the option bytes as they came. */
+void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len)
+{
+	uint8_t hdr[TCP_HDR_MIN + TCP_OPT_SPACE];
+	struct tcp_repr raw;
+	(void)tcp;
+	if (!so_on(tcb) || !tcb->hs.fullsock || tcb->state == TCP_SYN_SENT ||
+	    tcb->state == TCP_SYN_RECEIVED)
+		return;
+	if (!hooks_cb_enabled(&tcb->hs, HOOKS_CB_PARSE_ALL_HDR_OPT) &&
+	    !(h->unknown_opt && hooks_cb_enabled(&tcb->hs, HOOKS_CB_PARSE_UNKNOWN_HDR_OPT)))
+		return;
+	memset(&raw, 0, sizeof(raw));
+	raw.sport = h->sport;
+	raw.dport = h->dport;
+	raw.seq = h->seq;
+	raw.ack = h->ack;
+	raw.flags = h->flags;
+	raw.window = h->window;
+	raw.urg = h->urg;
+	raw.wscale = -1;
+	raw.xopt_len = h->rxopt_len;
+	memcpy(raw.xopt, h->rxopt, h->rxopt_len);
+	tcp_emit(&raw, hdr);
+	uint32_t hl = TCP_HDR_MIN + h->rxopt_len;
+	struct hooks_skb skb = {.hdr = hdr, .hdr_len = hl, .skb_len = hl + len, .flags = h->flags};
+	hooks_parse_hdr_opt_cb(&tcb->hs, &skb, h->unknown_opt);
+}
+
 /* ---- hooks_sock_ops ---- */
 
 static void so_mapped(uint32_t ip6[4], uint32_t v4)
@@ -211,6 +302,27 @@ static void so_mapped(uint32_t ip6[4], uint32_t v4)
 	uint8_t m[16] = {[10] = 0xff, [11] = 0xff};
 	memcpy(m + 12, &v4, 4);
 	memcpy(ip6, m, 16);
+}
+
+/* Linux counts sequence space, not data (tcp_snd_una_update): bytes_acked
+ * takes the SYN on the active side (a child starts with snd_una past its
+ * SYN-ACK, tcp_create_openreq_child) and the FIN once acked. The stack's own
+ * counter, also tcp_info's, stays data only. */
+static uint64_t so_bytes_acked(const struct tcb *tcb)
+{
+	uint64_t n = tcb->bytes_acked;
+	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->snd_una, tcb->iss))
+		n++;
+	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->snd_una, tcb->fin_seq))
+		n++;
+	return n;
+}
+
+/* Linux tcp_rcv_nxt_update: the FIN moves rcv_nxt and counts; the SYN does
+ * not (tcp_rcv_synsent_state_process sets rcv_nxt directly). */
+static uint64_t so_bytes_received(const struct tcb *tcb)
+{
+	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
 }
 
 static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
@@ -254,8 +366,9 @@ static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_s
 		o->data_segs_in = tcb->data_segs_in;
 		o->segs_out = tcb->segs_out;
 		o->data_segs_out = tcb->data_segs_out;
-		o->bytes_received = tcb->bytes_received;
-		o->bytes_acked = tcb->bytes_acked;
+		o->bytes_received = so_bytes_received(tcb);
+		o->bytes_acked = so_bytes_acked(tcb);
+		o->icsk_retransmits = tcb->retransmits;
 	}
 	if (groups & HOOKS_INFO_SOCK) {
 		o->sk_type = SOCK_STREAM;

@@ -330,7 +330,10 @@ static void close_call(struct tcp *tcp, struct tcb *tcb, uint64_t now)
 	tcb->flags |= TCB_F_ORPHAN | TCB_F_RD_SHUT;
 	switch (tcb->state) {
 	case TCP_LISTEN:
-		/* Unaccepted children are reset (Linux inet_csk_listen_stop). */
+		/* Linux __tcp_close: tcp_set_state(TCP_CLOSE) first, so a
+		 * listener whose program asked for STATE_CB sees LISTEN → CLOSE;
+		 * then unaccepted children are reset (inet_csk_listen_stop). */
+		tcp_so_state(tcp, tcb, TCP_LISTEN, TCP_CLOSED);
 		tcp_abort(tcp, tcb, now, true);
 		return;
 	case TCP_CLOSED:

@@ -70,6 +70,7 @@ static void parse_options(const uint8_t *p, size_t n, struct tcp_repr *r)
 			}
 			break;
 		default:
+			r->unknown_opt = true;
 			break;
 		}
 		i += olen;
@@ -97,6 +98,8 @@ int tcp_parse(const uint8_t *buf, size_t len, struct tcp_repr *r)
 	if ((r->flags & TCP_SYN) && (r->flags & (TCP_FIN | TCP_RST)))
 		return -EINVAL;
 	parse_options(buf + TCP_HDR_MIN, hlen - TCP_HDR_MIN, r);
+	r->rxopt_len = (uint8_t)(hlen - TCP_HDR_MIN);
+	memcpy(r->rxopt, buf + TCP_HDR_MIN, r->rxopt_len);
 	return (int)hlen;
 }
 
@@ -123,7 +126,7 @@ size_t tcp_repr_hdr_len(const struct tcp_repr *r)
 	unsigned sb = sack_blocks(r);
 	if (sb)
 		n += 4 + 8 * sb;
-	return n;
+	return n + r->xopt_len;
 }
 
 void tcp_emit(const struct tcp_repr *r, uint8_t *buf)
@@ -186,6 +189,7 @@ void tcp_emit(const struct tcp_repr *r, uint8_t *buf)
 			p += 8;
 		}
 	}
+	memcpy(p, r->xopt, r->xopt_len);
 }
 
 uint16_t tcp_checksum(int family, const void *src, const void *dst, const void *seg, size_t len)

@@ -263,6 +263,7 @@ void udp_emit(const struct udp_repr *r, struct wire_view *v);
 #define TCP_HDR_MAX    60
 #define TCP_MAX_WSCALE 14 /* RFC 7323 §2.3 */
 #define TCP_SACK_MAX   4
+#define TCP_OPT_SPACE  40 /* option bytes a header can hold, RFC 9293 §3.1 */
 
 struct tcp_repr {
 	uint16_t sport, dport;
@@ -279,6 +280,13 @@ struct tcp_repr {
 	struct {
 		uint32_t l, r;
 	} sack[TCP_SACK_MAX];
+	/* sock_ops header options (docs/sockops.md §5). Emit: xopt_len bytes (a
+	 * multiple of 4) appended after the options above. Parse: the option
+	 * area as received, and whether it holds a kind none of the fields
+	 * above take (Linux's "unknown" option for PARSE_UNKNOWN_HDR_OPT). */
+	uint8_t xopt_len, rxopt_len;
+	bool unknown_opt;
+	uint8_t xopt[TCP_OPT_SPACE], rxopt[TCP_OPT_SPACE];
 };
 
 /* Parses the header of a segment of len bytes. Returns the header length

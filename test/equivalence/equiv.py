@@ -125,6 +125,48 @@ PROG_SCENARIOS = {
                    ("server", "v6", "same", ["max_cwnd", "ssthresh"])],
 }
 
+# test/compat: programs in the kernel selftests' style. close_counts records
+# bytes_acked/bytes_received (context and bpf_tcp_sock) when the connection
+# reaches CLOSE and the listener's LISTEN -> CLOSE, read back from its map
+# (bpftool map dump / skcat --dump-maps); close_counts_clamp sets
+# TCP_WINDOW_CLAMP 9216 at TCP_CONNECT_CB, which lowers the SYN's window scale.
+COMPAT_SCENARIOS = {
+    "close_counts": [("client", "v4", "-", ["close_counts"]),
+                     ("server", "v4", "-", ["close_counts"])],
+    "close_counts_clamp": [("client", "v4", "-", ["syn_wscale"])],
+    # kind 254 (magic 0xa5c3, data 0x1234) written in the SYN (WRITE_HDR_OPT_CB)
+    "hdr_opt_write": [("client", "v4", "-", ["syn_exp_opt"])],
+}
+CLOSE_SLOT = {"client": 0, "server": 1}
+
+
+def close_counts(entries, role):
+    """The close_counts map's slot for the program side's connection (and the
+    listener's, on the server side) from bpftool-style hex entries."""
+    vals = {}
+    for e in entries:
+        key = int.from_bytes(bytes(int(b, 16) for b in e["key"]), "little")
+        vals[key] = bytes(int(b, 16) for b in e["value"])
+    v = vals.get(CLOSE_SLOT[role])
+    if v is None or len(v) < 40:
+        return "no entry"
+    acked, rcvd, tp_acked, tp_rcvd = (int.from_bytes(v[i:i + 8], "little") for i in range(0, 32, 8))
+    closes = int.from_bytes(v[32:36], "little")
+    out = "acked %d received %d tcp_sock %d/%d closes %d" % (acked, rcvd, tp_acked, tp_rcvd,
+                                                              closes)
+    if role == "server" and len(vals.get(2, b"")) >= 40:
+        lv = vals[2]
+        out += "; listener closes %d from state %d" % (int.from_bytes(lv[32:36], "little"),
+                                                        int.from_bytes(lv[36:40], "little"))
+    return out
+
+
+def map_entries_by_name(dump, name):
+    for m in dump:
+        if m.get("name") == name:
+            return m.get("entries", [])
+    return None
+
 
 # ---- network namespaces ---------------------------------------------------
 
@@ -254,7 +296,18 @@ class KernelSide:
         est, end = r["established"], r["end"]
         return {"bufs": "%d/%d" % (est["sndbuf"], est["rcvbuf"]), "cc": end["cc"],
                 "ssthresh": est["info"]["snd_ssthresh"], "max_cwnd": r["max_cwnd"],
-                "trace": r["trace"]}
+                "trace": r["trace"], "maps": self.maps()}
+
+    def maps(self):
+        """The pinned program's maps as skcat --dump-maps shows them."""
+        prog = json.loads(sh("bpftool prog show pinned %s -j" % self.pin))
+        out = []
+        for mid in prog.get("map_ids", []):
+            m = json.loads(sh("bpftool map show id %d -j" % mid))
+            if m.get("type") in ("array", "hash"):
+                m["entries"] = json.loads(sh("bpftool map dump id %d -j" % mid))
+            out.append(m)
+        return out
 
     def close(self):
         sh("bpftool cgroup detach %s sock_ops pinned %s" % (self.cg, self.pin), check=False)
@@ -267,10 +320,14 @@ class SkopsSide:
 
     def __init__(self, obj, hz, linear, datafile):
         self.obj, self.hz, self.linear, self.datafile = obj, hz, linear, datafile
+        self.mapfile = datafile + ".maps.json"
 
     def cmd(self, topo, role):
+        if os.path.exists(self.mapfile):
+            os.unlink(self.mapfile)
         args = ["--vdev", "net_af_packet0,iface=p0", "--addr", "%s/%d" % (topo.paddr, topo.plen),
-                "--sockops", self.obj, "--cgroup", "/eq", "--info", "--trace"]
+                "--sockops", self.obj, "--cgroup", "/eq", "--info", "--trace",
+                "--dump-maps=" + self.mapfile]
         args += ["-l", str(PORT)] if role == "server" else [topo.qaddr, str(PORT)]
         return ("exec ip netns exec %s env SKOPS_HZ=%d SKOPS_SYN_LINEAR_TIMEOUTS=%d %s %s < %s "
                 "> /dev/null" % (topo.p, self.hz, self.linear, SKCAT, " ".join(args),
@@ -289,7 +346,8 @@ class SkopsSide:
         return {"bufs": "%s/%s" % (info.get("sndbuf"), info.get("rcvbuf")),
                 "cc": info.get("cc"), "ssthresh": info.get("ssthresh_established",
                                                            info.get("ssthresh")),
-                "max_cwnd": info.get("max_cwnd"), "trace": trace}
+                "max_cwnd": info.get("max_cwnd"), "trace": trace,
+                "maps": json.load(open(self.mapfile)) if os.path.exists(self.mapfile) else []}
 
     def close(self):
         pass
@@ -343,11 +401,33 @@ def run_once(side, topo, role, drop=None):
             raise RuntimeError("%s exited %d: %s" % (p.args[:80], p.returncode, err[-800:]))
     res = side.result(*outs[prog_idx])
     res.update(wire(pkts, topo.paddr))
+    entries = map_entries_by_name(res.pop("maps", []), "counts")
+    if entries is not None:
+        res["close_counts"] = close_counts(entries, role)
     shutil.rmtree(tmp, ignore_errors=True)
     return res
 
 
 # ---- what the wire shows --------------------------------------------------
+
+
+def exp_option(opts):
+    """The RFC 6994 experimental option (kind 254) of a header's option bytes,
+    in hex, or None."""
+    i = 0
+    while i < len(opts):
+        kind = opts[i]
+        if kind == 0:
+            break
+        if kind == 1:
+            i += 1
+            continue
+        if i + 1 >= len(opts) or opts[i + 1] < 2:
+            break
+        if kind == 254:
+            return opts[i:i + opts[i + 1]].hex(" ")
+        i += opts[i + 1]
+    return None
 
 
 def wire(pkts, prog_addr):
@@ -371,6 +451,8 @@ def wire(pkts, prog_addr):
             out.setdefault("syn_win", t.window)
             out.setdefault("ecn_syn", bool(ece and cwr))
             out.setdefault("ect_syn", ecn == 2)
+            out.setdefault("syn_wscale", dict(t.options).get("WScale"))
+            out.setdefault("syn_exp_opt", exp_option(bytes(t)[20:t.dataofs * 4]))
             isn = t.seq
         elif from_prog and syn and ack:
             out["synack_times"].append(float(p.time))
@@ -489,6 +571,15 @@ def main():
             print("equivalence: %s not built" % obj)
             return 1
         programs.append(("hooks/progs/%s" % name, obj, obj, scenarios))
+    for name, scenarios in (COMPAT_SCENARIOS if mode == "progs" else {}).items():
+        obj = os.path.join(BUILD, "test", "compat", name + ".o")
+        if not os.path.exists(obj):
+            print("equivalence: %s not built" % obj)
+            return 1
+        programs.append(("test/compat/%s" % name, obj, obj, scenarios))
+    only = [n for n in os.environ.get("SKOPS_EQ_ONLY", "").split(",") if n]
+    if only:  # development runs: just these programs (by their file's name)
+        programs = [p for p in programs if os.path.splitext(os.path.basename(p[1]))[0] in only]
     for label, obj, kobj, scenarios in programs:
         for role, fam, dc, observables in scenarios:
             gaps = [o for o in observables if o.endswith("_gaps")]

@@ -69,6 +69,10 @@ static unsigned long long (*bpf_get_netns_cookie)(void *ctx) = (void *)BPF_FUNC_
 static void *(*bpf_sk_storage_get)(void *map, void *sk, void *value,
 				   unsigned long long flags) = (void *)BPF_FUNC_sk_storage_get;
 static int (*bpf_sk_storage_delete)(void *map, void *sk) = (void *)BPF_FUNC_sk_storage_delete;
+static struct bpf_tcp_sock *(*bpf_tcp_sock)(void *sk) = (void *)BPF_FUNC_tcp_sock;
+/* Kernel-typed results: opaque here (their fields need CO-RE, docs/sockops.md §5). */
+static void *(*bpf_skc_to_tcp_sock)(void *sk) = (void *)BPF_FUNC_skc_to_tcp_sock;
+static void *(*bpf_skc_to_mptcp_sock)(void *sk) = (void *)BPF_FUNC_skc_to_mptcp_sock;
 static int (*bpf_sock_map_update)(void *ctx, void *map, void *key,
 				  unsigned long long flags) = (void *)BPF_FUNC_sock_map_update;
 static int (*bpf_sock_hash_update)(void *ctx, void *map, void *key,

@@ -147,6 +147,7 @@ enum bpf_func_id {
 	BPF_FUNC_sock_hash_update = 70,
 	BPF_FUNC_spin_lock = 93,
 	BPF_FUNC_spin_unlock = 94,
+	BPF_FUNC_tcp_sock = 96,
 	BPF_FUNC_sk_storage_get = 107,
 	BPF_FUNC_sk_storage_delete = 108,
 	BPF_FUNC_get_netns_cookie = 122,
@@ -155,12 +156,14 @@ enum bpf_func_id {
 	BPF_FUNC_ringbuf_submit = 132,
 	BPF_FUNC_ringbuf_discard = 133,
 	BPF_FUNC_ringbuf_query = 134,
+	BPF_FUNC_skc_to_tcp_sock = 137,
 	BPF_FUNC_load_hdr_opt = 142,
 	BPF_FUNC_store_hdr_opt = 143,
 	BPF_FUNC_reserve_hdr_opt = 144,
 	BPF_FUNC_for_each_map_elem = 164,
 	BPF_FUNC_snprintf = 165,
 	BPF_FUNC_loop = 181,
+	BPF_FUNC_skc_to_mptcp_sock = 196,
 };
 
 /* A pointer member that is 8 bytes wide on every target, as the kernel's
@@ -188,6 +191,36 @@ struct bpf_sock {
 	__u32 dst_ip6[4];
 	__u32 state;
 	__s32 rx_queue_mapping;
+};
+
+/* What bpf_tcp_sock() points at (read-only): 112 bytes, the 6.1 layout. */
+struct bpf_tcp_sock {
+	__u32 snd_cwnd;
+	__u32 srtt_us; /* smoothed RTT << 3, in µs */
+	__u32 rtt_min;
+	__u32 snd_ssthresh;
+	__u32 rcv_nxt;
+	__u32 snd_nxt;
+	__u32 snd_una;
+	__u32 mss_cache;
+	__u32 ecn_flags;
+	__u32 rate_delivered;
+	__u32 rate_interval_us;
+	__u32 packets_out;
+	__u32 retrans_out;
+	__u32 total_retrans;
+	__u32 segs_in;
+	__u32 data_segs_in;
+	__u32 segs_out;
+	__u32 data_segs_out;
+	__u32 lost_out;
+	__u32 sacked_out;
+	__u64 bytes_received;
+	__u64 bytes_acked;
+	__u32 dsack_dups;
+	__u32 delivered;
+	__u32 delivered_ce;
+	__u32 icsk_retransmits;
 };
 
 /* The sock_ops context: 216 bytes, field for field the Linux 6.1 layout. */
