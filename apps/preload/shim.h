@@ -47,6 +47,8 @@ struct shim_real {
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
 	pid_t (*fork)(void);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
 	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
@@ -121,6 +123,12 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms);
 /* Clears fd's eventfd, then sets it again when s is ready for want: a
  * kernel wait on fd then sleeps exactly while s is not ready. */
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
+/* exec (shim_exec.c): the control connection and the sockets without
+ * FD_CLOEXEC go to the new image, which maps them again at its start. */
+int shim_fd_hi(void);
+int shim_ctl_get(int *kick); /* -1 when there is no live connection */
+void shim_ctl_set(int ctl, int kick);
+void shim_exec_adopt(void);
 /* A signal handler that interrupted a wait asked for SA_RESTART (shim_sig.c):
  * blocking calls without a timeout then go on waiting, as the kernel's. */
 bool shim_sig_restart(void);

@@ -80,6 +80,8 @@ static void init_once(void)
 	r->sendmsg = sym("sendmsg");
 	r->sendfile = sym("sendfile");
 	r->fork = sym("fork");
+	r->execve = sym("execve");
+	r->execvpe = sym("execvpe");
 	r->sigaction = sym("sigaction");
 	r->ppoll = sym("ppoll");
 	r->pselect = sym("pselect");
@@ -102,6 +104,7 @@ void shim_init(void)
 __attribute__((constructor)) static void shim_ctor(void)
 {
 	shim_init();
+	shim_exec_adopt();
 }
 
 void shim_fd_set(int fd, struct ssock *s)
@@ -113,6 +116,24 @@ void shim_fd_set(int fd, struct ssock *s)
 	for (int hi = atomic_load(&fd_hi);
 	     fd > hi && !atomic_compare_exchange_weak(&fd_hi, &hi, fd);)
 		;
+}
+
+int shim_fd_hi(void)
+{
+	return atomic_load(&fd_hi);
+}
+
+int shim_ctl_get(int *kick)
+{
+	*kick = kick_fd;
+	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
+}
+
+void shim_ctl_set(int ctl, int kick)
+{
+	ctl_fd = ctl;
+	kick_fd = kick;
+	atomic_store(&ctl_dead, false);
 }
 
 static bool any_sock(void)

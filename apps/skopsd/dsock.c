@@ -53,6 +53,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd)
 		return -e;
 	}
 	s->shm->magic = SKP_MAGIC;
+	s->mfd = mfd;
 	s->pid = cl->pid;
 	dsock_hold(s, cl, id);
 	s->sd = sd;
@@ -120,6 +121,7 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	struct dsock *s = d->socks[id];
 	munmap(s->shm, sizeof(struct skp_shm));
 	close(s->efd);
+	close(s->mfd);
 	free(s);
 	d->socks[id] = NULL;
 }

@@ -26,7 +26,7 @@ struct client;
 struct dsock {
 	pid_t pid; /* the creator's, for the logs */
 	unsigned nhold;
-	int sd, efd;
+	int sd, efd, mfd; /* mfd: the memfd, handed out again after an exec */
 	struct skp_shm *shm;
 	uint32_t tx_tail, rx_head, rx_tail; /* rx_tail: last checked consumer index */
 	bool started;			    /* connect called, or accepted */
@@ -42,6 +42,7 @@ struct client {
 	uid_t uid;
 	char cgroup[256];
 	uint64_t holds[SKOPSD_MAX_SOCKS / 64]; /* the sockets it may name */
+	uint64_t kept[SKOPSD_MAX_SOCKS / 64];  /* exec: the ones the new image took */
 	/* a fork ticket (fd -1): holds the parent's sockets until the child claims them */
 	uint64_t ticket, ticket_deadline_ns;
 };

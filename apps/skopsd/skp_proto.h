@@ -66,6 +66,8 @@ enum skp_op {
 	SKP_ROUTE, /* data: sockaddr; rc 0 when skopsd routes it */
 	SKP_FORK,  /* about to fork: reply token is a ticket holding every socket */
 	SKP_CLAIM, /* token: a ticket; the child (or the parent, if fork failed) takes its holds */
+	SKP_MEMFD, /* after exec: the socket's memfd again (the new image maps it) */
+	SKP_EXEC_DONE, /* after exec: sockets not asked for by MEMFD were close-on-exec */
 	SKP_OP_MAX,
 };
 

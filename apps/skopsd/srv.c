@@ -279,7 +279,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		send_rep(cl->fd, &rep, NULL, 0);
 		return;
 	}
-	if (s && s->sd < 0 && r->op != SKP_CLOSE) {
+	if (s && s->sd < 0 && r->op != SKP_CLOSE && r->op != SKP_MEMFD) {
 		rep.rc = -ECONNRESET;
 		send_rep(cl->fd, &rep, NULL, 0);
 		return;
@@ -368,6 +368,24 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 	case SKP_CLAIM:
 		rc = ticket_claim(d, cl, r->token);
 		break;
+	case SKP_MEMFD:
+		/* exec: the same process, a new image (the control socket was
+		 * kept open across it) maps the socket again */
+		cl->kept[r->id / 64] |= 1ull << (r->id % 64);
+		fds[0] = s->mfd;
+		nfds = 1;
+		rc = 0;
+		break;
+	case SKP_EXEC_DONE:
+		rc = 0;
+		for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
+			bool kept = (cl->kept[i / 64] >> (i % 64)) & 1;
+			if (d->socks[i] && client_holds(cl, i) && !kept &&
+			    !dsock_release(d->socks[i], cl, i))
+				dsock_close(d, i);
+		}
+		memset(cl->kept, 0, sizeof(cl->kept));
+		break;
 	case SKP_SETSOCKOPT:
 		rc = sockopt_set(d, s, r);
 		break;
@@ -390,9 +408,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 	}
 	rep.rc = rc;
 	send_rep(cl->fd, &rep, fds, nfds);
-	/* ours were sent; the daemon keeps its own eventfd (dsock) and kick */
-	if (nfds == 2)
-		close(fds[0]);
+	/* the daemon keeps its own memfd and eventfd (dsock) and kick */
 }
 
 void srv_client(struct skopsd *d, unsigned ci)

@@ -10,6 +10,9 @@
  *   shim_probe restart HOST PORT a blocking recv with an SA_RESTART handler
  *       goes on after the signal and returns the echo sent 500 ms later by
  *       another thread; with SO_RCVTIMEO set the same signal gives EINTR
+ *   shim_probe exec HOST PORT   connects twice (the second close-on-exec),
+ *       execs itself: the new image echoes "ping" over the first socket,
+ *       and the second fd is gone
  *   shim_probe fork ADDR PORT   listens, prints "listening", forks: parent
  *       and child both accept (each holds a connection 300 ms), answering
  *       "PID\n" to each client, until killed
@@ -19,6 +22,7 @@
  * Exit 0 on success, 1 with a message naming the failed check. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -273,16 +277,44 @@ static _Noreturn void run_forkconn(const char *addr, const char *port)
 	}
 }
 
+static int run_exec(const char *host, const char *port, char *self)
+{
+	int keep = dial(host, port), gone = dial(host, port);
+	if (fcntl(gone, F_SETFD, FD_CLOEXEC))
+		die("FD_CLOEXEC");
+	char a[16], b[16];
+	snprintf(a, sizeof(a), "%d", keep);
+	snprintf(b, sizeof(b), "%d", gone);
+	execl(self, self, "execd", a, b, (char *)NULL);
+	die("execl");
+	return 1;
+}
+
+static int run_execd(int keep, int gone)
+{
+	check(fcntl(gone, F_GETFD) < 0 && errno == EBADF, "the close-on-exec socket survived exec");
+	check(send(keep, "ping", 4, 0) == 4, "send after exec");
+	char buf[16];
+	ssize_t n = recv(keep, buf, sizeof(buf), 0);
+	check(n == 4 && !memcmp(buf, "ping", 4), "echo after exec");
+	printf("exec: the socket works in the new image, the close-on-exec one is gone\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4)
-		check(0,
-		      "usage: shim_probe epoll|eintr|restart|hold|orphan|fork|forkconn HOST PORT");
+		check(0, "usage: shim_probe epoll|eintr|restart|exec|hold|orphan|fork|forkconn "
+			 "HOST PORT");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(argv[1], "epoll"))
 		return run_epoll(argv[2], argv[3]);
 	if (!strcmp(argv[1], "eintr"))
 		return run_eintr(argv[2], argv[3]);
+	if (!strcmp(argv[1], "exec"))
+		return run_exec(argv[2], argv[3], argv[0]);
+	if (!strcmp(argv[1], "execd"))
+		return run_execd(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(argv[1], "restart"))
 		return run_restart(argv[2], argv[3]);
 	if (!strcmp(argv[1], "fork"))
