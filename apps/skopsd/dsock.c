@@ -236,6 +236,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	if ((ev & SKOPS_EV_OUT) && !(st & SKP_ST_CONNECTED)) {
 		atomic_fetch_or(&s->shm->state, SKP_ST_CONNECTED);
 		dsock_wake(s);
+		dsock_log(d, id, "established");
 		work++;
 	}
 	bool bad = false;

@@ -58,12 +58,12 @@ listening() { in_b ss -Hltn "sport = :$1" | grep -q LISTEN; }
 tuned() {
 	local n i
 	for ((i = 0; i < 50; i++)); do # closes are logged as skopsd finishes them
-		n=$(grep "skopsd: conn " "$LOG" | grep -E ":$1 " | grep -c "cgroup /$CG .*cb_flags 7 ")
+		n=$(grep -E "skopsd: conn (closed|aborted|reset) " "$LOG" | grep -E ":$1 " | grep -c "cgroup /$CG .*cb_flags 7 ")
 		[ "$n" -ge "$2" ] && break
 		sleep 0.1
 	done
 	[ "$n" -ge "$2" ] || fail "port $1: $n connection(s) tuned by the cgroup's sock_ops, want >= $2:
-$(grep "skopsd: conn " "$LOG" | grep -E ":$1 " | head -5)"
+$(grep -E "skopsd: conn (closed|aborted|reset) " "$LOG" | grep -E ":$1 " | head -5)"
 	echo "  sock_ops ran for $n connection(s) on port $1 (cgroup /$CG, cb_flags 7)"
 }
 

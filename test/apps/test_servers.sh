@@ -40,7 +40,7 @@ LOG=$TMP/skopsd.err
 APP=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROOT/$CG" ip netns exec "$NS_A"
 	timeout 120 "$RUN" --sock "$SOCK" --)
 app() { "${APP[@]}" "$@"; }
-conns() { grep "skopsd: conn " "$LOG" | grep -E "$IP4_A:$1 " | grep "cgroup /$CG .*cb_flags 7 "; }
+conns() { grep -E "skopsd: conn (closed|aborted|reset) " "$LOG" | grep -E "$IP4_A:$1 " | grep "cgroup /$CG .*cb_flags 7 "; }
 tuned() {
 	local n i
 	for ((i = 0; i < 50; i++)); do # closes are logged as skopsd finishes them
