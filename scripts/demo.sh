@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# The demo: sock_ops programs (ours and, when the seed patches are there
-# (SKOPS_SEEDS), the Linux seed samples) run on in-memory sockets, then the
-# kernel equivalence reports of the last `make test` run.
+# The demo. Default: the main job, live (scripts/demo_apps.sh): skopsd, two
+# unmodified servers under skops-run in two cgroups with their own sock_ops
+# programs, the kernel connecting to each, the hooks' work next to ss -ti.
+# --memory: the sock_ops programs (ours and, when the seed patches are there
+# (SKOPS_SEEDS), the Linux seed samples) on in-memory sockets, then the kernel
+# equivalence reports of the last `make test` run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" != --memory ]; then
+  exec scripts/demo_apps.sh "$@"
+fi
+shift
 export SKOPS_SEEDS=${SKOPS_SEEDS:-$(cd .. && pwd)/shared/seeds}
 if [ ! -x build/apps/skops-demo ]; then
   echo "demo: build/apps/skops-demo not built" >&2

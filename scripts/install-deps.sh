@@ -6,6 +6,7 @@ pkgs=(meson ninja-build pkg-config gcc clang llvm lld libclang-rt-14-dev
       dpdk-dev libdpdk-dev bpftool iproute2 socat tcpdump nftables
       python3 python3-scapy iperf3 netcat-openbsd clang-format ethtool iputils-ping
       curl gnuplot-nox)
+pkgs+=(nginx-light redis-server redis-tools wrk) # test/apps: unmodified servers under the shim
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

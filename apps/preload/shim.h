@@ -46,6 +46,10 @@ struct shim_real {
 	ssize_t (*recvmsg)(int, struct msghdr *, int);
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	pid_t (*fork)(void);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
 	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
 		       const sigset_t *);
@@ -59,8 +63,9 @@ struct ssock {
 	_Atomic int refs;
 	uint32_t id; /* the daemon's */
 	int family;
+	/* Our ring indices (rx.tail, tx.head) live in the shared memory only, so
+	 * processes sharing the socket after a fork take turns consistently. */
 	struct skp_shm *shm;
-	uint32_t rx_tail, tx_head; /* our indices; the daemon's are read */
 	_Atomic bool nonblock;
 	bool err_taken, listening, connecting;
 	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
@@ -105,8 +110,10 @@ bool shim_daemon_dead(void);
 int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds);
 void shim_send_only(struct skp_req *req);
 void shim_kick(void);
-/* A socket from SOCKET/ACCEPT's memfd; NULL on failure (fds closed). */
-struct ssock *shim_sock_new(uint32_t id, int family, int memfd);
+/* A socket from SOCKET/ACCEPT's reply and memfd; NULL on failure (fds closed). */
+struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd);
+/* fd now names s (its reference is the caller's). */
+void shim_fd_set(int fd, struct ssock *s);
 void shim_sock_put(struct ssock *s);
 /* poll bits ready now (IN, OUT, ERR, HUP) */
 short shim_ready(struct ssock *s);
@@ -116,6 +123,16 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms);
 /* Clears fd's eventfd, then sets it again when s is ready for want: a
  * kernel wait on fd then sleeps exactly while s is not ready. */
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
+/* exec (shim_exec.c): the control connection and the sockets without
+ * FD_CLOEXEC go to the new image, which maps them again at its start. */
+int shim_fd_hi(void);
+int shim_ctl_get(int *kick); /* -1 when there is no live connection */
+void shim_ctl_set(int ctl, int kick);
+void shim_exec_adopt(void);
+/* A signal handler that interrupted a wait asked for SA_RESTART (shim_sig.c):
+ * blocking calls without a timeout then go on waiting, as the kernel's. */
+bool shim_sig_restart(void);
+void shim_sig_clear(void);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
 /* epoll registrations of fd go away with it */

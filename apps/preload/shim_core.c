@@ -26,6 +26,7 @@ static int ctl_fd = -1, kick_fd = -1;
 static _Atomic bool ctl_dead, announced;
 static struct shim_fd *fdtab;
 static size_t fdtab_len;
+static _Atomic int fd_hi = -1; /* the highest fd that ever named a skops socket */
 
 static void *sym(const char *name)
 {
@@ -46,6 +47,7 @@ static void atfork_child(void)
 		shim_real.close(kick_fd);
 	}
 	ctl_fd = kick_fd = -1;
+	atomic_store(&ctl_dead, false);
 	pthread_mutex_init(&ctl_lock, NULL);
 }
 
@@ -77,6 +79,10 @@ static void init_once(void)
 	r->recvmsg = sym("recvmsg");
 	r->sendmsg = sym("sendmsg");
 	r->sendfile = sym("sendfile");
+	r->fork = sym("fork");
+	r->execve = sym("execve");
+	r->execvpe = sym("execvpe");
+	r->sigaction = sym("sigaction");
 	r->ppoll = sym("ppoll");
 	r->pselect = sym("pselect");
 	r->epoll_ctl = sym("epoll_ctl");
@@ -98,6 +104,68 @@ void shim_init(void)
 __attribute__((constructor)) static void shim_ctor(void)
 {
 	shim_init();
+	shim_exec_adopt();
+}
+
+void shim_fd_set(int fd, struct ssock *s)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (!e)
+		return;
+	e->s = s;
+	for (int hi = atomic_load(&fd_hi);
+	     fd > hi && !atomic_compare_exchange_weak(&fd_hi, &hi, fd);)
+		;
+}
+
+int shim_fd_hi(void)
+{
+	return atomic_load(&fd_hi);
+}
+
+int shim_ctl_get(int *kick)
+{
+	*kick = kick_fd;
+	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
+}
+
+void shim_ctl_set(int ctl, int kick)
+{
+	ctl_fd = ctl;
+	kick_fd = kick;
+	atomic_store(&ctl_dead, false);
+}
+
+static bool any_sock(void)
+{
+	for (int fd = 0; fd <= atomic_load(&fd_hi); fd++)
+		if (fdtab[fd].s)
+			return true;
+	return false;
+}
+
+/* fork: the daemon's ticket keeps every socket of ours open until the child
+ * has claimed its share (a close here right after fork, as servers do with
+ * the connection they hand to a child, must not close the child's). */
+__attribute__((visibility("default"))) pid_t fork(void)
+{
+	shim_init();
+	struct skp_req req = {.op = SKP_FORK};
+	struct skp_rep rep;
+	uint64_t ticket = any_sock() && !shim_rpc(&req, &rep, NULL, NULL) ? rep.token : 0;
+	pid_t pid = shim_real.fork();
+	if (pid > 0 || !ticket)
+		return pid;
+	int e = errno;
+	/* the child (atfork_child dropped the parent's connection), or the
+	 * parent taking the ticket back when fork failed */
+	struct skp_req claim = {.op = SKP_CLAIM, .token = ticket};
+	int rc = pid < 0 || shim_daemon() ? shim_rpc(&claim, &rep, NULL, NULL) : -ECONNREFUSED;
+	if (rc && pid == 0)
+		fprintf(stderr, "skops: fork: pid %d does not share its parent's sockets (%s)\n",
+			(int)getpid(), strerror(-rc));
+	errno = e;
+	return pid;
 }
 
 struct shim_fd *shim_fd(int fd)
@@ -247,7 +315,7 @@ void shim_kick(void)
 		return; /* a full counter still wakes the daemon */
 }
 
-struct ssock *shim_sock_new(uint32_t id, int family, int memfd)
+struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
 {
 	struct ssock *s = calloc(1, sizeof(*s));
 	void *m = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
@@ -259,7 +327,7 @@ struct ssock *shim_sock_new(uint32_t id, int family, int memfd)
 		return NULL;
 	}
 	s->refs = 1;
-	s->id = id;
+	s->id = rep->id;
 	s->family = family;
 	s->shm = m;
 	pthread_mutex_init(&s->rx_lock, NULL);
@@ -283,10 +351,11 @@ short shim_ready(struct ssock *s)
 	uint32_t st = atomic_load_explicit(&m->state, memory_order_acquire);
 	bool dead = atomic_load(&ctl_dead);
 	short ev = 0;
-	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != s->rx_tail ||
+	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
 	    (st & (SKP_ST_EOF | SKP_ST_ERR | SKP_ST_ACCEPT)) || dead)
 		ev |= POLLIN;
-	uint32_t used = s->tx_head - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
+	uint32_t used =
+	    atomic_load(&m->tx.head) - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
 	if ((st & SKP_ST_ERR) || dead ||
 	    ((st & SKP_ST_CONNECTED) && !(st & SKP_ST_WRCLOSED) && used < SKP_RING_SIZE))
 		ev |= POLLOUT;
@@ -329,6 +398,7 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 		end.tv_nsec -= 1000000000L;
 	}
 	for (;;) {
+		shim_sig_clear();
 		shim_arm(fd, s, want, false);
 		if (shim_ready(s) & want)
 			return 0;
@@ -348,7 +418,9 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 			tp = &left;
 		}
 		int n = shim_real.ppoll(p, ctl_fd >= 0 ? 2 : 1, tp, NULL);
-		if (n < 0 && errno == EINTR)
+		/* the kernel restarts an untimed socket wait for an SA_RESTART
+		 * handler (sock_intr_errno), a timed one gives EINTR */
+		if (n < 0 && errno == EINTR && (timeout_ms > 0 || !shim_sig_restart()))
 			return -EINTR;
 		if (n == 0)
 			return -EAGAIN;

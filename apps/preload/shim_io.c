@@ -4,6 +4,7 @@
  * receive; EPIPE (and SIGPIPE unless MSG_NOSIGNAL) on send. */
 /* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
 #undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -78,20 +79,19 @@ static ssize_t sk_recv(int fd, struct ssock *s, const struct iovec *iov, int cnt
 	ssize_t ret;
 	for (;;) {
 		struct skp_shm *m = s->shm;
-		uint32_t avail =
-		    atomic_load_explicit(&m->rx.head, memory_order_acquire) - s->rx_tail;
+		uint32_t tail = atomic_load_explicit(&m->rx.tail, memory_order_relaxed);
+		uint32_t avail = atomic_load_explicit(&m->rx.head, memory_order_acquire) - tail;
 		if (avail > SKP_RING_SIZE)
 			avail = 0; /* never past what the daemon could have written */
 		if (avail) {
 			uint32_t n = avail < total - got ? avail : (uint32_t)(total - got);
-			ring_to_iov(m->rxbuf, s->rx_tail, iov, cnt, got, n);
+			ring_to_iov(m->rxbuf, tail, iov, cnt, got, n);
 			got += n;
 			if (flags & MSG_PEEK) {
 				ret = (ssize_t)got;
 				break;
 			}
-			s->rx_tail += n;
-			atomic_store_explicit(&m->rx.tail, s->rx_tail, memory_order_release);
+			atomic_store_explicit(&m->rx.tail, tail + n, memory_order_release);
 			if (atomic_exchange(&m->rx_full, 0))
 				shim_kick();
 			if (got == total || !(flags & MSG_WAITALL)) {
@@ -160,14 +160,13 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			ret = -ENOTCONN;
 			break;
 		}
-		uint32_t used =
-		    s->tx_head - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
+		uint32_t head = atomic_load_explicit(&m->tx.head, memory_order_relaxed);
+		uint32_t used = head - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
 		uint32_t room = used > SKP_RING_SIZE ? 0 : SKP_RING_SIZE - used;
 		if ((st & SKP_ST_CONNECTED) && room && sent < total) {
 			uint32_t n = room < total - sent ? room : (uint32_t)(total - sent);
-			iov_to_ring(m->txbuf, s->tx_head, iov, cnt, sent, n);
-			s->tx_head += n;
-			atomic_store_explicit(&m->tx.head, s->tx_head, memory_order_release);
+			iov_to_ring(m->txbuf, head, iov, cnt, sent, n);
+			atomic_store_explicit(&m->tx.head, head + n, memory_order_release);
 			shim_kick();
 			sent += n;
 		}
@@ -319,4 +318,56 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
 EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t count)
 {
 	return sendfile(out, in, off, count);
+}
+
+/* The batch calls as the kernel's stream sockets do them: one message at a
+ * time; the first message's error is the call's, a later one ends the batch. */
+EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
+{
+	struct ssock *s = shim_sock(fd);
+	if (!s) {
+		static int (*real)(int, struct mmsghdr *, unsigned int, int);
+		if (!real)
+			real = (int (*)(int, struct mmsghdr *, unsigned int, int))dlsym(RTLD_NEXT,
+											"sendmmsg");
+		return real(fd, v, n, flags);
+	}
+	unsigned i;
+	for (i = 0; i < n; i++) {
+		ssize_t r = sk_send(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen,
+				    flags | (i ? MSG_DONTWAIT : 0));
+		if (r < 0)
+			return i ? (int)i : -1;
+		v[i].msg_len = (unsigned)r;
+	}
+	return (int)i;
+}
+
+EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct timespec *tmo)
+{
+	struct ssock *s = shim_sock(fd);
+	if (!s) {
+		static int (*real)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+		if (!real)
+			real = (int (*)(int, struct mmsghdr *, unsigned int, int,
+					struct timespec *))dlsym(RTLD_NEXT, "recvmmsg");
+		return real(fd, v, n, flags, tmo);
+	}
+	unsigned i;
+	for (i = 0; i < n; i++) {
+		/* MSG_WAITFORONE: only the first waits */
+		int f = flags & ~MSG_WAITFORONE;
+		if (i && (flags & MSG_WAITFORONE))
+			f |= MSG_DONTWAIT;
+		v[i].msg_hdr.msg_namelen = 0;
+		v[i].msg_hdr.msg_controllen = 0;
+		v[i].msg_hdr.msg_flags = 0;
+		ssize_t r = sk_recv(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen, f);
+		if (r < 0)
+			return i ? (int)i : -1;
+		v[i].msg_len = (unsigned)r;
+		if (r == 0)
+			return (int)i + 1; /* EOF ends the batch */
+	}
+	return (int)i;
 }

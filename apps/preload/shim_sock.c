@@ -72,7 +72,7 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 		errno = rc ? -rc : EPROTO;
 		return NULL;
 	}
-	struct ssock *s = shim_sock_new(rep.id, e->c->family, fds[0]);
+	struct ssock *s = shim_sock_new(&rep, e->c->family, fds[0]);
 	if (!s) {
 		shim_real.close(fds[1]);
 		errno = ENOMEM;
@@ -100,7 +100,7 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 	shim_real.close(fds[1]);
 	free(e->c);
 	e->c = NULL;
-	e->s = s;
+	shim_fd_set(fd, s);
 	return s;
 }
 
@@ -176,7 +176,7 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 				shim_real.close(fds[i]);
 			return fail(rc ? -rc : EPROTO);
 		}
-		struct ssock *n = shim_sock_new(rep.id, s->family, fds[0]);
+		struct ssock *n = shim_sock_new(&rep, s->family, fds[0]);
 		struct shim_fd *ne = shim_fd(fds[1]);
 		if (!n || !ne) {
 			shim_real.close(fds[1]);
@@ -189,7 +189,7 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 			shim_real.fcntl(fds[1], F_SETFD, 0);
 		n->nonblock = flags & SOCK_NONBLOCK;
 		shim_fd_release(fds[1]);
-		ne->s = n;
+		shim_fd_set(fds[1], n);
 		if (sa && len) {
 			socklen_t l = rep.len < *len ? rep.len : *len;
 			memcpy(sa, rep.data, l);
@@ -407,7 +407,7 @@ static int dup_done(int fd, int newfd)
 		stay_kernel(e); /* two fds on one undecided socket: the kernel keeps it */
 	if (e->s) {
 		atomic_fetch_add(&e->s->refs, 1);
-		ne->s = e->s;
+		shim_fd_set(newfd, e->s);
 	}
 	return newfd;
 }
@@ -488,7 +488,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	struct ssock *s = shim_sock(fd);
 	if (s && req == FIONREAD) {
-		uint32_t n = atomic_load(&s->shm->rx.head) - s->rx_tail;
+		uint32_t n = atomic_load(&s->shm->rx.head) - atomic_load(&s->shm->rx.tail);
 		*(int *)arg = (int)(n > SKP_RING_SIZE ? 0 : n);
 		return 0;
 	}

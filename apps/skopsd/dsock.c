@@ -1,6 +1,7 @@
 /* dsock: one application socket's shared memory, moved to and from the
  * stack. Every index read from the app is checked; a bad one resets the
  * connection (the app can only hurt its own sockets). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +53,67 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd)
 		return -e;
 	}
 	s->shm->magic = SKP_MAGIC;
-	s->cl = cl;
+	s->mfd = mfd;
+	s->pid = cl->pid;
+	dsock_hold(s, cl, id);
 	s->sd = sd;
 	d->socks[id] = s;
 	*memfd = mfd;
 	return (int)id;
+}
+
+void dsock_hold(struct dsock *s, struct client *cl, unsigned id)
+{
+	if (client_holds(cl, id))
+		return;
+	cl->holds[id / 64] |= 1ull << (id % 64);
+	s->nhold++;
+}
+
+unsigned dsock_release(struct dsock *s, struct client *cl, unsigned id)
+{
+	if (client_holds(cl, id)) {
+		cl->holds[id / 64] &= ~(1ull << (id % 64));
+		s->nhold--;
+	}
+	return s->nhold;
+}
+
+/* "ADDR:PORT", "[ADDR]:PORT" */
+static void sa_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
+	}
+}
+
+void dsock_log(struct skopsd *d, unsigned id, const char *why)
+{
+	struct dsock *s = d->socks[id];
+	struct skops_tcp_info ti;
+	if (!d->verbose || s->sd < 0 || s->listening || !s->started ||
+	    skops_tcp_info(d->st, s->sd, &ti))
+		return;
+	struct sockaddr_storage la, ra;
+	socklen_t ll = sizeof(la), rl = sizeof(ra);
+	char ls[64] = "?", rs[64] = "?";
+	if (!skops_getsockname(d->st, s->sd, (struct sockaddr *)&la, &ll))
+		sa_str((struct sockaddr *)&la, ls, sizeof(ls));
+	if (!skops_getpeername(d->st, s->sd, (struct sockaddr *)&ra, &rl))
+		sa_str((struct sockaddr *)&ra, rs, sizeof(rs));
+	fprintf(stderr,
+		"skopsd: conn %s pid %d %s %s cgroup %s state %s cb_flags %u syn_wnd %u "
+		"syn_rto_ms %u rto_ms %u cwnd %u cc %s sent %llu received %llu\n",
+		why, (int)s->pid, ls, rs, ti.cgroup, ti.state_name, ti.cb_flags, ti.syn_wnd,
+		ti.syn_rto_ms, ti.rto_ms, ti.cwnd, ti.cc, (unsigned long long)ti.bytes_sent,
+		(unsigned long long)ti.bytes_received);
 }
 
 static void dsock_free(struct skopsd *d, unsigned id)
@@ -64,6 +121,7 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	struct dsock *s = d->socks[id];
 	munmap(s->shm, sizeof(struct skp_shm));
 	close(s->efd);
+	close(s->mfd);
 	free(s);
 	d->socks[id] = NULL;
 }
@@ -178,6 +236,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	if ((ev & SKOPS_EV_OUT) && !(st & SKP_ST_CONNECTED)) {
 		atomic_fetch_or(&s->shm->state, SKP_ST_CONNECTED);
 		dsock_wake(s);
+		dsock_log(d, id, "established");
 		work++;
 	}
 	bool bad = false;
@@ -185,7 +244,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	work += pump_rx(d, s, &bad);
 	if (bad) {
 		fprintf(stderr, "skopsd: pid %d: socket %u: ring index out of range, reset\n",
-			s->cl ? (int)s->cl->pid : 0, id);
+			(int)s->pid, id);
 		skops_abort(d->st, s->sd);
 		s->sd = -1;
 		fail(s, ECONNRESET);
@@ -210,6 +269,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 		atomic_fetch_or(&s->shm->state, SKP_ST_WRCLOSED);
 	}
 	if (s->closing && (used <= 0 || s->err || stack_now_ns(d->st) > s->close_deadline_ns)) {
+		dsock_log(d, id, "closed");
 		skops_close(d->st, s->sd);
 		dsock_free(d, id);
 		return work + 1;
@@ -220,6 +280,11 @@ int dsock_pump(struct skopsd *d, unsigned id)
 void dsock_close(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
+	if (s->linger0 && s->sd >= 0 && !s->listening) {
+		dsock_log(d, id, "reset");
+		dsock_abort(d, id); /* SO_LINGER 0: an RST, as the kernel's close */
+		return;
+	}
 	if (s->listening || s->sd < 0 || !s->started) {
 		if (s->sd >= 0)
 			skops_close(d->st, s->sd);
@@ -234,7 +299,10 @@ void dsock_close(struct skopsd *d, unsigned id)
 void dsock_abort(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
-	if (s->sd >= 0)
+	if (s->sd >= 0) {
+		if (!s->linger0)
+			dsock_log(d, id, "aborted");
 		skops_abort(d->st, s->sd);
+	}
 	dsock_free(d, id);
 }

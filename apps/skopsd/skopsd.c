@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,6 +210,23 @@ static void drain_start(struct skopsd *d)
 	fprintf(stderr, "skopsd: draining %u connection(s)\n", live_socks(d));
 }
 
+/* -v: the programs' bpf_trace_printk lines, as "skopsd: trace: LINE" */
+static void drain_trace(struct skopsd *d)
+{
+	char buf[4096];
+	size_t n;
+	while (d->verbose && (n = hooks_trace_read(d->hooks, buf, sizeof(buf) - 1))) {
+		buf[n] = 0;
+		for (char *line = buf, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			fprintf(stderr, "skopsd: trace: %.*s\n", (int)(nl - line + (*nl != '\n')),
+				line);
+		}
+	}
+}
+
 static void run(struct skopsd *d)
 {
 	unsigned idle = 0;
@@ -219,6 +237,8 @@ static void run(struct skopsd *d)
 			drain_end = stack_now_ns(d->st) + SKOPSD_DRAIN_NS;
 		}
 		int work = stack_poll(d->st);
+		srv_expire_tickets(d);
+		drain_trace(d);
 		for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
 			if (d->socks[i])
 				work += dsock_pump(d, i);
@@ -267,6 +287,12 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* two fds per application socket (memfd, eventfd): the hard limit */
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 
 	char err[10240], log[2048];
 	d.sock_path = o.sock_path;
@@ -307,6 +333,7 @@ int main(int argc, char **argv)
 	struct hooks_config hc = {.tree = tree, .reg = reg, .lcore = 0};
 	if ((rc = hooks_create(&hc, &hooks)))
 		die("hooks: %s", strerror(-rc));
+	d.hooks = hooks;
 	struct stack_config sc = {0};
 	sc.net = o.port.net;
 	sc.net.dev = port;

@@ -10,22 +10,29 @@
 #include "skp_proto.h"
 
 struct stack;
+struct hooks;
 
 #define SKOPSD_MAX_CLIENTS 256
 #define SKOPSD_MAX_SOCKS   4096
+#define SKOPSD_MAX_TICKETS 64
+#define SKOPSD_TICKET_NS   (5ull * 1000000000ull) /* an unclaimed fork ticket lapses */
 
 struct client;
 
 /* One application socket: the stack's sd and the shared memory. tx_tail
- * and rx_head are ours; shm's other indices are read and checked. */
+ * and rx_head are ours; shm's other indices are read and checked. The
+ * clients holding it (the creator, and the children it forked that
+ * adopted it) have its bit in client.holds; the last one's CLOSE closes it. */
 struct dsock {
-	struct client *cl;
-	int sd, efd;
+	pid_t pid; /* the creator's, for the logs */
+	unsigned nhold;
+	int sd, efd, mfd; /* mfd: the memfd, handed out again after an exec */
 	struct skp_shm *shm;
 	uint32_t tx_tail, rx_head, rx_tail; /* rx_tail: last checked consumer index */
 	bool started;			    /* connect called, or accepted */
 	bool listening, eof, err, closing, shut_wr_pending;
 	bool acc_ready;
+	bool linger0; /* SO_LINGER {1, 0}: the last close resets */
 	uint64_t close_deadline_ns;
 };
 
@@ -34,15 +41,26 @@ struct client {
 	pid_t pid;
 	uid_t uid;
 	char cgroup[256];
+	uint64_t holds[SKOPSD_MAX_SOCKS / 64]; /* the sockets it may name */
+	uint64_t kept[SKOPSD_MAX_SOCKS / 64];  /* exec: the ones the new image took */
+	/* a fork ticket (fd -1): holds the parent's sockets until the child claims them */
+	uint64_t ticket, ticket_deadline_ns;
 };
+
+static inline bool client_holds(const struct client *cl, unsigned id)
+{
+	return (cl->holds[id / 64] >> (id % 64)) & 1;
+}
 
 struct skopsd {
 	struct stack *st;
+	struct hooks *hooks;
 	int lfd, epfd;
 	const char *sock_path;
 	bool verbose, draining;
 	struct client *clients[SKOPSD_MAX_CLIENTS];
 	struct dsock *socks[SKOPSD_MAX_SOCKS]; /* index: the id the app names */
+	struct client *tickets[SKOPSD_MAX_TICKETS];
 };
 
 /* srv.c */
@@ -51,6 +69,12 @@ void srv_accept(struct skopsd *d);
 /* Serves every pending request of client ci; drops it on EOF or error. */
 void srv_client(struct skopsd *d, unsigned ci);
 void srv_drop_client(struct skopsd *d, unsigned ci);
+/* Fork tickets nobody claimed in time release their holds. */
+void srv_expire_tickets(struct skopsd *d);
+
+/* sockopt.c: SO_LINGER and TCP_INFO here, the rest by the stack */
+int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r);
+int sockopt_get(struct skopsd *d, struct dsock *s, const struct skp_req *r, struct skp_rep *rep);
 
 /* dsock.c */
 /* New shared memory and eventfd for sd; returns the id or -errno. */
@@ -58,8 +82,15 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd);
 /* Moves data between the rings and the stack, updates state, wakes the app.
  * Returns the work done. Frees the socket once a close has finished. */
 int dsock_pump(struct skopsd *d, unsigned id);
-/* The app closed it: the tx ring is flushed, then the stack socket closed. */
+/* cl takes (hold) or drops (release) its hold on the socket. */
+void dsock_hold(struct dsock *s, struct client *cl, unsigned id);
+/* Returns the holds left. */
+unsigned dsock_release(struct dsock *s, struct client *cl, unsigned id);
+/* The last holder closed it: the tx ring is flushed, then the stack socket
+ * closed (reset with SO_LINGER 0). */
 void dsock_close(struct skopsd *d, unsigned id);
+/* One line per connection on stderr (-v): what the sock_ops programs did. */
+void dsock_log(struct skopsd *d, unsigned id, const char *why);
 /* The app is gone: reset the connection, free everything now. */
 void dsock_abort(struct skopsd *d, unsigned id);
 void dsock_wake(struct dsock *s);

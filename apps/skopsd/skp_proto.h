@@ -64,16 +64,21 @@ enum skp_op {
 	SKP_GETSOCKNAME,
 	SKP_GETPEERNAME,
 	SKP_ROUTE, /* data: sockaddr; rc 0 when skopsd routes it */
+	SKP_FORK,  /* about to fork: reply token is a ticket holding every socket */
+	SKP_CLAIM, /* token: a ticket; the child (or the parent, if fork failed) takes its holds */
+	SKP_MEMFD, /* after exec: the socket's memfd again (the new image maps it) */
+	SKP_EXEC_DONE, /* after exec: sockets not asked for by MEMFD were close-on-exec */
 	SKP_OP_MAX,
 };
 
-#define SKP_DATA_MAX 128
+#define SKP_DATA_MAX 240 /* Linux's struct tcp_info (232) fits */
 
 struct skp_req {
 	uint32_t op;
 	uint32_t id; /* the socket, as SOCKET/ACCEPT returned it */
 	int32_t a, b;
 	uint32_t len;
+	uint64_t token; /* CLAIM */
 	uint8_t data[SKP_DATA_MAX];
 };
 
@@ -81,6 +86,7 @@ struct skp_rep {
 	int32_t rc; /* >= 0 or -errno */
 	uint32_t id;
 	uint32_t len;
+	uint64_t token; /* FORK: the ticket, known only to the parent and its child */
 	uint8_t data[SKP_DATA_MAX];
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -119,12 +120,9 @@ void srv_drop_client(struct skopsd *d, unsigned ci)
 	struct client *cl = d->clients[ci];
 	unsigned n = 0;
 	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
-		if (d->socks[i] && d->socks[i]->cl == cl) {
-			/* closed by the app but still flushing: let it finish */
-			if (d->socks[i]->closing) {
-				d->socks[i]->cl = NULL;
-				continue;
-			}
+		/* a socket another process still holds (fork) lives on; one the
+		 * app closed is still flushing and is no longer held */
+		if (d->socks[i] && client_holds(cl, i) && !dsock_release(d->socks[i], cl, i)) {
 			dsock_abort(d, i);
 			n++;
 		}
@@ -162,7 +160,7 @@ static int send_rep(int fd, const struct skp_rep *rep, const int *fds, int nfds)
 /* The socket id named by the request, if this client owns it. */
 static struct dsock *own(struct skopsd *d, struct client *cl, uint32_t id)
 {
-	if (id == 0 || id >= SKOPSD_MAX_SOCKS || !d->socks[id] || d->socks[id]->cl != cl ||
+	if (id == 0 || id >= SKOPSD_MAX_SOCKS || !d->socks[id] || !client_holds(cl, id) ||
 	    d->socks[id]->closing)
 		return NULL;
 	return d->socks[id];
@@ -204,18 +202,84 @@ static int route(struct skopsd *d, const struct skp_req *r)
 	return -EAFNOSUPPORT;
 }
 
+/* fork: the ticket holds every socket of the parent, so a close in the
+ * parent before the child claims them (accept, fork, close: the classic
+ * server) does not close what the child inherited, as the kernel's file
+ * references would not. The ticket is random and travels only through
+ * the parent's memory into the child. */
+static int ticket_new(struct skopsd *d, struct client *cl, uint64_t *token)
+{
+	unsigned t;
+	for (t = 0; t < SKOPSD_MAX_TICKETS && d->tickets[t]; t++)
+		;
+	struct client *tk = t < SKOPSD_MAX_TICKETS ? calloc(1, sizeof(*tk)) : NULL;
+	if (!tk)
+		return -EAGAIN;
+	if (getrandom(&tk->ticket, sizeof(tk->ticket), 0) != sizeof(tk->ticket) || !tk->ticket) {
+		free(tk);
+		return -EAGAIN;
+	}
+	tk->fd = tk->kick = -1;
+	tk->pid = cl->pid;
+	tk->ticket_deadline_ns = stack_now_ns(d->st) + SKOPSD_TICKET_NS;
+	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
+		if (d->socks[i] && client_holds(cl, i))
+			dsock_hold(d->socks[i], tk, i);
+	d->tickets[t] = tk;
+	*token = tk->ticket;
+	return 0;
+}
+
+/* cl takes the ticket's holds (NULL: nobody, it lapsed); the ticket goes. */
+static void ticket_end(struct skopsd *d, unsigned t, struct client *cl)
+{
+	struct client *tk = d->tickets[t];
+	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
+		if (!d->socks[i] || !client_holds(tk, i))
+			continue;
+		if (cl)
+			dsock_hold(d->socks[i], cl, i);
+		if (!dsock_release(d->socks[i], tk, i))
+			dsock_close(d, i);
+	}
+	free(tk);
+	d->tickets[t] = NULL;
+}
+
+static int ticket_claim(struct skopsd *d, struct client *cl, uint64_t token)
+{
+	for (unsigned t = 0; t < SKOPSD_MAX_TICKETS; t++) {
+		if (d->tickets[t] && token && d->tickets[t]->ticket == token) {
+			if (d->verbose)
+				fprintf(stderr, "skopsd: pid %d shares pid %d's sockets (fork)\n",
+					(int)cl->pid, (int)d->tickets[t]->pid);
+			ticket_end(d, t, cl);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void srv_expire_tickets(struct skopsd *d)
+{
+	uint64_t now = stack_now_ns(d->st);
+	for (unsigned t = 0; t < SKOPSD_MAX_TICKETS; t++)
+		if (d->tickets[t] && now > d->tickets[t]->ticket_deadline_ns)
+			ticket_end(d, t, NULL);
+}
+
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 {
 	struct skp_rep rep = {.id = r->id};
 	int fds[2], nfds = 0, rc;
 	struct dsock *s = NULL;
-	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE &&
-	    !(s = own(d, cl, r->id))) {
+	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE && r->op != SKP_FORK &&
+	    r->op != SKP_CLAIM && !(s = own(d, cl, r->id))) {
 		rep.rc = -EBADF;
 		send_rep(cl->fd, &rep, NULL, 0);
 		return;
 	}
-	if (s && s->sd < 0 && r->op != SKP_CLOSE) {
+	if (s && s->sd < 0 && r->op != SKP_CLOSE && r->op != SKP_MEMFD) {
 		rep.rc = -ECONNRESET;
 		send_rep(cl->fd, &rep, NULL, 0);
 		return;
@@ -295,18 +359,39 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		dsock_pump(d, r->id);
 		break;
 	case SKP_CLOSE:
-		dsock_close(d, r->id);
+		if (!dsock_release(s, cl, r->id))
+			dsock_close(d, r->id);
 		return; /* no reply: close never waits */
+	case SKP_FORK:
+		rc = ticket_new(d, cl, &rep.token);
+		break;
+	case SKP_CLAIM:
+		rc = ticket_claim(d, cl, r->token);
+		break;
+	case SKP_MEMFD:
+		/* exec: the same process, a new image (the control socket was
+		 * kept open across it) maps the socket again */
+		cl->kept[r->id / 64] |= 1ull << (r->id % 64);
+		fds[0] = s->mfd;
+		nfds = 1;
+		rc = 0;
+		break;
+	case SKP_EXEC_DONE:
+		rc = 0;
+		for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
+			bool kept = (cl->kept[i / 64] >> (i % 64)) & 1;
+			if (d->socks[i] && client_holds(cl, i) && !kept &&
+			    !dsock_release(d->socks[i], cl, i))
+				dsock_close(d, i);
+		}
+		memset(cl->kept, 0, sizeof(cl->kept));
+		break;
 	case SKP_SETSOCKOPT:
-		rc = skops_setsockopt(d->st, s->sd, r->a, r->b, r->data,
-				      r->len <= sizeof(r->data) ? r->len : 0);
+		rc = sockopt_set(d, s, r);
 		break;
-	case SKP_GETSOCKOPT: {
-		socklen_t l = r->len < sizeof(rep.data) ? r->len : sizeof(rep.data);
-		rc = skops_getsockopt(d->st, s->sd, r->a, r->b, rep.data, &l);
-		rep.len = l;
+	case SKP_GETSOCKOPT:
+		rc = sockopt_get(d, s, r, &rep);
 		break;
-	}
 	case SKP_GETSOCKNAME:
 	case SKP_GETPEERNAME: {
 		socklen_t l = sizeof(rep.data);
@@ -323,9 +408,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 	}
 	rep.rc = rc;
 	send_rep(cl->fd, &rep, fds, nfds);
-	/* ours were sent; the daemon keeps its own eventfd (dsock) and kick */
-	if (nfds == 2)
-		close(fds[0]);
+	/* the daemon keeps its own memfd and eventfd (dsock) and kick */
 }
 
 void srv_client(struct skopsd *d, unsigned ci)

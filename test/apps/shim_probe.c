@@ -7,10 +7,24 @@
  *   shim_probe hold HOST PORT   connects, prints "connected", sleeps
  *   shim_probe orphan HOST PORT connects, prints "connected", blocks in recv:
  *       once skopsd dies recv fails with ECONNRESET and send with EPIPE
+ *   shim_probe restart HOST PORT a blocking recv with an SA_RESTART handler
+ *       goes on after the signal and returns the echo sent 500 ms later by
+ *       another thread; with SO_RCVTIMEO set the same signal gives EINTR
+ *   shim_probe exec HOST PORT   connects twice (the second close-on-exec),
+ *       execs itself: the new image echoes "ping" over the first socket,
+ *       and the second fd is gone
+ *   shim_probe fork ADDR PORT   listens, prints "listening", forks: parent
+ *       and child both accept (each holds a connection 300 ms), answering
+ *       "PID\n" to each client, until killed
+ *   shim_probe forkconn ADDR PORT listens; accepts, forks a child per
+ *       connection and closes its copy at once; the child waits 200 ms,
+ *       then echoes one line prefixed with its pid; until killed
  * Exit 0 on success, 1 with a message naming the failed check. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,15 +159,168 @@ static int run_eintr(const char *host, const char *port)
 	return 0;
 }
 
+static int restart_sk;
+static volatile sig_atomic_t alarms;
+
+static void count_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+static void *late_ping(void *arg)
+{
+	(void)arg;
+	usleep(500000);
+	if (send(restart_sk, "ping", 4, 0) != 4)
+		die("late send");
+	return NULL;
+}
+
+static int run_restart(const char *host, const char *port)
+{
+	restart_sk = dial(host, port);
+	struct sigaction sa = {.sa_handler = count_alarm, .sa_flags = SA_RESTART}, old;
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGALRM, NULL, &old);
+	check(old.sa_handler == count_alarm && (old.sa_flags & SA_RESTART),
+	      "sigaction does not give back the program's own handler and flags");
+	struct itimerval it = {.it_value = {.tv_usec = 200000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	pthread_t th;
+	pthread_create(&th, NULL, late_ping, NULL);
+	double t0 = now_s();
+	char buf[16];
+	ssize_t n = recv(restart_sk, buf, sizeof(buf), 0);
+	int e = errno;
+	double wall = now_s() - t0;
+	pthread_join(th, NULL);
+	printf("SA_RESTART recv: %zd (%s) after %.0f ms, %d signal(s)\n", n,
+	       n < 0 ? strerror(e) : "ok", wall * 1e3, (int)alarms);
+	check(alarms == 1, "the handler did not run once");
+	check(n == 4 && !memcmp(buf, "ping", 4), "recv with SA_RESTART did not go on to the data");
+	check(wall > 0.4, "recv returned before the data");
+	/* a timed wait is not restarted, as the kernel's (sock_intr_errno) */
+	struct timeval tv = {.tv_sec = 3};
+	setsockopt(restart_sk, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setitimer(ITIMER_REAL, &it, NULL);
+	t0 = now_s();
+	n = recv(restart_sk, buf, sizeof(buf), 0);
+	e = errno;
+	wall = now_s() - t0;
+	printf("SA_RESTART recv with SO_RCVTIMEO: %zd (%s) after %.0f ms\n", n, strerror(e),
+	       wall * 1e3);
+	check(n == -1 && e == EINTR && wall < 1.5, "timed recv not interrupted with EINTR");
+	return 0;
+}
+
+static int listen_on(const char *addr, const char *port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		check(0, "bad address");
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64))
+		die("listen");
+	printf("listening\n");
+	return fd;
+}
+
+static _Noreturn void run_fork(const char *addr, const char *port)
+{
+	int l = listen_on(addr, port);
+	if (fork() < 0)
+		die("fork");
+	alarm(60); /* bounded even if the test dies */
+	for (;;) {
+		int c = accept(l, NULL, NULL);
+		if (c < 0)
+			die("accept");
+		char line[32];
+		int k = snprintf(line, sizeof(line), "%d\n", (int)getpid());
+		if (write(c, line, (size_t)k) != k)
+			die("write");
+		usleep(300000); /* busy: the next client is the other process's */
+		close(c);
+	}
+}
+
+static _Noreturn void run_forkconn(const char *addr, const char *port)
+{
+	int l = listen_on(addr, port);
+	signal(SIGCHLD, SIG_IGN);
+	alarm(60);
+	for (;;) {
+		int c = accept(l, NULL, NULL);
+		if (c < 0 && errno == EINTR)
+			continue;
+		if (c < 0)
+			die("accept");
+		pid_t p = fork();
+		if (p < 0)
+			die("fork");
+		if (p == 0) {
+			close(l);
+			usleep(200000); /* the parent's close has happened by now */
+			char buf[256], out[300];
+			ssize_t n = read(c, buf, sizeof(buf) - 1);
+			if (n <= 0)
+				die("child read");
+			int k = snprintf(out, sizeof(out), "%d %.*s", (int)getpid(), (int)n, buf);
+			if (write(c, out, (size_t)k) != k)
+				die("child write");
+			close(c);
+			_exit(0);
+		}
+		close(c);
+	}
+}
+
+static int run_exec(const char *host, const char *port, char *self)
+{
+	int keep = dial(host, port), gone = dial(host, port);
+	if (fcntl(gone, F_SETFD, FD_CLOEXEC))
+		die("FD_CLOEXEC");
+	char a[16], b[16];
+	snprintf(a, sizeof(a), "%d", keep);
+	snprintf(b, sizeof(b), "%d", gone);
+	execl(self, self, "execd", a, b, (char *)NULL);
+	die("execl");
+	return 1;
+}
+
+static int run_execd(int keep, int gone)
+{
+	check(fcntl(gone, F_GETFD) < 0 && errno == EBADF, "the close-on-exec socket survived exec");
+	check(send(keep, "ping", 4, 0) == 4, "send after exec");
+	char buf[16];
+	ssize_t n = recv(keep, buf, sizeof(buf), 0);
+	check(n == 4 && !memcmp(buf, "ping", 4), "echo after exec");
+	printf("exec: the socket works in the new image, the close-on-exec one is gone\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4)
-		check(0, "usage: shim_probe epoll|eintr|hold HOST PORT");
+		check(0, "usage: shim_probe epoll|eintr|restart|exec|hold|orphan|fork|forkconn "
+			 "HOST PORT");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(argv[1], "epoll"))
 		return run_epoll(argv[2], argv[3]);
 	if (!strcmp(argv[1], "eintr"))
 		return run_eintr(argv[2], argv[3]);
+	if (!strcmp(argv[1], "exec"))
+		return run_exec(argv[2], argv[3], argv[0]);
+	if (!strcmp(argv[1], "execd"))
+		return run_execd(atoi(argv[2]), atoi(argv[3]));
+	if (!strcmp(argv[1], "restart"))
+		return run_restart(argv[2], argv[3]);
+	if (!strcmp(argv[1], "fork"))
+		run_fork(argv[2], argv[3]);
+	if (!strcmp(argv[1], "forkconn"))
+		run_forkconn(argv[2], argv[3]);
 	if (!strcmp(argv[1], "hold")) {
 		dial(argv[2], argv[3]);
 		printf("connected\n");

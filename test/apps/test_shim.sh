@@ -34,6 +34,9 @@ CG_A=skops-app-a-$$
 CG_B=skops-app-b-$$
 mkdir "$CGROOT/$CG_A" "$CGROOT/$CG_B" || fail "mkdir cgroups"
 apps_cleanup() {
+	# every process left in the namespaces (a kernel server's child holding a
+	# connection skops never closed) goes too: it would hold the root lock
+	for n in "$NS_A" "$NS_B"; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9; done
 	cleanup
 	for c in "$CGROOT/$CG_A" "$CGROOT/$CG_B"; do
 		for p in $(cat "$c/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done

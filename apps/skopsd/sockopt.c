@@ -1,0 +1,89 @@
+/* sockopt: the options skopsd answers itself before the stack's own:
+ * SO_LINGER (the last close of an {1, 0} socket resets, as the kernel's) and
+ * TCP_INFO (Linux's struct tcp_info built from skops_tcp_info, so iperf3,
+ * ss-like tools and nginx's $tcpinfo_* see the skops connection). */
+#include <errno.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "skops.h"
+#include "skopsd.h"
+
+static void tcp_info_fill(const struct skops_tcp_info *ti, struct tcp_info *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tcpi_state = ti->state;
+	o->tcpi_retransmits = (uint8_t)(ti->retransmits > 255 ? 255 : ti->retransmits);
+	o->tcpi_options = (ti->ts_ok ? TCPI_OPT_TIMESTAMPS : 0) |
+			  (ti->sack_ok ? TCPI_OPT_SACK : 0) |
+			  (ti->snd_wscale || ti->rcv_wscale ? TCPI_OPT_WSCALE : 0) |
+			  ((ti->ecn & SKOPS_ECN_OK) ? TCPI_OPT_ECN : 0);
+	o->tcpi_snd_wscale = ti->snd_wscale & 15;
+	o->tcpi_rcv_wscale = ti->rcv_wscale & 15;
+	o->tcpi_rto = ti->rto_ms * 1000;
+	o->tcpi_snd_mss = ti->mss;
+	o->tcpi_rcv_mss = ti->rcv_mss;
+	o->tcpi_advmss = ti->rcv_mss;
+	o->tcpi_unacked = ti->unacked;
+	o->tcpi_rtt = ti->srtt_us;
+	o->tcpi_rttvar = ti->rttvar_us;
+	o->tcpi_snd_ssthresh = ti->ssthresh;
+	o->tcpi_snd_cwnd = ti->cwnd;
+	o->tcpi_rcv_space = ti->rcv_wnd;
+	o->tcpi_total_retrans = ti->total_retrans;
+	o->tcpi_bytes_acked = ti->bytes_acked;
+	o->tcpi_bytes_received = ti->bytes_received;
+	o->tcpi_segs_out = ti->segs_out;
+	o->tcpi_segs_in = ti->segs_in;
+	o->tcpi_notsent_bytes = ti->notsent;
+	o->tcpi_min_rtt = ti->rtt_min_us;
+	o->tcpi_data_segs_in = ti->data_segs_in;
+	o->tcpi_data_segs_out = ti->data_segs_out;
+	o->tcpi_bytes_sent = ti->bytes_sent;
+	o->tcpi_bytes_retrans = ti->bytes_retrans;
+	o->tcpi_snd_wnd = ti->snd_wnd;
+}
+
+int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r)
+{
+	uint32_t len = r->len <= sizeof(r->data) ? r->len : 0;
+	if (r->a == SOL_SOCKET && r->b == SO_LINGER) {
+		struct linger l;
+		if (len < sizeof(l))
+			return -EINVAL;
+		memcpy(&l, r->data, sizeof(l));
+		s->linger0 = l.l_onoff && !l.l_linger;
+		return 0;
+	}
+	return skops_setsockopt(d->st, s->sd, r->a, r->b, r->data, len);
+}
+
+int sockopt_get(struct skopsd *d, struct dsock *s, const struct skp_req *r, struct skp_rep *rep)
+{
+	socklen_t room = r->len < sizeof(rep->data) ? r->len : sizeof(rep->data);
+	if (r->a == SOL_SOCKET && r->b == SO_LINGER) {
+		struct linger l = {.l_onoff = s->linger0, .l_linger = 0};
+		if (room < sizeof(l))
+			return -EINVAL;
+		memcpy(rep->data, &l, sizeof(l));
+		rep->len = sizeof(l);
+		return 0;
+	}
+	if (r->a == IPPROTO_TCP && r->b == TCP_INFO) {
+		struct skops_tcp_info ti;
+		struct tcp_info o;
+		int rc = skops_tcp_info(d->st, s->sd, &ti);
+		if (rc)
+			return rc;
+		tcp_info_fill(&ti, &o);
+		rep->len = room < sizeof(o) ? room : sizeof(o);
+		memcpy(rep->data, &o, rep->len);
+		return 0;
+	}
+	socklen_t l = room;
+	int rc = skops_getsockopt(d->st, s->sd, r->a, r->b, rep->data, &l);
+	rep->len = l;
+	return rc;
+}
