@@ -142,10 +142,17 @@ struct dev_fault_config {
 	uint64_t reorder_ns;
 	uint32_t max_size;  /* frames above are dropped; 0: no limit */
 	uint32_t queue_len; /* held frames; 0 means 4096; tail drop */
+	/* ECN marking (RFC 3168 §5) of ECT frames, IPv4 or IPv6: CE when the
+	 * frame waits at least ce_threshold_ns for the line (a queue above a
+	 * threshold, as a DCTCP switch's K; needs rate_bps), and at random
+	 * with ce_ppm. Not-ECT frames are never marked. */
+	uint64_t ce_threshold_ns;
+	uint32_t ce_ppm;
 };
 
 struct dev_fault_stats {
 	uint64_t tx, lost, duplicated, reordered, corrupted, oversize, drop_full;
+	uint64_t ect, ce_marked; /* ECT frames seen, of them marked CE */
 };
 
 /* The wrapper takes no ownership of inner (destroy inner after the wrapper).

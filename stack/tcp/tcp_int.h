@@ -61,8 +61,9 @@ struct tcp {
 	struct tcb *pend;     /* effects to apply when depth returns to 0 */
 	uint32_t depth;	      /* nesting of entry points (tcp_enter/tcp_leave) */
 	struct tcp_stats stats;
-	uint64_t challenge_sec;	 /* the second challenge_left belongs to */
-	uint32_t challenge_left; /* challenge ACKs the stack may still send in it */
+	uint64_t challenge_sec;		     /* the second challenge_left belongs to */
+	uint32_t challenge_left;	     /* challenge ACKs the stack may still send in it */
+	const struct tcp_cc_ops *cc_default; /* what new sockets start with */
 };
 
 /* tcp_effect.c: the sock_ops boundary. Every entry point of tcp (input,
@@ -169,10 +170,10 @@ void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 extern const struct hooks_sock_ops tcp_hooks_ops;
 void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
 void tcp_so_sock_fini(struct tcb *tcb);
-void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb);     /* before the SYN */
+void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb); /* before the SYN */
 /* before the SYN-ACK; ecn_ok: tcp_ecn agrees to ECN if the SYN asks */
 void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok);
-bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req);      /* each SYN-ACK sent */
+bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req); /* each SYN-ACK sent */
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
 void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);
 void tcp_so_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state old, enum tcp_state st);
