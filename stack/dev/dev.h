@@ -138,7 +138,7 @@ struct dev_fault_config {
 	uint32_t corrupt_ppm; /* a single bit flip in the frame */
 	uint64_t delay_ns;    /* added to every frame */
 	uint64_t jitter_ns;   /* uniform extra delay in [0, jitter_ns) (can reorder) */
-	uint64_t rate_bps;    /* token-bucket line rate; 0: unlimited */
+	uint64_t rate_bps;    /* line rate, serialization before delay_ns; 0: unlimited */
 	uint64_t reorder_ns;
 	uint32_t max_size;  /* frames above are dropped; 0: no limit */
 	uint32_t queue_len; /* held frames; 0 means 4096; tail drop */
@@ -160,6 +160,9 @@ struct dev_fault_stats {
 int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, const struct clk *clk,
 		     struct dev **out);
 void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out);
+/* A scripted loss: the next n frames transmitted through d are dropped
+ * (counted as lost), whatever loss_ppm says. */
+void dev_fault_drop_next(struct dev *d, uint32_t n);
 
 /* ---- pcap writer ------------------------------------------------------- */
 

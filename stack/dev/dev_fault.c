@@ -29,6 +29,7 @@ struct fault_dev {
 	uint32_t count;
 	uint64_t seq;
 	uint64_t line_free_at; /* when the modelled line is idle again */
+	uint32_t drop_next;    /* scripted losses still to make */
 	struct dev_fault_stats stats;
 };
 
@@ -194,15 +195,18 @@ static struct rte_mbuf *fault_mark(struct fault_dev *f, struct rte_mbuf *m, uint
 
 static uint64_t fault_when(struct fault_dev *f, uint64_t now, uint32_t len)
 {
-	uint64_t at = now + f->cfg.delay_ns;
-	if (f->cfg.jitter_ns)
-		at += rnd_u64(&f->rnd) % f->cfg.jitter_ns;
+	/* A frame leaves once the line has sent it (behind the frames queued
+	 * before it) and arrives delay_ns later: serialization, then
+	 * propagation, so a burst arrives spaced at the line rate. */
+	uint64_t at = now;
 	if (f->cfg.rate_bps) {
 		uint64_t start = f->line_free_at > now ? f->line_free_at : now;
 		f->line_free_at = start + (uint64_t)len * 8 * CLK_NS_PER_S / f->cfg.rate_bps;
-		if (at < f->line_free_at)
-			at = f->line_free_at;
+		at = f->line_free_at;
 	}
+	at += f->cfg.delay_ns;
+	if (f->cfg.jitter_ns)
+		at += rnd_u64(&f->rnd) % f->cfg.jitter_ns;
 	if (fault_hit(f, f->cfg.reorder_ppm)) {
 		f->stats.reordered++;
 		at += f->cfg.reorder_ns;
@@ -228,7 +232,9 @@ static uint16_t fault_tx(struct dev *d, struct rte_mbuf **pkts, uint16_t n)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		if (fault_hit(f, f->cfg.loss_ppm)) {
+		if (f->drop_next || fault_hit(f, f->cfg.loss_ppm)) {
+			if (f->drop_next)
+				f->drop_next--;
 			f->stats.lost++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -333,4 +339,9 @@ int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, cons
 void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out)
 {
 	*out = ((const struct fault_dev *)d)->stats;
+}
+
+void dev_fault_drop_next(struct dev *d, uint32_t n)
+{
+	((struct fault_dev *)d)->drop_next = n;
 }
