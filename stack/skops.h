@@ -161,5 +161,7 @@ struct skops_tcp_info {
 	uint32_t cb_flags;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
+/* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */
+const char *skops_cc_available(void);
 
 #endif

@@ -290,5 +290,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);
 void tcp_sndbuf_expand(struct tcb *tcb);
 uint32_t tcp_conn_count(const struct tcp *tcp);
+/* The congestion controls TCP_CONGESTION and tcp_config.cc take, separated
+ * by spaces (net.ipv4.tcp_available_congestion_control). */
+const char *tcp_cc_available(void);
 
 #endif

@@ -44,6 +44,11 @@ uint8_t tcp_state_kernel(enum tcp_state s)
 	return (unsigned)s <= TCP_TIME_WAIT ? map[s] : HOOKS_TCP_CLOSE;
 }
 
+const char *tcp_cc_available(void)
+{
+	return cc_available();
+}
+
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
 	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2)
