@@ -20,6 +20,7 @@ struct seg_ctx {
 	uint32_t len;
 	uint8_t flags;
 	uint8_t ecn;
+	bool handshake; /* the ACK completed a passive open */
 };
 
 /* Linux tcp_invalid_ratelimit: at most one ACK per oow_ratelimit_ms for the
@@ -553,8 +554,9 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		}
 	}
 	bool ece = (tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE);
-	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. */
-	if (SEQ_GEQ(ack, tcb->snd_una))
+	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
+	 * takes the handshake's ACK before the CC's init, so it never sees it. */
+	if (SEQ_GEQ(ack, tcb->snd_una) && !s->handshake)
 		cc_in_ack_event(tcb, ack,
 				(win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
 	if (ece)
@@ -846,6 +848,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->snd_wl1 = s->seq;
 		tcb->snd_wl2 = h->ack;
 		struct tcb *l = tcb->parent;
+		s->handshake = true;
 		establish(tcp, tcb, false);
 		if (tcb->state == TCP_CLOSED)
 			return false;
