@@ -149,7 +149,10 @@ static void dctcp_cwnd_event(struct tcb *tcb, enum tcp_ca_event ev)
 		dctcp_ece_update(tcb, 0);
 		break;
 	case CA_EVENT_LOSS:
-		dctcp_react_to_loss(tcb);
+		/* Linux raises it on the first RTO only (tcp_enter_loss); a
+		 * backed-off RTO keeps the ssthresh the first one set. */
+		if (tcb->cc_state != TCP_CA_LOSS)
+			dctcp_react_to_loss(tcb);
 		break;
 	default:
 		break;
