@@ -26,7 +26,6 @@
 
 #define MS	   1000000ull
 #define PORT	   5003
-#define BUFSZ	   (16u << 20)
 #define CUBIC_C	   0.4
 #define CUBIC_BETA (717.0 / 1024.0)
 #define CURVE_TOL  3.0 /* segments: see cubic_curve */
@@ -82,13 +81,15 @@ static void info(struct flow *fl, bool client, struct skops_tcp_info *ti)
 		skops_tcp_info(fl->s.b, fl->b, ti);
 }
 
+/* bufsz: both ends' buffers, room for the largest window the test reaches
+ * (the rings are allocated whole, so no bigger than needed). */
 static int flow_open(struct flow *fl, const char *tag, uint64_t seed,
-		     const struct dev_fault_config *f, const char *cc, struct cg_tree *tree,
-		     struct hooks *hk)
+		     const struct dev_fault_config *f, uint32_t bufsz, const char *cc,
+		     struct cg_tree *tree, struct hooks *hk)
 {
 	memset(fl, 0, sizeof(*fl));
 	fl->b = -1;
-	if (sim_create_cc(&fl->s, tag, seed, f, 8, BUFSZ, false, tree, hk, cc) < 0) {
+	if (sim_create_cc(&fl->s, tag, seed, f, 8, bufsz, false, tree, hk, cc) < 0) {
 		fail(tag, "sim setup");
 		return -1;
 	}
@@ -162,7 +163,7 @@ static void cubic_curve(void)
 	 * the window is limited by cwnd alone */
 	struct dev_fault_config f = {.delay_ns = 49 * MS, .queue_len = 65536};
 	struct flow fl;
-	if (flow_open(&fl, T, 11, &f, NULL, NULL, NULL) < 0)
+	if (flow_open(&fl, T, 11, &f, 2u << 20, NULL, NULL, NULL) < 0)
 		return;
 	uint32_t at = 160;
 	if (!run_until(&fl, fl.s.now + 30000 * MS, cwnd_at_least, &at)) {
@@ -238,7 +239,7 @@ static int slow_start_exit(const char *T, const char *cc, struct skops_tcp_info 
 {
 	struct dev_fault_config f = {.delay_ns = 9 * MS, .rate_bps = 100000000, .queue_len = 1000};
 	struct flow fl;
-	if (flow_open(&fl, T, 12, &f, cc, NULL, NULL) < 0)
+	if (flow_open(&fl, T, 12, &f, 8u << 20, cc, NULL, NULL) < 0)
 		return -1;
 	bool over = run_until(&fl, fl.s.now + 20000 * MS, ss_over, NULL);
 	info(&fl, true, ti);
@@ -335,7 +336,7 @@ static void dctcp_threshold(void)
 				     .ce_threshold_ns = MS / 2,
 				     .queue_len = 4096};
 	struct flow fl;
-	if (flow_open(&fl, T, 13, &f, "dctcp", NULL, NULL) < 0)
+	if (flow_open(&fl, T, 13, &f, 1u << 20, "dctcp", NULL, NULL) < 0)
 		return;
 	/* alpha is an EWMA (g = 1/16) of each window's marked fraction: its
 	 * mean matches the path's fraction to within the per-window noise. */
@@ -348,7 +349,7 @@ static void dctcp_random(void)
 	const char *T = "dctcp_random";
 	struct dev_fault_config f = {.delay_ns = 1 * MS, .ce_ppm = 100000, .queue_len = 65536};
 	struct flow fl;
-	if (flow_open(&fl, T, 14, &f, "dctcp", NULL, NULL) < 0)
+	if (flow_open(&fl, T, 14, &f, 1u << 20, "dctcp", NULL, NULL) < 0)
 		return;
 	dctcp_check(T, &fl, 0.03, 0.10);
 	sim_destroy(&fl.s, false);
@@ -419,7 +420,7 @@ static void dctcp_program(void)
 				     .queue_len = 4096};
 	struct flow fl;
 	/* the stacks' default stays cubic: only the program asks for dctcp */
-	if (flow_open(&fl, T, 15, &f, NULL, tree, hk) == 0) {
+	if (flow_open(&fl, T, 15, &f, 1u << 20, NULL, tree, hk) == 0) {
 		dctcp_check(T, &fl, 0.05, -1);
 		sim_destroy(&fl.s, false);
 	}
