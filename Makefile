@@ -1,5 +1,5 @@
 # Thin wrapper over meson; see README.md.
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test clean bench
 all: build
 deps:
 	@scripts/install-deps.sh
@@ -11,3 +11,6 @@ test: deps
 	@test/run.sh
 clean:
 	rm -rf build build-asan build-fuzz
+# the benchmark suite against the kernel (root; QUICK=1: a few seconds a figure)
+bench: build
+	@test/bench/run.sh $(if $(QUICK),--quick)

@@ -49,8 +49,13 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	const char *old = getenv("LD_PRELOAD");
-	char *pre = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
-	sprintf(pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+	size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	char *pre = malloc(len);
+	if (!pre) {
+		fprintf(stderr, "skops-run: out of memory\n");
+		return 127;
+	}
+	snprintf(pre, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
 	setenv("LD_PRELOAD", pre, 1);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "skops-run: %s: %s\n", argv[optind], strerror(errno));

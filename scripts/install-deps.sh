@@ -5,7 +5,7 @@ pkgs=(meson ninja-build pkg-config gcc clang llvm lld libclang-rt-14-dev
       libelf-dev zlib1g-dev libbpf-dev linux-libc-dev check
       dpdk-dev libdpdk-dev bpftool iproute2 socat tcpdump nftables
       python3 python3-scapy iperf3 netcat-openbsd clang-format ethtool iputils-ping
-      curl)
+      curl gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

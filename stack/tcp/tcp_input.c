@@ -1,10 +1,11 @@
 /* tcp_input: segment arrival, RFC 9293 §3.10.7 in its order: LISTEN,
  * SYN-SENT, then for synchronised states PAWS (RFC 7323 §5.3), sequence
  * acceptability, RST with RFC 5961 §3 checks, SYN with the RFC 5961 §4
- * challenge ACK, ACK (RFC 5961 §5 range, NewReno per RFC 6582, ECN echo per
- * RFC 3168 §6.1.2), data with out-of-order reassembly (SACK blocks, RFC
- * 2018), FIN. TIME_WAIT reuse follows RFC 6191 (timestamps) / RFC 9293
- * §3.10.7.4 (a higher sequence number). */
+ * challenge ACK, ACK (RFC 5961 §5 range, SACK recovery in tcp_recovery.c or
+ * NewReno per RFC 6582 without SACK, ECN echo per RFC 3168 §6.1.2), data
+ * with out-of-order reassembly (SACK blocks, RFC 2018), FIN. TIME_WAIT
+ * reuse follows RFC 6191 (timestamps) / RFC 9293 §3.10.7.4 (a higher
+ * sequence number). */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -486,6 +487,7 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_DISORDER)
 		return;
 	tcb->prior_cwnd = tcb->cwnd;
+	tcb->sb.undo = false; /* a congestion signal is never undone (Linux tcp_enter_cwr) */
 	tcb->ssthresh = tcb->cc->ssthresh(tcb);
 	if (tcb->ssthresh > tcb->cwnd_clamp)
 		tcb->ssthresh = tcb->cwnd_clamp;
@@ -561,6 +563,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 				(win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
 	if (ece)
 		ecn_ece(tcp, tcb);
+	uint32_t prior_una = tcb->snd_una, prior_sacked = tcb->sb.sacked;
+	bool sack = (tcb->flags & TCB_F_SACK) != 0;
 	if (SEQ_GT(ack, tcb->snd_una)) {
 		uint32_t acked = ack - tcb->snd_una;
 		tcb->prior_inflight = tcb->snd_nxt - tcb->snd_una;
@@ -587,7 +591,14 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		tcb->rtx_first_ns = 0;
 		uint32_t segs = segs_of(tcb, acked);
 		cc_pkts_acked(tcb, segs, rtt_us);
-		if (tcb->flags & TCB_F_IN_RECOVERY) {
+		if (sack) {
+			/* RFC 6675 with PRR (tcp_recovery.c) */
+			if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
+				if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
+					cc_set_state(tcb, TCP_CA_OPEN);
+				tcb->cc->cong_avoid(tcb, ack, segs);
+			}
+		} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 			if (SEQ_GEQ(ack, tcb->recover)) {
 				/* RFC 6582 §3.2 (3): full acknowledgment, deflate. */
 				tcb->flags &= ~TCB_F_IN_RECOVERY;
@@ -631,6 +642,11 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 				break;
 			}
 		}
+	} else if (sack) {
+		/* SACK blocks count on old ACKs too (Linux tcp_ack). */
+		bool dup_shape = ack == tcb->snd_una && s->len == 0 &&
+				 !(s->flags & (TCP_SYN | TCP_FIN)) && !wnd_changed;
+		tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, dup_shape);
 	} else if (ack == tcb->snd_una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
 		   !wnd_changed && tcb->snd_max != tcb->snd_una) {
 		/* RFC 5681 §2 duplicate ACK. */

@@ -155,6 +155,56 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb);
 uint32_t tcp_pick_wscale(const struct tcp *tcp, const struct tcb *tcb);
 void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu);
 
+/* tcp_output.c: one data and/or FIN segment from the send ring at seq (new
+ * data or a retransmission), with all the accounting of a send. */
+int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin);
+uint32_t tcp_seg_room(const struct tcb *tcb);
+
+/* tcp_sack.c: the sender's SACK scoreboard (RFC 6675) */
+struct tcp_sb_res {
+	uint32_t newly_sacked; /* bytes SACKed for the first time */
+	int64_t sacked_delta;  /* change of the SACKed bytes since prior_sacked */
+	uint32_t invalid;      /* blocks ignored (tcp_is_sackblock_valid) */
+	bool dsack, reneged;
+	uint32_t dsack_l, dsack_r;
+};
+struct tcp_sb_seg {
+	uint32_t seq, len;
+	bool fin;
+};
+/* After snd_una took the ACK: trims the board, takes h's valid blocks. */
+void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sacked,
+		   struct tcp_sb_res *res);
+void tcp_sb_clear(struct tcb *tcb);
+uint32_t tcp_sb_lost_edge(const struct tcb *tcb);
+bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq);
+uint32_t tcp_sb_pipe(const struct tcb *tcb);
+/* NextSeg (RFC 6675 §4) rule 1, rule 3 and rule 4; rule 2 is new data. */
+bool tcp_sb_next_lost(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
+bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
+bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
+#ifdef SKOPS_INVARIANTS
+void tcp_sb_check(const struct tcb *tcb);
+#else
+#define tcp_sb_check(tcb) ((void)(tcb))
+#endif
+
+/* tcp_recovery.c: SACK-based loss recovery (RFC 6675 with PRR, RFC 6937),
+ * limited transmit (RFC 3042) and RTO recovery that keeps SACKed data. */
+/* Every acceptable ACK of a SACK connection, after snd_una took it. true:
+ * recovery sized cwnd for this ACK (no congestion avoidance). */
+bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
+		 uint32_t prior_sacked, bool dup_shape);
+void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb); /* instead of go-back-N */
+/* Extra bytes the first two duplicate ACKs let new data use (RFC 3042). */
+uint32_t tcp_rec_lt_bytes(const struct tcb *tcb);
+/* Bytes recovery lets tcp_output send now (RFC 6675 (C), PRR). */
+uint32_t tcp_rec_room(const struct tcb *tcb);
+int tcp_rec_send_lost(struct tcp *tcp, struct tcb *tcb);
+int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb);
+/* A segment left (rtx: a retransmission): PRR and undo accounting. */
+void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
+
 /* tcp_input.c / tcp_user.c */
 void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st);
 void tcp_mark_event(struct tcp *tcp, struct tcb *tcb);

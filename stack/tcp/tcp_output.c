@@ -1,7 +1,8 @@
 /* tcp_output: building segments. The send queue (a ring from snd_una),
  * effective MSS (RFC 9293 §3.7.1, RFC 6691), window advertisement with
  * scaling (RFC 7323 §2) and receiver SWS avoidance (RFC 9293 §3.8.6.2.2),
- * Nagle (RFC 896 / RFC 9293 §3.7.4) unless TCP_NODELAY, cwnd (RFC 5681), ECN
+ * Nagle (RFC 896 / RFC 9293 §3.7.4) unless TCP_NODELAY, cwnd (RFC 5681; in
+ * SACK recovery what tcp_recovery.c allows, holes first), ECN
  * marks (RFC 3168 §6.1), SACK blocks for out-of-order data (RFC 2018 §4),
  * resets (RFC 9293 §3.10.7.1). */
 #include <errno.h>
@@ -321,6 +322,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 		tcb->data_segs_out++;
 		tcb->flags |= TCB_F_DATA_SENT;
 	}
+	tcp_rec_sent(tcb, len + (fin ? 1u : 0u), rtx);
 	if (rtx) {
 		tcb->total_retrans++;
 		tcb->bytes_retrans += len;
@@ -351,8 +353,13 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	return rc;
 }
 
+int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin)
+{
+	return send_segment(tcp, tcb, seq, len, fin);
+}
+
 /* Payload that fits one segment: SACK blocks ride on data segments too. */
-static uint32_t seg_room(const struct tcb *tcb)
+uint32_t tcp_seg_room(const struct tcb *tcb)
 {
 	uint32_t room = tcb->mss;
 	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
@@ -368,8 +375,8 @@ void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
 	uint32_t out = tcb->snd_max - tcb->snd_una;
 	uint32_t data = tcb->snd.len;
 	uint32_t len = data < out ? data : out;
-	if (len > seg_room(tcb))
-		len = seg_room(tcb);
+	if (len > tcp_seg_room(tcb))
+		len = tcp_seg_room(tcb);
 	bool fin = (tcb->flags & TCB_F_FIN_SENT) && tcb->snd_una + len == tcb->fin_seq &&
 		   SEQ_GT(tcb->snd_max, tcb->fin_seq);
 	if (len == 0 && !fin)
@@ -390,6 +397,12 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	int sent = 0;
 	if (!can_send_data(tcb->state))
 		goto ack;
+	/* In SACK recovery the holes deemed lost go first (RFC 6675 NextSeg
+	 * rule 1), then new data (rule 2), then the rest (rules 3 and 4). */
+	bool rec = tcb->sb.mode != TCP_SB_OPEN;
+	if (rec)
+		sent += tcp_rec_send_lost(tcp, tcb);
+	int new_sent = 0;
 	for (int guard = 0; guard < 4096; guard++) {
 		uint32_t off = tcb->snd_nxt - tcb->snd_una;
 		uint32_t avail = tcb->snd.len > off ? tcb->snd.len - off : 0;
@@ -397,11 +410,18 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		bool fin_due = fin_q && SEQ_LEQ(tcb->snd_nxt, tcb->fin_seq);
 		if (!avail && !fin_due)
 			break;
-		uint64_t cwnd_b = (uint64_t)tcb->cwnd * tcb->mss;
+		uint64_t cwnd_b = (uint64_t)tcb->cwnd * tcb->mss + tcp_rec_lt_bytes(tcb);
 		uint64_t wnd = tcb->snd_wnd < cwnd_b ? tcb->snd_wnd : cwnd_b;
 		uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
 		uint32_t usable = wnd > inflight ? (uint32_t)(wnd - inflight) : 0;
-		uint32_t room = seg_room(tcb);
+		if (rec) {
+			/* the receive window as always, the congestion window
+			 * as recovery counts it (pipe, PRR) */
+			uint32_t rw = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;
+			uint32_t rr = tcp_rec_room(tcb);
+			usable = rw < rr ? rw : rr;
+		}
+		uint32_t room = tcp_seg_room(tcb);
 		uint32_t len = avail < room ? avail : room;
 		if (len > usable)
 			len = usable;
@@ -442,9 +462,12 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		}
 		send_segment(tcp, tcb, tcb->snd_nxt, len, fin);
 		sent++;
+		new_sent++;
 		if (fin)
 			break;
 	}
+	if (rec && !new_sent)
+		sent += tcp_rec_send_more(tcp, tcb);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&
 	    tcb->state != TCP_LISTEN && tcb->state != TCP_SYN_SENT)

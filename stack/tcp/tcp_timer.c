@@ -221,8 +221,13 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcb->dupacks = 0;
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
 	tcb->recover = tcb->snd_max;
-	/* Go back N: everything beyond snd_una is sent again as cwnd allows. */
-	tcb->snd_nxt = tcb->snd_una;
+	/* With SACK only what the peer has not SACKed is sent again
+	 * (tcp_recovery.c); without, go back N: everything beyond snd_una
+	 * is sent again as cwnd allows. */
+	if (tcb->flags & TCB_F_SACK)
+		tcp_rec_rto(tcp, tcb);
+	else
+		tcb->snd_nxt = tcb->snd_una;
 	if (tcb->backoff < 16)
 		tcb->backoff++;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);

@@ -161,12 +161,13 @@ class Topo:
         # (tcp_allowed_congestion_control); where cubic is not allowed both
         # sides run reno, skops by --cc.
         global BOTH_CC
+        set_cc = "ip netns exec %s sysctl -qw net.ipv4.tcp_congestion_control=%s"
         for ns in (self.p, self.q):
-            set_cc = "ip netns exec %s sysctl -qw net.ipv4.tcp_congestion_control=%s"
             if BOTH_CC == "cubic" and subprocess.run(set_cc % (ns, "cubic"), shell=True,
                                                      capture_output=True).returncode:
                 BOTH_CC = "reno"
-            if BOTH_CC == "reno":
+        if BOTH_CC == "reno":
+            for ns in (self.p, self.q):
                 sh(set_cc % (ns, "reno"))
         # skops sends no tail loss probe (RFC 8985 §7). The kernel's, new data
         # a PTO after the burst, lands within the burst's 5 ms when the last

@@ -868,37 +868,33 @@ def stop(p):
             p.wait()
 
 
-def run():
-    env = os.environ
-    kern = Target("kernel", env["SC_IF_K"], env["SC_SRC_K"], env["SC_DST_K"], env["SC_MAC_K"])
-    skops = Target("skops", env["SC_IF_S"], env["SC_SRC_S"], env["SC_DST_S"], env["SC_MAC_S"])
-    skcat = env["SC_SKCAT"].split("\x1f")
-    only = env.get("SC_ONLY", "").split(",") if env.get("SC_ONLY") else None
-    names = [n for n in SCEN if not only or n in only]
-    cnames = [n for n in CLOSER if not only or n in only]
+def run_round(kern, skops, skcat, names, cnames, ebase, cbase):
+    """Runs names against one echo skcat and each of cnames against its own
+    closing skcat, both targets at once; returns {"kernel": .., "skops": ..}."""
     results = {"kernel": {}, "skops": {}}
-    sk = start_skcat(skcat + ["--echo", "--conns", "64", "-l", str(P_ECHO)])
-    out = {}
+    if names:
+        sk = start_skcat(skcat + ["--echo", "--conns", "64", "-l", str(P_ECHO)])
+        out = {}
 
-    def side(tg, key):
-        out[key] = run_all(tg, names, SCEN, 20000)
-    th = [threading.Thread(target=side, args=(kern, "kernel")),
-          threading.Thread(target=side, args=(skops, "skops"))]
-    for t in th:
-        t.start()
-    for t in th:
-        t.join(300)
-    stop(sk)
-    results["kernel"].update(out.get("kernel", {}))
-    results["skops"].update(out.get("skops", {}))
+        def side(tg, key):
+            out[key] = run_all(tg, names, SCEN, ebase)
+        th = [threading.Thread(target=side, args=(kern, "kernel")),
+              threading.Thread(target=side, args=(skops, "skops"))]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join(300)
+        stop(sk)
+        results["kernel"].update(out.get("kernel", {}))
+        results["skops"].update(out.get("skops", {}))
     # one skcat per closing race: it serves one connection, then exits
     for i, n in enumerate(cnames):
         sk = start_skcat(skcat + ["-l", str(P_CLOSER)])
         out = {}
         th = [threading.Thread(target=lambda: out.update(
-                  kernel=run_all(kern, [n], CLOSER, 40000 + i * 8))),
+                  kernel=run_all(kern, [n], CLOSER, cbase + i * 8))),
               threading.Thread(target=lambda: out.update(
-                  skops=run_all(skops, [n], CLOSER, 40000 + i * 8)))]
+                  skops=run_all(skops, [n], CLOSER, cbase + i * 8)))]
         for t in th:
             t.start()
         for t in th:
@@ -910,10 +906,61 @@ def run():
         stop(sk)
         results["kernel"].update(out.get("kernel", {}))
         results["skops"].update(out.get("skops", {}))
+    return results
+
+
+def differs(results, n):
+    k, s = results["kernel"].get(n), results["skops"].get(n)
+    return not (k == s and k is not None and not any(st[0] == "error" for st in k))
+
+
+def run():
+    env = os.environ
+    kern = Target("kernel", env["SC_IF_K"], env["SC_SRC_K"], env["SC_DST_K"], env["SC_MAC_K"])
+    skops = Target("skops", env["SC_IF_S"], env["SC_SRC_S"], env["SC_DST_S"], env["SC_MAC_S"])
+    skcat = env["SC_SKCAT"].split("\x1f")
+    only = env.get("SC_ONLY", "").split(",") if env.get("SC_ONLY") else None
+    names = [n for n in SCEN if not only or n in only]
+    cnames = [n for n in CLOSER if not only or n in only]
+    results = run_round(kern, skops, skcat, names, cnames, 20000, 40000)
+    # A difference may be timing: a retransmission timer firing inside one
+    # side's answer window on a loaded machine. Run each differing scenario
+    # once more on fresh connections; only a difference seen twice counts, and
+    # the retried ones are named in the report.
+    again = [n for n in names + cnames if n not in ALLOWED and differs(results, n)]
+    retried = []
+    if again:
+        second = run_round(kern, skops, skcat, [n for n in names if n in again],
+                           [n for n in cnames if n in again], 30000, 50000)
+        for n in again:
+            if not differs(second, n):
+                print("retried %s: differed once (below), same on the second run (timing)" % n)
+                show(results["kernel"].get(n), results["skops"].get(n))
+                retried.append(n)
+                for side in ("kernel", "skops"):
+                    results[side][n] = second[side][n]
     if env.get("SC_JSON"):
         with open(env["SC_JSON"], "w") as f:
             json.dump(results, f, indent=1)
-    return compare(results, names + cnames)
+    rc = compare(results, names + cnames)
+    if retried:
+        print("scenarios: %d retried after a timing difference: %s" % (len(retried),
+                                                                      ", ".join(retried)))
+    return rc
+
+
+def show(k, s):
+    for a, b in zip(k or [], s or []):
+        mark = "  " if a == b else "!="
+        print("   %s kernel %s: %s" % (mark, a[0], " | ".join(a[1])))
+        if a != b:
+            print("      skops  %s: %s" % (b[0], " | ".join(b[1])))
+    if len(k or []) != len(s or []):
+        print("   steps: kernel %d, skops %d" % (len(k or []), len(s or [])))
+        for extra in (k or [])[len(s or []):]:
+            print("      kernel only %s" % extra)
+        for extra in (s or [])[len(k or []):]:
+            print("      skops only  %s" % extra)
 
 
 def compare(results, names):
@@ -930,17 +977,7 @@ def compare(results, names):
         else:
             differ += 1
             print("DIFFER  %s" % n)
-        for a, b in zip(k or [], s or []):
-            mark = "  " if a == b else "!="
-            print("   %s kernel %s: %s" % (mark, a[0], " | ".join(a[1])))
-            if a != b:
-                print("      skops  %s: %s" % (b[0], " | ".join(b[1])))
-        if len(k or []) != len(s or []):
-            print("   steps: kernel %d, skops %d" % (len(k or []), len(s or [])))
-            for extra in (k or [])[len(s or []):]:
-                print("      kernel only %s" % extra)
-            for extra in (s or [])[len(k or []):]:
-                print("      skops only  %s" % extra)
+        show(k, s)
     print("scenarios: %d run, %d same, %d allowed, %d differ" % (len(names), same, allowed,
                                                                   differ))
     return 1 if differ or len(names) < 45 and not os.environ.get("SC_ONLY") else 0

@@ -139,16 +139,24 @@ static bool cwnd_at_least(struct flow *fl, void *arg)
 	return ti.cwnd >= *(uint32_t *)arg;
 }
 
-/* NewReno's inflated window (ssthresh + 3 and more during recovery) fell
- * back: the full ACK set cwnd to ssthresh and the curve's epoch begins. */
+/* Recovery from the scripted loss is over once everything sent before it
+ * began (its RecoveryPoint, RFC 6675 §5 / RFC 6582) is acknowledged: the
+ * window is back at ssthresh and the curve's epoch begins. */
+struct rec_point {
+	uint64_t point;
+	bool have;
+};
+
 static bool recovered(struct flow *fl, void *arg)
 {
-	uint32_t *prev = arg;
+	struct rec_point *rp = arg;
 	struct skops_tcp_info ti;
 	info(fl, true, &ti);
-	bool fell = ti.total_retrans && ti.cwnd + 3 <= *prev;
-	*prev = ti.cwnd;
-	return fell;
+	if (!rp->have && ti.total_retrans) {
+		rp->point = ti.bytes_sent;
+		rp->have = true;
+	}
+	return rp->have && ti.bytes_acked >= rp->point;
 }
 
 static double w_cubic(double t, double k, double w_max)
@@ -171,8 +179,8 @@ static void cubic_curve(void)
 		goto out;
 	}
 	dev_fault_drop_next(fl.s.fa, 1);
-	uint32_t prev = 0;
-	if (!run_until(&fl, fl.s.now + 10000 * MS, recovered, &prev)) {
+	struct rec_point rp = {0};
+	if (!run_until(&fl, fl.s.now + 10000 * MS, recovered, &rp)) {
 		fail(T, "no recovery from the scripted loss");
 		goto out;
 	}

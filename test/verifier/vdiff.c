@@ -5,7 +5,7 @@
  * soundness bug: the program is saved as a regression case and printed.
  *
  *   vdiff [--seconds N] [--count N] [--seed N] [--runs N] [--save DIR]
- *         [--shapes MASK] [--callbacks-always-run] [--quiet]
+ *         [--shapes MASK] [--quiet]
  *   vdiff --seed N --show I  (program I of that run, with both verdicts)
  *   vdiff --replay FILE...   (regression cases: none may fault; a case with
  *                             "# expect: accept|reject" must get that verdict)
@@ -400,9 +400,8 @@ static int vd_replay(struct vd_skops *s, char **files, int n)
 
 static void vd_report(const struct vd_opts *o, double secs)
 {
-	printf("vdiff: seed %llu, %.0f s, shapes 0x%x%s: %llu programs (%.0f/s)\n",
+	printf("vdiff: seed %llu, %.0f s, shapes 0x%x: %llu programs (%.0f/s)\n",
 	       (unsigned long long)o->seed, secs, o->shapes & VD_SH_ALL,
-	       o->shapes & VD_GEN_CB_RUNS ? " (callbacks always run)" : "",
 	       (unsigned long long)vd_t.programs, (double)vd_t.programs / (secs > 0 ? secs : 1));
 	printf("  kernel accepts %llu, skops accepts %llu, both %llu\n",
 	       (unsigned long long)vd_t.kernel_ok, (unsigned long long)vd_t.skops_ok,
@@ -435,7 +434,6 @@ int main(int argc, char **argv)
 	    {"shapes", required_argument, NULL, 'm'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"replay", no_argument, NULL, 'R'},
-	    {"callbacks-always-run", no_argument, NULL, 'C'},
 	    {"show", required_argument, NULL, 'S'},
 	    {0},
 	};
@@ -467,16 +465,13 @@ int main(int argc, char **argv)
 		case 'R':
 			replay = true;
 			break;
-		case 'C':
-			o.shapes |= VD_GEN_CB_RUNS;
-			break;
 		case 'S':
 			show = strtoll(optarg, NULL, 0);
 			break;
 		default:
 			fprintf(stderr,
 				"usage: vdiff [--seconds N] [--count N] [--seed N] [--runs N] "
-				"[--save DIR] [--shapes MASK] [--callbacks-always-run] [--quiet] "
+				"[--save DIR] [--shapes MASK] [--quiet] "
 				"[--show I] | --replay FILE...\n");
 			return 2;
 		}

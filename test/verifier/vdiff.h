@@ -40,10 +40,6 @@ enum {
 	VD_SH_SUBPROG = 1u << 10,   /* bpf-to-bpf calls */
 	VD_SH_RINGBUF = 1u << 11,   /* ringbuf reserve/submit references */
 	VD_SH_ALL = (1u << 12) - 1,
-	/* Not a shape: callbacks always run (bpf_loop count >= 1, flags 0,
-	 * for_each over arrays only). For branches without vrf-calls' fix of
-	 * zero-iteration callbacks; enabled (bit clear) once vrf-calls lands. */
-	VD_GEN_CB_RUNS = 1u << 31,
 };
 
 struct vd_prog {

@@ -766,23 +766,18 @@ static void b_loop(struct vd_g *g)
 	struct vd_rng *r = g->r;
 	if (g->in_callee || g->ncallee >= VD_MAX_CALLEES)
 		return;
-	bool runs = g->shapes & VD_GEN_CB_RUNS;
 	int16_t cbctx = vd_chance(r, 85) ? -32 : 0;
 	bool each = vd_chance(r, 30);
 	uint8_t m = (uint8_t)vd_below(r, 3);
-	if (runs && m == VD_MAP_HASH)
-		m = VD_MAP_ARRAY;
 	if (each) {
 		ld_imm64(g, 1, BPF_PSEUDO_MAP_FD, m, 0);
 	} else if (vd_chance(r, 60)) {
-		emit(g, BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, (int32_t)vd_below(r, 6) + runs);
+		emit(g, BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, (int32_t)vd_below(r, 6));
 	} else {
 		int s = get_scalar(g);
 		emit(g, BPF_ALU64 | BPF_MOV | BPF_X, 1, s, 0, 0);
-		if (vd_chance(r, 80) || runs)
+		if (vd_chance(r, 80))
 			emit(g, BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, 7);
-		if (runs)
-			emit(g, BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, 1);
 	}
 	size_t at = g->p->n;
 	ld_imm64(g, 2, BPF_PSEUDO_FUNC, 0, 0);
@@ -792,7 +787,7 @@ static void b_loop(struct vd_g *g)
 	} else {
 		emit(g, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0);
 	}
-	emit(g, BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, vd_chance(r, 95) || runs ? 0 : 1);
+	emit(g, BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, vd_chance(r, 95) ? 0 : 1);
 	add_callee(g, each ? CE_EACH : CE_LOOP, m, cbctx, at);
 	call_helper(g, each ? BPF_FUNC_for_each_map_elem : BPF_FUNC_loop);
 	if (cbctx && vd_chance(r, 70)) {

@@ -213,8 +213,20 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 	}
 	if (SEQ_LT(seq, c->snd_una))
 		violation(me, "segment at %u below snd_una %u (len %u)", seq, c->snd_una, len);
-	if (len && seq != c->snd_una) {
+	if (len && seq != c->snd_una && c->sb.mode != TCP_SB_OPEN) {
+		/* SACK recovery counts what is in the network (RFC 6675
+		 * pipe), a segment at a time, within the receive window. */
 		uint64_t cw = (uint64_t)c->cwnd * c->mss;
+		uint32_t pipe = tcp_sb_pipe(c);
+		if (pipe >= cw + c->mss)
+			violation(me, "segment at %u with pipe %u over cwnd %u bytes", seq, pipe,
+				  (uint32_t)cw);
+		if ((uint64_t)(seq + len - c->snd_una) > c->snd_wnd)
+			violation(me, "data to %u beyond the receive window (%u bytes, %u)",
+				  seq + len, c->snd_wnd, seq + len - c->snd_una);
+	} else if (len && seq != c->snd_una) {
+		/* cwnd, and two more segments on the first duplicate ACKs (RFC 3042) */
+		uint64_t cw = (uint64_t)c->cwnd * c->mss + tcp_rec_lt_bytes(c);
 		uint64_t wnd = c->snd_wnd < cw ? c->snd_wnd : cw;
 		if ((uint64_t)(seq + len - c->snd_una) > wnd)
 			violation(me, "new data to %u beyond the window (%u bytes, in flight %u)",

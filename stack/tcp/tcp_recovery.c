@@ -1,0 +1,275 @@
+/* tcp_recovery: loss recovery of a connection with SACK. RFC 6675 §5 enters
+ * recovery on DupThresh duplicate ACKs or when IsLost(HighACK + 1), then
+ * resends holes chosen by NextSeg (tcp_sack.c) while Proportional Rate
+ * Reduction (RFC 6937, PRR-SSRB) sizes what each ACK lets out; limited
+ * transmit (RFC 3042) sends new data on the first two duplicate ACKs; after
+ * an RTO (RFC 6675 §5.1, Linux tcp_enter_loss) every un-SACKed byte sent
+ * before it is lost and is resent in slow start, SACKed bytes are not. A
+ * connection without SACK keeps NewReno in tcp_input.c. */
+#include "tcp_int.h"
+
+#define DUPTHRESH 3u
+
+static uint32_t mss_of(const struct tcb *tcb)
+{
+	return tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+}
+
+/* PRR (RFC 6937 §3.1) for one ACK that delivered `delivered` bytes. */
+static void prr_ack(struct tcb *tcb, uint32_t delivered)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	uint32_t mss = mss_of(tcb);
+	sb->prr_delivered += delivered;
+	uint64_t pipe = tcp_sb_pipe(tcb);
+	uint64_t ss = (uint64_t)tcb->ssthresh * mss;
+	int64_t sndcnt;
+	if (pipe > ss) {
+		/* Proportional part: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out. */
+		uint64_t fs = sb->recover_fs ? sb->recover_fs : 1;
+		sndcnt = (int64_t)(((uint64_t)sb->prr_delivered * ss + fs - 1) / fs) -
+			 (int64_t)sb->prr_out;
+	} else {
+		/* Slow-start reduction bound: back up to ssthresh, at most one
+		 * segment more than what was delivered. */
+		int64_t limit = (int64_t)sb->prr_delivered - (int64_t)sb->prr_out;
+		if (limit < (int64_t)delivered)
+			limit = delivered;
+		limit += mss;
+		sndcnt = (int64_t)(ss - pipe) < limit ? (int64_t)(ss - pipe) : limit;
+	}
+	if (sndcnt < 0)
+		sndcnt = 0;
+	/* The fast retransmit itself always leaves (Linux tcp_cwnd_reduction). */
+	if (sb->prr_out == 0 && sndcnt == 0)
+		sndcnt = mss;
+	sb->snd_budget = (uint32_t)sndcnt;
+	uint64_t cw = (pipe + (uint64_t)sndcnt + mss - 1) / mss;
+	tcb->cwnd = cw ? (uint32_t)cw : 1;
+}
+
+static void leave(struct tcb *tcb)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	sb->mode = TCP_SB_OPEN;
+	sb->lost_high = tcb->snd_una;
+	sb->high_rxt = tcb->snd_una;
+	sb->snd_budget = 0;
+	tcb->flags &= ~TCB_F_IN_RECOVERY;
+	cc_set_state(tcb, TCP_CA_OPEN);
+}
+
+/* Linux's undo_marker: the reduction that starts now may prove spurious. */
+static void arm_undo(struct tcb *tcb)
+{
+	tcb->sb.undo = true;
+	tcb->sb.undo_marker = tcb->snd_una;
+	tcb->sb.undo_retrans = 0;
+}
+
+/* RFC 2883 §5 / Linux tcp_try_undo_dsack: every retransmission of the last
+ * reduction came back as a D-SACK, so the peer had all of it and nothing
+ * was lost: restore the window the reduction took (tcp_undo_cwnd_reduction
+ * through the CC's undo_cwnd). */
+static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res *res)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	/* A marker a quarter of the sequence space old would soon compare
+	 * the wrong way round: that reduction is history. */
+	if (sb->undo && tcb->snd_una - sb->undo_marker > (1u << 30))
+		sb->undo = false;
+	if (!res->dsack || !sb->undo || SEQ_LT(res->dsack_l, sb->undo_marker))
+		return;
+	uint32_t mss = mss_of(tcb);
+	uint32_t segs = (res->dsack_r - res->dsack_l + mss - 1) / mss;
+	sb->undo_retrans = sb->undo_retrans > segs ? sb->undo_retrans - segs : 0;
+	if (sb->undo_retrans)
+		return;
+	(void)tcp;
+	sb->undo = false;
+	sb->undos++;
+	tcb->cwnd = tcb->cc->undo_cwnd
+			? tcb->cc->undo_cwnd(tcb)
+			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
+	if (tcb->prior_ssthresh > tcb->ssthresh)
+		tcb->ssthresh = tcb->prior_ssthresh;
+	if (sb->mode != TCP_SB_OPEN)
+		leave(tcb);
+	else if (tcb->cc_state != TCP_CA_OPEN)
+		cc_set_state(tcb, TCP_CA_OPEN);
+}
+
+static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	tcp->stats.fast_retrans++;
+	tcb->prior_cwnd = tcb->cwnd;
+	tcb->prior_ssthresh = tcb->ssthresh;
+	tcb->ssthresh = tcb->cc->ssthresh(tcb);
+	if (tcb->ssthresh > tcb->cwnd_clamp)
+		tcb->ssthresh = tcb->cwnd_clamp;
+	tcb->recover = tcb->snd_max; /* RecoveryPoint = HighData */
+	tcb->flags |= TCB_F_IN_RECOVERY;
+	cc_set_state(tcb, TCP_CA_RECOVERY);
+	sb->mode = TCP_SB_RECOVERY;
+	sb->high_rxt = tcb->snd_una;
+	sb->rescued = false;
+	/* §5 (4.2): the first un-SACKed segment is resent however the
+	 * recovery was entered: it counts as lost. */
+	sb->lost_high = tcb->snd_una + 1;
+	sb->prr_delivered = 0;
+	sb->prr_out = 0;
+	sb->recover_fs = tcb->snd_max - tcb->snd_una;
+	arm_undo(tcb);
+}
+
+bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
+		 uint32_t prior_sacked, bool dup_shape)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	struct tcp_sb_res res;
+	tcp_sb_update(tcb, h, prior_sacked, &res);
+	uint32_t acked = tcb->snd_una - prior_una;
+	dsack_undo(tcp, tcb, &res);
+	if (res.reneged && sb->mode == TCP_SB_RECOVERY)
+		sb->high_rxt = tcb->snd_una; /* the board is gone: holes anew */
+	if (SEQ_LT(sb->high_rxt, tcb->snd_una))
+		sb->high_rxt = tcb->snd_una;
+	switch (sb->mode) {
+	case TCP_SB_RECOVERY:
+		if (SEQ_GEQ(tcb->snd_una, tcb->recover)) {
+			/* RFC 6937: the reduction ends at ssthresh (Linux
+			 * tcp_end_cwnd_reduction). */
+			tcb->cwnd = tcb->ssthresh;
+			leave(tcb);
+			return true;
+		}
+		{
+			int64_t d = (int64_t)acked + res.sacked_delta;
+			prr_ack(tcb, d > 0 ? (uint32_t)d : 0);
+		}
+		return true;
+	case TCP_SB_LOSS:
+		if (SEQ_GEQ(tcb->snd_una, tcb->recover))
+			leave(tcb);
+		return false; /* slow start from the loss window */
+	default:
+		break;
+	}
+	if (tcb->snd_una == tcb->snd_max)
+		return false;
+	/* RFC 6675 §2: a duplicate ACK carries SACK information that is new;
+	 * a peer that sends no blocks at all is still heard by the RFC 5681
+	 * rule, as NewReno would. A cumulative ACK starts the count anew. */
+	if (acked)
+		tcb->dupacks = 0;
+	else if (res.newly_sacked || (dup_shape && h->nsack == 0))
+		tcb->dupacks++;
+	/* §5 (3)-(4); RFC 6582's guard: no new recovery for ACKs below the
+	 * point of the previous one. */
+	if (tcb->cc_state != TCP_CA_LOSS && SEQ_GEQ(tcb->snd_una, tcb->recover) &&
+	    (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una))) {
+		enter_recovery(tcp, tcb);
+		prr_ack(tcb, res.newly_sacked);
+		return true;
+	}
+	return false;
+}
+
+void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	struct tcp_sack_sb *sb = &tcb->sb;
+	/* RFC 2018 §8 asks to forget SACK information on a timeout since the
+	 * receiver may have reneged; Linux keeps it unless the head was
+	 * SACKed. Reneging shows on ACKs (tcp_sb_update); a third timeout in
+	 * a row without progress forgets the board as a last resort. */
+	if (tcb->retransmits >= 3)
+		tcp_sb_clear(tcb);
+	if (sb->mode != TCP_SB_LOSS)
+		arm_undo(tcb);
+	sb->mode = TCP_SB_LOSS;
+	sb->lost_high = tcb->snd_max;
+	sb->high_rxt = tcb->snd_una;
+	sb->rescued = false;
+	sb->snd_budget = 0;
+}
+
+uint32_t tcp_rec_lt_bytes(const struct tcb *tcb)
+{
+	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS || !tcb->dupacks)
+		return 0;
+	return (tcb->dupacks < 2 ? tcb->dupacks : 2u) * mss_of(tcb);
+}
+
+uint32_t tcp_rec_room(const struct tcb *tcb)
+{
+	uint32_t mss = mss_of(tcb);
+	/* RFC 6675 §5 (C): cwnd − pipe (slow start after an RTO); in
+	 * recovery also what PRR gives this ACK (cwnd is pipe + that, less
+	 * when a clamp holds it). */
+	uint64_t cw = (uint64_t)tcb->cwnd * mss;
+	uint32_t pipe = tcp_sb_pipe(tcb);
+	uint32_t room = cw > pipe ? (uint32_t)(cw - pipe) : 0;
+	if (tcb->sb.mode == TCP_SB_RECOVERY && tcb->sb.snd_budget < room)
+		room = tcb->sb.snd_budget;
+	/* Whole segments: a partial segment's worth still sends one. */
+	return room ? (room + mss - 1) / mss * mss : 0;
+}
+
+void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	if (rtx && sb->undo)
+		sb->undo_retrans++;
+	if (sb->mode != TCP_SB_RECOVERY)
+		return;
+	sb->prr_out += seglen;
+	sb->snd_budget = sb->snd_budget > seglen ? sb->snd_budget - seglen : 0;
+}
+
+static void send_rtx(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_seg *g, bool move_hr)
+{
+	uint32_t end = g->seq + g->len + (g->fin ? 1u : 0u);
+	tcp_send_data(tcp, tcb, g->seq, g->len, g->fin);
+	if (move_hr && SEQ_GT(end, tcb->sb.high_rxt))
+		tcb->sb.high_rxt = end;
+}
+
+int tcp_rec_send_lost(struct tcp *tcp, struct tcb *tcb)
+{
+	int sent = 0;
+	struct tcp_sb_seg g;
+	for (int guard = 0; guard < 1024 && tcb->sb.mode != TCP_SB_OPEN; guard++) {
+		if (!tcp_rec_room(tcb) || !tcp_sb_next_lost(tcb, tcp_seg_room(tcb), &g))
+			break;
+		send_rtx(tcp, tcb, &g, true);
+		sent++;
+	}
+	return sent;
+}
+
+int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb)
+{
+	int sent = 0;
+	struct tcp_sb_seg g;
+	for (int guard = 0; guard < 1024 && tcb->sb.mode != TCP_SB_OPEN; guard++) {
+		if (!tcp_rec_room(tcb))
+			break;
+		if (tcp_sb_next_unsacked(tcb, tcp_seg_room(tcb), &g)) {
+			send_rtx(tcp, tcb, &g, true);
+		} else if (tcb->sb.mode == TCP_SB_RECOVERY && !tcb->sb.rescued &&
+			   tcb->snd.len <= tcb->snd_max - tcb->snd_una &&
+			   tcp_sb_rescue(tcb, tcp_seg_room(tcb), &g)) {
+			/* Rule 4 only when nothing is left to send: a window-
+			 * limited sender would resend a segment still on its
+			 * way (the tail is what the rule is for). */
+			tcb->sb.rescued = true;
+			send_rtx(tcp, tcb, &g, false);
+		} else {
+			break;
+		}
+		sent++;
+	}
+	return sent;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""sack_check.py CAPTURE SENDER_IP PORT DROPS: reads the kernel-side capture
+of one bulk transfer from SENDER_IP (skops) to PORT (the kernel, which SACKs)
+and asserts that the sender resent only holes: no retransmitted range was
+already covered by the kernel's SACK blocks (or cumulative ACK) at least
+GRACE seconds before it left (the ACK must have reached the sender; 50 ms is
+hundreds of veth round trips, and far below the 200 ms minimum RTO after
+which a go-back-N sender resends SACKed data). Also: the retransmitted
+segments stay within DROPS (data segments the path dropped, from the nft
+counter) plus SLACK_PER_DROP of them as spurious ones. Prints the counts."""
+import sys
+from scapy.all import PcapReader, TCP, IP
+
+GRACE = 0.05
+SLACK_PER_DROP = 0.5
+
+path, ip, port, drops = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+
+def merge(iv, l, r):
+    """Adds [l, r) to the sorted disjoint list iv."""
+    out, placed = [], False
+    for a, b in iv:
+        if b < l or a > r:
+            if a > r and not placed:
+                out.append((l, r))
+                placed = True
+            out.append((a, b))
+        else:
+            l, r = min(l, a), max(r, b)
+    if not placed:
+        out.append((l, r))
+    return sorted(out)
+
+
+def covered(iv, l, r):
+    return any(a <= l and r <= b for a, b in iv)
+
+
+isn = None
+high = 0  # highest data end sent (relative)
+pending = []  # (time, l, r) SACK or cumulative ACK information not yet GRACE old
+known = []  # SACKed or acked ranges, GRACE old
+data = rtx = rtx_bytes = bad = 0
+bad_example = None
+for p in PcapReader(path):
+    if IP not in p or TCP not in p:
+        continue
+    t, tcp = float(p.time), p[TCP]
+    while pending and pending[0][0] <= t - GRACE:
+        _, l, r = pending.pop(0)
+        known = merge(known, l, r)
+    if p[IP].src == ip and tcp.dport == port:
+        if tcp.flags & 0x02:
+            isn = tcp.seq
+            continue
+        if isn is None:
+            continue
+        # the capture is cut short (-s 128): the length is the IP header's
+        n = p[IP].len - p[IP].ihl * 4 - tcp.dataofs * 4
+        if not n:
+            continue
+        s = (tcp.seq - isn - 1) % 2**32
+        data += 1
+        if s < high:
+            rtx += 1
+            rtx_bytes += n
+            if covered(known, s, s + n):
+                bad += 1
+                bad_example = bad_example or "[%d, %d) at %.6f" % (s, s + n, t)
+        high = max(high, s + n)
+    elif p[IP].dst == ip and tcp.sport == port and isn is not None and tcp.flags & 0x10:
+        ack = (tcp.ack - isn - 1) % 2**32
+        if ack > 2**31:
+            continue
+        pending.append((t, 0, ack))
+        for o in tcp.options:
+            if o[0] != "SAck" or not isinstance(o[1], tuple):
+                continue
+            v = o[1]
+            for i in range(0, len(v) - 1, 2):
+                l, r = (v[i] - isn - 1) % 2**32, (v[i + 1] - isn - 1) % 2**32
+                if ack < l < r:  # not a D-SACK
+                    pending.append((t, l, r))
+
+print("sack_check: %d data segments, %d retransmitted (%d bytes), %d dropped by the path, "
+      "%d resent although SACKed" % (data, rtx, rtx_bytes, drops, bad))
+errs = []
+if isn is None or data == 0:
+    errs.append("no data from %s to port %d in %s" % (ip, port, path))
+if bad:
+    errs.append("%d retransmissions of SACKed data, e.g. %s" % (bad, bad_example))
+if rtx > drops * (1 + SLACK_PER_DROP) + 10:
+    errs.append("%d retransmissions for %d drops" % (rtx, drops))
+if errs:
+    sys.exit("sack_check: " + "; ".join(errs))

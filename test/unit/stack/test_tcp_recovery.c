@@ -1,0 +1,402 @@
+/* SACK loss recovery (RFC 6675, RFC 6937, RFC 3042) against a scripted
+ * peer that SACKs what it holds: which segments the sender resends, that
+ * hostile blocks change nothing, that the scoreboard stays bounded. The
+ * same under loss patterns between two stacks: test_tcp_recovery_sim.c. */
+#include <stdio.h>
+
+#include "test_tcp_fixture.h"
+
+/* ---- scripted peer -------------------------------------------------- */
+
+#define NSEG 24
+#define SEG  1448u /* MSS 1460 less the timestamp option */
+
+struct sp {
+	struct fx f;
+	struct tcb *c;
+	uint32_t base; /* our first data byte */
+	bool have[NSEG];
+	uint32_t rtx[64]; /* data segments sent again, by index */
+	unsigned nrtx;
+	uint32_t high; /* highest end sent */
+	unsigned last;
+};
+
+static void sp_collect(struct sp *p)
+{
+	for (; p->f.next < p->f.nout; p->f.next++) {
+		struct fx_seg *s = &p->f.out[p->f.next];
+		if (!s->len)
+			continue;
+		if (SEQ_LT(s->r.seq, p->high)) {
+			ck_assert_uint_lt(p->nrtx, 64);
+			p->rtx[p->nrtx++] = (s->r.seq - p->base) / SEG;
+		} else {
+			p->high = s->r.seq + s->len;
+		}
+	}
+}
+
+static void sp_init(struct sp *p, unsigned nsegs_queued)
+{
+	memset(p, 0, sizeof(*p));
+	fx_init(&p->f);
+	p->c = fx_active(&p->f, true);
+	/* The scripts count on Reno's halving (PRR's budget); the stack's
+	 * default is cubic. */
+	ck_assert_int_eq(tcp_setsockopt(p->c, 6, 13, "reno", 4, false), 0);
+	ck_assert(p->c->flags & TCB_F_SACK);
+	ck_assert_uint_eq(p->c->mss, SEG);
+	p->base = p->c->snd_nxt;
+	p->high = p->base;
+	static uint8_t buf[NSEG * SEG];
+	p->c->sndbuf = sizeof(buf);
+	ck_assert_int_eq(tcp_send(p->f.tcp, p->c, buf, nsegs_queued * SEG, p->f.now),
+			 (int32_t)(nsegs_queued * SEG));
+	sp_collect(p);
+}
+
+/* The peer sends an ACK for what it holds with SACK blocks (the range of
+ * the segment that just came first, RFC 2018 §4), as a receiver would. */
+static void sp_ack(struct sp *p, unsigned just)
+{
+	unsigned a = 0;
+	while (a < NSEG && p->have[a])
+		a++;
+	struct tcp_repr r = fx_repr(p->f.peer_seq, p->base + a * SEG, TCP_ACK, 4096);
+	r.ts = true;
+	r.tsval = (uint32_t)(p->f.now / MS);
+	r.tsecr = p->c->ts_recent;
+	unsigned i = a;
+	/* the block holding `just` first, then the others in order */
+	uint32_t bl[NSEG][2];
+	unsigned nb = 0, first = NSEG;
+	while (i < NSEG) {
+		while (i < NSEG && !p->have[i])
+			i++;
+		if (i == NSEG)
+			break;
+		unsigned j = i;
+		while (j < NSEG && p->have[j])
+			j++;
+		if (just >= i && just < j)
+			first = nb;
+		bl[nb][0] = p->base + i * SEG;
+		bl[nb][1] = p->base + j * SEG;
+		nb++;
+		i = j;
+	}
+	if (first < nb) {
+		r.sack[r.nsack].l = bl[first][0];
+		r.sack[r.nsack++].r = bl[first][1];
+	}
+	for (unsigned k = 0; k < nb && r.nsack < 3; k++)
+		if (k != first) {
+			r.sack[r.nsack].l = bl[k][0];
+			r.sack[r.nsack++].r = bl[k][1];
+		}
+	fx_send(&p->f, &r, NULL, 0);
+	sp_collect(p);
+}
+
+static void sp_rx(struct sp *p, unsigned idx)
+{
+	p->have[idx] = true;
+	sp_ack(p, idx);
+}
+
+static bool rtx_has(const struct sp *p, unsigned idx)
+{
+	for (unsigned i = 0; i < p->nrtx; i++)
+		if (p->rtx[i] == idx)
+			return true;
+	return false;
+}
+
+/* Segments 1 and 5 of 10 lost: the fast retransmit resends 1, then 5 once
+ * three segments above it are SACKed; nothing else is sent twice. The first
+ * two duplicate ACKs each let one new segment out (RFC 3042). */
+START_TEST(only_holes_resent)
+{
+	struct sp p;
+	sp_init(&p, 16);
+	ck_assert_uint_eq((p.high - p.base) / SEG, 10); /* the initial window */
+	sp_rx(&p, 0);
+	unsigned sent_before = (p.high - p.base) / SEG;
+	sp_rx(&p, 2);
+	ck_assert_uint_eq((p.high - p.base) / SEG, sent_before + 1); /* limited transmit */
+	sp_rx(&p, 3);
+	ck_assert_uint_eq((p.high - p.base) / SEG, sent_before + 2);
+	ck_assert_uint_eq(p.nrtx, 0);
+	sp_rx(&p, 4); /* 3 segments SACKed above 1: lost (RFC 6675 IsLost) */
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert(p.c->flags & TCB_F_IN_RECOVERY);
+	ck_assert_uint_eq(p.nrtx, 1);
+	ck_assert_uint_eq(p.rtx[0], 1);
+	sp_rx(&p, 6);
+	sp_rx(&p, 7);
+	ck_assert(!rtx_has(&p, 5)); /* two above it: not lost yet */
+	/* PRR lets about one segment out per two delivered (ssthresh is
+	 * half the flight): 5 goes within the next ACKs. */
+	for (unsigned i = 8; i < 12; i++)
+		sp_rx(&p, i);
+	ck_assert(rtx_has(&p, 5));
+	/* what limited transmit and recovery sent as new data arrives too */
+	for (unsigned i = 12; i < (p.high - p.base) / SEG; i++)
+		sp_rx(&p, i);
+	sp_rx(&p, 1);
+	sp_rx(&p, 5);
+	ck_assert_uint_eq(p.nrtx, 2);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->cwnd, p.c->ssthresh); /* PRR ends at ssthresh */
+	ck_assert_uint_eq(p.c->sb.n, 0);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Segments 0..8 lost, 9 arrives: one SACK, no fast retransmit. The RTO
+ * resends 0..8 in slow start and never 9, which the peer SACKed (go-back-N
+ * would). */
+START_TEST(rto_keeps_sacked)
+{
+	struct sp p;
+	sp_init(&p, 10);
+	sp_rx(&p, 9);
+	ck_assert_uint_eq(p.c->sb.n, 1);
+	ck_assert_uint_eq(p.nrtx, 0);
+	uint64_t rto = p.c->tmr[TCP_T_RTX];
+	ck_assert_uint_gt(rto, 0);
+	fx_at(&p.f, rto);
+	sp_collect(&p);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_LOSS);
+	ck_assert_uint_eq(p.nrtx, 1);
+	ck_assert_uint_eq(p.rtx[0], 0);
+	for (unsigned i = 0; i < 9 && p.c->snd_una != p.c->snd_max; i++) {
+		p.f.now += 20 * MS;
+		/* every resent segment arrives */
+		unsigned n = p.nrtx;
+		for (unsigned k = 0; k < n; k++)
+			if (!p.have[p.rtx[k]])
+				sp_rx(&p, p.rtx[k]);
+	}
+	ck_assert_uint_eq(p.c->snd_una, p.c->snd_max);
+	ck_assert_uint_eq(p.nrtx, 9);
+	ck_assert(!rtx_has(&p, 9));
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Blocks a hostile or broken peer may send: beyond what we sent, reversed,
+ * empty, wrapping, below snd_una, straddling it. None changes the board,
+ * none triggers a retransmission (Linux tcp_is_sackblock_valid). */
+START_TEST(hostile_blocks_ignored)
+{
+	struct sp p;
+	sp_init(&p, 10);
+	uint32_t una = p.c->snd_una, max = p.c->snd_max;
+	uint32_t bad[][2] = {
+	    {max, max + 1000},		   /* beyond snd_max */
+	    {max - 100, max + 1},	   /* ends beyond */
+	    {una + 3000, una + 2000},	   /* reversed */
+	    {una + 3000, una + 3000},	   /* empty */
+	    {una + 1, una - 1},		   /* wraps: ends far beyond */
+	    {una - 2000000000u, una - 10}, /* ancient D-SACK-shaped */
+	    {una, una + 5000},		   /* starts at snd_una */
+	    {una - 10, una + 5000},	   /* straddles snd_una */
+	    {0x80000000u + una, 0x80000000u + una + 10},
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (int dup = 0; dup < 4; dup++) {
+			struct tcp_repr r = fx_repr(p.f.peer_seq, una, TCP_ACK, 4096);
+			r.ts = true;
+			r.tsval = (uint32_t)(p.f.now / MS);
+			r.tsecr = p.c->ts_recent;
+			r.nsack = 1;
+			r.sack[0].l = bad[i][0];
+			r.sack[0].r = bad[i][1];
+			fx_send(&p.f, &r, NULL, 0);
+			sp_collect(&p);
+			ck_assert_msg(p.c->sb.n == 0, "block %u: [%u, %u) taken", i, bad[i][0],
+				      bad[i][1]);
+			ck_assert_uint_eq(p.c->sb.sacked, 0);
+		}
+	}
+	ck_assert_uint_eq(p.nrtx, 0);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Many distinct one-byte blocks: the board stays bounded, counts right. */
+START_TEST(board_bounded)
+{
+	struct sp p;
+	sp_init(&p, 10);
+	uint32_t una = p.c->snd_una;
+	for (unsigned i = 0; i < 3 * TCP_SB_MAX; i++) {
+		struct tcp_repr r = fx_repr(p.f.peer_seq, una, TCP_ACK, 4096);
+		r.nsack = 1;
+		r.sack[0].l = una + 1 + 3 * (3 * TCP_SB_MAX - i);
+		r.sack[0].r = r.sack[0].l + 1;
+		fx_send(&p.f, &r, NULL, 0);
+		ck_assert_uint_le(p.c->sb.n, TCP_SB_MAX);
+		uint32_t sum = 0;
+		for (unsigned k = 0; k < p.c->sb.n; k++) {
+			ck_assert(SEQ_LT(p.c->sb.b[k].l, p.c->sb.b[k].r));
+			if (k)
+				ck_assert(SEQ_GT(p.c->sb.b[k].l, p.c->sb.b[k - 1].r));
+			sum += p.c->sb.b[k].r - p.c->sb.b[k].l;
+		}
+		ck_assert_uint_eq(sum, p.c->sb.sacked);
+	}
+	ck_assert_uint_eq(p.c->sb.n, TCP_SB_MAX);
+	/* a block covering them all merges them into one */
+	struct tcp_repr r = fx_repr(p.f.peer_seq, una, TCP_ACK, 4096);
+	r.nsack = 1;
+	r.sack[0].l = una + 1;
+	r.sack[0].r = una + 4 * 3 * TCP_SB_MAX;
+	fx_send(&p.f, &r, NULL, 0);
+	ck_assert_uint_eq(p.c->sb.n, 1);
+	ck_assert_uint_eq(p.c->sb.sacked, 4 * 3 * TCP_SB_MAX - 1);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* A receiver that drops SACKed data (reneging, RFC 2018 §8): the cumulative
+ * ACK stops at the start of a SACKed range; the board is forgotten so the
+ * data is sent again instead of the connection stalling. */
+START_TEST(reneging_forgets)
+{
+	struct sp p;
+	sp_init(&p, 10);
+	sp_rx(&p, 2);
+	ck_assert_uint_eq(p.c->sb.n, 1);
+	memset(p.have, 0, sizeof(p.have));
+	p.have[0] = p.have[1] = true; /* 2 was dropped by the peer */
+	sp_ack(&p, 1);
+	ck_assert_uint_eq(p.c->snd_una, p.base + 2 * SEG);
+	ck_assert_uint_eq(p.c->sb.n, 0);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Segment 1 only late, not lost: the fast retransmit was spurious. The
+ * original arrives, recovery ends, then the retransmission arrives as a
+ * duplicate and the peer reports it in a D-SACK: the reduction is undone
+ * (RFC 2883 §5, Linux tcp_try_undo_dsack). */
+START_TEST(dsack_undoes_spurious)
+{
+	struct sp p;
+	sp_init(&p, 16);
+	sp_rx(&p, 0);
+	uint32_t cwnd0 = p.c->cwnd, ss0 = p.c->ssthresh;
+	sp_rx(&p, 2);
+	sp_rx(&p, 3);
+	sp_rx(&p, 4);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert(rtx_has(&p, 1));
+	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	sp_rx(&p, 1);
+	for (unsigned i = 5; i < (p.high - p.base) / SEG; i++)
+		sp_rx(&p, i);
+	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_lt(p.c->cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->sb.undos, 0);
+	/* every retransmission (the fast one and RFC 6675's rescue of the
+	 * tail) arrives as a duplicate */
+	ck_assert_uint_ge(p.nrtx, 1);
+	for (unsigned i = 0; i < p.nrtx; i++) {
+		struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->snd_una, TCP_ACK, 4096);
+		r.nsack = 1;
+		r.sack[0].l = p.base + p.rtx[i] * SEG;
+		r.sack[0].r = r.sack[0].l + SEG;
+		ck_assert_uint_eq(p.c->sb.undos, 0);
+		fx_send(&p.f, &r, NULL, 0);
+	}
+	ck_assert_uint_eq(p.c->sb.undos, 1);
+	ck_assert_uint_ge(p.c->cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->ssthresh, ss0);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* A D-SACK for data never retransmitted (a duplicate the network made)
+ * undoes nothing after a real loss. */
+START_TEST(dsack_no_undo_after_loss)
+{
+	struct sp p;
+	sp_init(&p, 16);
+	sp_rx(&p, 0);
+	uint32_t ss0 = p.c->ssthresh;
+	sp_rx(&p, 2);
+	sp_rx(&p, 3);
+	sp_rx(&p, 4);
+	ck_assert(rtx_has(&p, 1));
+	/* the retransmission of 1 arrives (the original was lost) */
+	for (unsigned i = 1; i < (p.high - p.base) / SEG; i++)
+		if (!p.have[i])
+			sp_rx(&p, i);
+	struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->snd_una, TCP_ACK, 4096);
+	r.nsack = 1;
+	r.sack[0].l = p.base + 3 * SEG; /* a network duplicate of 3 */
+	r.sack[0].r = p.base + 4 * SEG;
+	fx_send(&p.f, &r, NULL, 0);
+	ck_assert_uint_eq(p.c->sb.undos, 0);
+	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Limited transmit (RFC 3042) holds without SACK too: each of the first
+ * two duplicate ACKs sends one new segment, the third the fast retransmit
+ * (NewReno). */
+START_TEST(limited_transmit_without_sack)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert(!(c->flags & TCB_F_SACK));
+	c->peer_mss = 1000;
+	tcp_update_mss(f.tcp, c, 0);
+	static uint8_t buf[14000];
+	ck_assert_int_eq(tcp_send(f.tcp, c, buf, sizeof(buf), f.now), (int32_t)sizeof(buf));
+	ck_assert_uint_eq(f.nout - f.next, 10);
+	f.next = f.nout;
+	uint32_t una = c->snd_una;
+	for (uint32_t i = 0; i < 2; i++) {
+		struct tcp_repr d = fx_repr(f.peer_seq, una, TCP_ACK, 65535);
+		fx_send(&f, &d, NULL, 0);
+		struct fx_seg *n = fx_pop(&f);
+		ck_assert_uint_eq(n->r.seq, una + 10000 + 1000 * i);
+		ck_assert_uint_eq(n->len, 1000);
+		fx_none(&f);
+	}
+	struct tcp_repr d = fx_repr(f.peer_seq, una, TCP_ACK, 65535);
+	fx_send(&f, &d, NULL, 0);
+	struct fx_seg *r = fx_pop(&f);
+	ck_assert_uint_eq(r->r.seq, una);
+	ck_assert(c->flags & TCB_F_IN_RECOVERY);
+	fx_fini(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("recovery");
+	TCase *tc = tcase_create("scripted");
+	tcase_add_test(tc, only_holes_resent);
+	tcase_add_test(tc, rto_keeps_sacked);
+	tcase_add_test(tc, hostile_blocks_ignored);
+	tcase_add_test(tc, board_bounded);
+	tcase_add_test(tc, reneging_forgets);
+	tcase_add_test(tc, dsack_undoes_spurious);
+	tcase_add_test(tc, dsack_no_undo_after_loss);
+	tcase_add_test(tc, limited_transmit_without_sack);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
