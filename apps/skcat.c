@@ -6,6 +6,8 @@
  * OPTIONS: --vdev DEVARGS (repeatable) --addr CIDR (repeatable) --gw ADDR
  *   --mtu N --eal "ARGS" --sockops FILE.o [--cgroup PATH] [--strict]
  *   --cc NAME --info --trace --config FILE --pcap FILE --timeout SECONDS
+ *   (--cc: the stack's default congestion control, reno, newreno, cubic —
+ *   the default — or dctcp; a sock_ops program may still change it)
  *   -v (one line per accepted connection: peer and local address)
  *   --echo (send back what each connection receives instead of using
  *   stdin/stdout) --conns N (with -l --echo: serve N connections at once)
@@ -275,7 +277,8 @@ static void print_info(struct stack *st, int sd)
 		"{\"state\":\"%s\",\"cwnd\":%u,\"max_cwnd\":%u,\"ssthresh\":%u,\"initial_cwnd\":%u,"
 		"\"srtt_us\":%u,\"rttvar_us\":%u,\"rto_ms\":%u,\"rcv_wnd\":%u,\"snd_wnd\":%u,"
 		"\"rcv_wscale\":%u,\"snd_wscale\":%u,\"ts_ok\":%s,\"sack_ok\":%s,\"mss\":%u,"
-		"\"rcv_mss\":%u,\"retransmits\":%u,\"total_retrans\":%u,\"cc\":\"%s\",\"ecn\":%u,"
+		"\"rcv_mss\":%u,\"retransmits\":%u,\"total_retrans\":%u,\"cc\":\"%s\","
+		"\"dctcp_alpha\":%d,\"ecn\":%u,"
 		"\"ecn_ok\":%s,\"cgroup\":\"%s\",\"sndbuf\":%u,\"rcvbuf\":%u,\"bytes_acked\":%llu,"
 		"\"bytes_received\":%llu,\"bytes_sent\":%llu,\"bytes_retrans\":%llu,"
 		"\"segs_in\":%u,\"segs_out\":%u,\"data_segs_in\":%u,\"data_segs_out\":%u,"
@@ -284,7 +287,7 @@ static void print_info(struct stack *st, int sd)
 		ti.state_name, ti.cwnd, ti.max_cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us,
 		ti.rttvar_us, ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
 		ti.ts_ok ? "true" : "false", ti.sack_ok ? "true" : "false", ti.mss, ti.rcv_mss,
-		ti.retransmits, ti.total_retrans, ti.cc, ti.ecn,
+		ti.retransmits, ti.total_retrans, ti.cc, ti.dctcp_alpha, ti.ecn,
 		(ti.ecn & SKOPS_ECN_OK) ? "true" : "false", ti.cgroup, ti.sndbuf, ti.rcvbuf,
 		(unsigned long long)ti.bytes_acked, (unsigned long long)ti.bytes_received,
 		(unsigned long long)ti.bytes_sent, (unsigned long long)ti.bytes_retrans, ti.segs_in,
@@ -351,14 +354,18 @@ static void write_all(int fd, const uint8_t *p, size_t n)
 	}
 }
 
-static int set_cc(struct stack *st, int sd, const char *cc)
+/* --cc names the stack's default (net.ipv4.tcp_congestion_control), so
+ * listeners, their children and connecting sockets all start with it. */
+static void check_cc(const char *cc)
 {
 	if (!cc)
-		return 0;
-	int rc = skops_setsockopt(st, sd, SOL_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc));
-	if (rc)
-		die("--cc %s: %s", cc, strerror(-rc));
-	return 0;
+		return;
+	const char *av = skops_cc_available();
+	size_t n = strlen(cc);
+	for (const char *p = av; (p = strstr(p, cc)); p += n)
+		if ((p == av || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return;
+	die("--cc %s: no such congestion control (available: %s)", cc, av);
 }
 
 /* Keeps the stack running while sd is in TIME_WAIT, for 3 RTOs clamped to
@@ -629,7 +636,6 @@ static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 		rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
 		if (rc)
 			die("bind %s:%s: %s", f ? "[::]" : "0.0.0.0", k->port, strerror(-rc));
-		set_cc(st, s, k->cc);
 		if ((rc = skops_listen(st, s, SKCAT_LISTEN_BACK)))
 			die("listen: %s", strerror(-rc));
 		lsd[f] = s;
@@ -697,7 +703,9 @@ int main(int argc, char **argv)
 		load_sockops(&k, reg, tree);
 	}
 
+	check_cc(k.cc);
 	struct stack_config sc = {0};
+	sc.cc = k.cc;
 	sc.net = k.pt.net;
 	sc.net.dev = dev;
 	sc.net.pool = dev_ethdev_pool(port);
@@ -764,7 +772,6 @@ int main(int argc, char **argv)
 		sd = skops_socket(st, fam, SOCK_STREAM);
 		if (sd < 0)
 			die("socket: %s", strerror(-sd));
-		set_cc(st, sd, k.cc);
 		socklen_t l = make_sa(fam, a, port_of(&k), &ss);
 		rc = skops_connect(st, sd, (struct sockaddr *)&ss, l);
 		if (rc && rc != -EINPROGRESS)

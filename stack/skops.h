@@ -49,6 +49,10 @@ struct stack_config {
 	 * A sock_ops NEEDS_ECN or the CC can still ask (docs/sockops.md). */
 	bool tcp_ecn_set;
 	uint8_t tcp_ecn;
+	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic" or
+	 * "dctcp"; NULL → "cubic", Linux's default. Any other name fails
+	 * stack_create with -ENOENT. */
+	const char *cc;
 };
 
 /* Copies cfg (not what it points at); creates net on cfg->net. */
@@ -142,7 +146,8 @@ struct skops_tcp_info {
 	uint32_t rcv_mss; /* our advertised MSS */
 	uint32_t retransmits, total_retrans;
 	char cc[16];
-	uint32_t ecn; /* SKOPS_ECN_* */
+	int32_t dctcp_alpha; /* DCTCP's alpha in 1024ths (tcp_dctcp_info), -1 without DCTCP */
+	uint32_t ecn;	     /* SKOPS_ECN_* */
 	char cgroup[128];
 	uint32_t sndbuf, rcvbuf;
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
@@ -156,5 +161,7 @@ struct skops_tcp_info {
 	uint32_t cb_flags;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
+/* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */
+const char *skops_cc_available(void);
 
 #endif

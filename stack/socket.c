@@ -512,6 +512,11 @@ int skops_set_cgroup(struct stack *st, int sd, const char *path)
 	return rc;
 }
 
+const char *skops_cc_available(void)
+{
+	return tcp_cc_available();
+}
+
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out)
 {
 	struct skops_sock *s = stack_sock(st, sd);

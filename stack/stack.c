@@ -173,6 +173,7 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .no_wscale = cfg->no_wscale,
 	    .ecn_set = cfg->tcp_ecn_set,
 	    .ecn = cfg->tcp_ecn,
+	    .cc = cfg->cc,
 	    .xmit = st_xmit,
 	    .route = st_route,
 	    .event = st_event,

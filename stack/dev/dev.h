@@ -138,14 +138,21 @@ struct dev_fault_config {
 	uint32_t corrupt_ppm; /* a single bit flip in the frame */
 	uint64_t delay_ns;    /* added to every frame */
 	uint64_t jitter_ns;   /* uniform extra delay in [0, jitter_ns) (can reorder) */
-	uint64_t rate_bps;    /* token-bucket line rate; 0: unlimited */
+	uint64_t rate_bps;    /* line rate, serialization before delay_ns; 0: unlimited */
 	uint64_t reorder_ns;
 	uint32_t max_size;  /* frames above are dropped; 0: no limit */
 	uint32_t queue_len; /* held frames; 0 means 4096; tail drop */
+	/* ECN marking (RFC 3168 §5) of ECT frames, IPv4 or IPv6: CE when the
+	 * frame waits at least ce_threshold_ns for the line (a queue above a
+	 * threshold, as a DCTCP switch's K; needs rate_bps), and at random
+	 * with ce_ppm. Not-ECT frames are never marked. */
+	uint64_t ce_threshold_ns;
+	uint32_t ce_ppm;
 };
 
 struct dev_fault_stats {
 	uint64_t tx, lost, duplicated, reordered, corrupted, oversize, drop_full;
+	uint64_t ect, ce_marked; /* ECT frames seen, of them marked CE */
 };
 
 /* The wrapper takes no ownership of inner (destroy inner after the wrapper).
@@ -153,6 +160,9 @@ struct dev_fault_stats {
 int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, const struct clk *clk,
 		     struct dev **out);
 void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out);
+/* A scripted loss: the next n frames transmitted through d are dropped
+ * (counted as lost), whatever loss_ppm says. */
+void dev_fault_drop_next(struct dev *d, uint32_t n);
 
 /* ---- pcap writer ------------------------------------------------------- */
 

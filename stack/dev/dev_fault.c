@@ -1,8 +1,9 @@
 /* dev: a seeded fault injector wrapping another device (smoltcp's
  * FaultInjector idea): per transmitted frame loss, duplication, reordering,
- * single-bit corruption, delay with jitter, a token-bucket line rate and a
- * size limit. Held frames sit in a min-heap by release time and are passed to
- * the inner device from the next rx or tx call at or after that time. */
+ * single-bit corruption, delay with jitter, a token-bucket line rate, a
+ * size limit and CE marking of ECT frames above a queueing threshold. Held frames sit in a min-heap
+ * by release time and are passed to the inner device from the next rx or tx call at or after that
+ * time. */
 #include "dev.h"
 
 #include <errno.h>
@@ -28,6 +29,7 @@ struct fault_dev {
 	uint32_t count;
 	uint64_t seq;
 	uint64_t line_free_at; /* when the modelled line is idle again */
+	uint32_t drop_next;    /* scripted losses still to make */
 	struct dev_fault_stats stats;
 };
 
@@ -101,17 +103,110 @@ static struct rte_mbuf *fault_corrupt(struct fault_dev *f, struct rte_mbuf *m)
 	return c;
 }
 
+/* A private copy when the frame may be shared (a retransmission queue's
+ * reference): what we change must not reach the sender's copy. */
+static struct rte_mbuf *fault_own(struct rte_mbuf *m)
+{
+	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m))
+		return m;
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+	rte_pktmbuf_free(m);
+	return c;
+}
+
+/* The IP header of an Ethernet frame (one VLAN tag skipped) and its
+ * version, 0 when it is neither IPv4 nor IPv6 or not in the first segment. */
+static uint8_t *fault_ip(struct rte_mbuf *m, int *ver)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t off = 12;
+	if (m->data_len < off + 2)
+		return NULL;
+	uint16_t type = (uint16_t)(p[off] << 8 | p[off + 1]);
+	if (type == 0x8100) {
+		off += 4;
+		if (m->data_len < off + 2)
+			return NULL;
+		type = (uint16_t)(p[off] << 8 | p[off + 1]);
+	}
+	off += 2;
+	*ver = type == 0x0800 ? 4 : type == 0x86dd ? 6 : 0;
+	if (!*ver || m->data_len < off + (*ver == 4 ? 20u : 40u))
+		return NULL;
+	return p + off;
+}
+
+/* The ECN field of an IP frame: 0 Not-ECT, 1/2 ECT, 3 CE; -1 not IP. */
+static int fault_ecn(struct rte_mbuf *m)
+{
+	int ver;
+	uint8_t *ip = fault_ip(m, &ver);
+	if (!ip)
+		return -1;
+	return ver == 4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+}
+
+/* Sets CE, keeping the IPv4 header checksum right (RFC 1624 eqn. 3). */
+static void fault_set_ce(struct rte_mbuf *m)
+{
+	int ver;
+	uint8_t *ip = fault_ip(m, &ver);
+	if (!ip)
+		return;
+	if (ver == 6) {
+		ip[1] |= 0x30; /* traffic class bits 0-1 straddle bytes 0 and 1 */
+		return;
+	}
+	uint16_t old = (uint16_t)(ip[0] << 8 | ip[1]);
+	ip[1] |= 3;
+	if (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM)
+		return; /* the checksum is still to be computed */
+	uint16_t new = (uint16_t)(ip[0] << 8 | ip[1]);
+	uint32_t hc = (uint16_t)(ip[10] << 8 | ip[11]);
+	uint32_t sum = (~hc & 0xffff) + (~old & 0xffff) + new;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	hc = ~sum & 0xffff;
+	ip[10] = (uint8_t)(hc >> 8);
+	ip[11] = (uint8_t)hc;
+}
+
+/* CE for an ECT frame that would wait at least ce_threshold_ns behind the
+ * frames ahead of it on the line, or at random (ce_ppm). */
+static struct rte_mbuf *fault_mark(struct fault_dev *f, struct rte_mbuf *m, uint64_t now)
+{
+	if (!f->cfg.ce_threshold_ns && !f->cfg.ce_ppm)
+		return m;
+	int ecn = fault_ecn(m);
+	if (ecn != 1 && ecn != 2)
+		return m;
+	f->stats.ect++;
+	uint64_t wait = f->line_free_at > now ? f->line_free_at - now : 0;
+	bool queued = f->cfg.ce_threshold_ns && f->cfg.rate_bps && wait >= f->cfg.ce_threshold_ns;
+	if (!queued && !fault_hit(f, f->cfg.ce_ppm))
+		return m;
+	m = fault_own(m);
+	if (!m)
+		return NULL;
+	fault_set_ce(m);
+	f->stats.ce_marked++;
+	return m;
+}
+
 static uint64_t fault_when(struct fault_dev *f, uint64_t now, uint32_t len)
 {
-	uint64_t at = now + f->cfg.delay_ns;
-	if (f->cfg.jitter_ns)
-		at += rnd_u64(&f->rnd) % f->cfg.jitter_ns;
+	/* A frame leaves once the line has sent it (behind the frames queued
+	 * before it) and arrives delay_ns later: serialization, then
+	 * propagation, so a burst arrives spaced at the line rate. */
+	uint64_t at = now;
 	if (f->cfg.rate_bps) {
 		uint64_t start = f->line_free_at > now ? f->line_free_at : now;
 		f->line_free_at = start + (uint64_t)len * 8 * CLK_NS_PER_S / f->cfg.rate_bps;
-		if (at < f->line_free_at)
-			at = f->line_free_at;
+		at = f->line_free_at;
 	}
+	at += f->cfg.delay_ns;
+	if (f->cfg.jitter_ns)
+		at += rnd_u64(&f->rnd) % f->cfg.jitter_ns;
 	if (fault_hit(f, f->cfg.reorder_ppm)) {
 		f->stats.reordered++;
 		at += f->cfg.reorder_ns;
@@ -137,7 +232,9 @@ static uint16_t fault_tx(struct dev *d, struct rte_mbuf **pkts, uint16_t n)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		if (fault_hit(f, f->cfg.loss_ppm)) {
+		if (f->drop_next || fault_hit(f, f->cfg.loss_ppm)) {
+			if (f->drop_next)
+				f->drop_next--;
 			f->stats.lost++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -149,6 +246,9 @@ static uint16_t fault_tx(struct dev *d, struct rte_mbuf **pkts, uint16_t n)
 				fault_push(f, c, fault_when(f, now, c->pkt_len));
 			}
 		}
+		m = fault_mark(f, m, now);
+		if (!m)
+			continue;
 		if (fault_hit(f, f->cfg.corrupt_ppm) && m->data_len) {
 			f->stats.corrupted++;
 			m = fault_corrupt(f, m);
@@ -208,7 +308,7 @@ int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, cons
 		     struct dev **out)
 {
 	if (!inner || !cfg || !clk || !out || cfg->loss_ppm > 1000000 || cfg->dup_ppm > 1000000 ||
-	    cfg->reorder_ppm > 1000000 || cfg->corrupt_ppm > 1000000)
+	    cfg->reorder_ppm > 1000000 || cfg->corrupt_ppm > 1000000 || cfg->ce_ppm > 1000000)
 		return -EINVAL;
 	struct fault_dev *f = calloc(1, sizeof(*f));
 	if (!f)
@@ -239,4 +339,9 @@ int dev_fault_create(struct dev *inner, const struct dev_fault_config *cfg, cons
 void dev_fault_stats(const struct dev *d, struct dev_fault_stats *out)
 {
 	*out = ((const struct fault_dev *)d)->stats;
+}
+
+void dev_fault_drop_next(struct dev *d, uint32_t n)
+{
+	((struct fault_dev *)d)->drop_next = n;
 }

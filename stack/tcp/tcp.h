@@ -138,7 +138,7 @@ struct tcb {
 	uint32_t backoff, retransmits, total_retrans;
 	uint64_t rtx_first_ns; /* first transmission of the head segment, user timeout */
 	const struct tcp_cc_ops *cc;
-	uint64_t cc_priv[4];
+	uint64_t cc_priv[13]; /* TCP_CC_PRIV_SIZE: the algorithm's state */
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
 	uint32_t ooo_n;
@@ -258,6 +258,10 @@ struct tcp_config {
 	 * ecn_set, else 2, the kernel's default; > 2 is refused. */
 	bool ecn_set;
 	uint8_t ecn;
+	/* net.ipv4.tcp_congestion_control: the algorithm new sockets start
+	 * with; NULL → "cubic"; a name the stack lacks fails tcp_create
+	 * (-ENOENT). */
+	const char *cc;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */
 	int (*xmit)(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,
@@ -318,5 +322,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);
 void tcp_sndbuf_expand(struct tcb *tcb);
 uint32_t tcp_conn_count(const struct tcp *tcp);
+/* The congestion controls TCP_CONGESTION and tcp_config.cc take, separated
+ * by spaces (net.ipv4.tcp_available_congestion_control). */
+const char *tcp_cc_available(void);
 
 #endif

@@ -44,14 +44,24 @@ uint8_t tcp_state_kernel(enum tcp_state s)
 	return (unsigned)s <= TCP_TIME_WAIT ? map[s] : HOOKS_TCP_CLOSE;
 }
 
+const char *tcp_cc_available(void)
+{
+	return cc_available();
+}
+
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
 	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2)
 		return -EINVAL;
+	const struct tcp_cc_ops *cc = cfg->cc ? cc_find(cfg->cc) : cc_default();
+	if (!cc)
+		return -ENOENT;
 	struct tcp *tcp = calloc(1, sizeof(*tcp));
 	if (!tcp)
 		return -ENOMEM;
 	tcp->cfg = *cfg;
+	tcp->cfg.cc = NULL; /* not kept: the caller's string */
+	tcp->cc_default = cc;
 	struct tcp_config *c = &tcp->cfg;
 	if (!c->hz)
 		c->hz = 1000;
@@ -388,6 +398,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->total_retrans = tcb->total_retrans;
 	if (tcb->cc)
 		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
+	o->dctcp_alpha = tcb->cc ? cc_dctcp_alpha(tcb) : -1;
 	o->ecn = ((tcb->flags & TCB_F_ECN) ? SKOPS_ECN_OK : 0) | tcb->ecn_seen;
 	if (tcb->hs.cg)
 		snprintf(o->cgroup, sizeof(o->cgroup), "%s", cg_node_path(tcb->hs.cg));

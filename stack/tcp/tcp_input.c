@@ -21,6 +21,7 @@ struct seg_ctx {
 	uint32_t len;
 	uint8_t flags;
 	uint8_t ecn;
+	bool handshake; /* the ACK completed a passive open */
 };
 
 /* Linux tcp_invalid_ratelimit: at most one ACK per oow_ratelimit_ms for the
@@ -504,6 +505,17 @@ static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
 	return n ? n : 1;
 }
 
+/* An RTT sample for the CC on every ACK that moves snd_una (HyStart++ wants
+ * several a round, Karn's timing gives one): the timestamp echo (RFC 7323
+ * §4), at the 1 ms resolution of our TSval clock. -1: none. */
+static int32_t ack_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const struct tcp_repr *h)
+{
+	if (!(tcb->flags & TCB_F_TS) || !h->ts || !h->tsecr)
+		return -1;
+	uint32_t ms = tcp_ts_now(tcp, tcb) - h->tsecr;
+	return ms < 60000 ? (int32_t)(ms * 1000) : -1;
+}
+
 /* RFC 5961 §5.2: SND.UNA − MAX.SND.WND <= SEG.ACK <= SND.NXT (snd_max: after
  * a go-back-N rewind snd_nxt may lie left of what was sent). MAX.SND.WND is
  * bounded by the bytes ever acknowledged, as Linux does, so that early in a
@@ -526,6 +538,9 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	uint32_t ack = h->ack;
 	uint32_t wnd = (uint32_t)h->window << tcb->snd_wscale;
 	bool wnd_changed = false;
+	/* Linux's FLAG_WIN_UPDATE (tcp_may_update_window), for the CC. */
+	bool win_update = SEQ_GT(ack, tcb->snd_una) || SEQ_LT(tcb->snd_wl1, s->seq) ||
+			  (tcb->snd_wl1 == s->seq && (wnd > tcb->snd_wnd || wnd == 0));
 	if (SEQ_LT(tcb->snd_wl1, s->seq) ||
 	    (tcb->snd_wl1 == s->seq && SEQ_LEQ(tcb->snd_wl2, ack))) {
 		wnd_changed = wnd != tcb->snd_wnd;
@@ -541,7 +556,13 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcb->backoff = 0;
 		}
 	}
-	if ((tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE))
+	bool ece = (tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE);
+	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
+	 * takes the handshake's ACK before the CC's init, so it never sees it. */
+	if (SEQ_GEQ(ack, tcb->snd_una) && !s->handshake)
+		cc_in_ack_event(tcb, ack,
+				(win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
+	if (ece)
 		ecn_ece(tcp, tcb);
 	uint32_t prior_una = tcb->snd_una, prior_sacked = tcb->sb.sacked;
 	bool sack = (tcb->flags & TCB_F_SACK) != 0;
@@ -556,10 +577,12 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		if (tcb->snd.len == 0)
 			ring_release(&tcb->snd);
 		tcb->bytes_acked += data;
+		int32_t rtt_us = ack_rtt_us(tcp, tcb, h);
 		if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {
 			tcb->flags &= ~TCB_F_RTT_TIMING;
-			tcp_rtt_sample(tcp, tcb,
-				       (uint32_t)((tcp->now - tcb->rtt_start) / CLK_NS_PER_US));
+			uint32_t r = (uint32_t)((tcp->now - tcb->rtt_start) / CLK_NS_PER_US);
+			tcp_rtt_sample(tcp, tcb, r);
+			rtt_us = (int32_t)r;
 		}
 		tcb->snd_una = ack;
 		if (SEQ_LT(tcb->snd_nxt, ack))
@@ -568,7 +591,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		tcb->backoff = 0;
 		tcb->rtx_first_ns = 0;
 		uint32_t segs = segs_of(tcb, acked);
-		cc_pkts_acked(tcb, segs, -1);
+		cc_pkts_acked(tcb, segs, rtt_us);
 		if (sack) {
 			/* RFC 6675 with PRR (tcp_recovery.c) */
 			if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
@@ -843,6 +866,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->snd_wl1 = s->seq;
 		tcb->snd_wl2 = h->ack;
 		struct tcb *l = tcb->parent;
+		s->handshake = true;
 		establish(tcp, tcb, false);
 		if (tcb->state == TCP_CLOSED)
 			return false;
@@ -869,13 +893,20 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	if (!ack_input(tcp, tcb, s))
 		return false;
 	if (s->ecn && (tcb->flags & TCB_F_ECN)) {
-		/* RFC 3168 §6.1.3: echo CE with ECE until the peer's CWR. */
+		/* RFC 3168 §6.1.3: echo CE with ECE until the peer's CWR. An
+		 * algorithm that needs ECN (DCTCP) sets the echo per segment
+		 * itself (Linux __tcp_ecn_check_ce → CA_EVENT_ECN_*). */
+		bool ce = (s->ecn & 3) == 3;
+		bool own_echo = (tcb->cc->flags & TCP_CC_NEEDS_ECN) != 0;
 		if (s->flags & TCP_CWR)
 			tcb->flags &= ~TCB_F_ECE_PENDING;
-		if ((s->ecn & 3) == 3) {
-			tcb->flags |= TCB_F_ECE_PENDING | TCB_F_ACK_NOW;
+		if (own_echo)
+			cc_event(tcb, ce ? CA_EVENT_ECN_IS_CE : CA_EVENT_ECN_NO_CE);
+		if (ce) {
+			if (!own_echo)
+				tcb->flags |= TCB_F_ECE_PENDING | TCB_F_ACK_NOW;
 			tcb->ecn_seen |= 4u; /* SKOPS_ECN_CE_SEEN */
-		} else if (s->ecn & 3) {
+		} else {
 			tcb->ecn_seen |= 2u; /* SKOPS_ECN_ECT_SEEN */
 		}
 	}

@@ -61,8 +61,9 @@ struct tcp {
 	struct tcb *pend;     /* effects to apply when depth returns to 0 */
 	uint32_t depth;	      /* nesting of entry points (tcp_enter/tcp_leave) */
 	struct tcp_stats stats;
-	uint64_t challenge_sec;	 /* the second challenge_left belongs to */
-	uint32_t challenge_left; /* challenge ACKs the stack may still send in it */
+	uint64_t challenge_sec;		     /* the second challenge_left belongs to */
+	uint32_t challenge_left;	     /* challenge ACKs the stack may still send in it */
+	const struct tcp_cc_ops *cc_default; /* what new sockets start with */
 };
 
 /* tcp_effect.c: the sock_ops boundary. Every entry point of tcp (input,

@@ -313,6 +313,10 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	if (len && seq + len == tcb->snd_una + tcb->snd.len)
 		r.flags |= TCP_PSH;
 	bool rtx = SEQ_LT(seq, tcb->snd_max);
+	/* Linux tcp_event_data_sent: data after an idle period (cubic shifts
+	 * its epoch over it). */
+	if (!rtx && len && tcb->snd_una == tcb->snd_max)
+		cc_event(tcb, CA_EVENT_TX_START);
 	sack_blocks(tcb, &r);
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
 	if (len) {

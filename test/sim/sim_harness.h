@@ -56,11 +56,12 @@ static inline void sim_net_cfg(struct sim *s, struct net_config *c, struct dev *
 }
 
 /* fault may be NULL (a clean wire). max_conns sizes both stacks. hooks
- * (with its cg_tree) runs sock_ops on both stacks; NULL: none. */
-static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed,
-				   const struct dev_fault_config *fault, uint32_t max_conns,
-				   uint32_t bufsz, bool pcap, struct cg_tree *tree,
-				   struct hooks *hooks)
+ * (with its cg_tree) runs sock_ops on both stacks; NULL: none. cc names both
+ * stacks' default congestion control (NULL: the stack's own default). */
+static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
+				const struct dev_fault_config *fault, uint32_t max_conns,
+				uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				struct hooks *hooks, const char *cc)
 {
 	memset(s, 0, sizeof(*s));
 	s->now = 1000000000ull;
@@ -108,6 +109,7 @@ static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed
 	ca.rmem_default = bufsz;
 	ca.cg_tree = tree;
 	ca.hooks = hooks;
+	ca.cc = cc;
 	cb = ca;
 	sim_net_cfg(s, &cb.net, db, s->b4);
 	cb.net.seed = seed + 1;
@@ -117,6 +119,14 @@ static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed
 	if ((rc = stack_create(&cb, &s->b)) < 0)
 		return rc;
 	return 0;
+}
+
+static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed,
+				   const struct dev_fault_config *fault, uint32_t max_conns,
+				   uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				   struct hooks *hooks)
+{
+	return sim_create_cc(s, tag, seed, fault, max_conns, bufsz, pcap, tree, hooks, NULL);
 }
 
 static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,

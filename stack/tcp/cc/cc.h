@@ -1,7 +1,9 @@
 /* cc: congestion control behind an ops table shaped like Linux's
  * tcp_congestion_ops (include/net/tcp.h), and a registry by name for
  * TCP_CONGESTION. cwnd and ssthresh are in segments, as Linux keeps them.
- * Read RFC 5681 and RFC 6582 (NewReno). */
+ * Modules: reno/newreno (RFC 5681, RFC 6582), cubic (RFC 9438 with HyStart++,
+ * RFC 9406; the default, as Linux's), dctcp (RFC 8257). An algorithm keeps
+ * its state in tcb->cc_priv (Linux's ICSK_CA_PRIV_SIZE, 104 bytes). */
 #ifndef SKOPS_STACK_TCP_CC_CC_H
 #define SKOPS_STACK_TCP_CC_CC_H
 
@@ -23,8 +25,13 @@ enum tcp_ca_event {
 	CA_EVENT_ECN_IS_CE,
 };
 
+/* Linux's tcp_ca_ack_event_flags, for in_ack_event. */
+#define CC_ACK_WIN_UPDATE (1u << 1) /* the ACK updated the send window */
+#define CC_ACK_ECE	  (1u << 2) /* ECE set on an ECN connection */
+
 #define TCP_CC_NEEDS_ECN (1u << 0) /* TCP_CONG_NEEDS_ECN */
 #define TCP_CC_NAME_MAX	 16
+#define TCP_CC_PRIV_SIZE 104 /* bytes of tcb->cc_priv */
 
 struct tcp_cc_ops {
 	/* required */
@@ -33,7 +40,12 @@ struct tcp_cc_ops {
 	/* optional */
 	void (*set_state)(struct tcb *tcb, uint8_t new_state);
 	void (*cwnd_event)(struct tcb *tcb, enum tcp_ca_event ev);
+	/* rtt_us: this ACK's RTT sample, -1 when it has none. */
 	void (*pkts_acked)(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
+	/* Every ACK that is not older than snd_una, before any window
+	 * reduction it causes; ack is its cumulative acknowledgment (the new
+	 * snd_una) and flags CC_ACK_*. */
+	void (*in_ack_event)(struct tcb *tcb, uint32_t ack, uint32_t flags);
 	uint32_t (*undo_cwnd)(struct tcb *tcb);
 	uint32_t flags;
 	char name[TCP_CC_NAME_MAX];
@@ -43,7 +55,17 @@ struct tcp_cc_ops {
 
 /* The built-in algorithms; NULL for an unknown name (TCP_CONGESTION -ENOENT). */
 const struct tcp_cc_ops *cc_find(const char *name);
+/* What a socket starts with when the stack names none (Linux's
+ * tcp_congestion_control default): cubic. */
 const struct tcp_cc_ops *cc_default(void);
+/* Names of the built-in algorithms separated by spaces
+ * (tcp_available_congestion_control). */
+const char *cc_available(void);
+
+/* DCTCP's alpha in 1024ths (Linux's tcp_dctcp_info), -1 unless tcb runs dctcp. */
+int32_t cc_dctcp_alpha(const struct tcb *tcb);
+
+extern const struct tcp_cc_ops cc_reno_ops, cc_newreno_ops, cc_cubic_ops, cc_dctcp_ops;
 /* Checks the required ops of a table: 0 or -EINVAL. */
 int cc_validate(const struct tcp_cc_ops *ops);
 
@@ -51,6 +73,10 @@ int cc_validate(const struct tcp_cc_ops *ops);
 uint32_t cc_slow_start(struct tcb *tcb, uint32_t acked);
 void cc_cong_avoid_ai(struct tcb *tcb, uint32_t w, uint32_t acked);
 bool cc_is_cwnd_limited(const struct tcb *tcb);
+/* Reno's ops, for algorithms that fall back to it (dctcp without ECN). */
+uint32_t cc_reno_ssthresh(struct tcb *tcb);
+void cc_reno_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
+uint32_t cc_reno_undo_cwnd(struct tcb *tcb);
 
 /* NULL-checking wrappers for the optional ops. */
 void cc_init(struct tcb *tcb);
@@ -58,5 +84,9 @@ void cc_release(struct tcb *tcb);
 void cc_set_state(struct tcb *tcb, uint8_t st);
 void cc_event(struct tcb *tcb, enum tcp_ca_event ev);
 void cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
+void cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
+
+/* The algorithm's private state in tcb->cc_priv. */
+#define CC_PRIV(tcb, type) ((type *)(void *)(tcb)->cc_priv)
 
 #endif

@@ -1,11 +1,8 @@
 /* cc_newreno: RFC 5681 slow start and congestion avoidance with the RFC 6582
  * recovery driven from tcp_input (the algorithm only sizes the window), and
- * the registry of built-in algorithms. "reno" is the kernel's name for the
- * same algorithm; "cubic" and "bbr" are not available yet (-ENOENT). */
+ * the Reno building blocks the other algorithms grow with. "reno" is the
+ * kernel's name for the same algorithm. */
 #include "cc.h"
-
-#include <errno.h>
-#include <string.h>
 
 #include "../tcp.h"
 
@@ -51,7 +48,7 @@ void cc_cong_avoid_ai(struct tcb *tcb, uint32_t w, uint32_t acked)
 		tcb->cwnd = tcb->cwnd_clamp;
 }
 
-static void reno_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked)
+void cc_reno_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked)
 {
 	(void)ack;
 	if (!cc_is_cwnd_limited(tcb))
@@ -64,81 +61,28 @@ static void reno_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked)
 	cc_cong_avoid_ai(tcb, tcb->cwnd, acked);
 }
 
-static uint32_t reno_ssthresh(struct tcb *tcb)
+uint32_t cc_reno_ssthresh(struct tcb *tcb)
 {
 	/* RFC 5681 (4): max(FlightSize / 2, 2 SMSS), in segments as Linux. */
 	uint32_t h = tcb->cwnd >> 1;
 	return h > 2 ? h : 2;
 }
 
-static uint32_t reno_undo_cwnd(struct tcb *tcb)
+uint32_t cc_reno_undo_cwnd(struct tcb *tcb)
 {
 	return tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd;
 }
 
-static const struct tcp_cc_ops cc_reno = {
-    .ssthresh = reno_ssthresh,
-    .cong_avoid = reno_cong_avoid,
-    .undo_cwnd = reno_undo_cwnd,
+const struct tcp_cc_ops cc_reno_ops = {
+    .ssthresh = cc_reno_ssthresh,
+    .cong_avoid = cc_reno_cong_avoid,
+    .undo_cwnd = cc_reno_undo_cwnd,
     .name = "reno",
 };
 
-static const struct tcp_cc_ops cc_newreno = {
-    .ssthresh = reno_ssthresh,
-    .cong_avoid = reno_cong_avoid,
-    .undo_cwnd = reno_undo_cwnd,
+const struct tcp_cc_ops cc_newreno_ops = {
+    .ssthresh = cc_reno_ssthresh,
+    .cong_avoid = cc_reno_cong_avoid,
+    .undo_cwnd = cc_reno_undo_cwnd,
     .name = "newreno",
 };
-
-static const struct tcp_cc_ops *const cc_builtin[] = {&cc_reno, &cc_newreno};
-
-int cc_validate(const struct tcp_cc_ops *ops)
-{
-	if (!ops || !ops->ssthresh || !ops->cong_avoid || !ops->name[0])
-		return -EINVAL;
-	return 0;
-}
-
-const struct tcp_cc_ops *cc_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(cc_builtin) / sizeof(cc_builtin[0]); i++)
-		if (strncmp(cc_builtin[i]->name, name, TCP_CC_NAME_MAX) == 0)
-			return cc_builtin[i];
-	return NULL;
-}
-
-const struct tcp_cc_ops *cc_default(void)
-{
-	return &cc_reno;
-}
-
-void cc_init(struct tcb *tcb)
-{
-	if (tcb->cc->init)
-		tcb->cc->init(tcb);
-}
-
-void cc_release(struct tcb *tcb)
-{
-	if (tcb->cc->release)
-		tcb->cc->release(tcb);
-}
-
-void cc_set_state(struct tcb *tcb, uint8_t st)
-{
-	if (tcb->cc->set_state)
-		tcb->cc->set_state(tcb, st);
-	tcb->cc_state = st;
-}
-
-void cc_event(struct tcb *tcb, enum tcp_ca_event ev)
-{
-	if (tcb->cc->cwnd_event)
-		tcb->cc->cwnd_event(tcb, ev);
-}
-
-void cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us)
-{
-	if (tcb->cc->pkts_acked)
-		tcb->cc->pkts_acked(tcb, acked, rtt_us);
-}

@@ -1,6 +1,6 @@
 /* Unit tests of stack/dev: the in-memory wire (delay, FIFO order, tail drop),
  * the fault injector (seeded and reproducible loss, duplication, reordering,
- * single-bit corruption, delay, rate) and the pcap writer. */
+ * single-bit corruption, delay, rate, CE marking) and the pcap writer. */
 #include "test_net_util.h"
 
 static struct rte_mempool *pool;
@@ -239,6 +239,98 @@ START_TEST(fault_rate_limits)
 }
 END_TEST
 
+/* An Ethernet frame of len bytes holding an IPv4 (valid header checksum)
+ * or IPv6 header with the given ECN field. */
+static struct rte_mbuf *ip_frame(int ver, uint8_t ecn, uint16_t len)
+{
+	struct rte_mbuf *m = frame(0, len);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *ip = p + 14;
+	if (ver == 4) {
+		p[12] = 0x08;
+		ip[0] = 0x45;
+		ip[1] = (uint8_t)(0xb8 | ecn); /* DSCP 46 kept through the marking */
+		ip[8] = 64;
+		ip[9] = 6;
+		uint32_t s = 0;
+		for (int i = 0; i < 20; i += 2)
+			s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		ip[10] = (uint8_t)(~s >> 8);
+		ip[11] = (uint8_t)~s;
+	} else {
+		p[12] = 0x86;
+		p[13] = 0xdd;
+		ip[0] = 0x6b; /* traffic class 0xb? : DSCP 46 */
+		ip[1] = (uint8_t)(0x80 | ecn << 4 | 0x5);
+	}
+	return m;
+}
+
+static bool ip4_csum_ok(const uint8_t *ip)
+{
+	uint32_t s = 0;
+	for (int i = 0; i < 20; i += 2)
+		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+START_TEST(fault_ce_marks_above_threshold)
+{
+	/* 1000 bytes at 8 Mbit/s = 1 ms per frame; frames that wait 2 ms or
+	 * more for the line are marked when ECT. */
+	struct dev_wire_config wc = {0};
+	struct dev *a, *b, *f;
+	ck_assert_int_eq(dev_wire_pair_create_cfg(&wc, &clk, &a, &b), 0);
+	struct dev_fault_config fc = {.seed = 1, .rate_bps = 8000000, .ce_threshold_ns = 2000000};
+	ck_assert_int_eq(dev_fault_create(a, &fc, &clk, &f), 0);
+	struct rte_mbuf *pk[7] = {ip_frame(4, 2, 1000), ip_frame(4, 2, 1000), ip_frame(4, 2, 1000),
+				  ip_frame(4, 1, 1000), ip_frame(4, 0, 1000), ip_frame(6, 2, 1000),
+				  ip_frame(6, 0, 1000)};
+	ck_assert_uint_eq(dev_tx_burst(f, pk, 7), 7);
+	now += 10000000;
+	dev_rx_burst(f, pk, 0);
+	static const uint8_t want[7] = {2, 2, 3, 3, 0, 3, 0};
+	struct rte_mbuf *rx[8];
+	ck_assert_uint_eq(dev_rx_burst(b, rx, 8), 7);
+	for (int i = 0; i < 7; i++) {
+		const uint8_t *ip = rte_pktmbuf_mtod(rx[i], const uint8_t *) + 14;
+		if (i < 5) {
+			ck_assert_uint_eq(ip[1] & 3, want[i]);
+			ck_assert_uint_eq(ip[1] >> 2, 46);
+			ck_assert(ip4_csum_ok(ip));
+		} else {
+			ck_assert_uint_eq((ip[1] >> 4) & 3, want[i]);
+			ck_assert_uint_eq(ip[0], 0x6b);
+			ck_assert_uint_eq(ip[1] & 0xcf, 0x85);
+		}
+		rte_pktmbuf_free(rx[i]);
+	}
+	struct dev_fault_stats st;
+	dev_fault_stats(f, &st);
+	ck_assert_uint_eq(st.ect, 5);
+	ck_assert_uint_eq(st.ce_marked, 3);
+	dev_destroy(f);
+	/* at random: every ECT frame with ce_ppm 1e6, no rate needed */
+	struct dev_fault_config all = {.seed = 1, .ce_ppm = 1000000};
+	ck_assert_int_eq(dev_fault_create(a, &all, &clk, &f), 0);
+	pk[0] = ip_frame(4, 2, 200);
+	pk[1] = ip_frame(4, 0, 200);
+	ck_assert_uint_eq(dev_tx_burst(f, pk, 2), 2);
+	ck_assert_uint_eq(dev_rx_burst(b, rx, 8), 2);
+	ck_assert_uint_eq(rte_pktmbuf_mtod(rx[0], uint8_t *)[15] & 3, 3);
+	ck_assert_uint_eq(rte_pktmbuf_mtod(rx[1], uint8_t *)[15] & 3, 0);
+	rte_pktmbuf_free(rx[0]);
+	rte_pktmbuf_free(rx[1]);
+	dev_destroy(f);
+	dev_destroy(a);
+	dev_destroy(b);
+}
+END_TEST
+
 START_TEST(pcap_writes_frames)
 {
 	char path[] = "/tmp/skops-test-dev-XXXXXX";
@@ -293,6 +385,7 @@ static Suite *dev_suite(void)
 	tcase_add_test(tc, fault_dup_reorder_delay);
 	tcase_add_test(tc, fault_corrupt_flips_one_bit_in_a_copy);
 	tcase_add_test(tc, fault_rate_limits);
+	tcase_add_test(tc, fault_ce_marks_above_threshold);
 	tcase_add_test(tc, pcap_writes_frames);
 	suite_add_tcase(s, tc);
 	return s;

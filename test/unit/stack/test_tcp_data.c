@@ -191,6 +191,7 @@ START_TEST(fast_retransmit_newreno)
 	struct tcb *c = fx_passive(&f, false, NULL);
 	c->peer_mss = 1000;
 	tcp_update_mss(f.tcp, c, 0);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "newreno", 7, false), 0);
 	int one = 1;
 	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
 	tcp_send(f.tcp, c, big, 10000, f.now);
@@ -242,6 +243,7 @@ START_TEST(ecn_echo_and_cwr)
 	fx_send(&f, &a, NULL, 0);
 	struct tcb *c = tcp_accept(f.tcp, l);
 	ck_assert(c->flags & TCB_F_ECN);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0); /* cw / 2 below */
 	/* CE → ECE until CWR */
 	struct tcp_repr d = fx_repr(1001, c->snd_nxt, TCP_ACK, 65535);
 	fx_send_ecn(&f, &d, "x", 1, 3);
@@ -289,7 +291,8 @@ START_TEST(options_and_errors)
 	tcp_setsockopt(c, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v), false);
 	tcp_getsockopt(c, SOL_SOCKET, SO_RCVBUF, &v, &len);
 	ck_assert_int_eq(v, 200000);
-	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "cubic", 5, false), -ENOENT);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "bbr", 3, false), -ENOENT);
+	ck_assert_str_eq(c->cc->name, "cubic"); /* the default, unchanged */
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "newreno", 7, false), 0);
 	char name[16];
 	len = sizeof(name);

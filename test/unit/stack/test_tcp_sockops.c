@@ -2,7 +2,7 @@
  * of hooks/progs (built by meson): TIMEOUT_INIT in jiffies of the hz setting
  * on the SYN and the SYN-ACK, RWND_INIT in the SYN / SYN-ACK window,
  * NEEDS_ECN in the SYN and SYN-ACK flags, TCP_BPF_IW as the initial flight,
- * SNDCWND_CLAMP, SO_SNDBUF/SO_RCVBUF, TCP_CONGESTION of an unknown name,
+ * SNDCWND_CLAMP, SO_SNDBUF/SO_RCVBUF, TCP_CONGESTION "dctcp" (and its Reno fallback),
  * the callbacks each open runs (op_count), and cb flags (cb_logger). */
 #include <stdio.h>
 
@@ -180,7 +180,7 @@ START_TEST(rwnd_init_windows)
 }
 END_TEST
 
-START_TEST(needs_ecn_and_unknown_cc)
+START_TEST(needs_ecn_and_dctcp)
 {
 	env_init("cong_ecn", 1000);
 	struct fx f;
@@ -196,8 +196,9 @@ START_TEST(needs_ecn_and_unknown_cc)
 	fx_send(&f, &sa, NULL, 0);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
 	ck_assert(c->flags & TCB_F_ECN);
-	/* "dctcp" is not available: TCP_CONGESTION fails, reno stays */
-	ck_assert_str_eq(c->cc->name, "reno");
+	/* the program's TCP_CONGESTION "dctcp" took effect with ECN on */
+	ck_assert_str_eq(c->cc->name, "dctcp");
+	ck_assert_int_eq(cc_dctcp_alpha(c), 1024); /* dctcp_alpha_on_init */
 	/* passive: the SYN asks, NEEDS_ECN says yes → ECE in the SYN-ACK */
 	fx_v6(&f, true, PORT, 40003);
 	struct tcb *l;
@@ -212,7 +213,17 @@ START_TEST(needs_ecn_and_unknown_cc)
 	fx_v6(&f, true, PORT, 40004);
 	struct tcp_repr plain = fx_repr(1, 0, TCP_SYN, 65535);
 	fx_send(&f, &plain, NULL, 0);
-	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_SYN | TCP_ACK);
+	struct fx_seg *psa = fx_pop(&f);
+	ck_assert_uint_eq(psa->r.flags, TCP_SYN | TCP_ACK);
+	/* established without ECN, the program's "dctcp" falls back to Reno
+	 * under Linux's name for it */
+	struct tcp_repr pa = fx_repr(2, psa->r.seq + 1, TCP_ACK, 65535);
+	fx_send(&f, &pa, NULL, 0);
+	struct tcb *pc = tcp_accept(f.tcp, l);
+	ck_assert_ptr_nonnull(pc);
+	ck_assert(!(pc->flags & TCB_F_ECN));
+	ck_assert_str_eq(pc->cc->name, "dctcp-reno");
+	ck_assert_int_eq(cc_dctcp_alpha(pc), -1);
 	fx_fini(&f);
 	env_fini();
 }
@@ -434,7 +445,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, timeout_init_synack_and_far_default);
 	tcase_add_test(tc, rwnd_init_windows);
 	tcase_add_test(tc, v4_mapped_child_family);
-	tcase_add_test(tc, needs_ecn_and_unknown_cc);
+	tcase_add_test(tc, needs_ecn_and_dctcp);
 	tcase_add_test(tc, needs_ecn_after_tcp_ecn);
 	tcase_add_test(tc, init_cwnd_flight);
 	tcase_add_test(tc, cwnd_clamp_and_bufs);
