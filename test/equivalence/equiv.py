@@ -341,7 +341,8 @@ class SkopsSide:
             os.unlink(self.mapfile)
         args = ["--vdev", "net_af_packet0,iface=p0", "--addr", "%s/%d" % (topo.paddr, topo.plen),
                 "--sockops", self.obj, "--cgroup", "/eq", "--info", "--trace",
-                "--dump-maps=" + self.mapfile]
+                "--dump-maps=" + self.mapfile,
+                "--tcp-ecn", "0"]  # as the kernel's program side (Topo: tcp_ecn=0)
         if BOTH_CC != "cubic":  # cubic is skops's default: the row checks it
             args += ["--cc", BOTH_CC]
         args += ["-l", str(PORT)] if role == "server" else [topo.qaddr, str(PORT)]
