@@ -18,8 +18,9 @@ done
 for t in ip ss socat ethtool; do
 	command -v $t >/dev/null || { echo "demo: missing $t (scripts/install-deps.sh)" >&2; exit 1; }
 done
-CGROOT=/sys/fs/cgroup/unified
-[ -f $CGROOT/cgroup.procs ] || { echo "demo: no cgroup v2 at $CGROOT" >&2; exit 1; }
+# the cgroup v2 hierarchy: /sys/fs/cgroup on a unified host, .../unified on a hybrid one
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+[ -f $CGROOT/cgroup.procs ] || { echo "demo: no cgroup v2 hierarchy mounted (${CGROOT:-none in /proc/mounts})" >&2; exit 1; }
 A=skops-demo-a-$$ K=skops-demo-k-$$ VA=skd-a-$$ VK=skd-k-$$
 CGA=skops-demo-far-$$ CGB=skops-demo-near-$$
 TMP=$(mktemp -d /tmp/skops-demo-XXXXXX)

@@ -27,8 +27,9 @@ LOGGER=$B/hooks/progs/cb_logger.o
 for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$PROBE" "$LOGGER"; do
 	[ -e "$f" ] || fail "missing $f (build first)"
 done
-CGROOT=/sys/fs/cgroup/unified
-[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy at $CGROOT"
+# the cgroup v2 hierarchy: /sys/fs/cgroup on a unified host, .../unified on a hybrid one
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy mounted (${CGROOT:-none in /proc/mounts})"
 CG=skops-prog-$$
 mkdir "$CGROOT/$CG" || fail "mkdir cgroup"
 VETH_C=skv-c-$$

@@ -28,8 +28,9 @@ for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$PROBE" "$PROGS
 	"$PROGS/syn_rto.o"; do
 	[ -e "$f" ] || fail "missing $f (build first)"
 done
-CGROOT=/sys/fs/cgroup/unified
-[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy at $CGROOT"
+# the cgroup v2 hierarchy: /sys/fs/cgroup on a unified host, .../unified on a hybrid one
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy mounted (${CGROOT:-none in /proc/mounts})"
 CG_A=skops-app-a-$$
 CG_B=skops-app-b-$$
 mkdir "$CGROOT/$CG_A" "$CGROOT/$CG_B" || fail "mkdir cgroups"

@@ -285,12 +285,22 @@ def drop_first(topo, what):
 # ---- the two kinds of program side ----------------------------------------
 
 
+def cgroup2_root():
+    """The cgroup v2 mount: /sys/fs/cgroup on a unified host, .../unified on a hybrid one."""
+    with open("/proc/mounts") as f:
+        for line in f:
+            dev, mnt, fs = line.split()[:3]
+            if fs == "cgroup2":
+                return mnt
+    raise SystemExit("equivalence: no cgroup v2 hierarchy mounted")
+
+
 class KernelSide:
     name = "kernel"
 
     def __init__(self, obj):
         self.pin = "/sys/fs/bpf/%s" % TAG
-        self.cg = "/sys/fs/cgroup/unified/%s" % TAG
+        self.cg = os.path.join(cgroup2_root(), TAG)
         sh("bpftool prog load %s %s type sockops" % (obj, self.pin))
         os.makedirs(self.cg, exist_ok=True)
         sh("bpftool cgroup attach %s sock_ops pinned %s" % (self.cg, self.pin))
