@@ -107,6 +107,19 @@ __attribute__((constructor)) static void shim_ctor(void)
 	shim_exec_adopt();
 }
 
+/* exit() closes a process's fds and the kernel FINs their connections
+ * gracefully; skopsd sees only the control connection drop, which it must
+ * take for a SIGKILL and answer with resets. So a normal exit (the
+ * destructors run; not on _exit, exec or a signal) closes every skops
+ * socket as close() does: this process's hold goes, and a socket no other
+ * process holds is flushed and FINed by the daemon. */
+__attribute__((destructor)) static void shim_dtor(void)
+{
+	for (int fd = 0, hi = shim_fd_hi(); fd <= hi; fd++)
+		if (shim_sock(fd))
+			shim_fd_release(fd);
+}
+
 void shim_fd_set(int fd, struct ssock *s)
 {
 	struct shim_fd *e = shim_fd(fd);

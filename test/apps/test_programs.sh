@@ -148,6 +148,31 @@ s.send(b"x"); time.sleep(0.3); s.close()' || fail "SO_LINGER 0 client"
 wait_pid 10 "$PID_rstsrv"
 grep -q reset "$TMP/rstsrv.out" || fail "SO_LINGER 0: the kernel peer saw $(cat "$TMP/rstsrv.out"), not a reset"
 echo "SO_LINGER 0: close reset the connection"
+# exit without close: the kernel closes an exiting process's fds gracefully,
+# so the peer gets every byte and a FIN (a SIGKILL's reset is test_shim's)
+bg eofsrv ip netns exec "$NS_B" timeout 20 /usr/bin/python3 -c 'import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("'$IP4_B'", 7501)); s.listen(); print("up", flush=True)
+c, _ = s.accept(); c.settimeout(10); n = 0
+try:
+    while True:
+        d = c.recv(65536)
+        if not d:
+            break
+        n += len(d)
+    print("eof", n)
+except ConnectionResetError:
+    print("reset after", n)'
+wait_for 10 grep -q up "$TMP/eofsrv.out" || fail "kernel EOF server"
+# the socket object is closed; its dup, which nothing closes, is left to exit()
+app /usr/bin/python3 -c 'import os, socket, sys
+s = socket.create_connection(("'$IP4_B'", 7501))
+s.sendall(open(sys.argv[1], "rb").read(200000))
+os.dup(s.fileno()); s.close(); sys.exit(0)' "$TMP/file" || fail "exit-without-close client"
+wait_pid 10 "$PID_eofsrv"
+grep -q "^eof 200000$" "$TMP/eofsrv.out" ||
+	fail "exit without close: the kernel peer saw '$(cat "$TMP/eofsrv.out")', not 200000 bytes and a FIN"
+echo "exit without close: 200000 bytes and a FIN"
 
 # ---- 3: asyncio echo server
 head -c 1000000 /dev/urandom >"$TMP/aio.in"
