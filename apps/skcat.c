@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -245,25 +244,6 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 static uint16_t port_of(const struct skcat *k)
 {
 	return (uint16_t)strtoul(k->port, NULL, 10);
-}
-
-static socklen_t make_sa(uint8_t fam, const void *addr, uint16_t port, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (fam == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)ss;
-		s->sin_family = AF_INET;
-		s->sin_port = htons(port);
-		if (addr)
-			memcpy(&s->sin_addr, addr, 4);
-		return sizeof(*s);
-	}
-	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
-	s->sin6_family = AF_INET6;
-	s->sin6_port = htons(port);
-	if (addr)
-		memcpy(&s->sin6_addr, addr, 16);
-	return sizeof(*s);
 }
 
 static void print_info(struct stack *st, int sd)
@@ -573,23 +553,6 @@ static int serve_echo(struct skcat *k, struct stack *st, struct echo_conn *c, un
 	return status;
 }
 
-/* "198.18.0.1:5000" or "[::ffff:198.18.0.1]:5000", from the sockaddr the
- * socket reports. */
-static const char *sa_str(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
-		inet_ntop(AF_INET, &s->sin_addr, a, sizeof(a));
-		snprintf(buf, len, "%s:%u", a, ntohs(s->sin_port));
-	} else {
-		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
-		inet_ntop(AF_INET6, &s->sin6_addr, a, sizeof(a));
-		snprintf(buf, len, "[%s]:%u", a, ntohs(s->sin6_port));
-	}
-	return buf;
-}
-
 /* -v: "skcat: accepted PEER on LOCAL" as getpeername/getsockname report them. */
 static void log_accept(const struct skcat *k, struct stack *st, int sd)
 {
@@ -603,8 +566,8 @@ static void log_accept(const struct skcat *k, struct stack *st, int sd)
 	if (rc)
 		die("accepted connection: no address: %s", strerror(-rc));
 	char pb[80], lb[80];
-	fprintf(stderr, "skcat: accepted %s on %s\n", sa_str(&p, pb, sizeof(pb)),
-		sa_str(&l, lb, sizeof(lb)));
+	fprintf(stderr, "skcat: accepted %s on %s\n", appport_sa_str(&p, pb, sizeof(pb)),
+		appport_sa_str(&l, lb, sizeof(lb)));
 }
 
 /* With addresses of both families, one AF_INET6 socket on [::]:PORT with
@@ -632,7 +595,7 @@ static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 					 : 0;
 		if (rc)
 			die("IPV6_V6ONLY: %s", strerror(-rc));
-		socklen_t l = make_sa(fam, NULL, port_of(k), &ss);
+		socklen_t l = appport_sockaddr(fam, NULL, port_of(k), &ss);
 		rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
 		if (rc)
 			die("bind %s:%s: %s", f ? "[::]" : "0.0.0.0", k->port, strerror(-rc));
@@ -772,7 +735,7 @@ int main(int argc, char **argv)
 		sd = skops_socket(st, fam, SOCK_STREAM);
 		if (sd < 0)
 			die("socket: %s", strerror(-sd));
-		socklen_t l = make_sa(fam, a, port_of(&k), &ss);
+		socklen_t l = appport_sockaddr(fam, a, port_of(&k), &ss);
 		rc = skops_connect(st, sd, (struct sockaddr *)&ss, l);
 		if (rc && rc != -EINPROGRESS)
 			die("connect %s %s: %s", k.host, k.port, strerror(-rc));

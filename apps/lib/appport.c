@@ -1,4 +1,5 @@
 /* appport: the port keys and sock_ops attach shared by skcat and skopsd. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,4 +102,40 @@ int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char 
 	bpfvm_prog_put(prog); /* the tree holds its own reference */
 	bpfvm_obj_close(obj);
 	return rc;
+}
+
+socklen_t appport_sockaddr(int fam, const void *addr, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (fam == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		if (addr)
+			memcpy(&s->sin_addr, addr, 4);
+		return sizeof(*s);
+	}
+	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
+	s->sin6_family = AF_INET6;
+	s->sin6_port = htons(port);
+	if (addr)
+		memcpy(&s->sin6_addr, addr, 16);
+	return sizeof(*s);
+}
+
+const char *appport_sa_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
+		inet_ntop(AF_INET, &s->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(s->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
+		inet_ntop(AF_INET6, &s->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(s->sin6_port));
+	} else {
+		snprintf(buf, len, "?");
+	}
+	return buf;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include "dev/dev.h"
 #include "net/net.h"
 
@@ -33,5 +35,13 @@ int appport_set(struct appport *p, const char *key, const char *val, char *err, 
 int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
 		   const char *cg, uint32_t flags, bool strict, const char *name, char *err,
 		   size_t elen);
+
+/* ss as fam's sockaddr for addr (4 or 16 bytes; NULL: the wildcard) and
+ * port; returns its length. */
+socklen_t appport_sockaddr(int fam, const void *addr, uint16_t port, struct sockaddr_storage *ss);
+
+/* "ADDR:PORT" or "[ADDR]:PORT" (a socket's name as getsockname reports it),
+ * "?" for another family; returns buf. */
+const char *appport_sa_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 #endif

@@ -1,7 +1,6 @@
 /* dsock: one application socket's shared memory, moved to and from the
  * stack. Every index read from the app is checked; a bad one resets the
  * connection (the app can only hurt its own sockets). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "appport.h"
 #include "skops.h"
 #include "skopsd.h"
 
@@ -79,21 +79,6 @@ unsigned dsock_release(struct dsock *s, struct client *cl, unsigned id)
 	return s->nhold;
 }
 
-/* "ADDR:PORT", "[ADDR]:PORT" */
-static void sa_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const void *)sa;
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)sa;
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
-	}
-}
-
 void dsock_log(struct skopsd *d, unsigned id, const char *why)
 {
 	struct dsock *s = d->socks[id];
@@ -105,9 +90,9 @@ void dsock_log(struct skopsd *d, unsigned id, const char *why)
 	socklen_t ll = sizeof(la), rl = sizeof(ra);
 	char ls[64] = "?", rs[64] = "?";
 	if (!skops_getsockname(d->st, s->sd, (struct sockaddr *)&la, &ll))
-		sa_str((struct sockaddr *)&la, ls, sizeof(ls));
+		appport_sa_str(&la, ls, sizeof(ls));
 	if (!skops_getpeername(d->st, s->sd, (struct sockaddr *)&ra, &rl))
-		sa_str((struct sockaddr *)&ra, rs, sizeof(rs));
+		appport_sa_str(&ra, rs, sizeof(rs));
 	fprintf(stderr,
 		"skopsd: conn %s pid %d %s %s cgroup %s state %s cb_flags %u syn_wnd %u "
 		"syn_rto_ms %u rto_ms %u cwnd %u cc %s sent %llu received %llu\n",

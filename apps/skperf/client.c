@@ -58,7 +58,7 @@ static int open_conn(struct sp_test *t, uint16_t lport, int *out)
 	struct sockaddr_storage ss;
 	int rc = 0;
 	if (lport) {
-		socklen_t l = sp_sockaddr(fam, NULL, lport, &ss);
+		socklen_t l = appport_sockaddr(fam, NULL, lport, &ss);
 		if ((rc = skops_bind(a->st, sd, (struct sockaddr *)&ss, l)))
 			snprintf(t->err, sizeof(t->err), "--cport %u: bind: %s", lport,
 				 strerror(-rc));
@@ -66,7 +66,7 @@ static int open_conn(struct sp_test *t, uint16_t lport, int *out)
 	if (!rc && out != &t->ctrl)
 		rc = sp_sock_opts(t, sd, true);
 	if (!rc) {
-		socklen_t l = sp_sockaddr(fam, addr, a->o.port, &ss);
+		socklen_t l = appport_sockaddr(fam, addr, a->o.port, &ss);
 		rc = skops_connect(a->st, sd, (struct sockaddr *)&ss, l);
 		if (rc == -EINPROGRESS)
 			rc = 0;

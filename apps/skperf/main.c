@@ -341,25 +341,6 @@ void sp_pump(struct sp_app *a)
 		nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
 }
 
-socklen_t sp_sockaddr(int fam, const void *addr, uint16_t port, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (fam == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)ss;
-		s->sin_family = AF_INET;
-		s->sin_port = htons(port);
-		if (addr)
-			memcpy(&s->sin_addr, addr, 4);
-		return sizeof(*s);
-	}
-	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
-	s->sin6_family = AF_INET6;
-	s->sin6_port = htons(port);
-	if (addr)
-		memcpy(&s->sin6_addr, addr, 16);
-	return sizeof(*s);
-}
-
 const char *sp_sa_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN] = "?";

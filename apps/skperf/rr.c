@@ -158,7 +158,7 @@ static int crr_open(struct sp_test *t, struct sp_crr *c)
 	uint8_t fam, addr[16];
 	net_ip_parse(a->o.host, &fam, addr);
 	struct sockaddr_storage ss;
-	socklen_t l = sp_sockaddr(fam, addr, a->o.port, &ss);
+	socklen_t l = appport_sockaddr(fam, addr, a->o.port, &ss);
 	c->t0 = clk_now(&a->clk);
 	int sd = skops_socket(a->st, fam, SOCK_STREAM);
 	if (sd < 0) {

@@ -36,7 +36,7 @@ static int open_listeners(struct sp_app *a, int lsd[2])
 		if (fam == AF_INET6)
 			skops_setsockopt(a->st, s, SOL_IPV6, IPV6_V6ONLY, &off, sizeof(off));
 		struct sockaddr_storage ss;
-		socklen_t l = sp_sockaddr(fam, NULL, a->o.port, &ss);
+		socklen_t l = appport_sockaddr(fam, NULL, a->o.port, &ss);
 		int rc = skops_bind(a->st, s, (struct sockaddr *)&ss, l);
 		if (!rc)
 			rc = skops_listen(a->st, s, 128);

@@ -156,7 +156,7 @@ struct sp_test {
 /* main.c */
 void sp_test_init(struct sp_test *t, struct sp_app *a, bool server);
 void sp_pump(struct sp_app *a);
-socklen_t sp_sockaddr(int fam, const void *addr, uint16_t port, struct sockaddr_storage *ss);
+/* the address alone (JSON fields); appport_sa_str adds the port */
 const char *sp_sa_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 int sp_sock_error(struct stack *st, int sd);
 /* Applies -C, -w, -M, TCP_NODELAY of t to sd; err names the option that failed. */
