@@ -27,46 +27,11 @@ LOGGER=$B/hooks/progs/cb_logger.o
 for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$PROBE" "$LOGGER"; do
 	[ -e "$f" ] || fail "missing $f (build first)"
 done
-# the cgroup v2 hierarchy: /sys/fs/cgroup on a unified host, .../unified on a hybrid one
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy mounted (${CGROOT:-none in /proc/mounts})"
-CG=skops-prog-$$
-mkdir "$CGROOT/$CG" || fail "mkdir cgroup"
+. "$(dirname "$0")/apps_lib.sh"
 VETH_C=skv-c-$$
 VETH_D=skv-d-$$
-progs_cleanup() {
-	# every process left in the namespaces (a kernel server's child holding a
-	# connection skops never closed) goes too: it would hold the root lock
-	for n in "$NS_A" "$NS_B"; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9; done
-	cleanup
-	for p in $(cat "$CGROOT/$CG/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.2
-	rmdir "$CGROOT/$CG" 2>/dev/null
-}
-trap progs_cleanup EXIT
-setup_netns
-SOCK=$TMP/skopsd.sock
-LOG=$TMP/skopsd.err
-
-# app CMD...: CMD under the shim in the program cgroup, in the skops netns;
-# "bg NAME "${APP[@]}" CMD..." for a background one whose pid gets signals
-APP=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROOT/$CG" ip netns exec "$NS_A"
-	timeout 60 "$RUN" --sock "$SOCK" --)
-app() { "${APP[@]}" "$@"; }
+apps_setup skops-prog-$$ 60
 listening() { in_b ss -Hltn "sport = :$1" | grep -q LISTEN; }
-# tuned PORT MIN: at least MIN closed connections of the program on PORT
-# (either end) were in its cgroup with cb_logger's callbacks turned on
-tuned() {
-	local n i
-	for ((i = 0; i < 50; i++)); do # closes are logged as skopsd finishes them
-		n=$(grep -E "skopsd: conn (closed|aborted|reset) " "$LOG" | grep -E ":$1 " | grep -c "cgroup /$CG .*cb_flags 7 ")
-		[ "$n" -ge "$2" ] && break
-		sleep 0.1
-	done
-	[ "$n" -ge "$2" ] || fail "port $1: $n connection(s) tuned by the cgroup's sock_ops, want >= $2:
-$(grep -E "skopsd: conn (closed|aborted|reset) " "$LOG" | grep -E ":$1 " | head -5)"
-	echo "  sock_ops ran for $n connection(s) on port $1 (cgroup /$CG, cb_flags 7)"
-}
 
 bg skopsd ip netns exec "$NS_A" "$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
 	--addr "$IP6_A/64" --sock "$SOCK" -v --attach "/$CG=$LOGGER:multi"

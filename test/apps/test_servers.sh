@@ -17,41 +17,8 @@ LOGGER=$B/hooks/progs/cb_logger.o
 for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$LOGGER"; do
 	[ -e "$f" ] || fail "missing $f (build first)"
 done
-# the cgroup v2 hierarchy: /sys/fs/cgroup on a unified host, .../unified on a hybrid one
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy mounted (${CGROOT:-none in /proc/mounts})"
-CG=skops-srv-$$
-mkdir "$CGROOT/$CG" || fail "mkdir cgroup"
-srv_cleanup() {
-	# every process left in the namespaces (a kernel server's child holding a
-	# connection skops never closed) goes too: it would hold the root lock
-	for n in "$NS_A" "$NS_B"; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9; done
-	cleanup
-	for p in $(cat "$CGROOT/$CG/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.2
-	rmdir "$CGROOT/$CG" 2>/dev/null
-}
-trap srv_cleanup EXIT
-setup_netns
-SOCK=$TMP/skopsd.sock
-LOG=$TMP/skopsd.err
-
-# app CMD...: CMD under the shim in the program cgroup, in the skops netns;
-# "bg NAME "${APP[@]}" CMD..." for a background one whose pid gets signals
-APP=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROOT/$CG" ip netns exec "$NS_A"
-	timeout 120 "$RUN" --sock "$SOCK" --)
-app() { "${APP[@]}" "$@"; }
-conns() { grep -E "skopsd: conn (closed|aborted|reset) " "$LOG" | grep -E "$IP4_A:$1 " | grep "cgroup /$CG .*cb_flags 7 "; }
-tuned() {
-	local n i
-	for ((i = 0; i < 50; i++)); do # closes are logged as skopsd finishes them
-		n=$(conns "$1" | wc -l)
-		[ "$n" -ge "$2" ] && break
-		sleep 0.1
-	done
-	[ "$n" -ge "$2" ] || fail "port $1: $n connection(s) tuned by the cgroup's sock_ops, want >= $2"
-	echo "  sock_ops ran for $n connection(s) on port $1 (cgroup /$CG, cb_flags 7)"
-}
+. "$(dirname "$0")/apps_lib.sh"
+apps_setup skops-srv-$$ 120
 
 bg skopsd ip netns exec "$NS_A" "$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
 	--sock "$SOCK" -v --attach "/$CG=$LOGGER:multi"
@@ -109,8 +76,8 @@ rps=$(awk '/Requests\/sec/ {print $2}' "$TMP/wrk.out")
 kill -QUIT "$PID_nginx" # graceful: the workers close their connections
 wait_pid 15 "$PID_nginx" || fail "nginx did not stop on SIGQUIT: $(tail -3 "$NG/error.log")"
 grep -E "\[(alert|crit|emerg)\]" "$NG/error.log" && fail "nginx logged alerts"
-tuned 8081 20
-npid=$(conns 8081 | grep -o "pid [0-9]*" | sort -u | wc -l)
+tuned 8081 20 "$IP4_A"
+npid=$(conns 8081 "$IP4_A" | grep -o "pid [0-9]*" | sort -u | wc -l)
 [ "$npid" = 2 ] || fail "nginx: connections accepted by $npid worker(s), want 2"
 echo "nginx: wrk $reqs requests ($rps/s), no errors; both workers accepted"
 
@@ -130,5 +97,5 @@ in_b redis-cli -h "$IP4_A" -p 6379 --raw get rkey | head -c "$(stat -c %s "$TMP/
 echo "redis: SET/GET of a 1 MB random value round-tripped"
 kill "$PID_redis"
 wait_pid 10 "$PID_redis"
-tuned 6379 20
+tuned 6379 20 "$IP4_A"
 echo "PASS: nginx (2 workers, 10 MiB, small files, wrk $rps req/s), redis ($(head -1 "$TMP/bench.sum"))"

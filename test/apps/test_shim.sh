@@ -28,9 +28,7 @@ for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$PROBE" "$PROGS
 	"$PROGS/syn_rto.o"; do
 	[ -e "$f" ] || fail "missing $f (build first)"
 done
-# the cgroup v2 hierarchy: /sys/fs/cgroup on a unified host, .../unified on a hybrid one
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -f "$CGROOT/cgroup.procs" ] || fail "no cgroup v2 hierarchy mounted (${CGROOT:-none in /proc/mounts})"
+. "$(dirname "$0")/apps_lib.sh"
 CG_A=skops-app-a-$$
 CG_B=skops-app-b-$$
 mkdir "$CGROOT/$CG_A" "$CGROOT/$CG_B" || fail "mkdir cgroups"
