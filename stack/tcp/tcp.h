@@ -80,29 +80,33 @@ struct tcp;
 
 /* The sender's SACK scoreboard (RFC 6675 §2-4, tcp_sack.c) and the state of
  * a SACK-based recovery (tcp_recovery.c): SACKed ranges above snd_una,
- * sorted and disjoint, at most TCP_SB_MAX (a block that would need more is
- * ignored: the data it covers counts as un-SACKed, which is safe). */
-#define TCP_SB_MAX 32
+ * sorted and disjoint, in an array taken on the first SACK block and grown
+ * as holes multiply (a 5 % loss across a megabyte flight leaves hundreds),
+ * up to TCP_SB_MAX ranges whatever the peer sends; a block that would need
+ * more is ignored: the data it covers counts as un-SACKed, which is safe. */
+#define TCP_SB_MAX 4096
+#define TCP_SB_MIN 16 /* ranges in the first array */
 enum tcp_sb_mode { TCP_SB_OPEN = 0, TCP_SB_RECOVERY, TCP_SB_LOSS };
 struct tcp_sack_sb {
 	uint8_t mode;		/* TCP_SB_*: who drives retransmission */
 	bool rescued;		/* RFC 6675 rule 4 used in this recovery */
 	uint16_t n;		/* ranges in b */
+	uint16_t cap;		/* ranges b has room for (0: none taken) */
 	uint32_t sacked;	/* bytes in b */
 	uint32_t high_rxt;	/* HighRxt: end of the highest retransmitted hole */
 	uint32_t lost_high;	/* after an RTO: all un-SACKed data below is lost */
 	uint32_t prr_delivered; /* RFC 6937, bytes */
 	uint32_t prr_out;
 	uint32_t recover_fs;
-	uint32_t snd_budget; /* bytes PRR allows this ACK (RECOVERY) */
+	uint32_t snd_budget;   /* bytes PRR allows this ACK (RECOVERY) */
 	uint32_t dsacks;       /* D-SACK blocks received (RFC 2883) */
 	uint32_t undo_marker;  /* snd_una when the last reduction began (undo armed) */
 	uint32_t undo_retrans; /* its retransmissions not yet D-SACKed */
 	bool undo;	       /* undo_marker is set: a reduction may still be undone */
 	uint32_t undos;	       /* reductions undone */
-	struct {
+	struct tcp_sb_range {
 		uint32_t l, r;
-	} b[TCP_SB_MAX];
+	} * b;
 };
 
 struct tcb {

@@ -176,6 +176,7 @@ struct tcp_sb_seg {
 void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sacked,
 		   struct tcp_sb_res *res);
 void tcp_sb_clear(struct tcb *tcb);
+void tcp_sb_free(struct tcb *tcb); /* returns the board's memory */
 uint32_t tcp_sb_lost_edge(const struct tcb *tcb);
 bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq);
 uint32_t tcp_sb_pipe(const struct tcb *tcb);

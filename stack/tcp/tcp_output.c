@@ -304,6 +304,7 @@ void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_
 /* One data (and/or FIN) segment at seq of len bytes from the send ring. */
 static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin)
 {
+	TCP_INV(SEQ_GEQ(seq, tcb->snd_una) && SEQ_LEQ(seq + len, tcb->snd_una + tcb->snd.len));
 	struct tcp_repr r;
 	base_repr(tcb, &r, seq, TCP_ACK);
 	if (fin)

@@ -2,9 +2,11 @@
  * (RFC 2018) checked as Linux's tcp_is_sackblock_valid and kept as sorted,
  * disjoint ranges above snd_una; IsLost (§4), the pipe estimate SetPipe
  * (§4) and the retransmission choices of NextSeg (§4 rules 1, 3, 4). The
- * board holds at most TCP_SB_MAX ranges whatever the peer sends: a block
- * that would need another range is dropped, which only makes the sender
- * resend data the peer already has. */
+ * board grows with the holes up to TCP_SB_MAX ranges whatever the peer
+ * sends: a block that would need more is dropped, which only makes the
+ * sender resend data the peer already has. An idle connection holds no
+ * board. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tcp_int.h"
@@ -27,6 +29,48 @@ void tcp_sb_clear(struct tcb *tcb)
 	tcb->sb.sacked = 0;
 }
 
+void tcp_sb_free(struct tcb *tcb)
+{
+	free(tcb->sb.b);
+	tcb->sb.b = NULL;
+	tcb->sb.n = 0;
+	tcb->sb.cap = 0;
+	tcb->sb.sacked = 0;
+}
+
+/* Room for one more range; false when the board is at TCP_SB_MAX or
+ * memory is short (the block is then ignored, which is safe). */
+static bool sb_room(struct tcp_sack_sb *sb)
+{
+	if (sb->n < sb->cap)
+		return true;
+	if (sb->cap >= TCP_SB_MAX)
+		return false;
+	uint32_t cap = sb->cap ? 2u * sb->cap : TCP_SB_MIN;
+	if (cap > TCP_SB_MAX)
+		cap = TCP_SB_MAX;
+	struct tcp_sb_range *b = realloc(sb->b, cap * sizeof(*b));
+	if (!b)
+		return false;
+	sb->b = b;
+	sb->cap = (uint16_t)cap;
+	return true;
+}
+
+/* The first range that ends after seq (n when none): ranges are sorted. */
+static uint32_t sb_first_after(const struct tcp_sack_sb *sb, uint32_t seq)
+{
+	uint32_t lo = 0, hi = sb->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (SEQ_GT(sb->b[mid].r, seq))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* Drops what snd_una now covers. */
 static void sb_trim(struct tcb *tcb)
 {
@@ -44,15 +88,15 @@ static void sb_trim(struct tcb *tcb)
 		sb->sacked -= tcb->snd_una - sb->b[0].l;
 		sb->b[0].l = tcb->snd_una;
 	}
+	if (!sb->n && tcb->snd_una == tcb->snd_max)
+		tcp_sb_free(tcb); /* all acknowledged: the connection may idle */
 }
 
 /* Merges [l, r) (inside (snd_una, snd_max]) into the board. */
 static void sb_insert(struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
-	uint32_t i = 0;
-	while (i < sb->n && SEQ_LT(sb->b[i].r, l))
-		i++;
+	uint32_t i = sb_first_after(sb, l - 1); /* the first that ends at l or later */
 	if (i < sb->n && SEQ_LEQ(sb->b[i].l, r)) {
 		/* Overlaps or touches b[i]: widen it, then swallow followers. */
 		uint32_t nl = seq_min(l, sb->b[i].l), nr = seq_max(r, sb->b[i].r);
@@ -70,7 +114,7 @@ static void sb_insert(struct tcb *tcb, uint32_t l, uint32_t r)
 		}
 		return;
 	}
-	if (sb->n == TCP_SB_MAX)
+	if (!sb_room(sb))
 		return;
 	memmove(&sb->b[i + 1], &sb->b[i], (sb->n - i) * sizeof(sb->b[0]));
 	sb->b[i].l = l;
@@ -148,7 +192,8 @@ void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sac
 static uint32_t sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	uint32_t sum = 0;
-	for (uint32_t i = 0; i < tcb->sb.n; i++) {
+	for (uint32_t i = sb_first_after(&tcb->sb, l); i < tcb->sb.n && SEQ_LT(tcb->sb.b[i].l, r);
+	     i++) {
 		uint32_t a = seq_max(l, tcb->sb.b[i].l), b = seq_min(r, tcb->sb.b[i].r);
 		if (SEQ_LT(a, b))
 			sum += b - a;
@@ -204,9 +249,7 @@ uint32_t tcp_sb_pipe(const struct tcb *tcb)
 static bool hole_from(const struct tcb *tcb, uint32_t seq, uint32_t *s, uint32_t *e)
 {
 	uint32_t x = seq_max(seq, tcb->snd_una);
-	for (uint32_t i = 0; i < tcb->sb.n; i++) {
-		if (SEQ_LEQ(tcb->sb.b[i].r, x))
-			continue;
+	for (uint32_t i = sb_first_after(&tcb->sb, x); i < tcb->sb.n; i++) {
 		if (SEQ_LT(x, tcb->sb.b[i].l)) {
 			*s = x;
 			*e = tcb->sb.b[i].l;
@@ -301,7 +344,7 @@ bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 void tcp_sb_check(const struct tcb *tcb)
 {
 	const struct tcp_sack_sb *sb = &tcb->sb;
-	TCP_INV(sb->n <= TCP_SB_MAX);
+	TCP_INV(sb->n <= sb->cap && sb->cap <= TCP_SB_MAX);
 	uint32_t sum = 0;
 	for (uint32_t i = 0; i < sb->n; i++) {
 		TCP_INV(SEQ_LT(sb->b[i].l, sb->b[i].r));

@@ -573,6 +573,32 @@ def equal(obs, k, s, label=""):
     return k == s
 
 
+def run_pair(kobj, obj, fam, dc, role, drop, hz, linear, datafile):
+    """One scenario on the kernel, then on skops: observations or an error each."""
+    results = {}
+    for kind in ("kernel", "skops"):
+        topo = Topo(fam, dc, kernel_side_addr=(kind == "kernel"))
+        side = None
+        try:
+            side = KernelSide(kobj) if kind == "kernel" else \
+                SkopsSide(obj, hz, linear, datafile)
+            results[kind] = run_once(side, topo, role, drop)
+        except Exception as e:  # report the failure as a row
+            results[kind] = {"error": str(e)}
+        finally:
+            if side:
+                side.close()
+            topo.close()
+    return results
+
+
+def matches(obs, results, label):
+    k = results["kernel"].get(obs, results["kernel"].get("error"))
+    s = results["skops"].get(obs, results["skops"].get("error"))
+    return "error" not in results["kernel"] and "error" not in results["skops"] \
+        and equal(obs, k, s, label)
+
+
 TOLERANCE = {
     "syn_gaps": "peer drops the first 5 SYNs; each gap within max(10 ms, 25%)",
     "synack_gaps": "peer drops the first 3 SYN-ACKs; each gap within max(10 ms, 25%)",
@@ -659,30 +685,27 @@ def main():
             runs = ([(plain, drop)] if plain else []) + [
                 ([g], "syn" if g == "syn_gaps" else "synack") for g in gaps]
             for obs_list, drop in runs:
-                results = {}
-                for kind in ("kernel", "skops"):
-                    topo = Topo(fam, dc, kernel_side_addr=(kind == "kernel"))
-                    side = None
-                    try:
-                        side = KernelSide(kobj) if kind == "kernel" else \
-                            SkopsSide(obj, hz, linear, datafile)
-                        results[kind] = run_once(side, topo, role, drop)
-                    except Exception as e:  # report the failure as a row
-                        results[kind] = {"error": str(e)}
-                    finally:
-                        if side:
-                            side.close()
-                        topo.close()
+                # Timings (the gaps) are measured on both sides on a shared
+                # machine: a loaded moment once stretched one kernel gap from
+                # 41 to 101 ms. A gap row that differs is measured once more
+                # and the second measurement stands.
+                tries = 0
+                while True:
+                    tries += 1
+                    results = run_pair(kobj, obj, fam, dc, role, drop, hz, linear, datafile)
+                    if all(matches(o, results, label) for o in obs_list) or \
+                            tries == 2 or not obs_list[0].endswith("_gaps"):
+                        break
                 for obs in obs_list:
                     k = results["kernel"].get(obs, results["kernel"].get("error"))
                     s = results["skops"].get(obs, results["skops"].get("error"))
-                    ok = "error" not in results["kernel"] and "error" not in results["skops"] \
-                        and equal(obs, k, s, label)
+                    ok = matches(obs, results, label)
                     where = "%s %s%s" % (role, fam, "" if dc == "-" else " %s-dc" % dc)
                     rows.append((label, where, obs, fmt(k), fmt(s), ok))
-                    print("%-24s %-18s %-12s kernel=%s skops=%s %s" % (
+                    print("%-24s %-18s %-12s kernel=%s skops=%s %s%s" % (
                         label, where, obs, fmt(k)[:60], fmt(s)[:60],
-                        "equal" if ok else "DIFFERENT"), flush=True)
+                        "equal" if ok else "DIFFERENT",
+                        " (measured twice)" if tries > 1 else ""), flush=True)
     shutil.rmtree(work, ignore_errors=True)
     if BOTH_CC != "cubic":
         notes[notes.index("Both sides run cubic, Linux's default and skops's default.")] = (
