@@ -4,6 +4,7 @@
  * RFC 9293 §3.1 kind/length/value; kinds 253 and 254 carry an RFC 6994
  * magic. The segment is the ctx's hooks_skb (hooks_call.c). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hooks_int.h"
@@ -13,6 +14,7 @@
 #define HK_TCPOPT_EXP	    254
 #define HK_TCPOPT_EXP2	    253
 #define HK_TCP_HDR	    20u
+#define HK_TCP_OPT_SPACE    40u
 #define HK_LOAD_HDR_OPT_SYN 1ull /* BPF_LOAD_HDR_OPT_TCP_SYN */
 
 static struct hooks_ctx *hk_ctx(uint64_t r1)
@@ -76,13 +78,25 @@ static int hk_load_hdr_opt(struct hooks_ctx *ctx, uint8_t *res, uint32_t len, ui
 	} else if (klen) {
 		return -EINVAL;
 	}
+	uint8_t saved[HK_TCP_HDR + HK_TCP_OPT_SPACE];
 	if (flags & HK_LOAD_HDR_OPT_SYN) {
-		/* the SYN a SYN-ACK answers; no saved SYN otherwise (skops has
-		 * no TCP_SAVE_SYN) */
-		if (!ctx->skb || !ctx->skb->syn || ctx->skb->syn_len < HK_TCP_HDR)
+		/* the SYN a SYN-ACK answers, else the one TCP_SAVE_SYN kept
+		 * (Linux bpf_sock_ops_get_syn) */
+		if (ctx->skb && ctx->skb->syn) {
+			op = ctx->skb->syn;
+			end = ctx->skb->syn + ctx->skb->syn_len;
+		} else {
+			uint32_t n = sizeof(saved);
+			if (!ctx->hs ||
+			    ctx->hs->ops->getsockopt(ctx->hs, 6, HOOKS_TCP_SYN, saved, &n) < 0 ||
+			    n > sizeof(saved))
+				return -ENOENT;
+			op = saved;
+			end = saved + n;
+		}
+		if (end - op < (ptrdiff_t)HK_TCP_HDR)
 			return -ENOENT;
-		op = ctx->skb->syn + HK_TCP_HDR;
-		end = ctx->skb->syn + ctx->skb->syn_len;
+		op += HK_TCP_HDR;
 	} else {
 		if (!ctx->skb || ctx->view.op == HOOKS_OP_HDR_OPT_LEN_CB)
 			return -EPERM;

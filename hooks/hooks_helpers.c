@@ -14,6 +14,7 @@
 #define HK_SOL_TCP	  6
 #define HK_SOL_IPV6	  41
 #define HK_TCP_CONGESTION 13
+#define HK_TCP_SAVED_SYN  28
 #define HK_CA_NAME_MAX	  16 /* TCP_CA_NAME_MAX, with the NUL */
 
 /* The int-valued options of the §5 table, per level. */
@@ -24,12 +25,19 @@ static const int hooks_sol_socket_opts[] = {7 /* SO_SNDBUF */,
 					    18 /* SO_RCVLOWAT */,
 					    36 /* SO_MARK */,
 					    47 /* SO_MAX_PACING_RATE */};
-static const int hooks_sol_tcp_opts[] = {1 /* TCP_NODELAY */,	     2 /* TCP_MAXSEG */,
-					 4 /* TCP_KEEPIDLE */,	     5 /* TCP_KEEPINTVL */,
-					 6 /* TCP_KEEPCNT */,	     7 /* TCP_SYNCNT */,
-					 10 /* TCP_WINDOW_CLAMP */,  18 /* TCP_USER_TIMEOUT */,
-					 25 /* TCP_NOTSENT_LOWAT */, HOOKS_TCP_IW,
-					 HOOKS_TCP_SNDCWND_CLAMP,    HOOKS_TCP_DELACK_MAX,
+static const int hooks_sol_tcp_opts[] = {1 /* TCP_NODELAY */,
+					 2 /* TCP_MAXSEG */,
+					 4 /* TCP_KEEPIDLE */,
+					 5 /* TCP_KEEPINTVL */,
+					 6 /* TCP_KEEPCNT */,
+					 7 /* TCP_SYNCNT */,
+					 10 /* TCP_WINDOW_CLAMP */,
+					 18 /* TCP_USER_TIMEOUT */,
+					 25 /* TCP_NOTSENT_LOWAT */,
+					 27 /* TCP_SAVE_SYN */,
+					 HOOKS_TCP_IW,
+					 HOOKS_TCP_SNDCWND_CLAMP,
+					 HOOKS_TCP_DELACK_MAX,
 					 HOOKS_TCP_RTO_MIN};
 
 static bool hooks_in(const int *tab, size_t n, int v)
@@ -131,6 +139,29 @@ static uint64_t hooks_setsockopt(uint64_t r1, uint64_t level, uint64_t optname, 
 						      (int64_t)(int32_t)optlen);
 }
 
+/* Linux bpf_sock_ops_get_syn: the SYN's headers (TCP_BPF_SYN: the TCP header,
+ * _IP: from the IP header, _MAC: from the Ethernet header) from the SYN a
+ * SYN-ACK being written answers, else the one TCP_SAVE_SYN kept. The answer
+ * is their length; a short buffer gets what fits and -ENOSPC; the rest of
+ * the buffer is zeroed. */
+static int hooks_get_syn(uint64_t r1, int optname, void *optval, uint32_t optlen)
+{
+	const struct hooks_ctx *ctx = (const struct hooks_ctx *)(uintptr_t)r1;
+	struct hooks_sock *hs = ctx->hs;
+	uint32_t n = optlen;
+	if (hs->ops->getsockopt(hs, HK_SOL_TCP, optname, optval, &n) < 0) {
+		/* Only the TCP header of the SYN in hand is known here. */
+		if (optname != HOOKS_TCP_SYN || !ctx->skb || !ctx->skb->syn)
+			return -ENOENT;
+		n = ctx->skb->syn_len;
+		memcpy(optval, ctx->skb->syn, n < optlen ? n : optlen);
+	}
+	if (n > optlen)
+		return -ENOSPC;
+	memset((uint8_t *)optval + n, 0, optlen - n);
+	return (int)n;
+}
+
 static int hooks_do_getsockopt(uint64_t r1, int level, int optname, void *optval, int64_t optlen)
 {
 	struct hooks_sock *hs = hooks_ctx_sock(r1);
@@ -147,8 +178,18 @@ static int hooks_do_getsockopt(uint64_t r1, int level, int optname, void *optval
 		return err;
 	}
 	if (level == HK_SOL_TCP && optname >= HOOKS_TCP_SYN && optname <= HOOKS_TCP_SYN_MAC)
-		return hs->ops->getsockopt(hs, level, optname, optval, &len) < 0 ? -ENOENT
-										 : (int)len;
+		return hooks_get_syn(r1, optname, optval, len);
+	if (level == HK_SOL_TCP && optname == HK_TCP_SAVED_SYN) {
+		/* Linux sol_tcp_sockopt: the first optlen bytes of the saved
+		 * headers, as kept (from the Ethernet or the IP header), no
+		 * more than there are; the SYN stays saved. */
+		if (hs->ops->getsockopt(hs, level, HOOKS_TCP_SYN_MAC, optval, &len) < 0) {
+			len = (uint32_t)optlen;
+			if (hs->ops->getsockopt(hs, level, HOOKS_TCP_SYN_IP, optval, &len) < 0)
+				return -EINVAL;
+		}
+		return (uint32_t)optlen > len ? -EINVAL : 0;
+	}
 	if (optlen != sizeof(val))
 		return -EINVAL;
 	if (hooks_cb_opt(level, optname)) {
@@ -178,8 +219,8 @@ static uint64_t hooks_getsockopt(uint64_t r1, uint64_t level, uint64_t optname, 
 	(void)run;
 	err = hooks_do_getsockopt(r1, (int)level, (int)optname, p, n);
 	/* Linux zeroes the buffer on failure so the program never reads stale
-	 * stack bytes as an answer. */
-	if (err < 0 && n > 0)
+	 * stack bytes as an answer; a SYN too long for it keeps what fit. */
+	if (err < 0 && n > 0 && err != -ENOSPC)
 		memset(p, 0, (size_t)n);
 	return (uint64_t)(int64_t)err;
 }

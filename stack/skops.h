@@ -109,8 +109,9 @@ int skops_abort(struct stack *st, int sd);
 /* Linux numbering: SOL_SOCKET (SO_SNDBUF, SO_RCVBUF, SO_ERROR, SO_KEEPALIVE,
  * SO_REUSEADDR, SO_MARK, SO_PRIORITY, SO_RCVLOWAT, SO_TYPE), SOL_TCP
  * (TCP_NODELAY, TCP_MAXSEG, TCP_KEEPIDLE/INTVL/CNT, TCP_SYNCNT,
- * TCP_WINDOW_CLAMP, TCP_CONGESTION, TCP_USER_TIMEOUT, TCP_NOTSENT_LOWAT and
- * the HOOKS_TCP_* options), SOL_IP IP_TOS, SOL_IPV6 IPV6_TCLASS. */
+ * TCP_WINDOW_CLAMP, TCP_CONGESTION, TCP_USER_TIMEOUT, TCP_NOTSENT_LOWAT,
+ * TCP_SAVE_SYN, getsockopt TCP_SAVED_SYN (once, as Linux) and the HOOKS_TCP_*
+ * options), SOL_IP IP_TOS, SOL_IPV6 IPV6_TCLASS. */
 int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
 		     socklen_t len);
 int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val, socklen_t *len);

@@ -88,7 +88,16 @@ static void st_tcp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta)
 		}
 		t.lport = r.dport;
 		t.rport = r.sport;
-		tcp_input(st->tcp, st->now, &t, &r, p + hl, len - (uint32_t)hl, meta->tos & 3);
+		/* The Ethernet and IP headers are still in front of the TCP
+		 * header when the segment was read in place. */
+		struct tcp_rx_hdrs hdrs = {
+		    .mac_len = meta->l2_len, .net_len = meta->l3_len, .tcp_len = (uint16_t)hl};
+		uint32_t front = (uint32_t)meta->l2_len + meta->l3_len;
+		if (meta->l3_len && p == rte_pktmbuf_mtod(m, const uint8_t *) &&
+		    rte_pktmbuf_headroom(m) >= front)
+			hdrs.p = p - front;
+		tcp_input(st->tcp, st->now, &t, &r, p + hl, len - (uint32_t)hl, meta->tos & 3,
+			  hdrs.p ? &hdrs : NULL);
 	}
 	rte_pktmbuf_free(m);
 }

@@ -65,6 +65,11 @@ struct ip_meta {
 		uint8_t v6[16];
 	} src, dst;
 	uint16_t l4_len;
+	/* The Ethernet and IP headers still in front of the L4 header in the
+	 * mbuf (0: not there, as for a reassembled datagram): TCP_SAVE_SYN
+	 * keeps a SYN's headers as they came. */
+	uint8_t l2_len;
+	uint16_t l3_len;
 };
 
 enum net_icmp_kind {

@@ -353,5 +353,7 @@ void net_ip4_input(struct net *n, struct rte_mbuf *m)
 	}
 	struct ip_meta mt;
 	ip4_meta(&r, &mt, r.payload_len);
+	mt.l2_len = ETH_HDR_LEN;
+	mt.l3_len = r.hdr_len;
 	net_l4_deliver(n, m, &mt, bcast ? 0 : r.hdr_len);
 }

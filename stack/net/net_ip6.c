@@ -230,5 +230,7 @@ void net_ip6_input(struct net *n, struct rte_mbuf *m)
 	}
 	struct ip_meta mt;
 	ip6_meta(&r, nh, &mt, l4);
+	mt.l2_len = ETH_HDR_LEN;
+	mt.l3_len = hdr;
 	net_l4_deliver(n, m, &mt, ip6_is_multicast(r.dst) ? 0 : hdr);
 }

@@ -78,6 +78,13 @@ enum tcp_timer {
 
 struct tcp;
 
+/* A SYN's headers kept by TCP_SAVE_SYN (Linux struct saved_syn): Ethernet
+ * (only for TCP_SAVE_SYN 2), IP, TCP, in that order in data. */
+struct tcp_saved_syn {
+	uint16_t mac_len, net_len, tcp_len;
+	uint8_t data[];
+};
+
 /* The sender's SACK scoreboard (RFC 6675 §2-4, tcp_sack.c) and the state of
  * a SACK-based recovery (tcp_recovery.c): SACKed ranges above snd_una,
  * sorted and disjoint, in an array taken on the first SACK block and grown
@@ -192,6 +199,10 @@ struct tcb {
 	 * (bpf_load_hdr_opt with BPF_LOAD_HDR_OPT_TCP_SYN) */
 	uint8_t syn_opt_len;
 	uint8_t syn_opt[TCP_OPT_SPACE];
+	/* TCP_SAVE_SYN (0 off, 1 IP and TCP headers, 2 from the Ethernet
+	 * header) and, on a listener's child, the SYN's headers it kept */
+	uint8_t save_syn;
+	struct tcp_saved_syn *saved_syn;
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
@@ -282,10 +293,17 @@ void tcp_destroy(struct tcp *tcp);
 
 /* ---- input/output/timers (now in ns from the owner's clock) ---- */
 
+/* A received segment's headers as they came, contiguous from the Ethernet
+ * header through the TCP header's options (mac_len may be 0). */
+struct tcp_rx_hdrs {
+	const uint8_t *p;
+	uint16_t mac_len, net_len, tcp_len;
+};
 /* One segment addressed to us: src/dst as on the wire (dst is ours). ecn is
- * the IP ECN field. payload is copied. */
+ * the IP ECN field. payload is copied. hdrs (NULL when the caller has no
+ * contiguous copy) is read only for a SYN to a TCP_SAVE_SYN listener. */
 void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
-	       const uint8_t *payload, uint32_t len, uint8_t ecn);
+	       const uint8_t *payload, uint32_t len, uint8_t ecn, const struct tcp_rx_hdrs *hdrs);
 /* An ICMP error quoting one of our segments (RFC 5927 checks). mtu > 0 is a
  * frag-needed / packet-too-big; unreach marks a hard error in SYN_SENT. */
 void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,

@@ -7,6 +7,7 @@
  * reuse follows RFC 6191 (timestamps) / RFC 9293 §3.10.7.4 (a higher
  * sequence number). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -102,8 +103,28 @@ static void take_syn_options(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 
 /* ---- LISTEN (RFC 9293 §3.10.7.2) ---- */
 
+/* Linux tcp_reqsk_record_syn: the headers as they came, from the IP header
+ * (or the Ethernet header for TCP_SAVE_SYN 2); nothing when the caller has
+ * no contiguous copy or memory is short (TCP_SAVED_SYN then finds none). */
+static void save_syn(struct tcb *c, uint8_t mode, const struct tcp_rx_hdrs *hdrs)
+{
+	if (!mode || !hdrs || !hdrs->p)
+		return;
+	uint16_t mac = mode == 2 ? hdrs->mac_len : 0;
+	uint32_t n = (uint32_t)mac + hdrs->net_len + hdrs->tcp_len;
+	struct tcp_saved_syn *s = malloc(sizeof(*s) + n);
+	if (!s)
+		return;
+	s->mac_len = mac;
+	s->net_len = hdrs->net_len;
+	s->tcp_len = hdrs->tcp_len;
+	memcpy(s->data, hdrs->p + (hdrs->mac_len - mac), n);
+	c->saved_syn = s;
+}
+
 static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
-			 const struct tcp_repr *h, uint32_t len, uint8_t ecn)
+			 const struct tcp_repr *h, uint32_t len, uint8_t ecn,
+			 const struct tcp_rx_hdrs *hdrs)
 {
 	if (h->flags & TCP_RST)
 		return;
@@ -145,6 +166,8 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	c->mark = l->mark;
 	c->priority = l->priority;
 	c->syn_retries = l->syn_retries;
+	c->save_syn = l->save_syn;
+	save_syn(c, l->save_syn, hdrs);
 	c->rto_us = TCP_RTO_INIT_US;
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
@@ -978,7 +1001,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 
 static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t,
 			  const struct tcp_repr *seg, const uint8_t *payload, uint32_t len,
-			  uint8_t ecn)
+			  uint8_t ecn, const struct tcp_rx_hdrs *hdrs)
 {
 	tcp->stats.in_segs++;
 	struct tcb *tcb = tcp_hash_find(tcp, t);
@@ -990,7 +1013,7 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	if (!tcb) {
 		struct tcb *l = tcp_listener_find(tcp, t);
 		if (l) {
-			listen_input(tcp, l, t, seg, len, ecn);
+			listen_input(tcp, l, t, seg, len, ecn, hdrs);
 			return;
 		}
 		tcp->stats.in_no_conn++;
@@ -1029,10 +1052,10 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 /* sock_ops effects recorded while the segment was processed are applied on
  * the way out (tcp_effect.c). */
 void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
-	       const uint8_t *payload, uint32_t len, uint8_t ecn)
+	       const uint8_t *payload, uint32_t len, uint8_t ecn, const struct tcp_rx_hdrs *hdrs)
 {
 	tcp->now = now;
 	tcp_enter(tcp);
-	input_segment(tcp, now, t, seg, payload, len, ecn);
+	input_segment(tcp, now, t, seg, payload, len, ecn, hdrs);
 	tcp_leave(tcp);
 }

@@ -6,6 +6,7 @@
  * bpf_sol_tcp_setsockopt. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -24,6 +25,8 @@
 #define TCP_OPT_CONGESTION    13
 #define TCP_OPT_USER_TIMEOUT  18
 #define TCP_OPT_NOTSENT_LOWAT 25
+#define TCP_OPT_SAVE_SYN      27
+#define TCP_OPT_SAVED_SYN     28
 #ifndef SOL_TCP
 #define SOL_TCP 6
 #endif
@@ -562,6 +565,13 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 		tcb->notsent_lowat = (uint32_t)v;
 		tcp_mark_event(tcp, tcb);
 		return 0;
+	case TCP_OPT_SAVE_SYN:
+		/* 1: from the IP header, 2: from the Ethernet header; a
+		 * listener's children keep their SYN (Linux tp->save_syn) */
+		if (v < 0 || v > 2)
+			return -EINVAL;
+		tcb->save_syn = (uint8_t)v;
+		return 0;
 	}
 	if (!from_bpf)
 		return -ENOPROTOOPT;
@@ -658,6 +668,53 @@ static int put_int(void *val, uint32_t *len, int v)
 	return 0;
 }
 
+/* Linux bpf_sock_ops_get_syn's views of the saved SYN: the TCP header, from
+ * the IP header, or from the Ethernet header (only when it was kept). Copies
+ * what fits in *len and sets *len to the view's whole length. */
+static int saved_syn_view(const struct tcb *tcb, int optname, void *val, uint32_t *len)
+{
+	const struct tcp_saved_syn *s = tcb->saved_syn;
+	if (!s || !len)
+		return -ENOENT;
+	uint32_t off = 0, n = (uint32_t)s->mac_len + s->net_len + s->tcp_len;
+	if (optname == HOOKS_TCP_SYN) {
+		off = (uint32_t)s->mac_len + s->net_len;
+	} else if (optname == HOOKS_TCP_SYN_IP) {
+		off = s->mac_len;
+	} else if (!s->mac_len) {
+		return -ENOENT;
+	}
+	n -= off;
+	if (val)
+		memcpy(val, s->data + off, *len < n ? *len : n);
+	*len = n;
+	return 0;
+}
+
+/* getsockopt(TCP_SAVED_SYN) as Linux's do_tcp_getsockopt: the headers once
+ * (then freed); a short buffer gets -EINVAL and the length it needs; no
+ * saved SYN reads as length 0. */
+static int saved_syn_take(struct tcb *tcb, void *val, uint32_t *len)
+{
+	struct tcp_saved_syn *s = tcb->saved_syn;
+	if (!len)
+		return -EINVAL;
+	if (!s) {
+		*len = 0;
+		return 0;
+	}
+	uint32_t n = (uint32_t)s->mac_len + s->net_len + s->tcp_len;
+	if (*len < n || !val) {
+		*len = n;
+		return -EINVAL;
+	}
+	memcpy(val, s->data, n);
+	*len = n;
+	free(s);
+	tcb->saved_syn = NULL;
+	return 0;
+}
+
 int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t *len)
 {
 	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION) {
@@ -673,7 +730,9 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 	}
 	if (level == SOL_TCP && (optname == HOOKS_TCP_SYN || optname == HOOKS_TCP_SYN_IP ||
 				 optname == HOOKS_TCP_SYN_MAC))
-		return -ENOENT; /* SYNs are not saved (TCP_SAVE_SYN is not offered) */
+		return saved_syn_view(tcb, optname, val, len);
+	if (level == SOL_TCP && optname == TCP_OPT_SAVED_SYN)
+		return saved_syn_take(tcb, val, len);
 	int v;
 	switch (level) {
 	case SOL_SOCKET:
@@ -743,6 +802,9 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 			break;
 		case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
 			v = (int)tcb->hs.cb_flags;
+			break;
+		case TCP_OPT_SAVE_SYN:
+			v = tcb->save_syn;
 			break;
 		default:
 			return -ENOPROTOOPT;

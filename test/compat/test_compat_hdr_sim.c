@@ -3,7 +3,11 @@
  * socket puts kind 254 (magic 0xa5c3, data 0x1234) in its SYN; the capture
  * shows the option bytes; progs/hdr_opt_synread.c on the listener finds them
  * while its request builds the SYN-ACK, and the accepted socket then parses
- * the timestamp option of every segment. */
+ * the timestamp option of every segment. The listener keeps its SYNs
+ * (TCP_SAVE_SYN from the program): the accepted socket's program reads the
+ * SYN back, and so does the application, once, through TCP_SAVED_SYN. */
+#include <errno.h>
+#include <netinet/tcp.h>
 #include <time.h>
 
 #include "../sim/sim_harness.h"
@@ -17,6 +21,13 @@ struct synread_stat {
 	uint8_t data[2], pad[2];
 	int32_t ts_rc;
 	uint32_t parse_cbs;
+	int32_t save_rc, save_get;
+	int32_t syn_len, syn_ip_len, syn_mac_rc;
+	int32_t short_rc;
+	int32_t saved_rc, saved_big_rc;
+	uint8_t ip0, short0, pad2[2];
+	int32_t estab_opt_rc;
+	uint16_t syn_dport, pad3;
 };
 
 struct hdr_stat {
@@ -194,6 +205,44 @@ int main(void)
 	EXPECT(r->syn_rc == 6 && r->data[0] == 0x12 && r->data[1] == 0x34,
 	       "listener found the SYN's option");
 	EXPECT(r->parse_cbs >= 1 && r->ts_rc == 10, "accepted side parsed headers");
+
+	/* TCP_SAVE_SYN: the SYN's TCP header is 20 bytes, its options the MSS,
+	 * SACK-permitted, timestamps, window scale and the 6-byte kind 254. */
+	printf("compat_hdr_sim: TCP_SAVE_SYN set %d read %d; saved SYN: TCP %d bytes (dport %u), "
+	       "IP+TCP %d (first byte %02x), MAC %d, 8-byte buffer %d (%02x), TCP_SAVED_SYN %d/%d, "
+	       "option %d\n",
+	       r->save_rc, r->save_get, r->syn_len, r->syn_dport, r->syn_ip_len, r->ip0,
+	       r->syn_mac_rc, r->short_rc, r->short0, r->saved_rc, r->saved_big_rc,
+	       r->estab_opt_rc);
+	EXPECT(r->save_rc == 0 && r->save_get == 1, "TCP_SAVE_SYN from the program");
+	EXPECT(r->syn_len >= 20 + 6 && r->syn_len % 4 == 0 && r->syn_dport == 5004,
+	       "TCP_BPF_SYN is the SYN's TCP header");
+	EXPECT(r->syn_ip_len == 20 + r->syn_len && r->ip0 == 0x45,
+	       "TCP_BPF_SYN_IP adds the IPv4 header");
+	EXPECT(r->syn_mac_rc == -ENOENT, "no Ethernet header kept with TCP_SAVE_SYN 1");
+	EXPECT(r->short_rc == -ENOSPC && r->short0 == 0x45, "a short buffer gets what fits");
+	EXPECT(r->saved_rc == 0 && r->saved_big_rc == -EINVAL,
+	       "TCP_SAVED_SYN from a program: at most what was saved");
+	EXPECT(r->estab_opt_rc == 6, "BPF_LOAD_HDR_OPT_TCP_SYN finds the option in the saved SYN");
+	if (a >= 0) {
+		uint8_t syn[256];
+		socklen_t n = 8;
+		EXPECT(skops_getsockopt(s.b, a, IPPROTO_TCP, TCP_SAVED_SYN, syn, &n) == -EINVAL &&
+			   n == (socklen_t)r->syn_ip_len,
+		       "a short buffer learns the length (%u)", (unsigned)n);
+		n = sizeof(syn);
+		EXPECT(skops_getsockopt(s.b, a, IPPROTO_TCP, TCP_SAVED_SYN, syn, &n) == 0 &&
+			   n == (socklen_t)r->syn_ip_len && syn[0] == 0x45 && syn[9] == 6,
+		       "the application reads the SYN's IP and TCP headers (%u bytes)",
+		       (unsigned)n);
+		n = sizeof(syn);
+		EXPECT(skops_getsockopt(s.b, a, IPPROTO_TCP, TCP_SAVED_SYN, syn, &n) == 0 && n == 0,
+		       "only once");
+		int v = 3;
+		EXPECT(skops_setsockopt(s.b, l, IPPROTO_TCP, TCP_SAVE_SYN, &v, sizeof(v)) ==
+			   -EINVAL,
+		       "TCP_SAVE_SYN 3 is refused");
+	}
 	sim_destroy(&s, fails != 0);
 	bpfvm_obj_close(wobj);
 	bpfvm_obj_close(robj);

@@ -177,7 +177,7 @@ static inline void fx_send(struct fx *f, const struct tcp_repr *r, const void *d
 	struct tcp_repr c = *r;
 	c.sport = f->t.rport;
 	c.dport = f->t.lport;
-	tcp_input(f->tcp, f->now, &f->t, &c, data, len, 0);
+	tcp_input(f->tcp, f->now, &f->t, &c, data, len, 0, NULL);
 }
 
 static inline void fx_send_ecn(struct fx *f, const struct tcp_repr *r, const void *data,
@@ -186,7 +186,7 @@ static inline void fx_send_ecn(struct fx *f, const struct tcp_repr *r, const voi
 	struct tcp_repr c = *r;
 	c.sport = f->t.rport;
 	c.dport = f->t.lport;
-	tcp_input(f->tcp, f->now, &f->t, &c, data, len, ecn);
+	tcp_input(f->tcp, f->now, &f->t, &c, data, len, ecn, NULL);
 }
 
 #define FX_PEER_ISN 1000u

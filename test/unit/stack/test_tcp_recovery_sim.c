@@ -324,7 +324,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			}
 			struct pk k = p->q[i];
 			p->q[i] = p->q[--p->nq];
-			tcp_input(p->tcp[k.to], p->now, &k.t, &k.r, k.data, k.len, 0);
+			tcp_input(p->tcp[k.to], p->now, &k.t, &k.r, k.data, k.len, 0, NULL);
 			check_inv(p);
 		}
 		for (int i = 0; i < 2; i++)

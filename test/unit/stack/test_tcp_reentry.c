@@ -460,7 +460,7 @@ static const char *run(uint32_t op, const struct opt *o, uint64_t seed, char *wh
 			L.qn--;
 			struct side *to = &L.s[p->to];
 			enter(to);
-			tcp_input(to->tcp, L.now, &p->t, &p->r, p->data, p->len, 0);
+			tcp_input(to->tcp, L.now, &p->t, &p->r, p->data, p->len, 0, NULL);
 			after(to);
 		}
 		for (int i = 0; i < 2; i++) {
@@ -521,7 +521,7 @@ static const char *run(uint32_t op, const struct opt *o, uint64_t seed, char *wh
 				L.qn--;
 				struct side *to = &L.s[p->to];
 				enter(to);
-				tcp_input(to->tcp, L.now, &p->t, &p->r, p->data, p->len, 0);
+				tcp_input(to->tcp, L.now, &p->t, &p->r, p->data, p->len, 0, NULL);
 			}
 			for (int k = 0; k < 2; k++) {
 				enter(&L.s[k]);
