@@ -18,13 +18,9 @@
 #define HK_CA_NAME_MAX	  16 /* TCP_CA_NAME_MAX, with the NUL */
 
 /* The int-valued options of the §5 table, per level. */
-static const int hooks_sol_socket_opts[] = {7 /* SO_SNDBUF */,
-					    8 /* SO_RCVBUF */,
-					    9 /* SO_KEEPALIVE */,
-					    12 /* SO_PRIORITY */,
-					    18 /* SO_RCVLOWAT */,
-					    36 /* SO_MARK */,
-					    47 /* SO_MAX_PACING_RATE */};
+static const int hooks_sol_socket_opts[] = {
+    2 /* SO_REUSEADDR */, 7 /* SO_SNDBUF */,	8 /* SO_RCVBUF */, 9 /* SO_KEEPALIVE */,
+    12 /* SO_PRIORITY */, 18 /* SO_RCVLOWAT */, 36 /* SO_MARK */,  47 /* SO_MAX_PACING_RATE */};
 static const int hooks_sol_tcp_opts[] = {1 /* TCP_NODELAY */,
 					 2 /* TCP_MAXSEG */,
 					 4 /* TCP_KEEPIDLE */,
