@@ -12,6 +12,7 @@
 #     with SO_LINGER 0 resetting its connection at close;
 #  3. the Python asyncio echo server;
 #  4. one epoll set of pipes, a timerfd and a skops socket (shim_probe);
+#     recvmmsg's timeout, checked on a kernel socket and on a skops one;
 #  5. fork after listen: parent and child both accept; accept, fork, close
 #     in the parent: the child still owns the connection;
 #  6. exec keeps a socket (the new image uses it), not a close-on-exec one;
@@ -160,6 +161,9 @@ tuned 7200 2
 
 # ---- 4: epoll of pipes, a timerfd and a skops socket
 app "$PROBE" epoll $IP4_B 7001 || fail "epoll mix"
+# recvmmsg's timeout: the same checks on a kernel socket, then under the shim
+in_b "$PROBE" recvmmsg $IP4_B 7001 >/dev/null || fail "recvmmsg checks on a kernel socket"
+app "$PROBE" recvmmsg $IP4_B 7001 || fail "recvmmsg under the shim"
 
 # ---- 5: fork after listen
 bg fork "${APP[@]}" "$PROBE" fork 0.0.0.0 7400
@@ -190,4 +194,4 @@ app "$PROBE" eintr $IP4_B 7001 || fail "EINTR"
 app "$PROBE" restart $IP4_B 7001 || fail "SA_RESTART"
 
 echo "PASS: iperf3 ($up/$down Mbit/s, kernel $kup/$kdown), curl, socat, SO_LINGER 0, asyncio," \
-	"epoll, fork, exec, EINTR, SA_RESTART"
+	"epoll, recvmmsg, fork, exec, EINTR, SA_RESTART"
