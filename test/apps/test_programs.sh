@@ -122,12 +122,14 @@ s.send(b"x"); time.sleep(0.3); s.close()' || fail "SO_LINGER 0 client"
 wait_pid 10 "$PID_rstsrv"
 grep -q reset "$TMP/rstsrv.out" || fail "SO_LINGER 0: the kernel peer saw $(cat "$TMP/rstsrv.out"), not a reset"
 echo "SO_LINGER 0: close reset the connection"
-# exit without close: the kernel closes an exiting process's fds gracefully,
-# so the peer gets every byte and a FIN (a SIGKILL's reset is test_shim's)
-bg eofsrv ip netns exec "$NS_B" timeout 20 /usr/bin/python3 -c 'import socket
+# eof_srv NAME PORT [SEND]: a kernel server that sends SEND bytes to its one
+# client, then counts what it gets until a FIN ("eof N") or a reset ("reset after N")
+eof_srv() {
+	bg "$1" ip netns exec "$NS_B" timeout 20 /usr/bin/python3 -c 'import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("'$IP4_B'", 7501)); s.listen(); print("up", flush=True)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(); print("up", flush=True)
 c, _ = s.accept(); c.settimeout(10); n = 0
+c.sendall(b"u" * int(sys.argv[3]))
 try:
     while True:
         d = c.recv(65536)
@@ -136,17 +138,45 @@ try:
         n += len(d)
     print("eof", n)
 except ConnectionResetError:
-    print("reset after", n)'
-wait_for 10 grep -q up "$TMP/eofsrv.out" || fail "kernel EOF server"
-# the socket object is closed; its dup, which nothing closes, is left to exit()
+    print("reset after", n)' "$IP4_B" "$2" "${3:-0}"
+	wait_for 10 grep -q up "$TMP/$1.out" || fail "kernel server $1: $(cat "$TMP/$1.err")"
+}
+# eof_got NAME WANT WHAT: the server's verdict
+eof_got() {
+	wait_pid 10 "$(eval echo \$PID_$1)"
+	grep -q "^$2\$" "$TMP/$1.out" || fail "$3: the kernel peer saw '$(cat "$TMP/$1.out")', not '$2'"
+	echo "$3: the kernel peer saw '$2'"
+}
+# the kernel closes an exiting process's fds however it ends: every byte
+# written, then a FIN; a reset only when received data was left unread
+# (Linux tcp_close). Exit without close: the socket object is closed, its
+# dup, which nothing closes, is left to exit()
+eof_srv eofsrv 7501
 app /usr/bin/python3 -c 'import os, socket, sys
 s = socket.create_connection(("'$IP4_B'", 7501))
 s.sendall(open(sys.argv[1], "rb").read(200000))
 os.dup(s.fileno()); s.close(); sys.exit(0)' "$TMP/file" || fail "exit-without-close client"
-wait_pid 10 "$PID_eofsrv"
-grep -q "^eof 200000$" "$TMP/eofsrv.out" ||
-	fail "exit without close: the kernel peer saw '$(cat "$TMP/eofsrv.out")', not 200000 bytes and a FIN"
-echo "exit without close: 200000 bytes and a FIN"
+eof_got eofsrv "eof 200000" "exit without close"
+# _exit and SIGKILL: no destructor runs, skopsd closes what the process held
+# when its control socket hangs up (the bytes may still be in the tx ring)
+eof_srv xsrv 7502
+app /usr/bin/python3 -c 'import os, socket, sys
+s = socket.create_connection(("'$IP4_B'", 7502))
+s.sendall(open(sys.argv[1], "rb").read(200000)); os._exit(0)' "$TMP/file" || fail "_exit client"
+eof_got xsrv "eof 200000" "_exit(0) after a send"
+eof_srv ksrv 7503
+app /usr/bin/python3 -c 'import os, socket, sys
+s = socket.create_connection(("'$IP4_B'", 7503))
+s.sendall(open(sys.argv[1], "rb").read(200000)); os.kill(os.getpid(), 9)' "$TMP/file"
+rc=$?
+[ "$rc" = 137 ] || fail "SIGKILL client: exit status $rc, not 137"
+eof_got ksrv "eof 200000" "SIGKILL after a send"
+eof_srv usrv 7504 1000
+app /usr/bin/python3 -c 'import os, socket, time
+s = socket.create_connection(("'$IP4_B'", 7504))
+time.sleep(0.5); os._exit(0)' || fail "_exit client with unread data"
+eof_got usrv "reset after 0" "_exit(0) with 1000 bytes unread"
+grep -q "socket(s) closed" "$LOG" || fail "skopsd did not log the dead processes' sockets closed"
 
 # ---- 3: asyncio echo server
 head -c 1000000 /dev/urandom >"$TMP/aio.in"
