@@ -88,11 +88,11 @@ void dsock_log(struct skopsd *d, unsigned id, const char *why)
 		return;
 	struct sockaddr_storage la, ra;
 	socklen_t ll = sizeof(la), rl = sizeof(ra);
-	char ls[64] = "?", rs[64] = "?";
 	if (!skops_getsockname(d->st, s->sd, (struct sockaddr *)&la, &ll))
-		appport_sa_str(&la, ls, sizeof(ls));
+		appport_sa_str(&la, s->lname, sizeof(s->lname));
 	if (!skops_getpeername(d->st, s->sd, (struct sockaddr *)&ra, &rl))
-		appport_sa_str(&ra, rs, sizeof(rs));
+		appport_sa_str(&ra, s->rname, sizeof(s->rname));
+	const char *ls = s->lname[0] ? s->lname : "?", *rs = s->rname[0] ? s->rname : "?";
 	fprintf(stderr,
 		"skopsd: conn %s pid %d %s %s cgroup %s state %s cb_flags %u syn_wnd %u "
 		"syn_rto_ms %u rto_ms %u cwnd %u cc %s sent %llu received %llu\n",

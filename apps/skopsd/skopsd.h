@@ -33,6 +33,10 @@ struct dsock {
 	bool listening, eof, err, closing, shut_wr_pending;
 	bool acc_ready;
 	bool linger0; /* SO_LINGER {1, 0}: the last close resets */
+	/* the ends as last seen, for the closing log line: a connection reset
+	 * in TIME_WAIT (the peer's answer to our ACK of its retransmitted FIN)
+	 * is CLOSED and has no peer name left */
+	char lname[64], rname[64];
 	uint64_t close_deadline_ns;
 };
 
