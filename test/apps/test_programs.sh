@@ -176,6 +176,12 @@ app /usr/bin/python3 -c 'import os, socket, time
 s = socket.create_connection(("'$IP4_B'", 7504))
 time.sleep(0.5); os._exit(0)' || fail "_exit client with unread data"
 eof_got usrv "reset after 0" "_exit(0) with 1000 bytes unread"
+# close() follows the same rule
+eof_srv csrv 7505 1000
+app /usr/bin/python3 -c 'import socket, time
+s = socket.create_connection(("'$IP4_B'", 7505))
+time.sleep(0.5); s.close()' || fail "close client with unread data"
+eof_got csrv "reset after 0" "close() with 1000 bytes unread"
 grep -q "socket(s) closed" "$LOG" || fail "skopsd did not log the dead processes' sockets closed"
 
 # ---- 3: asyncio echo server
