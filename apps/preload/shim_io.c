@@ -375,9 +375,15 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct
 		v[i].msg_hdr.msg_namelen = 0;
 		v[i].msg_hdr.msg_controllen = 0;
 		v[i].msg_hdr.msg_flags = 0;
+		bool taken = s->err_taken;
 		ssize_t r = sk_recv(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen, f);
-		if (r < 0)
+		if (r < 0) {
+			/* a connection error after some messages is the next
+			 * call's to report (Linux puts it back in sk_err) */
+			if (i && !taken)
+				s->err_taken = false;
 			break;
+		}
 		v[i].msg_len = (unsigned)r;
 		if (r == 0) {
 			i++;

@@ -18,6 +18,9 @@
  *       time left written back, {0, 0} stopping after the first, a wait
  *       inside one receive not cut short, a bad timespec EINVAL (the same
  *       checks pass on a kernel socket)
+ *   shim_probe rstmmsg HOST PORT the server sends "ab" and resets:
+ *       recvmmsg of four one-byte messages gets 2, the next call ECONNRESET
+ *       (skops only: Linux drops the unread bytes at the reset)
  *   shim_probe fork ADDR PORT   listens, prints "listening", forks: parent
  *       and child both accept (each holds a connection 300 ms), answering
  *       "PID\n" to each client, until killed
@@ -298,6 +301,24 @@ static int run_recvmmsg(const char *host, const char *port)
 	return 0;
 }
 
+static int run_rstmmsg(const char *host, const char *port)
+{
+	int sk = dial(host, port);
+	char got[9];
+	usleep(300000); /* the data and the reset are in */
+	int n = mmsg(sk, 4, 0, NULL, got);
+	if (n != 2 || strcmp(got, "ab"))
+		fprintf(stderr, "recvmmsg before a reset: %d (%s) '%s'\n", n, strerror(errno), got);
+	check(n == 2 && !strcmp(got, "ab"), "recvmmsg before a reset: not the two bytes");
+	n = mmsg(sk, 4, 0, NULL, got);
+	int e = errno;
+	printf("recvmmsg after a reset: 2 message(s) 'ab', then %d (%s)\n", n,
+	       n < 0 ? strerror(e) : "ok");
+	check(n == -1 && e == ECONNRESET, "recvmmsg: the reset not reported by the next call");
+	close(sk);
+	return 0;
+}
+
 static int listen_on(const char *addr, const char *port)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
@@ -403,6 +424,8 @@ int main(int argc, char **argv)
 		return run_restart(argv[2], argv[3]);
 	if (!strcmp(argv[1], "recvmmsg"))
 		return run_recvmmsg(argv[2], argv[3]);
+	if (!strcmp(argv[1], "rstmmsg"))
+		return run_rstmmsg(argv[2], argv[3]);
 	if (!strcmp(argv[1], "fork"))
 		run_fork(argv[2], argv[3]);
 	if (!strcmp(argv[1], "forkconn"))
