@@ -97,6 +97,14 @@ struct shim_fd {
 
 void shim_init(void);
 struct shim_fd *shim_fd(int fd); /* NULL when fd is out of the table's range */
+/* CLOCK_MONOTONIC in ns: the clock of the kernel's timeouts */
+static inline int64_t shim_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static inline struct ssock *shim_sock(int fd)
 {
 	struct shim_fd *e = shim_fd(fd);

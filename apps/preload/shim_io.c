@@ -353,6 +353,19 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct
 					struct timespec *))dlsym(RTLD_NEXT, "recvmmsg");
 		return real(fd, v, n, flags, tmo);
 	}
+	/* Linux's do_recvmmsg: the timeout is an end time checked after each
+	 * message received (a wait inside one receive is the socket's own,
+	 * SO_RCVTIMEO); the time left is written back; {0, 0} stops after the
+	 * first message. */
+	int64_t end = 0;
+	if (tmo) {
+		if (tmo->tv_sec < 0 || tmo->tv_nsec < 0 || tmo->tv_nsec >= 1000000000L) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (tmo->tv_sec || tmo->tv_nsec)
+			end = shim_now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec;
+	}
 	unsigned i;
 	for (i = 0; i < n; i++) {
 		/* MSG_WAITFORONE: only the first waits */
@@ -362,12 +375,32 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct
 		v[i].msg_hdr.msg_namelen = 0;
 		v[i].msg_hdr.msg_controllen = 0;
 		v[i].msg_hdr.msg_flags = 0;
+		bool taken = s->err_taken;
 		ssize_t r = sk_recv(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen, f);
-		if (r < 0)
-			return i ? (int)i : -1;
+		if (r < 0) {
+			/* a connection error after some messages is the next
+			 * call's to report (Linux puts it back in sk_err) */
+			if (i && !taken)
+				s->err_taken = false;
+			break;
+		}
 		v[i].msg_len = (unsigned)r;
-		if (r == 0)
-			return (int)i + 1; /* EOF ends the batch */
+		if (r == 0) {
+			i++;
+			break; /* EOF ends the batch */
+		}
+		if (tmo) {
+			int64_t left = end - shim_now_ns();
+			if (left <= 0) {
+				tmo->tv_sec = tmo->tv_nsec = 0;
+				i++;
+				break;
+			}
+			tmo->tv_sec = left / 1000000000LL;
+			tmo->tv_nsec = left % 1000000000LL;
+		}
 	}
+	if (i == 0 && n)
+		return -1; /* sk_recv's errno */
 	return (int)i;
 }

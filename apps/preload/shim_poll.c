@@ -14,19 +14,12 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* ns left until end (-1: forever) as a timespec for ppoll */
 static const struct timespec *left(int64_t end, struct timespec *ts)
 {
 	if (end < 0)
 		return NULL;
-	int64_t l = end - now_ns();
+	int64_t l = end - shim_now_ns();
 	if (l < 0)
 		l = 0;
 	ts->tv_sec = l / 1000000000;
@@ -83,7 +76,7 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 			}
 			count += fds[i].revents != 0;
 		}
-		if (count || (r == 0 && !first) || (end >= 0 && now_ns() >= end)) {
+		if (count || (r == 0 && !first) || (end >= 0 && shim_now_ns() >= end)) {
 			ret = count;
 			break;
 		}
@@ -95,7 +88,8 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	shim_init();
-	return poll_core(fds, n, timeout < 0 ? -1 : now_ns() + (int64_t)timeout * 1000000, NULL);
+	return poll_core(fds, n, timeout < 0 ? -1 : shim_now_ns() + (int64_t)timeout * 1000000,
+			 NULL);
 }
 
 EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
@@ -107,7 +101,7 @@ EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask)
 {
 	shim_init();
-	int64_t end = tmo ? now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
+	int64_t end = tmo ? shim_now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
 	return poll_core(fds, n, end, mask);
 }
 
@@ -175,7 +169,7 @@ EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
 		ts.tv_nsec = tv->tv_usec * 1000;
 		tp = &ts;
 	}
-	int64_t end = tv ? now_ns() + tv->tv_sec * 1000000000LL + tv->tv_usec * 1000LL : -1;
+	int64_t end = tv ? shim_now_ns() + tv->tv_sec * 1000000000LL + tv->tv_usec * 1000LL : -1;
 	return select_core(nfds, r, w, x, end, NULL, tp);
 }
 
@@ -183,7 +177,7 @@ EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct times
 		   const sigset_t *mask)
 {
 	shim_init();
-	int64_t end = tmo ? now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
+	int64_t end = tmo ? shim_now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
 	return select_core(nfds, r, w, x, end, mask, tmo);
 }
 
@@ -285,7 +279,7 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, c
 					 true);
 		}
 		pthread_mutex_unlock(&ep_lock);
-		int tmo = end < 0 ? -1 : (int)((end - now_ns() + 999999) / 1000000);
+		int tmo = end < 0 ? -1 : (int)((end - shim_now_ns() + 999999) / 1000000);
 		if (tmo < -1 || (end >= 0 && tmo < 0))
 			tmo = 0;
 		int n = shim_real.epoll_pwait(epfd, evs, max, tmo, mask);
@@ -310,14 +304,14 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, c
 			out++;
 		}
 		pthread_mutex_unlock(&ep_lock);
-		if (out || (end >= 0 && now_ns() >= end))
+		if (out || (end >= 0 && shim_now_ns() >= end))
 			return out;
 	}
 }
 
 static int64_t end_of(int timeout)
 {
-	return timeout < 0 ? -1 : now_ns() + (int64_t)timeout * 1000000;
+	return timeout < 0 ? -1 : shim_now_ns() + (int64_t)timeout * 1000000;
 }
 
 EXPORT int epoll_wait(int epfd, struct epoll_event *evs, int max, int timeout)
@@ -337,6 +331,6 @@ EXPORT int epoll_pwait2(int epfd, struct epoll_event *evs, int max, const struct
 			const sigset_t *mask)
 {
 	shim_init();
-	int64_t end = tmo ? now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
+	int64_t end = tmo ? shim_now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec : -1;
 	return epoll_core(epfd, evs, max, end, mask);
 }

@@ -88,11 +88,11 @@ void dsock_log(struct skopsd *d, unsigned id, const char *why)
 		return;
 	struct sockaddr_storage la, ra;
 	socklen_t ll = sizeof(la), rl = sizeof(ra);
-	char ls[64] = "?", rs[64] = "?";
 	if (!skops_getsockname(d->st, s->sd, (struct sockaddr *)&la, &ll))
-		appport_sa_str(&la, ls, sizeof(ls));
+		appport_sa_str(&la, s->lname, sizeof(s->lname));
 	if (!skops_getpeername(d->st, s->sd, (struct sockaddr *)&ra, &rl))
-		appport_sa_str(&ra, rs, sizeof(rs));
+		appport_sa_str(&ra, s->rname, sizeof(s->rname));
+	const char *ls = s->lname[0] ? s->lname : "?", *rs = s->rname[0] ? s->rname : "?";
 	fprintf(stderr,
 		"skopsd: conn %s pid %d %s %s cgroup %s state %s cb_flags %u syn_wnd %u "
 		"syn_rto_ms %u rto_ms %u cwnd %u cc %s sent %llu received %llu\n",
@@ -226,7 +226,10 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	}
 	bool bad = false;
 	work += pump_tx(d, s, &bad);
-	work += pump_rx(d, s, &bad);
+	/* closed: what arrives now stays in the stack, where skops_close finds
+	 * it unread and resets (as data after a kernel close) */
+	if (!s->closing)
+		work += pump_rx(d, s, &bad);
 	if (bad) {
 		fprintf(stderr, "skopsd: pid %d: socket %u: ring index out of range, reset\n",
 			(int)s->pid, id);
@@ -262,12 +265,26 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	return work;
 }
 
+/* Received bytes the app never took: left in the rx ring (a tail out of
+ * range counts as unread) or still in the stack. */
+static bool rx_unread(struct skopsd *d, struct dsock *s)
+{
+	uint32_t t = atomic_load_explicit(&s->shm->rx.tail, memory_order_acquire);
+	if (skp_ring_check_tail(s->rx_head, s->rx_tail, t) || t != s->rx_head)
+		return true;
+	uint8_t b;
+	return skops_recv(d->st, s->sd, &b, 1, MSG_PEEK) > 0;
+}
+
 void dsock_close(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
-	if (s->linger0 && s->sd >= 0 && !s->listening) {
+	/* Linux tcp_close: SO_LINGER {1, 0}, or received data never read
+	 * (RFC 9293 §3.10.4, RFC 2525 §2.17), resets instead of a FIN */
+	if (s->sd >= 0 && !s->listening && s->started && (s->linger0 || rx_unread(d, s))) {
 		dsock_log(d, id, "reset");
-		dsock_abort(d, id); /* SO_LINGER 0: an RST, as the kernel's close */
+		skops_abort(d->st, s->sd);
+		dsock_free(d, id);
 		return;
 	}
 	if (s->listening || s->sd < 0 || !s->started) {

@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 	run(&d);
 	for (unsigned i = 0; i < SKOPSD_MAX_CLIENTS; i++)
 		if (d.clients[i])
-			srv_drop_client(&d, i);
+			srv_drop_client(&d, i, true);
 	for (int i = 0; i < 100; i++)
 		stack_poll(d.st);
 	stack_destroy(d.st);

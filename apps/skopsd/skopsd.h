@@ -33,6 +33,10 @@ struct dsock {
 	bool listening, eof, err, closing, shut_wr_pending;
 	bool acc_ready;
 	bool linger0; /* SO_LINGER {1, 0}: the last close resets */
+	/* the ends as last seen, for the closing log line: a connection reset
+	 * in TIME_WAIT (the peer's answer to our ACK of its retransmitted FIN)
+	 * is CLOSED and has no peer name left */
+	char lname[64], rname[64];
 	uint64_t close_deadline_ns;
 };
 
@@ -68,7 +72,9 @@ int srv_listen(struct skopsd *d, char *err, size_t elen);
 void srv_accept(struct skopsd *d);
 /* Serves every pending request of client ci; drops it on EOF or error. */
 void srv_client(struct skopsd *d, unsigned ci);
-void srv_drop_client(struct skopsd *d, unsigned ci);
+/* The client hung up (reset false: its sockets closed as the kernel closes a
+ * dead process's fds) or skopsd exits (reset true). */
+void srv_drop_client(struct skopsd *d, unsigned ci, bool reset);
 /* Fork tickets nobody claimed in time release their holds. */
 void srv_expire_tickets(struct skopsd *d);
 
@@ -87,7 +93,7 @@ void dsock_hold(struct dsock *s, struct client *cl, unsigned id);
 /* Returns the holds left. */
 unsigned dsock_release(struct dsock *s, struct client *cl, unsigned id);
 /* The last holder closed it: the tx ring is flushed, then the stack socket
- * closed (reset with SO_LINGER 0). */
+ * closed; reset at once with SO_LINGER 0 or received data left unread. */
 void dsock_close(struct skopsd *d, unsigned id);
 /* One line per connection on stderr (-v): what the sock_ops programs did. */
 void dsock_log(struct skopsd *d, unsigned id, const char *why);

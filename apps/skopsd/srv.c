@@ -115,7 +115,7 @@ void srv_accept(struct skopsd *d)
 	}
 }
 
-void srv_drop_client(struct skopsd *d, unsigned ci)
+void srv_drop_client(struct skopsd *d, unsigned ci, bool reset)
 {
 	struct client *cl = d->clients[ci];
 	unsigned n = 0;
@@ -123,12 +123,19 @@ void srv_drop_client(struct skopsd *d, unsigned ci)
 		/* a socket another process still holds (fork) lives on; one the
 		 * app closed is still flushing and is no longer held */
 		if (d->socks[i] && client_holds(cl, i) && !dsock_release(d->socks[i], cl, i)) {
-			dsock_abort(d, i);
+			/* the process is gone, however it ended: the kernel closes
+			 * an exiting process's fds (queued bytes, FIN; a reset only
+			 * for unread data); at skopsd's own exit they are reset */
+			if (reset)
+				dsock_abort(d, i);
+			else
+				dsock_close(d, i);
 			n++;
 		}
 	}
 	if (d->verbose)
-		fprintf(stderr, "skopsd: pid %d gone, %u socket(s) reset\n", (int)cl->pid, n);
+		fprintf(stderr, "skopsd: pid %d gone, %u socket(s) %s\n", (int)cl->pid, n,
+			reset ? "reset" : "closed");
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->fd, NULL);
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->kick, NULL);
 	close(cl->fd);
@@ -420,7 +427,7 @@ void srv_client(struct skopsd *d, unsigned ci)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n != (ssize_t)sizeof(r) || r.op == 0 || r.op >= SKP_OP_MAX) {
-			srv_drop_client(d, ci);
+			srv_drop_client(d, ci, false);
 			return;
 		}
 		serve(d, cl, &r);

@@ -13,6 +13,14 @@
  *   shim_probe exec HOST PORT   connects twice (the second close-on-exec),
  *       execs itself: the new image echoes "ping" over the first socket,
  *       and the second fd is gone
+ *   shim_probe recvmmsg HOST PORT recvmmsg's timeout as Linux applies it:
+ *       an end time checked after each message (one-byte messages here), the
+ *       time left written back, {0, 0} stopping after the first, a wait
+ *       inside one receive not cut short, a bad timespec EINVAL (the same
+ *       checks pass on a kernel socket)
+ *   shim_probe rstmmsg HOST PORT the server sends "ab" and resets:
+ *       recvmmsg of four one-byte messages gets 2, the next call ECONNRESET
+ *       (skops only: Linux drops the unread bytes at the reset)
  *   shim_probe fork ADDR PORT   listens, prints "listening", forks: parent
  *       and child both accept (each holds a connection 300 ms), answering
  *       "PID\n" to each client, until killed
@@ -214,6 +222,103 @@ static int run_restart(const char *host, const char *port)
 	return 0;
 }
 
+struct late {
+	int sk;
+	const char *data;
+	int ms;
+};
+
+static void *late_send(void *arg)
+{
+	struct late *l = arg;
+	usleep((useconds_t)l->ms * 1000);
+	if (send(l->sk, l->data, strlen(l->data), 0) != (ssize_t)strlen(l->data))
+		die("late send");
+	return NULL;
+}
+
+/* recvmmsg into n one-byte messages; the bytes in got */
+static int mmsg(int sk, unsigned n, int flags, struct timespec *tmo, char *got)
+{
+	struct mmsghdr v[8];
+	struct iovec iov[8];
+	memset(v, 0, sizeof(v));
+	memset(got, 0, 9);
+	for (unsigned i = 0; i < n && i < 8; i++) {
+		iov[i] = (struct iovec){.iov_base = got + i, .iov_len = 1};
+		v[i].msg_hdr.msg_iov = &iov[i];
+		v[i].msg_hdr.msg_iovlen = 1;
+	}
+	return recvmmsg(sk, v, n, flags, tmo);
+}
+
+static int run_recvmmsg(const char *host, const char *port)
+{
+	int sk = dial(host, port);
+	char got[9];
+	check(send(sk, "abcd", 4, 0) == 4, "send abcd");
+	usleep(300000); /* the echo is back */
+	struct timespec bad = {.tv_nsec = 1000000000L};
+	int n = mmsg(sk, 1, 0, &bad, got);
+	check(n == -1 && errno == EINVAL, "recvmmsg: tv_nsec 1e9 is not EINVAL");
+	struct timespec zero = {0, 0};
+	n = mmsg(sk, 4, 0, &zero, got);
+	printf("recvmmsg, timeout {0, 0}: %d message(s) '%s'\n", n, got);
+	check(n == 1 && !strcmp(got, "a"),
+	      "recvmmsg: timeout {0, 0} did not stop after one message");
+	check(!zero.tv_sec && !zero.tv_nsec, "recvmmsg: {0, 0} not left at zero");
+	struct timespec five = {.tv_sec = 5};
+	n = mmsg(sk, 3, 0, &five, got);
+	printf("recvmmsg, timeout 5 s: %d message(s) '%s', %ld.%09ld s left\n", n, got,
+	       (long)five.tv_sec, five.tv_nsec);
+	check(n == 3 && !strcmp(got, "bcd"), "recvmmsg: timeout 5 s: not the three bytes ready");
+	check(five.tv_sec == 4 && five.tv_nsec > 0, "recvmmsg: the time left not written back");
+	/* the first receive waits past the timeout (the check comes after each
+	 * message), then the timeout has run out: "f", ready too, stays */
+	struct late l = {sk, "ef", 300};
+	pthread_t th;
+	pthread_create(&th, NULL, late_send, &l);
+	struct timespec short_tmo = {.tv_nsec = 100000000L};
+	double t0 = now_s();
+	n = mmsg(sk, 2, 0, &short_tmo, got);
+	double wall = now_s() - t0;
+	pthread_join(th, NULL);
+	printf("recvmmsg, timeout 100 ms, data after 300 ms: %d message(s) '%s' after %.0f ms\n", n,
+	       got, wall * 1e3);
+	check(n == 1 && !strcmp(got, "e"), "recvmmsg: an expired timeout did not end the batch");
+	check(wall > 0.25, "recvmmsg: the first receive was cut short by the timeout");
+	check(!short_tmo.tv_sec && !short_tmo.tv_nsec, "recvmmsg: expired timeout not zeroed");
+	usleep(100000);
+	check(recv(sk, got, 8, MSG_DONTWAIT) == 1 && got[0] == 'f', "recv of the byte left");
+	/* MSG_WAITFORONE, no timeout: the first waits, the rest take what is there */
+	l = (struct late){sk, "gh", 200};
+	pthread_create(&th, NULL, late_send, &l);
+	n = mmsg(sk, 3, MSG_WAITFORONE, NULL, got);
+	pthread_join(th, NULL);
+	printf("recvmmsg, MSG_WAITFORONE: %d message(s) '%s'\n", n, got);
+	check(n == 2 && !strcmp(got, "gh"), "recvmmsg: MSG_WAITFORONE");
+	close(sk);
+	return 0;
+}
+
+static int run_rstmmsg(const char *host, const char *port)
+{
+	int sk = dial(host, port);
+	char got[9];
+	usleep(300000); /* the data and the reset are in */
+	int n = mmsg(sk, 4, 0, NULL, got);
+	if (n != 2 || strcmp(got, "ab"))
+		fprintf(stderr, "recvmmsg before a reset: %d (%s) '%s'\n", n, strerror(errno), got);
+	check(n == 2 && !strcmp(got, "ab"), "recvmmsg before a reset: not the two bytes");
+	n = mmsg(sk, 4, 0, NULL, got);
+	int e = errno;
+	printf("recvmmsg after a reset: 2 message(s) 'ab', then %d (%s)\n", n,
+	       n < 0 ? strerror(e) : "ok");
+	check(n == -1 && e == ECONNRESET, "recvmmsg: the reset not reported by the next call");
+	close(sk);
+	return 0;
+}
+
 static int listen_on(const char *addr, const char *port)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
@@ -317,6 +422,10 @@ int main(int argc, char **argv)
 		return run_execd(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(argv[1], "restart"))
 		return run_restart(argv[2], argv[3]);
+	if (!strcmp(argv[1], "recvmmsg"))
+		return run_recvmmsg(argv[2], argv[3]);
+	if (!strcmp(argv[1], "rstmmsg"))
+		return run_rstmmsg(argv[2], argv[3]);
 	if (!strcmp(argv[1], "fork"))
 		run_fork(argv[2], argv[3]);
 	if (!strcmp(argv[1], "forkconn"))
