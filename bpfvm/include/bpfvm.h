@@ -342,6 +342,14 @@ struct bpfvm_map *bpfvm_obj_map_by_name(const struct bpfvm_obj *obj, const char 
 int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 			const struct bpfvm_load_opts *opts, struct bpfvm_prog **out);
 
+/* ---- BTF --------------------------------------------------------------- */
+
+/* The named structs and unions of a raw BTF blob (bpfvm_prog_type.btf) as C
+ * declarations, byte offsets in comments, NUL-terminated in buf (truncated
+ * if small). Returns the length of the whole text (as snprintf), -EINVAL for
+ * malformed BTF, -ENOMEM. */
+int bpfvm_btf_dump_c(const uint8_t *btf, size_t len, char *buf, size_t size);
+
 /* ---- disassembly ------------------------------------------------------- */
 
 /* One instruction in bpftool's xlated syntax ("r1 = *(u32 *)(r1 +4)"); for

@@ -165,6 +165,27 @@ START_TEST(patched_offsets)
 }
 END_TEST
 
+/* What skopsctl btf dump prints: the published layout, as C. */
+START_TEST(published_dump)
+{
+	static char buf[16384];
+	char want[96];
+	const struct bpfvm_prog_type *t = &hooks_sock_ops_type;
+	int n = bpfvm_btf_dump_c(t->btf, t->btf_len, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_lt(n, (int)sizeof buf);
+	snprintf(want, sizeof want, "struct tcp_sock { /* %zu bytes */\n",
+		 sizeof(struct hooks_k_tcp_sock));
+	ck_assert_msg(strstr(buf, want), "%s", buf);
+	snprintf(want, sizeof want, "        unsigned int snd_cwnd; /* %zu */\n",
+		 offsetof(struct hooks_k_tcp_sock, snd_cwnd));
+	ck_assert_msg(strstr(buf, want), "%s", buf);
+	snprintf(want, sizeof want, "        volatile unsigned char skc_state; /* %zu */\n",
+		 offsetof(struct hooks_k_sock_common, skc_state));
+	ck_assert_msg(strstr(buf, want), "%s", buf);
+}
+END_TEST
+
 static void fill(struct hkd_sock *d)
 {
 	struct hooks_sk_info *in = &d->info;
@@ -323,6 +344,7 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, patched_offsets);
+	tcase_add_test(tc, published_dump);
 	tcase_add_test(tc, values_interp);
 	tcase_add_test(tc, values_jit);
 	tcase_add_loop_test(tc, refused, 0, sizeof(bad) / sizeof(bad[0]));

@@ -3,7 +3,8 @@
  * offsets and load sizes are the target's, the program returns what the
  * target layout holds; without a target BTF the guarded read is dead code and
  * the unguarded one is refused naming its field; every fault in .BTF.ext's
- * core_relo subsection is refused at open with its log line. */
+ * core_relo subsection is refused at open with its log line; the C dump of a
+ * BTF (bpfvm_btf_dump_c) shows its structs with their offsets. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,23 @@ START_TEST(ext_errors)
 }
 END_TEST
 
+START_TEST(btf_dump)
+{
+	char buf[4096], small[16];
+	int n = bpfvm_btf_dump_c(target_type.btf, target_type.btf_len, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq(strlen(buf), (size_t)n);
+	ck_assert_msg(strstr(buf, "struct pkt { /* 40 bytes */\n"), "%s", buf);
+	ck_assert_msg(strstr(buf, "        __u32 a; /* 32 */\n"), "%s", buf);
+	ck_assert_msg(strstr(buf, "        __u32 d[4]; /* 8 */\n"), "%s", buf);
+	/* snprintf's contract: the whole length, a truncated NUL-terminated text */
+	ck_assert_int_eq(
+	    bpfvm_btf_dump_c(target_type.btf, target_type.btf_len, small, sizeof small), n);
+	ck_assert_uint_eq(strlen(small), sizeof small - 1);
+	ck_assert_int_eq(bpfvm_btf_dump_c(target_type.btf, 10, buf, sizeof buf), -EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("loader_core");
@@ -259,6 +277,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, relocated_to_target);
 	tcase_add_test(tc, no_target_btf);
 	tcase_add_test(tc, ext_errors);
+	tcase_add_test(tc, btf_dump);
 	suite_add_tcase(s, tc);
 	return s;
 }
