@@ -185,12 +185,13 @@ const char *bpfvm_prog_poison(const struct bpfvm_prog *prog, size_t pc)
 static void poison_sanitize(struct bpfvm_prog *prog)
 {
 	for (size_t i = 0; i < prog->npoison; i++) {
-		size_t pc = prog->poison[i].pc;
-		for (size_t k = pc; k < pc + 2 && k < prog->ninsns; k++)
-			if (prog->insns[k].code == (BPF_JMP | BPF_CALL) &&
-			    prog->insns[k].imm == BPFVM_CORE_POISON && !prog->aux[k].seen)
-				prog->insns[k] =
-				    (struct bpfvm_insn){.code = BPF_JMP | BPF_JA, .off = -1};
+		size_t pc = prog->poison[i].pc; /* both ld_imm64 halves have one */
+		struct bpfvm_insn *in = &prog->insns[pc];
+		if (pc >= prog->ninsns || in->code != (BPF_JMP | BPF_CALL) ||
+		    in->imm != BPFVM_CORE_POISON || prog->aux[pc].seen)
+			continue;
+		*in = (struct bpfvm_insn){.code = BPF_JMP | BPF_JA, .off = -1};
+		prog->aux[pc].jump_target = 1; /* its own target */
 	}
 	prog->poison = NULL;
 	prog->npoison = 0;
