@@ -323,13 +323,15 @@ static uint64_t hooks_skc_to_tcp_sock(uint64_t sk, uint64_t r2, uint64_t r3, uin
 		tp->rtt_min.s[i].v = in.rtt_min;
 	tp->bytes_received = in.bytes_received;
 	tp->bytes_acked = in.bytes_acked;
+	ctx->ktp_set = 1;
 	return (uint64_t)(uintptr_t)tp;
 }
 
 /* bpf_probe_read_kernel, which libbpf's BPF_CORE_READ reads through: the
  * only kernel memory a sock_ops program can name here is the tcp_sock
- * bpf_skc_to_tcp_sock returned, so a read elsewhere fails as a faulting
- * kernel read does (-EFAULT, dst zeroed; Linux's bpf_probe_read_kernel). */
+ * bpf_skc_to_tcp_sock returned in this call, so a read elsewhere (or before
+ * the helper filled it) fails as a faulting kernel read does (-EFAULT, dst
+ * zeroed; Linux's bpf_probe_read_kernel). */
 static uint64_t hooks_probe_read_kernel(uint64_t dst, uint64_t size, uint64_t src, uint64_t r4,
 					uint64_t r5, struct bpfvm_run *run)
 {
@@ -337,7 +339,7 @@ static uint64_t hooks_probe_read_kernel(uint64_t dst, uint64_t size, uint64_t sr
 	uintptr_t lo = (uintptr_t)&ctx->ktp, hi = lo + sizeof(ctx->ktp);
 
 	(void)r4, (void)r5;
-	if (src < lo || src > hi || size > hi - src) {
+	if (!ctx->ktp_set || src < lo || src > hi || size > hi - src) {
 		memset((void *)(uintptr_t)dst, 0, size);
 		return (uint64_t)(int64_t)-EFAULT;
 	}

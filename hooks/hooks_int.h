@@ -165,6 +165,7 @@ struct hooks_ctx {
 	struct hooks_bpf_sock_view bsk;
 	struct hooks_tcp_sock_view tsk;
 	struct hooks_k_tcp_sock ktp;
+	uint8_t ktp_set; /* ktp was filled in this call (not a bool: tests fill ctx randomly) */
 	struct hooks_sock *hs;
 	/* header-option callbacks (NULL skb otherwise): the segment, and the
 	 * option space the programs may still reserve or fill */

@@ -28,6 +28,8 @@ struct core_snap {
 	uint32_t daddr, v6_daddr3, flavor_una;
 	uint32_t has_snd_cwnd, has_mdev_us, mdev_us, cwnd_size, cwnd_off_nonzero;
 	uint32_t tp_size, has_flavor, has_udp_sock, delivered_signed, cwnd_rshift, cwnd_lshift;
+	int32_t probe_sk;
+	uint32_t probe_sk_val;
 };
 
 static struct bpfvm_registry *reg;
@@ -254,6 +256,8 @@ static void check(const struct core_snap *s, const struct hooks_sk_info *in)
 	ck_assert_uint_eq(s->tp_size, sizeof(struct hooks_k_tcp_sock));
 	ck_assert_uint_eq(s->has_flavor, 1);
 	ck_assert_uint_eq(s->has_udp_sock, 0);
+	ck_assert_int_eq(s->probe_sk, -EFAULT);
+	ck_assert_uint_eq(s->probe_sk_val, 0);
 }
 
 static void run(bool jit, uint32_t family)

@@ -18,6 +18,8 @@ struct core_snap {
 	__u32 daddr, v6_daddr3, flavor_una;
 	__u32 has_snd_cwnd, has_mdev_us, mdev_us, cwnd_size, cwnd_off_nonzero;
 	__u32 tp_size, has_flavor, has_udp_sock, delivered_signed, cwnd_rshift, cwnd_lshift;
+	__s32 probe_sk;
+	__u32 probe_sk_val;
 };
 
 struct {
@@ -85,6 +87,11 @@ int core_tcp_sock(struct bpf_sock_ops *skops)
 	s->tp_size = bpf_core_type_size(struct tcp_sock);
 	s->has_flavor = bpf_core_type_exists(struct tcp_sock___flavor);
 	s->has_udp_sock = bpf_core_type_exists(struct udp_sock);
+	/* bpf_probe_read_kernel reads inside the tcp_sock only: ctx->sk is
+	 * not kernel memory here */
+	__u32 x = 0xffffffff;
+	s->probe_sk = bpf_probe_read_kernel(&x, sizeof(x), sk);
+	s->probe_sk_val = x;
 	return 1;
 }
 
