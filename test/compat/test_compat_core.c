@@ -326,6 +326,8 @@ static const struct {
     {"bad_core_missing", "cannot be resolved: no field 'mdev_us' in struct tcp_sock"},
     {"bad_core_write", "cannot write into a kernel-typed tcp_sock"},
     {"bad_core_nocheck", "invalid mem access 'btf_ptr_or_null'"},
+    {"bad_core_span", "size=8: not inside one integer field of the sock_ops BTF"},
+    {"bad_core_varoff", "variable offset on btf_ptr prohibited"},
 };
 
 START_TEST(refused)
