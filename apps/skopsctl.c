@@ -255,9 +255,35 @@ out:
 	return status;
 }
 
+/* The BTF a program type publishes for CO-RE (docs/sockops.md §5
+ * "Kernel-typed sockets"), as C, to write programs against. */
+static int btf_dump(const struct ctl_opts *o)
+{
+	if (strcmp(o->file, hooks_sock_ops_type.name) != 0) {
+		fprintf(stderr, "skopsctl: btf dump: unknown program type '%s' (sock_ops)\n",
+			o->file);
+		return EXIT_USAGE;
+	}
+	const struct bpfvm_prog_type *t = &hooks_sock_ops_type;
+	int n = bpfvm_btf_dump_c(t->btf, t->btf_len, NULL, 0);
+	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!buf || bpfvm_btf_dump_c(t->btf, t->btf_len, buf, (size_t)n + 1) != n) {
+		fprintf(stderr, "skopsctl: btf dump: %s: %s\n", t->name,
+			strerror(n < 0 ? -n : ENOMEM));
+		free(buf);
+		return EXIT_REJECTED;
+	}
+	printf("/* %s: the kernel types bpf_skc_to_tcp_sock() returns, as skops lays them out "
+	       "*/\n\n%s",
+	       t->name, buf);
+	free(buf);
+	return 0;
+}
+
 static const struct ctl_verb verbs[] = {
     {"prog", "verify", prog_verify, "prog verify FILE.o [--strict] [--section S] [-v] [-j]"},
     {"prog", "dump", prog_dump, "prog dump FILE.o [--section S] [--jited [--blind]] [-j]"},
+    {"btf", "dump", btf_dump, "btf dump sock_ops"},
 };
 
 static void usage(FILE *f)

@@ -148,6 +148,79 @@ int bpfvm_insns_check(const struct bpfvm_insn *insns, size_t n, struct bpfvm_ins
 #define BPF_HELPER_TAIL_CALL 12
 #define BPF_HELPER_LOOP	     181
 
+/* ---- BTF (btf.c) -------------------------------------------------------- */
+
+/* BTF kinds (Linux's BTF_KIND_*). */
+enum {
+	BPFVM_BTF_K_INT = 1,
+	BPFVM_BTF_K_PTR,
+	BPFVM_BTF_K_ARRAY,
+	BPFVM_BTF_K_STRUCT,
+	BPFVM_BTF_K_UNION,
+	BPFVM_BTF_K_ENUM,
+	BPFVM_BTF_K_FWD,
+	BPFVM_BTF_K_TYPEDEF,
+	BPFVM_BTF_K_VOLATILE,
+	BPFVM_BTF_K_CONST,
+	BPFVM_BTF_K_RESTRICT,
+	BPFVM_BTF_K_FUNC,
+	BPFVM_BTF_K_FUNC_PROTO,
+	BPFVM_BTF_K_VAR,
+	BPFVM_BTF_K_DATASEC,
+	BPFVM_BTF_K_FLOAT,
+	BPFVM_BTF_K_DECL_TAG,
+	BPFVM_BTF_K_TYPE_TAG,
+	BPFVM_BTF_K_ENUM64,
+};
+
+/* A parsed BTF blob; borrows the bytes it was parsed from. */
+struct bpfvm_btf {
+	const uint8_t *types;
+	size_t types_len;
+	const char *strs;
+	size_t strs_len;
+	uint32_t ntypes; /* ids 1..ntypes valid */
+	uint32_t *offs;	 /* offs[id] = byte offset of type id in types */
+};
+
+/* 0, -ENOMEM, or -EINVAL with the reason in why. */
+int bpfvm_btf_parse(const uint8_t *data, size_t size, struct bpfvm_btf *btf, char *why, size_t n);
+void bpfvm_btf_fini(struct bpfvm_btf *btf);
+uint32_t bpfvm_btf_rd32(const uint8_t *p);
+uint32_t bpfvm_btf_kind(const uint8_t *t);
+uint32_t bpfvm_btf_vlen(const uint8_t *t);
+bool bpfvm_btf_kflag(const uint8_t *t);
+const char *bpfvm_btf_str(const struct bpfvm_btf *btf, uint32_t off); /* NULL if bad */
+const char *bpfvm_btf_name(const struct bpfvm_btf *btf, const uint8_t *t);
+/* Type record of id (12-byte header, kind data after), NULL if id is bad. */
+const uint8_t *bpfvm_btf_type(const struct bpfvm_btf *btf, uint32_t id);
+/* Follow typedef/const/volatile/restrict/type_tag; *out_id (may be NULL) gets
+ * the id reached. NULL on a bad id or a chain too long. */
+const uint8_t *bpfvm_btf_skip_mods(const struct bpfvm_btf *btf, uint32_t id, uint32_t *out_id);
+int bpfvm_btf_size(const struct bpfvm_btf *btf, uint32_t id, uint64_t *size);
+/* 0 when [off, off+size) lies inside one integer or enum member of type id
+ * (struct, union, array, through nested ones); *field names the innermost
+ * named member on the way. -EINVAL otherwise. */
+int bpfvm_btf_scalar_at(const struct bpfvm_btf *btf, uint32_t id, uint64_t off, uint32_t size,
+			const char **field);
+
+/* libbpf's poisoned instruction: a CO-RE relocation that could not be
+ * resolved becomes `call 0xbad2310`, refused by the verifier only if reached. */
+#define BPFVM_CORE_POISON 0xbad2310
+
+/* Why insn pc was poisoned, for the verifier's message. */
+struct bpfvm_core_poison {
+	size_t pc;
+	char why[288];
+};
+
+/* bpfvm_prog_load with the insns the loader poisoned (the verifier names
+ * the relocation if it reaches one; the rest are dead code). */
+int bpfvm_prog_load_core(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, size_t n,
+			 struct bpfvm_map *const *maps, size_t nmaps,
+			 const struct bpfvm_load_opts *opts, const struct bpfvm_core_poison *poison,
+			 size_t npoison, struct bpfvm_prog **out);
+
 /* ---- programs ---------------------------------------------------------- */
 
 /* Per-instruction facts: the structural ones prog_facts.c computes once at
@@ -222,7 +295,13 @@ struct bpfvm_prog {
 	/* Loaded with no_verify (generic type only): engines bound the run with
 	 * an instruction budget since nothing proved it terminates. */
 	bool no_verify;
+	/* While loading: the insns the loader poisoned (NULL once loaded). */
+	const struct bpfvm_core_poison *poison;
+	size_t npoison;
 };
+
+/* The reason insn pc was poisoned, or NULL if it was not. */
+const char *bpfvm_prog_poison(const struct bpfvm_prog *prog, size_t pc);
 
 /* An unverified program that may not terminate (a backward jump, a
  * subprogram it can call or recurse into, a callback): the JIT bounds its

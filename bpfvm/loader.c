@@ -2,7 +2,7 @@
  * objects as clang -target bpf emits them. This file checks the ELF header and
  * section table against the file size before libelf walks them, classifies
  * sections and holds the public bpfvm_obj_* API; maps and relocation live in
- * loader_maps.c, loader_btf.c and loader_reloc.c. Hostile input is rejected
+ * loader_maps.c, loader_btf.c, loader_reloc.c and loader_core.c (CO-RE). Hostile input is rejected
  * with a logged reason, never trusted. */
 #include <errno.h>
 #include <fcntl.h>
@@ -177,6 +177,8 @@ static int classify(struct ld_ctx *c, size_t i, struct ld_sec *s)
 		s->kind = LD_SEC_BTF_MAPS;
 	else if (strcmp(s->name, ".BTF") == 0 && sh->sh_type == SHT_PROGBITS)
 		c->btf_sec = i;
+	else if (strcmp(s->name, ".BTF.ext") == 0 && sh->sh_type == SHT_PROGBITS)
+		c->btf_ext_sec = i;
 	else if ((sh->sh_type == SHT_PROGBITS || sh->sh_type == SHT_NOBITS) &&
 		 (sh->sh_flags & SHF_ALLOC) && is_data_name(s->name) && sh->sh_size > 0)
 		s->kind = LD_SEC_DATA;
@@ -423,6 +425,8 @@ int bpfvm_obj_open(struct bpfvm_registry *reg, const char *path, const void *buf
 	if (!err)
 		err = ld_maps_create(&c);
 	if (!err)
+		err = ld_core_parse(&c);
+	if (!err)
 		err = load_progs(&c);
 out:
 	if (c.elf)
@@ -451,11 +455,15 @@ void bpfvm_obj_close(struct bpfvm_obj *obj)
 		free(obj->progs[i].section);
 		free(obj->progs[i].name);
 		free(obj->progs[i].insns);
+		free(obj->progs[i].core);
 	}
 	free(obj->progs);
 	for (size_t i = 0; i < obj->nmaps; i++)
 		bpfvm_map_put(obj->maps[i]);
 	free(obj->maps);
+	free(obj->relos);
+	bpfvm_btf_fini(&obj->btf);
+	free(obj->btf_data);
 	free(obj->license);
 	free(obj->file);
 	free(obj);

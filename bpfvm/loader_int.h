@@ -12,11 +12,33 @@
 #define LD_LD_IMM64 (BPF_LD | BPF_IMM | BPF_DW)
 #define LD_CALL	    (BPF_JMP | BPF_CALL)
 
+/* A CO-RE relocation of the linked program: insn pc, object relocation relo. */
+struct ld_core_at {
+	size_t pc;
+	size_t relo;
+};
+
 struct ld_prog {
 	char *section;
 	char *name;		  /* the function at offset 0, for opts->name */
 	struct bpfvm_insn *insns; /* linked; map refs carry object map indices */
 	size_t ninsns;
+	struct ld_core_at *core; /* applied at load, against the type's BTF */
+	size_t ncore;
+};
+
+#define LD_CORE_MAX_SPEC 64 /* access string indices (libbpf's BPF_CORE_SPEC_MAX_LEN) */
+
+/* One .BTF.ext core_relo record (libbpf's struct bpf_core_relo), checked
+ * against the object's .BTF at open. */
+struct ld_core_relo {
+	size_t shndx;	  /* executable section of the insn */
+	uint32_t insn;	  /* insn index in that section */
+	uint32_t type_id; /* local root type */
+	uint32_t kind;	  /* enum bpf_core_relo_kind */
+	uint32_t nspec;
+	uint32_t spec[LD_CORE_MAX_SPEC]; /* the access string, parsed */
+	const char *access;		 /* the access string, in obj->btf */
 };
 
 struct bpfvm_obj {
@@ -27,6 +49,11 @@ struct bpfvm_obj {
 	size_t nprogs;
 	struct bpfvm_map **maps; /* one reference each */
 	size_t nmaps;
+	/* CO-RE: a copy of .BTF (btf borrows it) and the core_relo records */
+	uint8_t *btf_data;
+	struct bpfvm_btf btf;
+	struct ld_core_relo *relos;
+	size_t nrelos;
 };
 
 enum ld_sec_kind {
@@ -56,15 +83,6 @@ struct ld_maploc {
 	size_t map;
 };
 
-struct ld_btf {
-	const uint8_t *types;
-	size_t types_len;
-	const char *strs;
-	size_t strs_len;
-	uint32_t ntypes; /* ids 1..ntypes valid */
-	uint32_t *offs;	 /* offs[id] = byte offset of type id in types */
-};
-
 struct ld_ctx {
 	const char *file;
 	struct bpfvm_log *log;
@@ -78,7 +96,8 @@ struct ld_ctx {
 	Elf_Data *symdata;
 	size_t nsyms;
 	size_t strtab;
-	size_t btf_sec; /* 0 none */
+	size_t btf_sec;	    /* 0 none */
+	size_t btf_ext_sec; /* 0 none */
 	struct ld_maploc *locs;
 	size_t nlocs;
 };
@@ -96,14 +115,22 @@ int ld_maps_create(struct ld_ctx *c);
 int ld_map_add(struct ld_ctx *c, const char *sec, const struct bpfvm_map_def *def, size_t *idx);
 int ld_prog_link(struct ld_ctx *c, size_t shndx, struct ld_prog *prog);
 
-int ld_btf_parse(struct ld_ctx *c, const uint8_t *data, size_t size, struct ld_btf *btf);
-void ld_btf_fini(struct ld_btf *btf);
-const char *ld_btf_str(const struct ld_btf *btf, uint32_t off);
-/* Type record of id (12-byte header, kind data after), NULL if id is bad. */
-const uint8_t *ld_btf_type(const struct ld_btf *btf, uint32_t id);
-int ld_btf_find_datasec(const struct ld_btf *btf, const char *name, uint32_t *id);
+/* loader_core.c: read .BTF.ext's core_relo records into obj (none: 0) */
+int ld_core_parse(struct ld_ctx *c);
+/* Note the relocations of section shndx insns [start, start+len), linked at
+ * base, in prog. */
+int ld_core_link(struct ld_ctx *c, struct ld_prog *prog, size_t shndx, size_t start, size_t len,
+		 size_t base);
+/* Apply prog's relocations to insns (its copy) against type's BTF; an
+ * unresolvable one poisons its insn and adds a note to *poison. */
+int ld_core_apply(struct ld_ctx *c, const struct ld_prog *prog, const struct bpfvm_prog_type *type,
+		  struct bpfvm_insn *insns, struct bpfvm_core_poison **poison, size_t *npoison);
+
+/* bpfvm_btf_parse with the reason logged against .BTF */
+int ld_btf_parse(struct ld_ctx *c, const uint8_t *data, size_t size, struct bpfvm_btf *btf);
+int ld_btf_find_datasec(const struct bpfvm_btf *btf, const char *name, uint32_t *id);
 /* Map definition from the VAR type id of a .maps variable. */
-int ld_btf_map_def(struct ld_ctx *c, const struct ld_btf *btf, uint32_t var_id,
+int ld_btf_map_def(struct ld_ctx *c, const struct bpfvm_btf *btf, uint32_t var_id,
 		   struct bpfvm_map_def *def, const char **name);
 
 #endif

@@ -143,7 +143,7 @@ static int legacy_maps(struct ld_ctx *c, size_t shndx)
 	return 0;
 }
 
-static int btf_maps(struct ld_ctx *c, size_t shndx, const struct ld_btf *btf)
+static int btf_maps(struct ld_ctx *c, size_t shndx, const struct bpfvm_btf *btf)
 {
 	struct ld_sec *s = &c->secs[shndx];
 	uint32_t ds;
@@ -151,7 +151,7 @@ static int btf_maps(struct ld_ctx *c, size_t shndx, const struct ld_btf *btf)
 		ld_err(c, s->name, -1, "no BTF DATASEC '.maps'");
 		return -EINVAL;
 	}
-	const uint8_t *t = ld_btf_type(btf, ds);
+	const uint8_t *t = bpfvm_btf_type(btf, ds);
 	uint32_t vlen = rd32(t + 4) & 0xffff;
 	for (uint32_t v = 0; v < vlen; v++) {
 		uint32_t var = rd32(t + 12 + 12 * v);
@@ -221,7 +221,7 @@ static int data_map(struct ld_ctx *c, size_t shndx)
 
 int ld_maps_create(struct ld_ctx *c)
 {
-	struct ld_btf btf = {0};
+	struct bpfvm_btf btf = {0};
 	bool have_btf = false;
 	int err = 0;
 	for (size_t i = 1; i < c->shnum && !err; i++) {
@@ -256,6 +256,6 @@ int ld_maps_create(struct ld_ctx *c)
 			break;
 		}
 	}
-	ld_btf_fini(&btf);
+	bpfvm_btf_fini(&btf);
 	return err;
 }

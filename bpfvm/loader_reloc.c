@@ -1,7 +1,9 @@
 /* Program linking: copy a program section, apply its relocations (R_BPF_64_64 on
  * ld_imm64 for maps, global data and callbacks; R_BPF_64_32 on bpf-to-bpf
  * calls), and append every called .text function once, as libbpf does, so the
- * verifier sees one contiguous program (main first, sub-programs after). */
+ * verifier sees one contiguous program (main first, sub-programs after). Each
+ * linked piece takes its CO-RE relocations along; they are applied at load
+ * (loader_core.c), when the program type and its BTF are known. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@ struct ld_unit {
 
 struct ld_link {
 	struct ld_ctx *c;
+	struct ld_prog *prog;
 	struct ld_unit *units;
 	size_t nunits;
 	struct bpfvm_insn *insns;
@@ -53,7 +56,7 @@ static int append(struct ld_link *l, size_t shndx, size_t start, size_t len, siz
 	u[l->nunits++] = (struct ld_unit){.shndx = shndx, .start = start, .len = len, .base = l->n};
 	*base = l->n;
 	l->n += len;
-	return 0;
+	return ld_core_link(l->c, l->prog, shndx, start, len, *base);
 }
 
 /* Program-relative index of insn idx of section shndx, appending the function
@@ -276,7 +279,7 @@ static char *func_name(struct ld_ctx *c, size_t shndx)
 
 int ld_prog_link(struct ld_ctx *c, size_t shndx, struct ld_prog *prog)
 {
-	struct ld_link l = {.c = c};
+	struct ld_link l = {.c = c, .prog = prog};
 	size_t base, n;
 	sec_insns(&l, shndx, &n);
 	int err = append(&l, shndx, 0, n, &base);
@@ -304,7 +307,7 @@ int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 		return -EINVAL;
 	*out = NULL;
 	struct bpfvm_load_opts o = opts ? *opts : (struct bpfvm_load_opts){0};
-	struct ld_ctx c = {.file = obj->file, .log = o.log};
+	struct ld_ctx c = {.file = obj->file, .log = o.log, .obj = obj};
 	struct ld_prog *p = NULL;
 	for (size_t i = 0; i < obj->nprogs && !p; i++)
 		if (!section || strcmp(obj->progs[i].section, section) == 0)
@@ -318,10 +321,19 @@ int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 	struct bpfvm_insn *insns = malloc(p->ninsns * sizeof(*insns));
 	struct bpfvm_map **maps = calloc(obj->nmaps ? obj->nmaps : 1, sizeof(*maps));
 	size_t *slot = malloc((obj->nmaps ? obj->nmaps : 1) * sizeof(*slot));
+	struct bpfvm_core_poison *poison = NULL;
+	size_t npoison = 0;
 	int err = -ENOMEM;
 	if (!insns || !maps || !slot)
 		goto out;
 	memcpy(insns, p->insns, p->ninsns * sizeof(*insns));
+	if (p->ncore) {
+		err = ld_core_apply(&c, p, o.type ? o.type : &bpfvm_type_generic, insns, &poison,
+				    &npoison);
+		if (err)
+			goto out;
+	}
+	err = -ENOMEM;
 	for (size_t i = 0; i < obj->nmaps; i++)
 		slot[i] = SIZE_MAX;
 	size_t nmaps = 0;
@@ -341,8 +353,10 @@ int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 	if (!o.name)
 		o.name = p->name;
 	o.no_verify = false;
-	err = bpfvm_prog_load(obj->reg, insns, p->ninsns, maps, nmaps, &o, out);
+	err =
+	    bpfvm_prog_load_core(obj->reg, insns, p->ninsns, maps, nmaps, &o, poison, npoison, out);
 out:
+	free(poison);
 	free(insns);
 	free(maps);
 	free(slot);

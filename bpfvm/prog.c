@@ -50,7 +50,9 @@ static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
 		if (writes && in->dst == BPFVM_REG_FP)
 			why = "frame pointer is read only";
 		else if (in->code == (BPF_JMP | BPF_CALL) && in->src == 0 &&
-			 in->imm != BPF_HELPER_TAIL_CALL && !prog->type->helper((uint32_t)in->imm))
+			 in->imm != BPF_HELPER_TAIL_CALL &&
+			 !prog->type->helper((uint32_t)in->imm) &&
+			 !(bpfvm_prog_poison(prog, pc) && !prog->no_verify))
 			why = "unknown helper for this program type";
 		if (why) {
 			bpfvm_log_printf(log, "prog: insn %zu: %s (code 0x%02x)\n", pc, why,
@@ -170,9 +172,42 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+const char *bpfvm_prog_poison(const struct bpfvm_prog *prog, size_t pc)
+{
+	for (size_t i = 0; i < prog->npoison; i++)
+		if (prog->poison[i].pc == pc)
+			return prog->poison[i].why;
+	return NULL;
+}
+
+/* The kernel's sanitize_dead_code: a poisoned insn the verifier never reached
+ * becomes `ja -1`, so no engine is handed an unknown helper. */
+static void poison_sanitize(struct bpfvm_prog *prog)
+{
+	for (size_t i = 0; i < prog->npoison; i++) {
+		size_t pc = prog->poison[i].pc; /* both ld_imm64 halves have one */
+		struct bpfvm_insn *in = &prog->insns[pc];
+		if (pc >= prog->ninsns || in->code != (BPF_JMP | BPF_CALL) ||
+		    in->imm != BPFVM_CORE_POISON || prog->aux[pc].seen)
+			continue;
+		*in = (struct bpfvm_insn){.code = BPF_JMP | BPF_JA, .off = -1};
+		prog->aux[pc].jump_target = 1; /* its own target */
+	}
+	prog->poison = NULL;
+	prog->npoison = 0;
+}
+
 int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, size_t n,
 		    struct bpfvm_map *const *maps, size_t nmaps, const struct bpfvm_load_opts *opts,
 		    struct bpfvm_prog **out)
+{
+	return bpfvm_prog_load_core(reg, insns, n, maps, nmaps, opts, NULL, 0, out);
+}
+
+int bpfvm_prog_load_core(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, size_t n,
+			 struct bpfvm_map *const *maps, size_t nmaps,
+			 const struct bpfvm_load_opts *opts, const struct bpfvm_core_poison *poison,
+			 size_t npoison, struct bpfvm_prog **out)
 {
 	static const struct bpfvm_load_opts no_opts;
 	if (!out)
@@ -219,6 +254,8 @@ int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, 
 	}
 	memcpy(prog->insns, insns, n * sizeof(*insns));
 	prog->ninsns = n;
+	prog->poison = poison;
+	prog->npoison = npoison;
 
 	struct bpfvm_insn_err e;
 	int err = prog_check(prog, log);
@@ -231,6 +268,8 @@ int bpfvm_prog_load(struct bpfvm_registry *reg, const struct bpfvm_insn *insns, 
 	}
 	if (!err && !opts->no_verify)
 		err = bpfvm_verify(prog, log);
+	if (!err)
+		poison_sanitize(prog);
 	if (err) {
 		prog_free(prog);
 		return err;

@@ -242,6 +242,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	 * starts as args[0] or 0 and unread fields read 0. */
 	hooks_view_zero(&ctx.view);
 	ctx.hs = hs;
+	ctx.ktp_set = 0;
 	ctx.view.op = op;
 	if (nargs > 4)
 		nargs = 4;

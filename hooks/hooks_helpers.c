@@ -300,6 +300,90 @@ static uint64_t hooks_tcp_sock_of(const struct bpfvm_run *run)
 	return (uint64_t)(uintptr_t)t;
 }
 
+/* What bpf_skc_to_tcp_sock() returns: skops's struct tcp_sock (hooks_int.h,
+ * described by hooks_btf.c), filled from the socket as it is now; NULL on a
+ * request socket, as Linux's for anything but a full TCP sock. */
+static uint64_t hooks_skc_to_tcp_sock(uint64_t sk, uint64_t r2, uint64_t r3, uint64_t r4,
+				      uint64_t r5, struct bpfvm_run *run)
+{
+	struct hooks_ctx *ctx = run->ctx;
+	struct hooks_k_tcp_sock *tp = &ctx->ktp;
+	struct hooks_k_sock_common *skc = &tp->inet_conn.icsk_inet.sk.__sk_common;
+	struct hooks_k_sock *s = &tp->inet_conn.icsk_inet.sk;
+	struct hooks_sk_info in;
+
+	(void)sk, (void)r2, (void)r3, (void)r4, (void)r5;
+	if (!ctx->hs->fullsock)
+		return 0;
+	memset(&in, 0, sizeof(in));
+	memset(tp, 0, sizeof(*tp));
+	ctx->hs->ops->info(ctx->hs, HOOKS_INFO_ADDR | HOOKS_INFO_TCP | HOOKS_INFO_SOCK, &in);
+	skc->skc_daddr = in.remote_ip4;
+	skc->skc_rcv_saddr = in.local_ip4;
+	skc->skc_dport = __builtin_bswap16(in.remote_port);
+	skc->skc_num = in.local_port;
+	skc->skc_family = (uint16_t)in.family;
+	skc->skc_state = (uint8_t)in.state;
+	memcpy(skc->skc_v6_daddr.in6_u.u6_addr32, in.remote_ip6, 16);
+	memcpy(skc->skc_v6_rcv_saddr.in6_u.u6_addr32, in.local_ip6, 16);
+	s->sk_mark = in.sk_mark;
+	s->sk_priority = in.sk_priority;
+	s->sk_txhash = in.sk_txhash;
+	s->sk_type = (uint16_t)in.sk_type;
+	s->sk_protocol = (uint16_t)in.sk_protocol;
+	tp->inet_conn.icsk_inet.inet_saddr = in.local_ip4;
+	tp->inet_conn.icsk_inet.inet_sport = __builtin_bswap16(in.local_port);
+	tp->inet_conn.icsk_retransmits = (uint8_t)in.icsk_retransmits;
+	tp->snd_cwnd = in.snd_cwnd;
+	tp->snd_ssthresh = in.snd_ssthresh;
+	tp->srtt_us = in.srtt_us;
+	tp->mss_cache = in.mss_cache;
+	tp->rcv_nxt = in.rcv_nxt;
+	tp->snd_nxt = in.snd_nxt;
+	tp->snd_una = in.snd_una;
+	tp->packets_out = in.packets_out;
+	tp->retrans_out = in.retrans_out;
+	tp->lost_out = in.lost_out;
+	tp->sacked_out = in.sacked_out;
+	tp->total_retrans = in.total_retrans;
+	tp->segs_in = in.segs_in;
+	tp->segs_out = in.segs_out;
+	tp->data_segs_in = in.data_segs_in;
+	tp->data_segs_out = in.data_segs_out;
+	tp->delivered = in.delivered;
+	tp->delivered_ce = in.delivered_ce;
+	tp->dsack_dups = in.dsack_dups;
+	tp->rate_delivered = in.rate_delivered;
+	tp->rate_interval_us = in.rate_interval_us;
+	tp->ecn_flags = (uint8_t)in.ecn_flags;
+	for (int i = 0; i < 3; i++)
+		tp->rtt_min.s[i].v = in.rtt_min;
+	tp->bytes_received = in.bytes_received;
+	tp->bytes_acked = in.bytes_acked;
+	ctx->ktp_set = 1;
+	return (uint64_t)(uintptr_t)tp;
+}
+
+/* bpf_probe_read_kernel, which libbpf's BPF_CORE_READ reads through: the
+ * only kernel memory a sock_ops program can name here is the tcp_sock
+ * bpf_skc_to_tcp_sock returned in this call, so a read elsewhere (or before
+ * the helper filled it) fails as a faulting kernel read does (-EFAULT, dst
+ * zeroed; Linux's bpf_probe_read_kernel). */
+static uint64_t hooks_probe_read_kernel(uint64_t dst, uint64_t size, uint64_t src, uint64_t r4,
+					uint64_t r5, struct bpfvm_run *run)
+{
+	const struct hooks_ctx *ctx = run->ctx;
+	uintptr_t lo = (uintptr_t)&ctx->ktp, hi = lo + sizeof(ctx->ktp);
+
+	(void)r4, (void)r5;
+	if (!ctx->ktp_set || src < lo || src > hi || size > hi - src) {
+		memset((void *)(uintptr_t)dst, 0, size);
+		return (uint64_t)(int64_t)-EFAULT;
+	}
+	memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, size);
+	return 0;
+}
+
 static uint64_t hooks_tcp_sock(uint64_t sk, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 			       struct bpfvm_run *run)
 {
@@ -395,10 +479,15 @@ static const struct bpfvm_helper hooks_helpers[] = {
      BPFVM_RET_INTEGER,
      {BPFVM_ARG_MAP, BPFVM_ARG_SOCK_OR_NULL}},
     {96, "tcp_sock", hooks_tcp_sock, BPFVM_RET_TCP_SOCK_OR_NULL, {BPFVM_ARG_SOCK_COMMON}},
+    {113,
+     "probe_read_kernel",
+     hooks_probe_read_kernel,
+     BPFVM_RET_INTEGER,
+     {BPFVM_ARG_MEM_UNINIT, BPFVM_ARG_SIZE_OR_ZERO, BPFVM_ARG_ANYTHING}},
     {122, "get_netns_cookie", hooks_netns_cookie, BPFVM_RET_INTEGER, {BPFVM_ARG_CTX}},
     {137,
      "skc_to_tcp_sock",
-     hooks_tcp_sock,
+     hooks_skc_to_tcp_sock,
      BPFVM_RET_BTF_TCP_SOCK_OR_NULL,
      {BPFVM_ARG_SOCK_COMMON}},
     {196,

@@ -76,6 +76,86 @@ _Static_assert(offsetof(struct hooks_tcp_sock_view, bytes_received) == BPFVM_TCP
 _Static_assert(offsetof(struct hooks_tcp_sock_view, bytes_acked) == BPFVM_TCP_SOCK_U64_B,
 	       "bytes_acked at 88");
 
+/* What bpf_skc_to_tcp_sock() points at: skops's own struct tcp_sock, read by
+ * programs through CO-RE relocations against the BTF hooks_btf.c publishes
+ * for exactly this layout (docs/sockops.md §5 "Kernel-typed sockets"). The
+ * nesting and field names are Linux's (include/linux/tcp.h and the structs it
+ * embeds); offsets are ours. A snapshot taken when the helper is called;
+ * padding is not in the BTF, so programs cannot read it. */
+struct hooks_k_in6_addr {
+	union {
+		uint8_t u6_addr8[16];
+		uint16_t u6_addr16[8];
+		uint32_t u6_addr32[4];
+	} in6_u;
+};
+
+struct hooks_k_sock_common {
+	uint32_t skc_daddr;	/* remote IPv4, network order */
+	uint32_t skc_rcv_saddr; /* local IPv4, network order */
+	uint16_t skc_dport;	/* network order */
+	uint16_t skc_num;	/* local port, host order */
+	uint16_t skc_family;
+	uint8_t skc_state; /* TCP_* (enum hooks_tcp_state) */
+	uint8_t pad0;
+	struct hooks_k_in6_addr skc_v6_daddr;
+	struct hooks_k_in6_addr skc_v6_rcv_saddr;
+};
+
+struct hooks_k_sock {
+	struct hooks_k_sock_common __sk_common;
+	uint32_t sk_mark;
+	uint32_t sk_priority;
+	uint32_t sk_txhash;
+	uint16_t sk_type;
+	uint16_t sk_protocol;
+};
+
+struct hooks_k_inet_sock {
+	struct hooks_k_sock sk;
+	uint32_t inet_saddr; /* network order */
+	uint16_t inet_sport; /* network order */
+	uint16_t pad1;
+};
+
+struct hooks_k_inet_connection_sock {
+	struct hooks_k_inet_sock icsk_inet;
+	uint8_t icsk_retransmits;
+	uint8_t pad2[3];
+};
+
+/* Linux's windowed min filter (include/linux/win_minmax.h): s[0] is the
+ * minimum tcp_min_rtt() returns; skops keeps one value, so all three samples
+ * hold it, as minmax_reset leaves them. */
+struct hooks_k_minmax_sample {
+	uint32_t t;
+	uint32_t v;
+};
+struct hooks_k_minmax {
+	struct hooks_k_minmax_sample s[3];
+};
+
+struct hooks_k_tcp_sock {
+	struct hooks_k_inet_connection_sock inet_conn;
+	uint32_t snd_cwnd, snd_ssthresh, srtt_us, mss_cache;
+	uint32_t rcv_nxt, snd_nxt, snd_una;
+	uint32_t packets_out, retrans_out, lost_out, sacked_out, total_retrans;
+	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
+	uint32_t delivered, delivered_ce, dsack_dups;
+	uint32_t rate_delivered, rate_interval_us;
+	uint8_t ecn_flags;
+	uint8_t pad3[3];
+	struct hooks_k_minmax rtt_min;
+	uint64_t bytes_received, bytes_acked;
+};
+
+/* The BTF of the structs above (hooks_btf.c, checked to be HOOKS_BTF_SIZE
+ * bytes) and the id of struct tcp_sock in it. */
+#define HOOKS_BTF_SIZE	      1616u
+#define HOOKS_BTF_TCP_SOCK_ID 17
+struct hooks_btf_blob;
+extern const struct hooks_btf_blob hooks_btf_blob;
+
 /* One context per hooks_call; r1 points at view (offset 0 of the wrapper), so
  * a helper given ctx, or ctx->sk, finds the socket behind it. Every socket
  * pointer a program holds names this call's socket, so helpers taking one
@@ -84,6 +164,8 @@ struct hooks_ctx {
 	struct hooks_sock_ops_view view;
 	struct hooks_bpf_sock_view bsk;
 	struct hooks_tcp_sock_view tsk;
+	struct hooks_k_tcp_sock ktp;
+	uint8_t ktp_set; /* ktp was filled in this call (not a bool: tests fill ctx randomly) */
 	struct hooks_sock *hs;
 	/* header-option callbacks (NULL skb otherwise): the segment, and the
 	 * option space the programs may still reserve or fill */

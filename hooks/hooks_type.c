@@ -195,4 +195,7 @@ const struct bpfvm_prog_type hooks_sock_ops_type = {
     .ret_min = 0,
     .ret_max = 1,
     .nr_fields = HOOKS_NR_FIELDS,
+    .btf = (const uint8_t *)&hooks_btf_blob,
+    .btf_len = HOOKS_BTF_SIZE,
+    .btf_ids = {[BPFVM_BTF_TCP_SOCK] = HOOKS_BTF_TCP_SOCK_ID},
 };

@@ -20,13 +20,13 @@ struct bpfvm_insn {
 	int32_t imm;
 };
 
-#define BPFVM_STACK_SIZE 512 /* bytes per frame */
+#define BPFVM_STACK_SIZE     512 /* bytes per frame */
 #define BPFVM_MAX_CALL_DEPTH 8
-#define BPFVM_MAX_TAIL_CALLS 33 /* MAX_TAIL_CALL_CNT */
-#define BPFVM_MAX_INSNS 1000000 /* processed-instruction limit */
-#define BPFVM_MAX_USED_MAPS 64 /* maps one program may reference (MAX_USED_MAPS) */
-#define BPFVM_OBJ_NAME_LEN 16
-#define BPFVM_TAG_SIZE 8
+#define BPFVM_MAX_TAIL_CALLS 33	     /* MAX_TAIL_CALL_CNT */
+#define BPFVM_MAX_INSNS	     1000000 /* processed-instruction limit */
+#define BPFVM_MAX_USED_MAPS  64	     /* maps one program may reference (MAX_USED_MAPS) */
+#define BPFVM_OBJ_NAME_LEN   16
+#define BPFVM_TAG_SIZE	     8
 
 /* ---- logs -------------------------------------------------------------- */
 
@@ -42,7 +42,7 @@ struct bpfvm_log {
 };
 
 void bpfvm_log_printf(struct bpfvm_log *log, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- maps -------------------------------------------------------------- */
 
@@ -119,30 +119,30 @@ struct bpfvm_run; /* per-invocation state, see bpfvm_run_* below */
 
 /* Helpers get the five argument registers and the run state (JIT passes it in
  * the sixth C argument register). */
-typedef uint64_t (*bpfvm_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
-				    uint64_t r5, struct bpfvm_run *run);
+typedef uint64_t (*bpfvm_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+				    struct bpfvm_run *run);
 
 /* Argument and return classes the verifier checks calls against (the kernel's
  * bpf_func_proto, reduced to what skops' helpers need). */
 enum bpfvm_arg {
 	BPFVM_ARG_NONE = 0,
-	BPFVM_ARG_ANYTHING,	 /* any initialised scalar or pointer value */
-	BPFVM_ARG_SCALAR,	 /* initialised scalar only */
-	BPFVM_ARG_CTX,		 /* the program's ctx pointer, offset 0 */
-	BPFVM_ARG_MAP,		 /* const map pointer */
-	BPFVM_ARG_MAP_KEY,	 /* readable key_size bytes of the preceding map */
-	BPFVM_ARG_MAP_VALUE,	 /* readable value_size bytes of the preceding map */
-	BPFVM_ARG_MEM,		 /* readable initialised bytes, size in the next arg */
-	BPFVM_ARG_MEM_OR_NULL,	 /* as MEM, or NULL with size 0 */
-	BPFVM_ARG_MEM_UNINIT,	 /* writable bytes, size in the next arg */
-	BPFVM_ARG_SIZE,		 /* constant-bounded size > 0 for the preceding mem */
-	BPFVM_ARG_SIZE_OR_ZERO,	 /* same, may be 0 */
-	BPFVM_ARG_FUNC,		 /* callback: ld_imm64 BPF_PSEUDO_FUNC */
-	BPFVM_ARG_SOCK_OR_NULL,	 /* ctx->sk style socket pointer or NULL */
+	BPFVM_ARG_ANYTHING,	     /* any initialised scalar or pointer value */
+	BPFVM_ARG_SCALAR,	     /* initialised scalar only */
+	BPFVM_ARG_CTX,		     /* the program's ctx pointer, offset 0 */
+	BPFVM_ARG_MAP,		     /* const map pointer */
+	BPFVM_ARG_MAP_KEY,	     /* readable key_size bytes of the preceding map */
+	BPFVM_ARG_MAP_VALUE,	     /* readable value_size bytes of the preceding map */
+	BPFVM_ARG_MEM,		     /* readable initialised bytes, size in the next arg */
+	BPFVM_ARG_MEM_OR_NULL,	     /* as MEM, or NULL with size 0 */
+	BPFVM_ARG_MEM_UNINIT,	     /* writable bytes, size in the next arg */
+	BPFVM_ARG_SIZE,		     /* constant-bounded size > 0 for the preceding mem */
+	BPFVM_ARG_SIZE_OR_ZERO,	     /* same, may be 0 */
+	BPFVM_ARG_FUNC,		     /* callback: ld_imm64 BPF_PSEUDO_FUNC */
+	BPFVM_ARG_SOCK_OR_NULL,	     /* ctx->sk style socket pointer or NULL */
 	BPFVM_ARG_MAP_VALUE_OR_NULL, /* value pointer of the preceding map, or NULL */
-	BPFVM_ARG_RINGBUF_MEM,	 /* memory returned by ringbuf_reserve */
-	BPFVM_ARG_STR,		 /* NUL-terminated constant string in a map value */
-	BPFVM_ARG_SPIN_LOCK,	 /* struct bpf_spin_lock (4 bytes) inside a map value */
+	BPFVM_ARG_RINGBUF_MEM,	     /* memory returned by ringbuf_reserve */
+	BPFVM_ARG_STR,		     /* NUL-terminated constant string in a map value */
+	BPFVM_ARG_SPIN_LOCK,	     /* struct bpf_spin_lock (4 bytes) inside a map value */
 	/* a NULL-checked socket pointer of any kind (bpf_sock, bpf_tcp_sock, a BTF
 	 * tcp_sock): the kernel's ARG_PTR_TO_SOCK_COMMON / _BTF_ID_SOCK_COMMON */
 	BPFVM_ARG_SOCK_COMMON,
@@ -161,13 +161,15 @@ enum bpfvm_ret {
 	BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL,
 };
 
-/* The kernel-typed objects helpers may return. Their fields are reached only
- * through CO-RE relocations against the BTF the program type publishes; until
- * then the verifier lets a program NULL-check and pass them, not read them. */
+/* The kernel-typed objects helpers may return. Programs reach their fields
+ * through CO-RE relocations against the BTF the program type publishes
+ * (bpfvm_prog_type.btf); the verifier admits reads that fall inside one
+ * integer field of the published struct, nothing else. */
 enum bpfvm_btf_obj {
 	BPFVM_BTF_NONE = 0,
 	BPFVM_BTF_TCP_SOCK,   /* struct tcp_sock */
 	BPFVM_BTF_MPTCP_SOCK, /* struct mptcp_sock */
+	BPFVM_BTF_NR,
 };
 
 /* struct bpf_tcp_sock (uapi): u32 fields, but bytes_received and bytes_acked
@@ -191,14 +193,14 @@ const struct bpfvm_helper *bpfvm_base_helper(uint32_t id);
 
 /* What a ctx access resolves to; filled by the type's ctx_access(). */
 enum bpfvm_ctx_reg {
-	BPFVM_CTX_SCALAR = 0,	  /* the load yields a scalar */
+	BPFVM_CTX_SCALAR = 0,	/* the load yields a scalar */
 	BPFVM_CTX_SOCK_OR_NULL, /* the load yields a socket pointer or NULL */
-	BPFVM_CTX_PKT,		  /* packet data start */
-	BPFVM_CTX_PKT_END,	  /* packet data end */
+	BPFVM_CTX_PKT,		/* packet data start */
+	BPFVM_CTX_PKT_END,	/* packet data end */
 };
 
 struct bpfvm_ctx_access {
-	int field;		  /* type-defined field index, recorded per insn */
+	int field;		   /* type-defined field index, recorded per insn */
 	enum bpfvm_ctx_reg result; /* for loads */
 };
 
@@ -214,6 +216,14 @@ struct bpfvm_prog_type {
 	const struct bpfvm_helper *(*helper)(uint32_t id);
 	int32_t ret_min, ret_max; /* R0 range enforced in strict mode */
 	uint32_t nr_fields;	  /* field indices are < nr_fields (<= 64) */
+	/* Optional: the type's own view of the kernel types its programs may
+	 * read through helper-returned pointers, as raw BTF (header, types,
+	 * strings). CO-RE relocations resolve against it, and each struct in it
+	 * must be laid out exactly as the object the helper returns. btf_ids[o]
+	 * is the BTF id of enum bpfvm_btf_obj o (0: not published). */
+	const uint8_t *btf;
+	uint32_t btf_len;
+	uint32_t btf_ids[BPFVM_BTF_NR];
 };
 
 /* The generic type used by tests and the conformance runner: r1 = memory,
@@ -242,11 +252,11 @@ size_t bpfvm_trace_read(struct bpfvm_registry *reg, char *buf, size_t size);
 struct bpfvm_load_opts {
 	const struct bpfvm_prog_type *type; /* NULL → generic */
 	const char *name;		    /* up to 15 chars kept */
-	bool strict;	  /* R0 must lie in type->ret_min..ret_max */
-	bool no_verify;	  /* generic type only: the conformance runner */
-	bool jit;	  /* try the JIT; falls back to the interpreter */
-	bool jit_blind;	  /* blind immediates in the JIT image (untrusted loads, docs/jit.md) */
-	uint32_t uid;	  /* created_by_uid */
+	bool strict;			    /* R0 must lie in type->ret_min..ret_max */
+	bool no_verify;			    /* generic type only: the conformance runner */
+	bool jit;			    /* try the JIT; falls back to the interpreter */
+	bool jit_blind; /* blind immediates in the JIT image (untrusted loads, docs/jit.md) */
+	uint32_t uid;	/* created_by_uid */
 	struct bpfvm_log *log;
 };
 
@@ -331,6 +341,14 @@ struct bpfvm_map *bpfvm_obj_map_by_name(const struct bpfvm_obj *obj, const char 
 /* Verify and load the program of section (NULL → the first program section). */
 int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 			const struct bpfvm_load_opts *opts, struct bpfvm_prog **out);
+
+/* ---- BTF --------------------------------------------------------------- */
+
+/* The named structs and unions of a raw BTF blob (bpfvm_prog_type.btf) as C
+ * declarations, byte offsets in comments, NUL-terminated in buf (truncated
+ * if small). Returns the length of the whole text (as snprintf), -EINVAL for
+ * malformed BTF, -ENOMEM. */
+int bpfvm_btf_dump_c(const uint8_t *btf, size_t len, char *buf, size_t size);
 
 /* ---- disassembly ------------------------------------------------------- */
 

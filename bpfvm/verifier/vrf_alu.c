@@ -73,6 +73,13 @@ static int ptr_alu(struct vrf_env *env, const struct bpfvm_insn *insn, struct vr
 	case VRF_PTR_PKT:
 	case VRF_PTR_MEM:
 		break;
+	case VRF_PTR_BTF:
+		/* a kernel-typed object: constant offsets only (the kernel's
+		 * check_ptr_to_btf_access wants a constant var_off) */
+		if (!vrf_reg_is_const(&off))
+			return vrf_err(env, -EACCES, "R%d variable offset on %s prohibited", d,
+				       vrf_type_name(ptr->type));
+		break;
 	default:
 		return vrf_err(env, -EACCES, "R%d pointer arithmetic on %s prohibited", d,
 			       vrf_type_name(ptr->type));

@@ -241,6 +241,9 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 	enum bpfvm_arg mem_t = BPFVM_ARG_NONE;
 	int err;
 
+	const char *poisoned = bpfvm_prog_poison(env->prog, (size_t)env->insn_idx);
+	if (poisoned && insn->imm == BPFVM_CORE_POISON)
+		return vrf_err(env, -EINVAL, "%s", poisoned);
 	if (!h) {
 		const char *name = vrf_helper_name((uint32_t)insn->imm);
 		if (!name)

@@ -101,6 +101,7 @@ void vrf_env_fini(struct vrf_env *env)
 	vrf_state_free(env->cur);
 	free(env->ia);
 	free(env->sub);
+	bpfvm_btf_fini(&env->btf);
 	memset(env, 0, sizeof(*env));
 }
 

@@ -159,7 +159,9 @@ struct vrf_env {
 	uint64_t processed;
 	uint64_t jmps, prev_jmps, prev_processed;
 	int insn_idx, prev_insn_idx;
-	bool failed;		  /* a reason was logged */
+	bool failed;	      /* a reason was logged */
+	struct bpfvm_btf btf; /* the type's published BTF, parsed on first use */
+	bool btf_parsed;
 	int acc_sframe, acc_slot; /* stack slot the current insn accessed */
 	char why[160];
 };

@@ -242,6 +242,43 @@ static bool tcp_sock_access_ok(int64_t o, int size)
 	return size == 4;
 }
 
+static const char *btf_obj_name(uint32_t obj)
+{
+	return obj == BPFVM_BTF_MPTCP_SOCK ? "mptcp_sock" : "tcp_sock";
+}
+
+/* A read through a helper-returned kernel-typed pointer (the kernel's
+ * btf_struct_access): only inside one integer field of the struct the
+ * program type publishes, which is what CO-RE relocated offsets point at. */
+static int btf_access(struct vrf_env *env, uint32_t obj, int64_t o, int size)
+{
+	const struct bpfvm_prog_type *type = env->prog->type;
+	uint32_t id = obj < BPFVM_BTF_NR ? type->btf_ids[obj] : 0;
+	char why[96];
+	if (!type->btf || !id)
+		return vrf_err(
+		    env, -EACCES,
+		    "access to a kernel-typed %s: program type %s publishes no BTF for it",
+		    btf_obj_name(obj), type->name);
+	if (!env->btf_parsed) {
+		int err = bpfvm_btf_parse(type->btf, type->btf_len, &env->btf, why, sizeof(why));
+		if (err == -EINVAL)
+			return vrf_err(env, -EINVAL, "the %s BTF: %s", type->name, why);
+		if (err)
+			return err;
+		env->btf_parsed = true;
+	}
+	const char *field = NULL;
+	if (o < 0 || o > INT32_MAX ||
+	    bpfvm_btf_scalar_at(&env->btf, id, (uint64_t)o, (uint32_t)size, &field))
+		return vrf_err(
+		    env, -EACCES,
+		    "invalid access to struct %s off=%lld size=%d: not inside one integer "
+		    "field of the %s BTF",
+		    btf_obj_name(obj), (long long)o, size, type->name);
+	return 0;
+}
+
 static int ctx_access(struct vrf_env *env, int regno, const struct vrf_reg *p, int off, int size,
 		      bool write, struct vrf_reg *dst)
 {
@@ -386,10 +423,15 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 		err = 0;
 		break;
 	case VRF_PTR_BTF:
-		return vrf_err(env, -EACCES,
-			       "R%d access to a kernel-typed %s needs CO-RE relocations, "
-			       "which this loader does not apply yet",
-			       regno, p->range == BPFVM_BTF_MPTCP_SOCK ? "mptcp_sock" : "tcp_sock");
+		if (write || atomic)
+			return vrf_err(env, -EACCES, "cannot write into a kernel-typed %s",
+				       btf_obj_name(p->range));
+		if (!vrf_tnum_is_const(p->var))
+			return vrf_err(env, -EACCES, "R%d variable %s access disallowed", regno,
+				       btf_obj_name(p->range));
+		o = (int64_t)p->off + off + (int64_t)p->var.value;
+		err = btf_access(env, p->range, o, size);
+		break;
 	default:
 		return vrf_err(env, -EACCES, "R%d invalid mem access '%s'", regno,
 			       vrf_type_name(p->type));

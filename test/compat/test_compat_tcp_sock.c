@@ -215,7 +215,7 @@ static const struct {
     {"bad_tp_write", "cannot write into tcp_sock"},
     {"bad_sk_nocheck", "sock_common"},
     {"bad_tp_narrow", "invalid tcp_sock access off=88 size=4"},
-    {"bad_skc_read", "needs CO-RE relocations"},
+    {"bad_skc_read", "invalid access to struct tcp_sock off=4096 size=4"},
 };
 
 START_TEST(refused)

@@ -1,6 +1,7 @@
 /* libFuzzer target for the ELF loader: any byte string goes to bpfvm_obj_open;
  * it must return an object or a logged -EINVAL/-ENOEXEC/-ENOMEM, never crash,
- * leak or leave maps registered. Seeds: small clang-built objects. */
+ * leak or leave maps registered; an object that opens has each program loaded
+ * (CO-RE relocation, verifier). Seeds: small clang-built objects. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,9 +22,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc && log.used == 0)
 		abort(); /* every rejection names its reason */
 	if (!rc) {
-		for (size_t i = 0; i < bpfvm_obj_prog_count(obj); i++)
-			if (!bpfvm_obj_prog_section(obj, i))
+		for (size_t i = 0; i < bpfvm_obj_prog_count(obj); i++) {
+			const char *sec = bpfvm_obj_prog_section(obj, i);
+			if (!sec)
 				abort();
+			/* load: CO-RE relocations are applied (against no target
+			 * BTF: the poisoning path) before the verifier runs */
+			struct bpfvm_prog *prog = NULL;
+			struct bpfvm_load_opts opts = {.log = &log};
+			log.used = 0;
+			if (bpfvm_obj_load_prog(obj, sec, &opts, &prog) == 0)
+				bpfvm_prog_put(prog);
+		}
 		bpfvm_obj_close(obj);
 	}
 	uint32_t next;

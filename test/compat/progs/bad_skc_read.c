@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Must not load here (yet): bpf_skc_to_tcp_sock() gives a kernel-typed
- * tcp_sock whose fields need CO-RE relocations; without vmlinux.h this
- * program reads one at a raw offset, which the loader cannot relocate. */
+/* Must not load: reads the kernel-typed tcp_sock at a raw offset past the
+ * struct skops publishes, where no field lies (without CO-RE nothing moves
+ * the offset onto one). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -15,7 +15,7 @@ int bad_skc_read(struct bpf_sock_ops *skops)
 		return 1;
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (tp)
-		skops->reply = *(__u32 *)tp;
+		skops->reply = *(__u32 *)((char *)tp + 4096);
 	return 1;
 }
 

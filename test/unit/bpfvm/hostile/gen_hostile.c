@@ -4,9 +4,10 @@
  * machine, section table and section ranges past the end, huge or zero counts,
  * bad indices (sh_link, shstrndx, sh_info), odd-sized program sections,
  * relocations outside their section, misaligned, on the wrong insn or with bad
- * symbols, and BTF garbage. Every file is refused by construction (the fault is
- * one the loader checks on every path), so test_loader_hostile can insist. */
+ * symbols, BTF garbage and .BTF.ext core_relo faults. Every file is refused by construction (the
+ * fault is one the loader checks on every path), so test_loader_hostile can insist. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,11 +219,21 @@ static uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
+/* .BTF.ext holds core_relo records (not only func and line info). */
+static bool has_core(struct ld_img *b)
+{
+	int es = ld_img_sec(b, ".BTF.ext");
+	if (es < 0)
+		return false;
+	const uint8_t *d = ld_img_data(b, (size_t)es);
+	return rd32(d + 4) >= 32 && rd32(d + 28) != 0;
+}
+
 static void btf_faults(struct gen *g, struct ld_img *b)
 {
 	int bs = ld_img_sec(b, ".BTF");
-	if (bs < 0 || ld_img_sec(b, ".maps") < 0)
-		return; /* .BTF is read only for .maps */
+	if (bs < 0 || (ld_img_sec(b, ".maps") < 0 && !has_core(b)))
+		return; /* .BTF is read only for .maps and CO-RE */
 	size_t off = ld_img_shdr(b, (size_t)bs)->sh_offset;
 #define BTF(m) (m->b + off)
 	MUTATE(g, b, "btf-magic", BTF(m)[0] ^= 0xff);
@@ -257,6 +268,46 @@ static void btf_faults(struct gen *g, struct ld_img *b)
 #undef BTF
 }
 
+/* .BTF.ext's core_relo subsection (objects with CO-RE relocations): the
+ * header, the record size, the section headers and every field of every
+ * record out of range in turn. */
+static void core_faults(struct gen *g, struct ld_img *b)
+{
+	int es = ld_img_sec(b, ".BTF.ext");
+	if (es < 0)
+		return;
+	size_t ext = ld_img_shdr(b, (size_t)es)->sh_offset,
+	       size = ld_img_shdr(b, (size_t)es)->sh_size;
+	uint32_t hl = rd32(b->b + ext + 4);
+	if (hl < 32 || rd32(b->b + ext + 28) == 0)
+		return;
+	size_t sub = ext + hl + rd32(b->b + ext + 24), end = sub + rd32(b->b + ext + 28);
+	uint32_t rec = rd32(b->b + sub);
+	if (end > ext + size || rec < 16)
+		return;
+	MUTATE(g, b, "ext-magic", m->b[ext] ^= 0xff);
+	MUTATE(g, b, "ext-version", m->b[ext + 2] = 9);
+	static const size_t hdr[] = {4, 24, 28};
+	for (size_t i = 0; i < 3; i++)
+		MUTATE(g, b, "ext-hdr", memset(m->b + ext + hdr[i], 0xf0, 4));
+	MUTATE(g, b, "ext-recsize", memset(m->b + sub, 0, 4));
+	MUTATE(g, b, "ext-recsize", m->b[sub] = 18);
+	for (size_t at = sub + 4; at + 8 <= end;) {
+		uint32_t num = rd32(b->b + at + 4);
+		MUTATE(g, b, "ext-secname", memset(m->b + at, 0xff, 4));
+		MUTATE(g, b, "ext-num", memset(m->b + at + 4, 0, 4));
+		MUTATE(g, b, "ext-num", memset(m->b + at + 4, 0xff, 4));
+		at += 8;
+		for (uint32_t k = 0; k < num && at + rec <= end; k++, at += rec) {
+			MUTATE(g, b, "ext-insn", m->b[at] |= 7);
+			MUTATE(g, b, "ext-insn", memset(m->b + at, 0xf8, 4));
+			MUTATE(g, b, "ext-type", memset(m->b + at + 4, 0xff, 4));
+			MUTATE(g, b, "ext-access", memset(m->b + at + 8, 0xff, 4));
+			MUTATE(g, b, "ext-kind", m->b[at + 12] = 0x40);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -286,6 +337,7 @@ int main(int argc, char **argv)
 		section_faults(&g, &b);
 		reloc_faults(&g, &b);
 		btf_faults(&g, &b);
+		core_faults(&g, &b);
 		err |= g.err;
 		printf("gen_hostile: %s: %u files\n", base, g.n);
 		free(b.b);
