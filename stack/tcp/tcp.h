@@ -67,7 +67,16 @@ struct tcp_ring {
 
 #define TCP_MSS_DEFAULT	 536u /* RFC 9293 §3.7.1: the send MSS without an MSS option */
 #define TCP_MAX_SYN_GAPS 8    /* SYN retransmission gaps a tcb records (tcp_get_info) */
-#define TCP_OOO_MAX	 4    /* out-of-order ranges held; also the SACK blocks we can send */
+/* The receiver's out-of-order ranges (tcp_ooo.c): sorted, disjoint, in an
+ * array taken on the first segment beyond a hole and grown with the holes
+ * (as Linux's out-of-order queue holds any number of segments within the
+ * receive buffer), freed when the last hole fills. The bytes themselves sit
+ * in the receive ring, so the receive buffer bounds them; TCP_OOO_MAX bounds
+ * the ranges whatever the peer sends (a segment that would need one more is
+ * dropped and counted in ooo_drop). */
+#define TCP_OOO_MAX  4096
+#define TCP_OOO_MIN  8 /* ranges in the first array */
+#define TCP_OOO_HIST 3 /* earlier arrivals whose blocks are repeated (RFC 2018 §4) */
 
 enum tcp_timer {
 	TCP_T_RTX = 0, /* retransmission (SYN, SYN-ACK, data, FIN) and persist */
@@ -145,15 +154,17 @@ struct tcb {
 	uint64_t cc_priv[13]; /* TCP_CC_PRIV_SIZE: the algorithm's state */
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
-	uint32_t ooo_n;
-	uint32_t ooo_recent;  /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_n, ooo_cap; /* ranges held in ooo, room (0: none taken) */
+	uint32_t ooo_recent;	 /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_hist[TCP_OOO_HIST]; /* bytes of the arrivals before it, newest first */
+	uint8_t ooo_hist_n;
 	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
 	bool ooo_fin;
 	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
 	uint32_t dsack_l, dsack_r;
-	struct {
+	struct tcp_ooo_range {
 		uint32_t l, r; /* absolute sequence numbers [l, r) */
-	} ooo[TCP_OOO_MAX];
+	} * ooo;
 	uint64_t tmr[TCP_T_N];
 	/* timer wheel linkage */
 	struct tcb *tw_next, **tw_pprev;

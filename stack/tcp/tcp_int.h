@@ -177,6 +177,16 @@ void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sac
 		   struct tcp_sb_res *res);
 void tcp_sb_clear(struct tcb *tcb);
 void tcp_sb_free(struct tcb *tcb); /* returns the board's memory */
+
+/* tcp_ooo.c: the receiver's out-of-order ranges and its SACK blocks */
+void tcp_ooo_free(struct tcb *tcb);
+uint32_t tcp_ooo_first_after(const struct tcb *tcb, uint32_t seq);
+bool tcp_ooo_fits(struct tcb *tcb, uint32_t l, uint32_t r);
+bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r); /* false: no room */
+/* Drops the ranges rcv_nxt reached; the bytes that now follow it in order. */
+uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled);
+void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq); /* an out-of-order segment at seq */
+uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32_t max);
 uint32_t tcp_sb_lost_edge(const struct tcb *tcb);
 bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq);
 uint32_t tcp_sb_pipe(const struct tcb *tcb);
