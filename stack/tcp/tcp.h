@@ -78,6 +78,12 @@ struct tcp_ring {
 #define TCP_OOO_MIN  8 /* ranges in the first array */
 #define TCP_OOO_HIST 3 /* earlier arrivals whose blocks are repeated (RFC 2018 §4) */
 
+/* Output turns (tcp_outq.c, with tcp_config.tx_room): new data segments a
+ * connection sends per turn, and transmit-queue frames left to ACKs,
+ * handshakes and retransmissions. */
+#define TCP_OUT_BURST  16
+#define TCP_TX_RESERVE 64
+
 enum tcp_timer {
 	TCP_T_RTX = 0, /* retransmission (SYN, SYN-ACK, data, FIN) and persist */
 	TCP_T_DELACK,
@@ -174,6 +180,8 @@ struct tcb {
 	struct tcb *parent;	 /* listener of a child not yet accepted */
 	struct tcb *dirty_next;	 /* events pending delivery */
 	struct tcb *pend_next;	 /* effects pending application (tcp_effect.c) */
+	struct tcb *out_next;	 /* waiting for its output turn (tcp_outq.c) */
+	bool out_q;		 /* on the output queue */
 	uint8_t pend;		 /* TCB_P_*: what a sock_ops call asked for */
 	struct tcb *bind_next;	 /* the port table's chain, while TCB_F_BOUND */
 	/* ---- cold ---- */
@@ -283,6 +291,12 @@ struct tcp_config {
 		    const struct tcp_iov *d);
 	/* Source address and MTU towards dst (connect); NULL: laddr must be set. */
 	int (*route)(void *arg, uint8_t family, const void *dst, void *src_out, uint32_t *mtu);
+	/* Frames the owner's transmit queue can still take; NULL: no limit.
+	 * With it, tcp_output sends new data in turns of at most TCP_OUT_BURST
+	 * segments, round-robin over the connections that have more, and
+	 * keeps TCP_TX_RESERVE frames for ACKs, handshakes and
+	 * retransmissions (tcp_outq.c); the owner runs tcp_output_pending. */
+	uint32_t (*tx_room)(void *arg);
 	/* Readiness changed for tcb->sd (called from tcp_flush_events). */
 	void (*event)(void *arg, struct tcb *tcb);
 	void *arg;
@@ -304,6 +318,10 @@ void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t
 /* Expired timers; returns how many fired. */
 int tcp_timers(struct tcp *tcp, uint64_t now);
 uint64_t tcp_next_deadline(struct tcp *tcp);
+/* Gives the connections waiting for an output turn (tx_room) one turn
+ * each, round after round, while the transmit queue has room. Returns the
+ * segments sent. */
+int tcp_output_pending(struct tcp *tcp, uint64_t now);
 /* Runs the event callback for connections whose readiness changed. */
 void tcp_flush_events(struct tcp *tcp);
 

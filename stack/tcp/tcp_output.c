@@ -372,6 +372,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	if (rec)
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
+	uint32_t cap = tcp_out_cap(tcp, tcb); /* a turn's worth (tcp_outq.c) */
 	for (int guard = 0; guard < 4096; guard++) {
 		uint32_t off = tcb->snd_nxt - tcb->snd_una;
 		uint32_t avail = tcb->snd.len > off ? tcb->snd.len - off : 0;
@@ -423,6 +424,10 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;
 		if (!len && !fin)
 			break;
+		if ((uint32_t)new_sent >= cap) {
+			tcp_out_queue(tcp, tcb); /* more to send: the next turn */
+			break;
+		}
 		if (fin)
 			tcb->flags |= TCB_F_FIN_SENT;
 		if (len && len < room && SEQ_GEQ(tcb->snd_nxt, tcb->snd_max)) {
@@ -435,7 +440,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		if (fin)
 			break;
 	}
-	if (rec && !new_sent)
+	if (rec && !new_sent && !tcb->out_q)
 		sent += tcp_rec_send_more(tcp, tcb);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&
