@@ -132,7 +132,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	uint32_t max_conns = cfg->max_conns ? cfg->max_conns : 1024;
 	st->nsocks = cfg->max_socks ? cfg->max_socks : max_conns + 64;
 	st->socks = calloc(st->nsocks, sizeof(*st->socks));
-	if (!st->scratch || !st->socks)
+	st->udp_dirty = calloc(st->nsocks, sizeof(*st->udp_dirty));
+	if (!st->scratch || !st->socks || !st->udp_dirty)
 		goto fail;
 	for (uint32_t i = 0; i < st->nsocks; i++)
 		st->socks[i].next_free = i + 1 < st->nsocks ? (int)i + 1 : -1;
@@ -221,6 +222,7 @@ void stack_destroy(struct stack *st)
 	if (st->own_hooks)
 		hooks_destroy(st->hooks);
 	free(st->socks);
+	free(st->udp_dirty);
 	free(st->scratch);
 	free(st);
 }
