@@ -46,6 +46,12 @@ static int st_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const stru
 	return net_output(st->net, m, &meta);
 }
 
+static uint32_t st_tx_room(void *arg)
+{
+	struct stack *st = arg;
+	return net_tx_room(st->net);
+}
+
 static int st_route(void *arg, uint8_t family, const void *dst, void *src, uint32_t *mtu)
 {
 	struct stack *st = arg;
@@ -135,7 +141,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	uint32_t max_conns = cfg->max_conns ? cfg->max_conns : 1024;
 	st->nsocks = cfg->max_socks ? cfg->max_socks : max_conns + 64;
 	st->socks = calloc(st->nsocks, sizeof(*st->socks));
-	if (!st->scratch || !st->socks)
+	st->udp_dirty = calloc(st->nsocks, sizeof(*st->udp_dirty));
+	if (!st->scratch || !st->socks || !st->udp_dirty)
 		goto fail;
 	for (uint32_t i = 0; i < st->nsocks; i++)
 		st->socks[i].next_free = i + 1 < st->nsocks ? (int)i + 1 : -1;
@@ -184,6 +191,7 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .ecn = cfg->tcp_ecn,
 	    .cc = cfg->cc,
 	    .xmit = st_xmit,
+	    .tx_room = st_tx_room,
 	    .route = st_route,
 	    .event = st_event,
 	    .arg = st,
@@ -223,6 +231,7 @@ void stack_destroy(struct stack *st)
 	if (st->own_hooks)
 		hooks_destroy(st->hooks);
 	free(st->socks);
+	free(st->udp_dirty);
 	free(st->scratch);
 	free(st);
 }
@@ -243,6 +252,15 @@ int stack_poll(struct stack *st)
 	tcp_flush_events(st->tcp);
 	stack_udp_events(st);
 	net_flush(st->net);
+	/* Connections that had more than a turn to send take turns while the
+	 * device takes frames (tcp_outq.c). */
+	for (int i = 0; i < 4; i++) {
+		int n = tcp_output_pending(st->tcp, st->now);
+		if (n <= 0)
+			break;
+		work += n;
+		net_flush(st->net);
+	}
 	if (st->hooks)
 		hooks_quiescent(st->hooks);
 	return work;

@@ -51,6 +51,13 @@ struct stack {
 	uint32_t nsocks;
 	int free_sd;
 	uint8_t *scratch; /* linearised chained segments */
+	/* UDP sockets with datagrams their callback has not been told of, in
+	 * order (nsocks entries; a freed slot's stale entry is skipped). When
+	 * it fills (slots freed and reused within one poll), udp_scan asks
+	 * for one scan of every slot instead. */
+	int *udp_dirty;
+	uint32_t n_udp_dirty;
+	bool udp_scan;
 };
 
 struct skops_sock *stack_sock(struct stack *st, int sd);

@@ -141,7 +141,7 @@ struct dev_fault_config {
 	uint64_t rate_bps;    /* line rate, serialization before delay_ns; 0: unlimited */
 	uint64_t reorder_ns;
 	uint32_t max_size;  /* frames above are dropped; 0: no limit */
-	uint32_t queue_len; /* held frames; 0 means 4096; tail drop */
+	uint32_t queue_len; /* held frames; 0 means 4096; tail drop (taken, counted, freed) */
 	/* ECN marking (RFC 3168 §5) of ECT frames, IPv4 or IPv6: CE when the
 	 * frame waits at least ce_threshold_ns for the line (a queue above a
 	 * threshold, as a DCTCP switch's K; needs rate_bps), and at random

@@ -429,6 +429,11 @@ void net_flush(struct net *n)
 	}
 }
 
+uint32_t net_tx_room(const struct net *n)
+{
+	return NET_TXQ - n->ntx;
+}
+
 int net_tx_frame(struct net *n, struct rte_mbuf *m)
 {
 	if (n->ntx == NET_TXQ)

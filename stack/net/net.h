@@ -152,6 +152,8 @@ int net_route(struct net *n, uint8_t family, const void *dst, void *src_out, uin
 int net_poll(struct net *n, uint64_t now_ns);
 /* Transmits the queued frames (what the device does not take stays queued). */
 void net_flush(struct net *n);
+/* Frames the transmit queue can still take before net_flush. */
+uint32_t net_tx_room(const struct net *n);
 /* The earliest ARP/ND/reassembly deadline, or UINT64_MAX. */
 uint64_t net_next_deadline_ns(const struct net *n);
 

@@ -32,6 +32,7 @@ void tcb_free(struct tcp *tcp, struct tcb *tcb)
 	free(tcb->rcv.buf);
 	tcp_sb_free(tcb);
 	free(tcb->saved_syn);
+	tcp_ooo_free(tcb);
 	memset(tcb, 0, sizeof(*tcb));
 	tcb->next = tcp->free_list;
 	tcp->free_list = tcb;

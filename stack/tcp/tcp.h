@@ -67,7 +67,22 @@ struct tcp_ring {
 
 #define TCP_MSS_DEFAULT	 536u /* RFC 9293 §3.7.1: the send MSS without an MSS option */
 #define TCP_MAX_SYN_GAPS 8    /* SYN retransmission gaps a tcb records (tcp_get_info) */
-#define TCP_OOO_MAX	 4    /* out-of-order ranges held; also the SACK blocks we can send */
+/* The receiver's out-of-order ranges (tcp_ooo.c): sorted, disjoint, in an
+ * array taken on the first segment beyond a hole and grown with the holes
+ * (as Linux's out-of-order queue holds any number of segments within the
+ * receive buffer), freed when the last hole fills. The bytes themselves sit
+ * in the receive ring, so the receive buffer bounds them; TCP_OOO_MAX bounds
+ * the ranges whatever the peer sends (a segment that would need one more is
+ * dropped and counted in ooo_drop). */
+#define TCP_OOO_MAX  4096
+#define TCP_OOO_MIN  8 /* ranges in the first array */
+#define TCP_OOO_HIST 3 /* earlier arrivals whose blocks are repeated (RFC 2018 §4) */
+
+/* Output turns (tcp_outq.c, with tcp_config.tx_room): new data segments a
+ * connection sends per turn, and transmit-queue frames left to ACKs,
+ * handshakes and retransmissions. */
+#define TCP_OUT_BURST  16
+#define TCP_TX_RESERVE 64
 
 enum tcp_timer {
 	TCP_T_RTX = 0, /* retransmission (SYN, SYN-ACK, data, FIN) and persist */
@@ -152,15 +167,17 @@ struct tcb {
 	uint64_t cc_priv[13]; /* TCP_CC_PRIV_SIZE: the algorithm's state */
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
-	uint32_t ooo_n;
-	uint32_t ooo_recent;  /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_n, ooo_cap; /* ranges held in ooo, room (0: none taken) */
+	uint32_t ooo_recent;	 /* a byte of the most recently received out-of-order segment */
+	uint32_t ooo_hist[TCP_OOO_HIST]; /* bytes of the arrivals before it, newest first */
+	uint8_t ooo_hist_n;
 	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
 	bool ooo_fin;
 	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
 	uint32_t dsack_l, dsack_r;
-	struct {
+	struct tcp_ooo_range {
 		uint32_t l, r; /* absolute sequence numbers [l, r) */
-	} ooo[TCP_OOO_MAX];
+	} * ooo;
 	uint64_t tmr[TCP_T_N];
 	/* timer wheel linkage */
 	struct tcb *tw_next, **tw_pprev;
@@ -170,6 +187,8 @@ struct tcb {
 	struct tcb *parent;	 /* listener of a child not yet accepted */
 	struct tcb *dirty_next;	 /* events pending delivery */
 	struct tcb *pend_next;	 /* effects pending application (tcp_effect.c) */
+	struct tcb *out_next;	 /* waiting for its output turn (tcp_outq.c) */
+	bool out_q;		 /* on the output queue */
 	uint8_t pend;		 /* TCB_P_*: what a sock_ops call asked for */
 	struct tcb *bind_next;	 /* the port table's chain, while TCB_F_BOUND */
 	/* ---- cold ---- */
@@ -283,6 +302,12 @@ struct tcp_config {
 		    const struct tcp_iov *d);
 	/* Source address and MTU towards dst (connect); NULL: laddr must be set. */
 	int (*route)(void *arg, uint8_t family, const void *dst, void *src_out, uint32_t *mtu);
+	/* Frames the owner's transmit queue can still take; NULL: no limit.
+	 * With it, tcp_output sends new data in turns of at most TCP_OUT_BURST
+	 * segments, round-robin over the connections that have more, and
+	 * keeps TCP_TX_RESERVE frames for ACKs, handshakes and
+	 * retransmissions (tcp_outq.c); the owner runs tcp_output_pending. */
+	uint32_t (*tx_room)(void *arg);
 	/* Readiness changed for tcb->sd (called from tcp_flush_events). */
 	void (*event)(void *arg, struct tcb *tcb);
 	void *arg;
@@ -311,6 +336,10 @@ void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t
 /* Expired timers; returns how many fired. */
 int tcp_timers(struct tcp *tcp, uint64_t now);
 uint64_t tcp_next_deadline(struct tcp *tcp);
+/* Gives the connections waiting for an output turn (tx_room) one turn
+ * each, round after round, while the transmit queue has room. Returns the
+ * segments sent. */
+int tcp_output_pending(struct tcp *tcp, uint64_t now);
 /* Runs the event callback for connections whose readiness changed. */
 void tcp_flush_events(struct tcp *tcp);
 

@@ -128,6 +128,7 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 		cc_release(tcb);
 	tcp_so_sock_fini(tcb);
 	tcp_pend_forget(tcp, tcb);
+	tcp_outq_forget(tcp, tcb);
 	/* Off the pending-events lists, the one being delivered included (an
 	 * event callback may close any socket). Both are only ever a few
 	 * entries long, and skipped when not on them. */

@@ -132,7 +132,7 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	TCP_INV(tcb->state <= TCP_TIME_WAIT);
 	tcp_check_ring(&tcb->snd);
 	tcp_check_ring(&tcb->rcv);
-	TCP_INV(tcb->ooo_n <= TCP_OOO_MAX);
+	TCP_INV(tcb->ooo_n <= tcb->ooo_cap && tcb->ooo_cap <= TCP_OOO_MAX);
 	if (tcb->state == TCP_CLOSED || tcb->state == TCP_LISTEN)
 		return;
 	TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->snd_nxt));

@@ -327,36 +327,6 @@ static bool seq_acceptable(const struct tcb *tcb, uint32_t seq, uint32_t seglen,
 	       (SEQ_LEQ(tcb->rcv_nxt, last) && SEQ_LT(last, tcb->rcv_nxt + wnd));
 }
 
-static void ooo_insert(struct tcp *tcp, struct tcb *tcb, uint32_t l, uint32_t r)
-{
-	/* Merge [l, r) into the sorted, disjoint ranges. */
-	uint32_t i = 0;
-	while (i < tcb->ooo_n && SEQ_LT(tcb->ooo[i].r, l))
-		i++;
-	if (i < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i].l, r)) {
-		if (SEQ_LT(l, tcb->ooo[i].l))
-			tcb->ooo[i].l = l;
-		if (SEQ_GT(r, tcb->ooo[i].r))
-			tcb->ooo[i].r = r;
-		while (i + 1 < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i + 1].l, tcb->ooo[i].r)) {
-			if (SEQ_GT(tcb->ooo[i + 1].r, tcb->ooo[i].r))
-				tcb->ooo[i].r = tcb->ooo[i + 1].r;
-			memmove(&tcb->ooo[i + 1], &tcb->ooo[i + 2],
-				(tcb->ooo_n - i - 2) * sizeof(tcb->ooo[0]));
-			tcb->ooo_n--;
-		}
-		return;
-	}
-	if (tcb->ooo_n == TCP_OOO_MAX) {
-		tcp->stats.ooo_drop++;
-		return;
-	}
-	memmove(&tcb->ooo[i + 1], &tcb->ooo[i], (tcb->ooo_n - i) * sizeof(tcb->ooo[0]));
-	tcb->ooo[i].l = l;
-	tcb->ooo[i].r = r;
-	tcb->ooo_n++;
-}
-
 /* RFC 2883: [l, r) arrived twice; the next ACK reports it in its first SACK
  * block (Linux tcp_dsack_set: a newer duplicate replaces an unsent one). */
 static void dsack_set(struct tcb *tcb, uint32_t l, uint32_t r)
@@ -394,16 +364,14 @@ static void dsack_extend(struct tcb *tcb, uint32_t l, uint32_t r)
 static uint32_t ooo_write(struct tcb *tcb, const struct seg_ctx *s)
 {
 	uint32_t l = s->seq, r = s->seq + s->len;
-	uint32_t keep_end = l; /* [l, keep_end) stays as it is */
-	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
+	uint32_t keep_end = l;			  /* [l, keep_end) stays as it is */
+	uint32_t i = tcp_ooo_first_after(tcb, l); /* ranges are sorted and disjoint */
+	if (i < tcb->ooo_n && SEQ_LT(tcb->ooo[i].l, r)) {
 		uint32_t L = tcb->ooo[i].l, R = tcb->ooo[i].r;
-		if (!SEQ_LT(L, r) || !SEQ_GT(R, l))
-			continue;
 		/* the first held range it overlaps is the duplicate reported */
 		dsack_set(tcb, SEQ_GT(L, l) ? L : l, SEQ_LT(R, r) ? R : r);
 		if (SEQ_LEQ(L, l) && !(L == l && SEQ_GT(r, R)))
 			keep_end = SEQ_LT(R, r) ? R : r;
-		break;
 	}
 	uint32_t skip = keep_end - l;
 	uint32_t off = tcb->rcv.len + (keep_end - tcb->rcv_nxt);
@@ -432,17 +400,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->bytes_received += n;
 		tcb->rcv_unacked += n;
 		bool filled = false;
-		while (tcb->ooo_n && SEQ_LEQ(tcb->ooo[0].l, tcb->rcv_nxt)) {
-			if (SEQ_GT(tcb->ooo[0].r, tcb->rcv_nxt)) {
-				uint32_t more = tcb->ooo[0].r - tcb->rcv_nxt;
-				tcb->rcv.len += more;
-				tcb->rcv_nxt += more;
-				tcb->bytes_received += more;
-			}
-			memmove(&tcb->ooo[0], &tcb->ooo[1], (tcb->ooo_n - 1) * sizeof(tcb->ooo[0]));
-			tcb->ooo_n--;
-			filled = true;
-		}
+		uint32_t more = tcp_ooo_pull(tcb, &filled);
+		tcb->rcv.len += more;
+		tcb->rcv_nxt += more;
+		tcb->bytes_received += more;
 		/* Linux tcp_grow_window, simplified: the offered window grows
 		 * with the data that arrives. */
 		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
@@ -465,10 +426,19 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	}
 	/* Out of order (seq > rcv_nxt after trimming): place it, remember the
 	 * range, ACK at once (the duplicate ACK with SACK blocks). */
+	if (!tcp_ooo_fits(tcb, s->seq, s->seq + s->len)) {
+		tcp->stats.ooo_drop++; /* TCP_OOO_MAX holes, or no memory */
+		s->len = 0;
+		s->flags &= (uint8_t)~TCP_FIN;
+		tcb->flags |= TCB_F_ACK_NOW;
+		return;
+	}
 	uint32_t n = ooo_write(tcb, s);
 	if (n) {
-		ooo_insert(tcp, tcb, s->seq, s->seq + n);
-		tcb->ooo_recent = s->seq;
+		if (tcp_ooo_insert(tcb, s->seq, s->seq + n))
+			tcp_ooo_arrived(tcb, s->seq);
+		else
+			tcp->stats.ooo_drop++;
 	}
 	if (n < s->len)
 		s->flags &= (uint8_t)~TCP_FIN; /* not all kept: the rest comes again */
@@ -986,7 +956,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			    tcb->state == TCP_FIN_WAIT_2)) {
 			tcb->ooo_fin = true;
 			tcb->ooo_fin_seq = at;
-			tcb->ooo_recent = s->len ? s->seq : at;
+			tcp_ooo_arrived(tcb, s->len ? s->seq : at);
 			tcb->flags |= TCB_F_ACK_NOW;
 		}
 	}

@@ -56,10 +56,11 @@ struct tcp {
 	struct tcb *wheel[TCP_WHEEL_SLOTS];
 	uint64_t wheel_tick; /* last tick processed */
 	uint32_t timers_armed;
-	struct tcb *dirty;    /* marked since the last flush */
-	struct tcb *flushing; /* being delivered by tcp_flush_events */
-	struct tcb *pend;     /* effects to apply when depth returns to 0 */
-	uint32_t depth;	      /* nesting of entry points (tcp_enter/tcp_leave) */
+	struct tcb *dirty;	      /* marked since the last flush */
+	struct tcb *flushing;	      /* being delivered by tcp_flush_events */
+	struct tcb *pend;	      /* effects to apply when depth returns to 0 */
+	struct tcb *outq, *outq_tail; /* waiting for an output turn, in order */
+	uint32_t depth;		      /* nesting of entry points (tcp_enter/tcp_leave) */
 	struct tcp_stats stats;
 	uint64_t challenge_sec;		     /* the second challenge_left belongs to */
 	uint32_t challenge_left;	     /* challenge ACKs the stack may still send in it */
@@ -141,6 +142,12 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us);
 uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k);
 
+/* tcp_outq.c: output turns. New data segments tcp_output may send now
+ * (UINT32_MAX without tx_room, 0 while tcb waits for its turn). */
+uint32_t tcp_out_cap(struct tcp *tcp, const struct tcb *tcb);
+void tcp_out_queue(struct tcp *tcp, struct tcb *tcb);	/* has more: at the tail */
+void tcp_outq_forget(struct tcp *tcp, struct tcb *tcb); /* tcb is being freed */
+
 /* tcp_output.c */
 int tcp_output(struct tcp *tcp, struct tcb *tcb);
 void tcp_send_ack(struct tcp *tcp, struct tcb *tcb);
@@ -177,6 +184,16 @@ void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sac
 		   struct tcp_sb_res *res);
 void tcp_sb_clear(struct tcb *tcb);
 void tcp_sb_free(struct tcb *tcb); /* returns the board's memory */
+
+/* tcp_ooo.c: the receiver's out-of-order ranges and its SACK blocks */
+void tcp_ooo_free(struct tcb *tcb);
+uint32_t tcp_ooo_first_after(const struct tcb *tcb, uint32_t seq);
+bool tcp_ooo_fits(struct tcb *tcb, uint32_t l, uint32_t r);
+bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r); /* false: no room */
+/* Drops the ranges rcv_nxt reached; the bytes that now follow it in order. */
+uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled);
+void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq); /* an out-of-order segment at seq */
+uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32_t max);
 uint32_t tcp_sb_lost_edge(const struct tcb *tcb);
 bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq);
 uint32_t tcp_sb_pipe(const struct tcb *tcb);

@@ -91,49 +91,16 @@ static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 		n++;
 		tcb->dsack = false;
 	}
-	/* A FIN held beyond a hole occupies a sequence number: the block it
-	 * ends (or a block of its own) reaches past it, as Linux's blocks end
-	 * at end_seq. */
-	struct {
-		uint32_t l, r;
-	} b[TCP_OOO_MAX + 1];
-	uint32_t nb = 0;
-	bool fin_placed = !tcb->ooo_fin;
-	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
-		if (!fin_placed && SEQ_LT(tcb->ooo_fin_seq, tcb->ooo[i].l)) {
-			b[nb].l = tcb->ooo_fin_seq;
-			b[nb++].r = tcb->ooo_fin_seq + 1;
-			fin_placed = true;
+	/* SACK blocks take 8 bytes each; with timestamps 3 fit (RFC 2018 §3). */
+	uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
+	if (n < max) {
+		struct tcp_ooo_range b[TCP_SACK_MAX];
+		uint32_t nb = tcp_ooo_blocks(tcb, b, max - n);
+		for (uint32_t i = 0; i < nb; i++) {
+			r->sack[n].l = b[i].l;
+			r->sack[n].r = b[i].r;
+			n++;
 		}
-		b[nb].l = tcb->ooo[i].l;
-		b[nb].r = tcb->ooo[i].r;
-		if (!fin_placed && b[nb].r == tcb->ooo_fin_seq) {
-			b[nb].r++;
-			fin_placed = true;
-		}
-		nb++;
-	}
-	if (!fin_placed) {
-		b[nb].l = tcb->ooo_fin_seq;
-		b[nb++].r = tcb->ooo_fin_seq + 1;
-	}
-	/* RFC 2018 §4: the block holding the most recent segment first, the
-	 * others after it (sorted by sequence). */
-	uint32_t first = TCP_OOO_MAX + 1;
-	for (uint32_t i = 0; i < nb; i++)
-		if (SEQ_LEQ(b[i].l, tcb->ooo_recent) && SEQ_LT(tcb->ooo_recent, b[i].r))
-			first = i;
-	if (first < nb) {
-		r->sack[n].l = b[first].l;
-		r->sack[n].r = b[first].r;
-		n++;
-	}
-	for (uint32_t i = 0; i < nb && n < TCP_SACK_MAX; i++) {
-		if (i == first)
-			continue;
-		r->sack[n].l = b[i].l;
-		r->sack[n].r = b[i].r;
-		n++;
 	}
 	if ((tcb->flags & TCB_F_TS) && n > 3)
 		n = 3;
@@ -405,6 +372,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	if (rec)
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
+	uint32_t cap = tcp_out_cap(tcp, tcb); /* a turn's worth (tcp_outq.c) */
 	for (int guard = 0; guard < 4096; guard++) {
 		uint32_t off = tcb->snd_nxt - tcb->snd_una;
 		uint32_t avail = tcb->snd.len > off ? tcb->snd.len - off : 0;
@@ -456,6 +424,10 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;
 		if (!len && !fin)
 			break;
+		if ((uint32_t)new_sent >= cap) {
+			tcp_out_queue(tcp, tcb); /* more to send: the next turn */
+			break;
+		}
 		if (fin)
 			tcb->flags |= TCB_F_FIN_SENT;
 		if (len && len < room && SEQ_GEQ(tcb->snd_nxt, tcb->snd_max)) {
@@ -468,7 +440,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		if (fin)
 			break;
 	}
-	if (rec && !new_sent)
+	if (rec && !new_sent && !tcb->out_q)
 		sent += tcp_rec_send_more(tcp, tcb);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&

@@ -68,6 +68,8 @@ void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb)
 
 uint64_t tcp_next_deadline(struct tcp *tcp)
 {
+	if (tcp->outq)
+		return tcp->now; /* output turns are due (tcp_output_pending) */
 	if (!tcp->timers_armed)
 		return UINT64_MAX;
 	/* Walk one revolution from the current tick; an entry in a slot may

@@ -241,11 +241,15 @@ static bool ss_over(struct flow *fl, void *arg)
 	return ti.ssthresh < (1u << 30) || ti.total_retrans;
 }
 
-/* Slow start on a 100 Mbit/s, 20 ms path with a queue of about 900 frames
- * (BDP 172 segments). Returns the client's tcp_info when slow start ended. */
+/* Slow start on a 100 Mbit/s, 20 ms path with a queue of about 2000 frames
+ * (BDP 172 segments), all of it in the bottleneck device: the stack's own
+ * transmit queue (1024 frames) used to overflow into losses behind a
+ * device queue of 1000 and so made the rest; it now waits there instead
+ * (tcp_outq.c) and the device tail-drops. Returns the client's tcp_info
+ * when slow start ended. */
 static int slow_start_exit(const char *T, const char *cc, struct skops_tcp_info *ti)
 {
-	struct dev_fault_config f = {.delay_ns = 9 * MS, .rate_bps = 100000000, .queue_len = 1000};
+	struct dev_fault_config f = {.delay_ns = 9 * MS, .rate_bps = 100000000, .queue_len = 2000};
 	struct flow fl;
 	if (flow_open(&fl, T, 12, &f, 8u << 20, cc, NULL, NULL) < 0)
 		return -1;

@@ -297,6 +297,94 @@ START_TEST(dsack_needs_sack)
 }
 END_TEST
 
+/* Issue 14: 200 holes in one window are all held (4 were, and the
+ * segment past the fourth hole was dropped), the ACKs name the newest
+ * arrivals (RFC 2018 §4), and the stream reassembles byte for byte. */
+#define HOLES 200u
+
+/* Feeds one segment, keeping only the segments it makes us send (more ACKs
+ * than the fixture records come back in these tests). */
+static void send_one(struct fx *f, const struct tcp_repr *d, const void *p, uint32_t n)
+{
+	f->nout = f->next = 0;
+	fx_send(f, d, p, n);
+}
+START_TEST(many_holes_kept)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	static uint8_t want[8 * HOLES];
+	for (uint32_t i = 0; i < sizeof(want); i++)
+		want[i] = (uint8_t)(i * 7 + i / 251);
+	/* bytes [8i + 4, 8i + 8) first: a hole of 4 before each */
+	for (uint32_t i = 0; i < HOLES; i++) {
+		struct tcp_repr d = data_repr(&f, c, 8 * i + 4, 0);
+		send_one(&f, &d, want + 8 * i + 4, 4);
+	}
+	ck_assert_uint_eq(c->ooo_n, HOLES);
+	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 0);
+	f.next = f.nout - 1;
+	struct fx_seg *a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, f.peer_seq);
+	/* timestamps leave room for 3 blocks: the three newest arrivals */
+	ck_assert_uint_eq(a->r.nsack, 3);
+	for (uint32_t k = 0; k < 3; k++) {
+		ck_assert_uint_eq(a->r.sack[k].l, f.peer_seq + 8 * (HOLES - 1 - k) + 4);
+		ck_assert_uint_eq(a->r.sack[k].r, f.peer_seq + 8 * (HOLES - 1 - k) + 8);
+	}
+	/* the holes fill from the top: each merges two ranges */
+	for (uint32_t i = HOLES - 1; i >= 1; i--) {
+		struct tcp_repr d = data_repr(&f, c, 8 * i, 0);
+		send_one(&f, &d, want + 8 * i, 4);
+		ck_assert_uint_eq(c->ooo_n, i);
+	}
+	struct tcp_repr d = data_repr(&f, c, 0, 0);
+	send_one(&f, &d, want, 4);
+	f.next = f.nout - 1;
+	a = fx_pop(&f);
+	ck_assert_uint_eq(a->r.ack, f.peer_seq + sizeof(want));
+	ck_assert_uint_eq(a->r.nsack, 0);
+	ck_assert_uint_eq(c->ooo_n, 0);
+	ck_assert_ptr_null(c->ooo); /* no holes: the array is returned */
+	static uint8_t got[sizeof(want) + 1];
+	ck_assert_int_eq(tcp_recv(f.tcp, c, got, sizeof(got), false, f.now), (int)sizeof(want));
+	ck_assert_mem_eq(got, want, sizeof(want));
+	fx_fini(&f);
+}
+END_TEST
+
+/* The ranges stop at TCP_OOO_MAX whatever the peer sends: a segment that
+ * needs one more is dropped and counted, one that extends a range is kept. */
+START_TEST(holes_bounded)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	c->rcvbuf = 4 * TCP_OOO_MAX + 64;
+	c->rcv_ssthresh = c->rcvbuf;
+	c->window_clamp = c->rcvbuf;
+	tcp_send_ack(f.tcp, c); /* offer the window */
+	const uint8_t x = 'x';
+	for (uint32_t i = 0; i < TCP_OOO_MAX; i++) {
+		struct tcp_repr d = data_repr(&f, c, 2 * i + 1, 0);
+		send_one(&f, &d, &x, 1);
+	}
+	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 0);
+	struct tcp_repr d = data_repr(&f, c, 2 * TCP_OOO_MAX + 1, 0);
+	send_one(&f, &d, &x, 1);
+	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 1);
+	d = data_repr(&f, c, 2 * TCP_OOO_MAX, 0); /* touches the last range */
+	send_one(&f, &d, &x, 1);
+	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 1);
+	ck_assert_uint_eq(c->ooo[TCP_OOO_MAX - 1].r, f.peer_seq + 2 * TCP_OOO_MAX + 1);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_reasm");
@@ -312,6 +400,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, dsack_old_duplicate);
 	tcase_add_test(tc, dsack_out_of_order_duplicate);
 	tcase_add_test(tc, dsack_needs_sack);
+	tcase_add_test(tc, many_holes_kept);
+	tcase_add_test(tc, holes_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,215 @@
+/* tcp_ooo: the receiver's out-of-order ranges and the SACK blocks that
+ * describe them (RFC 2018 §4). The bytes sit in the receive ring at their
+ * offsets; this file keeps which ranges beyond rcv_nxt are held. The array
+ * grows with the holes, as Linux's tcp_data_queue_ofo keeps any number of
+ * segments within the receive buffer: with 4 ranges a lossy megabyte window
+ * made the receiver drop segments past the fourth hole, the sender resend
+ * them, and our SACK blocks could not name the holes. The receive buffer
+ * bounds the bytes; TCP_OOO_MAX bounds the ranges whatever the peer sends.
+ * A connection without holes holds no array. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcp_int.h"
+
+void tcp_ooo_free(struct tcb *tcb)
+{
+	free(tcb->ooo);
+	tcb->ooo = NULL;
+	tcb->ooo_n = 0;
+	tcb->ooo_cap = 0;
+	tcb->ooo_hist_n = 0;
+}
+
+/* The first range that ends after seq (ooo_n when none): ranges are sorted. */
+uint32_t tcp_ooo_first_after(const struct tcb *tcb, uint32_t seq)
+{
+	uint32_t lo = 0, hi = tcb->ooo_n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (SEQ_GT(tcb->ooo[mid].r, seq))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Room for one more range; false at TCP_OOO_MAX or when memory is short. */
+static bool ooo_room(struct tcb *tcb)
+{
+	if (tcb->ooo_n < tcb->ooo_cap)
+		return true;
+	if (tcb->ooo_cap >= TCP_OOO_MAX)
+		return false;
+	uint32_t cap = tcb->ooo_cap ? 2u * tcb->ooo_cap : TCP_OOO_MIN;
+	if (cap > TCP_OOO_MAX)
+		cap = TCP_OOO_MAX;
+	struct tcp_ooo_range *b = realloc(tcb->ooo, cap * sizeof(*b));
+	if (!b)
+		return false;
+	tcb->ooo = b;
+	tcb->ooo_cap = cap;
+	return true;
+}
+
+/* Whether [l, r) can be remembered: it touches a held range, or there is
+ * room for one more. Asked before its bytes are written, so a segment that
+ * cannot be kept leaves the ring as it was. */
+bool tcp_ooo_fits(struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	uint32_t i = tcp_ooo_first_after(tcb, l - 1); /* the first ending at l or later */
+	if (i < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i].l, r))
+		return true;
+	return ooo_room(tcb);
+}
+
+bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	uint32_t i = tcp_ooo_first_after(tcb, l - 1);
+	struct tcp_ooo_range *o = tcb->ooo;
+	if (i < tcb->ooo_n && SEQ_LEQ(o[i].l, r)) {
+		/* Overlaps or touches o[i]: widen it, then swallow followers. */
+		if (SEQ_LT(l, o[i].l))
+			o[i].l = l;
+		if (SEQ_GT(r, o[i].r))
+			o[i].r = r;
+		uint32_t k = i + 1;
+		while (k < tcb->ooo_n && SEQ_LEQ(o[k].l, o[i].r)) {
+			if (SEQ_GT(o[k].r, o[i].r))
+				o[i].r = o[k].r;
+			k++;
+		}
+		if (k > i + 1) {
+			memmove(&o[i + 1], &o[k], (tcb->ooo_n - k) * sizeof(o[0]));
+			tcb->ooo_n -= k - (i + 1);
+		}
+		return true;
+	}
+	if (!ooo_room(tcb))
+		return false;
+	o = tcb->ooo;
+	memmove(&o[i + 1], &o[i], (tcb->ooo_n - i) * sizeof(o[0]));
+	o[i].l = l;
+	o[i].r = r;
+	tcb->ooo_n++;
+	return true;
+}
+
+uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled)
+{
+	uint32_t k = 0, more = 0, nxt = tcb->rcv_nxt;
+	while (k < tcb->ooo_n && SEQ_LEQ(tcb->ooo[k].l, nxt)) {
+		if (SEQ_GT(tcb->ooo[k].r, nxt)) {
+			more += tcb->ooo[k].r - nxt;
+			nxt = tcb->ooo[k].r;
+		}
+		k++;
+	}
+	*filled = k > 0;
+	if (k == tcb->ooo_n) {
+		if (k)
+			tcp_ooo_free(tcb); /* the last hole filled: idle again */
+	} else if (k) {
+		memmove(&tcb->ooo[0], &tcb->ooo[k], (tcb->ooo_n - k) * sizeof(tcb->ooo[0]));
+		tcb->ooo_n -= k;
+	}
+	return more;
+}
+
+void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq)
+{
+	if (tcb->ooo_n || tcb->ooo_fin) {
+		/* the previous arrival still may name a block: remember it */
+		memmove(&tcb->ooo_hist[1], &tcb->ooo_hist[0],
+			(TCP_OOO_HIST - 1) * sizeof(tcb->ooo_hist[0]));
+		tcb->ooo_hist[0] = tcb->ooo_recent;
+		if (tcb->ooo_hist_n < TCP_OOO_HIST)
+			tcb->ooo_hist_n++;
+	}
+	tcb->ooo_recent = seq;
+}
+
+/* A FIN held beyond a hole occupies a sequence number: the block that ends
+ * at it reaches past it, else it is a block of its own (Linux's blocks end
+ * at end_seq). */
+static bool fin_alone(const struct tcb *tcb, uint32_t *pos)
+{
+	if (!tcb->ooo_fin)
+		return false;
+	uint32_t p = tcp_ooo_first_after(tcb, tcb->ooo_fin_seq);
+	*pos = p;
+	return !(p > 0 && tcb->ooo[p - 1].r == tcb->ooo_fin_seq);
+}
+
+static struct tcp_ooo_range range_block(const struct tcb *tcb, uint32_t i)
+{
+	struct tcp_ooo_range b = tcb->ooo[i];
+	if (tcb->ooo_fin && b.r == tcb->ooo_fin_seq)
+		b.r++;
+	return b;
+}
+
+/* The block holding seq, if any. */
+static bool block_of(const struct tcb *tcb, uint32_t seq, struct tcp_ooo_range *b)
+{
+	if (SEQ_LT(seq, tcb->rcv_nxt))
+		return false;
+	uint32_t i = tcp_ooo_first_after(tcb, seq);
+	if (i < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i].l, seq)) {
+		*b = range_block(tcb, i);
+		return true;
+	}
+	if (tcb->ooo_fin && seq == tcb->ooo_fin_seq) {
+		if (i > 0 && tcb->ooo[i - 1].r == seq)
+			*b = range_block(tcb, i - 1);
+		else
+			*b = (struct tcp_ooo_range){seq, seq + 1};
+		return true;
+	}
+	return false;
+}
+
+/* The k-th block in sequence order. */
+static struct tcp_ooo_range sorted_block(const struct tcb *tcb, uint32_t k, bool alone,
+					 uint32_t pos)
+{
+	if (!alone || k < pos)
+		return range_block(tcb, k);
+	if (k == pos)
+		return (struct tcp_ooo_range){tcb->ooo_fin_seq, tcb->ooo_fin_seq + 1};
+	return range_block(tcb, k - 1);
+}
+
+static bool add_block(struct tcp_ooo_range *out, uint32_t *n, struct tcp_ooo_range b)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (out[i].l == b.l)
+			return false; /* blocks are disjoint: the left edge names one */
+	out[(*n)++] = b;
+	return true;
+}
+
+/* RFC 2018 §4: the first block holds the most recent segment; then, when
+ * not all fit, the blocks of the arrivals before it (so each is reported in
+ * several ACKs, as Linux's selective_acks rotate), then the lowest others.
+ * When all fit they follow the first in sequence order. */
+uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32_t max)
+{
+	uint32_t pos = 0;
+	bool alone = fin_alone(tcb, &pos);
+	uint32_t nb = tcb->ooo_n + (alone ? 1u : 0u);
+	uint32_t n = 0;
+	if (nb == 0 || max == 0)
+		return 0;
+	struct tcp_ooo_range b;
+	if (block_of(tcb, tcb->ooo_recent, &b))
+		add_block(out, &n, b);
+	if (nb > max)
+		for (uint32_t h = 0; h < tcb->ooo_hist_n && n < max; h++)
+			if (block_of(tcb, tcb->ooo_hist[h], &b))
+				add_block(out, &n, b);
+	for (uint32_t k = 0; k < nb && n < max; k++)
+		add_block(out, &n, sorted_block(tcb, k, alone, pos));
+	return n;
+}
