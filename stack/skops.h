@@ -44,6 +44,9 @@ struct stack_config {
 	uint32_t oow_ratelimit_ms, challenge_ack_limit;
 	uint32_t min_snd_mss; /* floor of the MSS a peer can impose; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
+	/* tcp_recovery = 0 (DupThresh, not RACK), tcp_early_retrans = 0 (no
+	 * tail loss probe), tcp_frto = 0 (docs/tcp.md, loss recovery) */
+	bool no_rack, no_tlp, no_frto;
 	/* net.ipv4.tcp_ecn when tcp_ecn_set (else the kernel's default, 2):
 	 * 0 never, 1 ask on active opens and agree when asked, 2 agree only.
 	 * A sock_ops NEEDS_ECN or the CC can still ask (docs/sockops.md). */

@@ -31,6 +31,7 @@ void tcb_free(struct tcp *tcp, struct tcb *tcb)
 	free(tcb->snd.buf);
 	free(tcb->rcv.buf);
 	tcp_sb_free(tcb);
+	tcp_rack_free(tcb);
 	memset(tcb, 0, sizeof(*tcb));
 	tcb->next = tcp->free_list;
 	tcp->free_list = tcb;

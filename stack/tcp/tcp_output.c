@@ -320,6 +320,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 		cc_event(tcb, CA_EVENT_TX_START);
 	sack_blocks(tcb, &r);
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
+	tcp_rack_sent(tcp, tcb, seq, seq + len + (fin ? 1u : 0u));
 	if (len) {
 		tcb->data_segs_out++;
 		tcb->flags |= TCB_F_DATA_SENT;

@@ -51,6 +51,10 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 static void leave(struct tcb *tcb)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
+	if (sb->mode == TCP_SB_RECOVERY)
+		tcp_rack_recovery_end(tcb);
+	sb->frto = false;
+	sb->frto_new = false;
 	sb->mode = TCP_SB_OPEN;
 	sb->lost_high = tcb->snd_una;
 	sb->high_rxt = tcb->snd_una;
@@ -65,6 +69,26 @@ static void arm_undo(struct tcb *tcb)
 	tcb->sb.undo = true;
 	tcb->sb.undo_marker = tcb->snd_una;
 	tcb->sb.undo_retrans = 0;
+}
+
+/* Linux tcp_undo_cwnd_reduction: the window before the reduction comes
+ * back through the CC's undo_cwnd, ssthresh too, and nothing stays marked
+ * lost. */
+static void undo(struct tcb *tcb)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	sb->undo = false;
+	sb->undos++;
+	tcb->cwnd = tcb->cc->undo_cwnd
+			? tcb->cc->undo_cwnd(tcb)
+			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
+	if (tcb->prior_ssthresh > tcb->ssthresh)
+		tcb->ssthresh = tcb->prior_ssthresh;
+	if (sb->mode != TCP_SB_OPEN)
+		leave(tcb);
+	else if (tcb->cc_state != TCP_CA_OPEN)
+		cc_set_state(tcb, TCP_CA_OPEN);
+	tcp_rack_unmark(tcb);
 }
 
 /* RFC 2883 §5 / Linux tcp_try_undo_dsack: every retransmission of the last
@@ -86,17 +110,7 @@ static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res
 	if (sb->undo_retrans)
 		return;
 	(void)tcp;
-	sb->undo = false;
-	sb->undos++;
-	tcb->cwnd = tcb->cc->undo_cwnd
-			? tcb->cc->undo_cwnd(tcb)
-			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
-	if (tcb->prior_ssthresh > tcb->ssthresh)
-		tcb->ssthresh = tcb->prior_ssthresh;
-	if (sb->mode != TCP_SB_OPEN)
-		leave(tcb);
-	else if (tcb->cc_state != TCP_CA_OPEN)
-		cc_set_state(tcb, TCP_CA_OPEN);
+	undo(tcb);
 }
 
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
@@ -115,8 +129,9 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;
 	/* §5 (4.2): the first un-SACKed segment is resent however the
-	 * recovery was entered: it counts as lost. */
-	sb->lost_high = tcb->snd_una + 1;
+	 * recovery was entered: it counts as lost. With RACK only what RACK
+	 * marked is (Linux tcp_recovery=1). */
+	sb->lost_high = tcp_rack_on(tcb) ? tcb->snd_una : tcb->snd_una + 1;
 	sb->prr_delivered = 0;
 	sb->prr_out = 0;
 	sb->recover_fs = tcb->snd_max - tcb->snd_una;
@@ -128,7 +143,9 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
 	struct tcp_sb_res res;
+	struct tcp_rack_ack ra;
 	tcp_sb_update(tcb, h, prior_sacked, &res);
+	tcp_rack_ack(tcp, tcb, h, &res, &ra);
 	uint32_t acked = tcb->snd_una - prior_una;
 	dsack_undo(tcp, tcb, &res);
 	if (res.reneged && sb->mode == TCP_SB_RECOVERY)
@@ -167,8 +184,15 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		tcb->dupacks++;
 	/* §5 (3)-(4); RFC 6582's guard: no new recovery for ACKs below the
 	 * point of the previous one. */
-	if (tcb->cc_state != TCP_CA_LOSS && SEQ_GEQ(tcb->snd_una, tcb->recover) &&
-	    (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una))) {
+	bool lost;
+	if (tcp_rack_on(tcb))
+		/* RFC 8985: RACK's marks; a peer that sends no blocks still
+		 * by the count. */
+		lost = tcb->rack.nlost || (tcb->dupacks >= DUPTHRESH && !tcb->sb.n);
+	else
+		lost = SEQ_GEQ(tcb->snd_una, tcb->recover) &&
+		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una));
+	if (tcb->cc_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
 		prr_ack(tcb, res.newly_sacked);
 		return true;
@@ -176,9 +200,16 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	return false;
 }
 
+void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
+{
+	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS)
+		return;
+	enter_recovery(tcp, tcb);
+	prr_ack(tcb, 0);
+}
+
 void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 {
-	(void)tcp;
 	struct tcp_sack_sb *sb = &tcb->sb;
 	/* RFC 2018 §8 asks to forget SACK information on a timeout since the
 	 * receiver may have reneged; Linux keeps it unless the head was
@@ -190,6 +221,7 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 		arm_undo(tcb);
 	sb->mode = TCP_SB_LOSS;
 	sb->lost_high = tcb->snd_max;
+	tcp_rack_mark_all_lost(tcp, tcb);
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;
 	sb->snd_budget = 0;
@@ -202,7 +234,7 @@ uint32_t tcp_rec_lt_bytes(const struct tcb *tcb)
 	return (tcb->dupacks < 2 ? tcb->dupacks : 2u) * mss_of(tcb);
 }
 
-uint32_t tcp_rec_room(const struct tcb *tcb)
+uint32_t tcp_rec_room(struct tcb *tcb)
 {
 	uint32_t mss = mss_of(tcb);
 	/* RFC 6675 §5 (C): cwnd − pipe (slow start after an RTO); in

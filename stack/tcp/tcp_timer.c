@@ -1,5 +1,6 @@
 /* tcp_timer: the per-stack timer wheel (1 ms slots, one entry per tcb at the
- * earliest of its deadlines) and what happens when a deadline passes: RFC 6298
+ * earliest of its deadlines) and what happens when a deadline passes: RACK's
+ * reordering timer (RFC 8985 §6.3, tcp_rack.c), RFC 6298
  * retransmission with Karn's rule and backoff, SYN/SYN-ACK retransmission at
  * the TIMEOUT_INIT RTO (linear for syn_linear_timeouts retries, as Linux ≥ 6.x
  * tcp_retransmit_timer, then doubling), persist (RFC 9293 §3.8.6.1), delayed
@@ -137,6 +138,7 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 {
 	if (tcb->snd_una == tcb->snd_max) {
 		tcp_timer_clear(tcp, tcb, TCP_T_RTX);
+		tcp_timer_clear(tcp, tcb, TCP_T_REO);
 		tcb->flags &= ~TCB_F_PERSIST;
 		return;
 	}
@@ -271,6 +273,12 @@ static void fire(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
+	if (tcb->tmr[TCP_T_REO] && tcb->tmr[TCP_T_REO] <= now) {
+		tcb->tmr[TCP_T_REO] = 0;
+		tcp_rack_timeout(tcp, tcb);
+		if (tcb->state == TCP_CLOSED)
+			return;
+	}
 	if (tcb->tmr[TCP_T_RTX] && tcb->tmr[TCP_T_RTX] <= now) {
 		tcb->tmr[TCP_T_RTX] = 0;
 		rtx_timeout(tcp, tcb);

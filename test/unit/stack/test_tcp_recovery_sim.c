@@ -34,6 +34,8 @@ struct pattern {
 	uint64_t reorder_ns;
 	uint32_t tail; /* first sending of the last tail segments */
 	uint32_t one;  /* the one-th data segment, once (0: none) */
+	bool one_rtx;  /* and its first retransmission */
+	bool no_rack;  /* DupThresh marks losses (tcp_recovery = 0) */
 };
 
 struct pk {
@@ -67,6 +69,7 @@ struct path {
 	uint64_t data_segs, lost_segs, lost_bytes, acks_lost;
 	/* the one-segment loss: when it was dropped and when A's snd_una passed it */
 	uint32_t one_seq;
+	bool one_rtx_dropped;
 	uint64_t one_drop_at, one_done_at, one_q_drop, one_q_rtx;
 	char bad[200];
 };
@@ -115,6 +118,10 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 	if (pt->one && first && p->data_segs == pt->one && !p->one_drop_at) {
 		p->one_seq = r->seq;
 		p->one_drop_at = p->now;
+		d = true;
+	} else if (pt->one_rtx && !first && p->one_drop_at && r->seq == p->one_seq &&
+		   !p->one_rtx_dropped) {
+		p->one_rtx_dropped = true;
 		d = true;
 	}
 	if (d) {
@@ -210,6 +217,7 @@ struct result {
 	uint64_t ns, retrans_bytes, lost_bytes, data_segs;
 	uint64_t discarded_bytes; /* arrived, but beyond what B's reassembly holds */
 	uint32_t fast, rto, acks_lost, undos, lost_segs;
+	uint64_t rack_lost;
 	uint64_t one_ns, one_queued_ns;
 	uint32_t srtt_us, rto_us;
 };
@@ -233,6 +241,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		cfg.wmem_default = 4u << 20;
 		cfg.rmem_default = 512u << 10;
 		cfg.xmit = path_xmit;
+		/* SKOPS_REC_NORACK=1: DupThresh as before RACK, to compare */
+		cfg.no_rack = pt->no_rack || getenv("SKOPS_REC_NORACK") != NULL;
 		cfg.route = path_route;
 		p->ep[i].p = p;
 		p->ep[i].idx = i;
@@ -339,6 +349,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.data_segs = p->data_segs;
 	res.fast = (uint32_t)p->tcp[0]->stats.fast_retrans;
 	res.rto = (uint32_t)p->tcp[0]->stats.rto;
+	res.rack_lost = p->tcp[0]->stats.rack_lost;
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;
 	res.discarded_bytes = p->tcp[1]->stats.ooo_drop * MSS_BYTES;
@@ -350,7 +361,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	if (getenv("SKOPS_REC_REPORT") || !res.ok)
 		printf("recovery: %-10s seed %llu %s: %.3f s, goodput %.1f Mbit/s, lost %llu B in "
 		       "%llu segs, discarded %llu B, retrans %llu B, fast %u, rto %u, undone %u, "
-		       "acks lost %u, one "
+		       "rack lost %llu, acks lost %u, one "
 		       "%.1f ms "
 		       "(queued %.1f), "
 		       "srtt %u us%s%s\n",
@@ -359,8 +370,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		       (unsigned long long)res.lost_bytes, (unsigned long long)p->lost_segs,
 		       (unsigned long long)res.discarded_bytes,
 		       (unsigned long long)res.retrans_bytes, res.fast, res.rto, res.undos,
-		       res.acks_lost, (double)res.one_ns / 1e6, (double)res.one_queued_ns / 1e6,
-		       res.srtt_us, p->bad[0] ? ": " : "", p->bad);
+		       (unsigned long long)res.rack_lost, res.acks_lost, (double)res.one_ns / 1e6,
+		       (double)res.one_queued_ns / 1e6, res.srtt_us, p->bad[0] ? ": " : "", p->bad);
 	ck_assert_msg(res.ok, "%s seed %llu: %s (received %llu of %u)", pt->name,
 		      (unsigned long long)seed, p->bad[0] ? p->bad : "incomplete",
 		      (unsigned long long)rcvd, TOTAL);
@@ -442,10 +453,44 @@ START_TEST(reordering)
 	struct result r = run(&pt, 1);
 	ck_assert_uint_eq(r.rto, 0);
 	check_bound(&pt, 1, &r, 0);
-	/* Nothing was lost, so every reduction was spurious: its
+	/* RACK (RFC 8985 §6.2): until reordering is seen, DupThresh SACKed
+	 * segments mark a hole lost at once, so the first displacement is
+	 * resent; its D-SACK shows reordering, after which a displacement
+	 * shorter than reo_wnd (min_rtt/4 = 5 ms here) is waited for.
+	 * DupThresh resent about 45 segments in 24 spurious recoveries. */
+	ck_assert_msg(r.fast <= 1 && r.retrans_bytes <= 2 * MSS_BYTES,
+		      "%u recoveries, %llu bytes resent with nothing lost", r.fast,
+		      (unsigned long long)r.retrans_bytes);
+}
+END_TEST
+
+START_TEST(reordering_dupthresh_undone)
+{
+	/* Without RACK every such reduction is spurious: its
 	 * retransmissions come back as D-SACKs and it is undone (RFC 2883
 	 * §5), unless the next one began before they did. */
+	static const struct pattern pt = {
+	    .name = "reorder-dt", .reorder_ppm = 20000, .reorder_ns = 3 * MS, .no_rack = true};
+	struct result r = run(&pt, 1);
+	ck_assert_uint_eq(r.rto, 0);
+	check_bound(&pt, 1, &r, 0);
 	ck_assert_msg(r.undos * 2 >= r.fast, "%u of %u reductions undone", r.undos, r.fast);
+}
+END_TEST
+
+START_TEST(lost_retransmission)
+{
+	/* One segment and its fast retransmission: RACK sees segments sent
+	 * after the retransmission delivered and resends it again (RFC 8985
+	 * §6.2) instead of waiting for the RTO as DupThresh must. */
+	static const struct pattern pt = {.name = "one-rtx", .one = 300, .one_rtx = true};
+	struct result r = run(&pt, 1);
+	ck_assert_uint_eq(r.lost_segs, 2);
+	ck_assert_uint_eq(r.rto, 0);
+	ck_assert_uint_ge(r.rack_lost, 2);
+	ck_assert_uint_le(r.retrans_bytes, 2 * MSS_BYTES);
+	ck_assert_msg(r.one_ns < r.rto_us * 1000ull, "repaired after %llu ns, rto %u us",
+		      (unsigned long long)r.one_ns, r.rto_us);
 }
 END_TEST
 
@@ -493,6 +538,8 @@ int main(void)
 	tcase_add_test(tc, bursty_loss);
 	tcase_add_test(tc, ack_loss);
 	tcase_add_test(tc, reordering);
+	tcase_add_test(tc, reordering_dupthresh_undone);
+	tcase_add_test(tc, lost_retransmission);
 	tcase_add_test(tc, tail_loss);
 	tcase_add_test(tc, one_loss_recovery_time);
 	suite_add_tcase(s, tc);
