@@ -214,6 +214,12 @@ uint32_t tcp_rack_lost_bytes(struct tcb *tcb);
 /* The lowest un-SACKed part of a segment deemed lost: [s, e). */
 bool tcp_rack_next_lost(struct tcb *tcb, uint32_t *s, uint32_t *e);
 void tcp_rack_free(struct tcb *tcb);
+
+/* tcp_tlp.c: the tail loss probe (RFC 8985 §7) */
+void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb); /* (re)starts or stops the PTO */
+void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb);
+void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
+		 const struct tcp_sb_res *res, bool advanced, bool dup);
 #ifdef SKOPS_INVARIANTS
 void tcp_rack_check(const struct tcb *tcb);
 #else

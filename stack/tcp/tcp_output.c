@@ -349,6 +349,8 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	}
 	if (!tcb->tmr[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
 		tcp_rearm_rtx(tcp, tcb);
+	else if (!rtx)
+		tcp_tlp_arm(tcp, tcb); /* RFC 8985 §7.2: the PTO restarts on new data */
 	tcp_check_tcb(tcp, tcb);
 	/* Linux __tcp_retransmit_skb: after the segment left and was counted. */
 	if (rtx)

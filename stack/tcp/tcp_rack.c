@@ -156,8 +156,8 @@ static bool sent_after(uint64_t t1, uint32_t s1, uint64_t t2, uint32_t s2)
 /* RFC 8985 §6.2 step 2 (Linux tcp_rack_advance) for a segment delivered
  * by this ACK; step 3: one delivered below what was already delivered
  * without having been resent shows reordering. */
-static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
-		      const struct tcp_rack_seg *g, struct tcp_rack_ack *out)
+static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_rack_seg *g,
+		      struct tcp_rack_ack *out)
 {
 	struct tcp_rack *r = &tcb->rack;
 	if (!(g->flags & TCP_RS_RTX)) {
@@ -169,16 +169,12 @@ static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h
 	if (SEQ_GT(g->end, r->fack))
 		r->fack = g->end;
 	uint64_t rtt_ns = tcp->now - g->xmit_ns;
-	if (g->flags & TCP_RS_RTX) {
-		/* Which transmission did the ACK answer? Not this one if it came
-		 * back faster than any round trip, or if it echoes a timestamp
-		 * sent before it. */
-		if (rtt_ns < (uint64_t)tcb->rtt_min_us * CLK_NS_PER_US)
-			return;
-		uint32_t tsval = (uint32_t)(g->xmit_ns / CLK_NS_PER_MS) + tcb->ts_off;
-		if ((tcb->flags & TCB_F_TS) && h->ts && h->tsecr && SEQ_LT(h->tsecr, tsval))
-			return;
-	}
+	/* Linux tcp_rack_advance: a resent segment SACKed sooner than any
+	 * round trip was the original's delivery. (Not RFC 8985's TSecr test:
+	 * a receiver echoes the timestamp of in-order data only, so a SACKed
+	 * retransmission echoes an older one.) */
+	if ((g->flags & TCP_RS_RTX) && rtt_ns < (uint64_t)tcb->rtt_min_us * CLK_NS_PER_US)
+		return;
 	out->advanced = true;
 	r->rtt_us = (uint32_t)(rtt_ns / CLK_NS_PER_US);
 	if (sent_after(g->xmit_ns, g->end, r->xmit_ns, r->end_seq)) {
@@ -258,7 +254,7 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	while (k < r->n && SEQ_LEQ(rec(tcb, k)->end, tcb->snd_una)) {
 		struct tcp_rack_seg *g = rec(tcb, k);
 		if (!(g->flags & TCP_RS_SACKED))
-			delivered(tcp, tcb, h, g, out);
+			delivered(tcp, tcb, g, out);
 		if (g->flags & TCP_RS_LOST)
 			r->nlost--;
 		k++;
@@ -282,7 +278,7 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 				g->flags &= ~TCP_RS_LOST;
 				r->nlost--;
 			}
-			delivered(tcp, tcb, h, g, out);
+			delivered(tcp, tcb, g, out);
 		}
 	}
 	if (res->reneged) {

@@ -147,6 +147,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	tcp_sb_update(tcb, h, prior_sacked, &res);
 	tcp_rack_ack(tcp, tcb, h, &res, &ra);
 	uint32_t acked = tcb->snd_una - prior_una;
+	tcp_tlp_ack(tcp, tcb, h, &res, acked != 0, !acked && dup_shape);
 	dsack_undo(tcp, tcb, &res);
 	if (res.reneged && sb->mode == TCP_SB_RECOVERY)
 		sb->high_rxt = tcb->snd_una; /* the board is gone: holes anew */
@@ -221,6 +222,8 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 		arm_undo(tcb);
 	sb->mode = TCP_SB_LOSS;
 	sb->lost_high = tcb->snd_max;
+	tcb->rack.tlp_out = false; /* Linux: an RTO ends the probe episode */
+	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
 	tcp_rack_mark_all_lost(tcp, tcb);
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;

@@ -217,7 +217,7 @@ struct result {
 	uint64_t ns, retrans_bytes, lost_bytes, data_segs;
 	uint64_t discarded_bytes; /* arrived, but beyond what B's reassembly holds */
 	uint32_t fast, rto, acks_lost, undos, lost_segs;
-	uint64_t rack_lost;
+	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
 	uint64_t one_ns, one_queued_ns;
 	uint32_t srtt_us, rto_us;
 };
@@ -350,6 +350,9 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.fast = (uint32_t)p->tcp[0]->stats.fast_retrans;
 	res.rto = (uint32_t)p->tcp[0]->stats.rto;
 	res.rack_lost = p->tcp[0]->stats.rack_lost;
+	res.tlp_probes = p->tcp[0]->stats.tlp_probes;
+	res.tlp_recovered = p->tcp[0]->stats.tlp_recovered;
+	res.frto_spurious = p->tcp[0]->stats.frto_spurious;
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;
 	res.discarded_bytes = p->tcp[1]->stats.ooo_drop * MSS_BYTES;
@@ -361,7 +364,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	if (getenv("SKOPS_REC_REPORT") || !res.ok)
 		printf("recovery: %-10s seed %llu %s: %.3f s, goodput %.1f Mbit/s, lost %llu B in "
 		       "%llu segs, discarded %llu B, retrans %llu B, fast %u, rto %u, undone %u, "
-		       "rack lost %llu, acks lost %u, one "
+		       "rack lost %llu, tlp %llu/%llu, frto %llu, acks lost %u, one "
 		       "%.1f ms "
 		       "(queued %.1f), "
 		       "srtt %u us%s%s\n",
@@ -370,8 +373,10 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		       (unsigned long long)res.lost_bytes, (unsigned long long)p->lost_segs,
 		       (unsigned long long)res.discarded_bytes,
 		       (unsigned long long)res.retrans_bytes, res.fast, res.rto, res.undos,
-		       (unsigned long long)res.rack_lost, res.acks_lost, (double)res.one_ns / 1e6,
-		       (double)res.one_queued_ns / 1e6, res.srtt_us, p->bad[0] ? ": " : "", p->bad);
+		       (unsigned long long)res.rack_lost, (unsigned long long)res.tlp_probes,
+		       (unsigned long long)res.tlp_recovered, (unsigned long long)res.frto_spurious,
+		       res.acks_lost, (double)res.one_ns / 1e6, (double)res.one_queued_ns / 1e6,
+		       res.srtt_us, p->bad[0] ? ": " : "", p->bad);
 	ck_assert_msg(res.ok, "%s seed %llu: %s (received %llu of %u)", pt->name,
 		      (unsigned long long)seed, p->bad[0] ? p->bad : "incomplete",
 		      (unsigned long long)rcvd, TOTAL);
@@ -496,13 +501,19 @@ END_TEST
 
 START_TEST(tail_loss)
 {
-	/* The last 3 segments: nothing above them to SACK, so the RTO
-	 * recovers them, and only them. */
+	/* The last 3 segments: nothing above them to SACK. The tail loss
+	 * probe (RFC 8985 §7) resends the last one about 2 SRTT after the
+	 * ACKs stop, its SACK lets RACK mark the others lost, and no RTO is
+	 * needed (before: one RTO, 250 ms later). Only lost segments go
+	 * again. */
 	static const struct pattern pt = {.name = "tail3", .tail = 3};
 	struct result r = run(&pt, 1);
 	ck_assert_uint_ge(r.lost_bytes, 3 * MSS_BYTES);
 	ck_assert_uint_le(r.lost_bytes, 4 * MSS_BYTES); /* the last one may straddle */
 	ck_assert_uint_le(r.retrans_bytes, r.lost_bytes);
+	ck_assert_uint_eq(r.rto, 0);
+	ck_assert_uint_eq(r.tlp_probes, 1);
+	ck_assert_uint_ge(r.rack_lost, 2);
 }
 END_TEST
 
