@@ -405,7 +405,10 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	/* In SACK recovery the holes deemed lost go first (RFC 6675 NextSeg
 	 * rule 1), then new data (rule 2), then the rest (rules 3 and 4). */
 	bool rec = tcb->sb.mode != TCP_SB_OPEN;
-	if (rec)
+	/* F-RTO step 2b (RFC 5682 §3.1): new data, not the holes, this time. */
+	bool frto_new = tcb->sb.frto_new;
+	tcb->sb.frto_new = false;
+	if (rec && !frto_new)
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
 	for (int guard = 0; guard < 4096; guard++) {
@@ -471,7 +474,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		if (fin)
 			break;
 	}
-	if (rec && !new_sent)
+	if (rec && !new_sent && !frto_new)
 		sent += tcp_rec_send_more(tcp, tcb);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&

@@ -135,7 +135,52 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	sb->prr_delivered = 0;
 	sb->prr_out = 0;
 	sb->recover_fs = tcb->snd_max - tcb->snd_una;
+	sb->rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
 	arm_undo(tcb);
+}
+
+/* The RTO was spurious: undo its reduction (Linux tcp_try_undo_loss). */
+static void rto_spurious(struct tcp *tcp, struct tcb *tcb)
+{
+	tcp->stats.frto_spurious++;
+	tcb->rack.spurious_rto++;
+	undo(tcb);
+}
+
+/* An ACK after an RTO (Linux tcp_process_loss). Eifel (RFC 3522, Linux
+ * tcp_packet_delayed): an ACK that moves snd_una and echoes a timestamp
+ * sent before the first retransmission answers an original, so the
+ * timeout was spurious. F-RTO (RFC 5682 §3.1, SACK-enhanced, Linux
+ * tcp_frto=2): after the first retransmission, the first ACK that moves
+ * snd_una lets new data go instead of more retransmissions (step 2b);
+ * then an ACK (or SACK) of data never resent shows the timeout spurious
+ * (3b), a duplicate ACK or SACK of the new data that it was not (3a).
+ * true: the reduction is undone. */
+static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
+		     const struct tcp_sb_res *res, const struct tcp_rack_ack *ra, bool advanced,
+		     bool dupack)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	bool delayed = advanced && (tcb->flags & TCB_F_TS) && h->ts && h->tsecr &&
+		       SEQ_LT(h->tsecr, sb->rto_tsval);
+	if (sb->undo && (delayed || (sb->frto && ra->orig_acked))) {
+		rto_spurious(tcp, tcb);
+		return true;
+	}
+	if (!sb->frto)
+		return false;
+	if (SEQ_GT(tcb->snd_nxt, tcb->recover)) {
+		if (res->newly_sacked || dupack)
+			sb->frto = false; /* 3a: the loss was real */
+	} else if (advanced && SEQ_LT(tcb->snd_una, tcb->recover)) {
+		tcb->recover = tcb->snd_nxt;
+		uint32_t out = tcb->snd_nxt - tcb->snd_una;
+		if (tcb->snd.len > out && tcb->snd_wnd > out)
+			sb->frto_new = true; /* 2b */
+		else
+			sb->frto = false;
+	}
+	return false;
 }
 
 bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
@@ -168,6 +213,8 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		}
 		return true;
 	case TCP_SB_LOSS:
+		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
+			return false;
 		if (SEQ_GEQ(tcb->snd_una, tcb->recover))
 			leave(tcb);
 		return false; /* slow start from the loss window */
@@ -218,6 +265,12 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 	 * a row without progress forgets the board as a last resort. */
 	if (tcb->retransmits >= 3)
 		tcp_sb_clear(tcb);
+	/* Linux tcp_enter_loss: F-RTO, unless this is the first timeout of a
+	 * fast recovery; Eifel compares with the first retransmission. */
+	sb->frto = !tcp->cfg.no_frto && (sb->mode != TCP_SB_RECOVERY || tcb->retransmits > 1);
+	sb->frto_new = false;
+	if (sb->mode == TCP_SB_OPEN)
+		sb->rto_tsval = tcp_ts_now(tcp, tcb);
 	if (sb->mode != TCP_SB_LOSS)
 		arm_undo(tcb);
 	sb->mode = TCP_SB_LOSS;

@@ -36,6 +36,12 @@ struct pattern {
 	uint32_t one;  /* the one-th data segment, once (0: none) */
 	bool one_rtx;  /* and its first retransmission */
 	bool no_rack;  /* DupThresh marks losses (tcp_recovery = 0) */
+	bool no_tlp;   /* no tail loss probe (tcp_early_retrans = 0) */
+	/* A is frozen for freeze_ns once it has sent freeze_at data
+	 * segments: it neither sends nor reads; then its timers run first
+	 * and the ACKs queued meanwhile arrive after them. */
+	uint32_t freeze_at;
+	uint64_t freeze_ns;
 };
 
 struct pk {
@@ -70,6 +76,9 @@ struct path {
 	/* the one-segment loss: when it was dropped and when A's snd_una passed it */
 	uint32_t one_seq;
 	bool one_rtx_dropped;
+	uint64_t frozen_until;	   /* A frozen before this (0: not) */
+	uint64_t rtx_after_freeze; /* A's bytes_retrans when it froze */
+	bool woke;
 	uint64_t one_drop_at, one_done_at, one_q_drop, one_q_rtx;
 	char bad[200];
 };
@@ -103,6 +112,10 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 		return false;
 	bool first = !SEQ_LT(r->seq, p->high);
 	p->data_segs++;
+	if (pt->freeze_at && p->data_segs == pt->freeze_at && !p->frozen_until) {
+		p->frozen_until = p->now + pt->freeze_ns;
+		p->rtx_after_freeze = p->c[0]->bytes_retrans;
+	}
 	bool d = false;
 	if (p->burst_left) {
 		p->burst_left--;
@@ -218,6 +231,7 @@ struct result {
 	uint64_t discarded_bytes; /* arrived, but beyond what B's reassembly holds */
 	uint32_t fast, rto, acks_lost, undos, lost_segs;
 	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
+	uint64_t freeze_retrans_bytes; /* resent after the freeze began */
 	uint64_t one_ns, one_queued_ns;
 	uint32_t srtt_us, rto_us;
 };
@@ -243,6 +257,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		cfg.xmit = path_xmit;
 		/* SKOPS_REC_NORACK=1: DupThresh as before RACK, to compare */
 		cfg.no_rack = pt->no_rack || getenv("SKOPS_REC_NORACK") != NULL;
+		cfg.no_tlp = pt->no_tlp;
+		cfg.no_frto = getenv("SKOPS_REC_NOFRTO") != NULL; /* to compare */
 		cfg.route = path_route;
 		p->ep[i].p = p;
 		p->ep[i].idx = i;
@@ -271,7 +287,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			if (p->c[1])
 				p->c[1]->sd = 1;
 		}
-		if (a->state == TCP_ESTABLISHED && sent < TOTAL) {
+		bool frozen = p->frozen_until && p->now < p->frozen_until;
+		if (a->state == TCP_ESTABLISHED && sent < TOTAL && !frozen) {
 			if (!t0) {
 				t0 = p->now;
 				p->end = a->snd_una + TOTAL;
@@ -309,11 +326,17 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		}
 		/* the next event: a delivery or a timer */
 		uint64_t next = UINT64_MAX;
-		for (unsigned i = 0; i < p->nq; i++)
-			if (p->q[i].at < next)
-				next = p->q[i].at;
+		for (unsigned i = 0; i < p->nq; i++) {
+			uint64_t at = p->q[i].at;
+			if (frozen && p->q[i].to == 0 && at < p->frozen_until)
+				at = p->frozen_until;
+			if (at < next)
+				next = at;
+		}
 		for (int i = 0; i < 2; i++) {
 			uint64_t d = tcp_next_deadline(p->tcp[i]);
+			if (frozen && i == 0 && d < p->frozen_until)
+				d = p->frozen_until;
 			if (d < next)
 				next = d;
 		}
@@ -327,8 +350,16 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			snprintf(p->bad, sizeof(p->bad), "600 s of simulated time");
 			break;
 		}
+		frozen = p->frozen_until && p->now < p->frozen_until;
+		bool waking = p->frozen_until && p->now >= p->frozen_until && !p->woke;
+		if (waking) {
+			/* the clock moved on while A slept: its timers see it first */
+			p->woke = true;
+			tcp_timers(p->tcp[0], p->now);
+			check_inv(p);
+		}
 		for (unsigned i = 0; i < p->nq;) {
-			if (p->q[i].at > p->now) {
+			if (p->q[i].at > p->now || (frozen && p->q[i].to == 0)) {
 				i++;
 				continue;
 			}
@@ -337,7 +368,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			tcp_input(p->tcp[k.to], p->now, &k.t, &k.r, k.data, k.len, 0);
 			check_inv(p);
 		}
-		for (int i = 0; i < 2; i++)
+		for (int i = frozen ? 1 : 0; i < 2; i++)
 			tcp_timers(p->tcp[i], p->now);
 		check_inv(p);
 	}
@@ -353,6 +384,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.tlp_probes = p->tcp[0]->stats.tlp_probes;
 	res.tlp_recovered = p->tcp[0]->stats.tlp_recovered;
 	res.frto_spurious = p->tcp[0]->stats.frto_spurious;
+	res.freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;
 	res.discarded_bytes = p->tcp[1]->stats.ooo_drop * MSS_BYTES;
@@ -517,6 +549,45 @@ START_TEST(tail_loss)
 }
 END_TEST
 
+/* A sender frozen (by the machine) for 400 ms, past its RTO of about
+ * 220 ms, with nothing lost: on waking its RTO fires before it reads the
+ * ACKs that came meanwhile. F-RTO (RFC 5682 §3.1) resends the first
+ * segment only; the next ACK covers data never resent and the RTO is
+ * undone (Linux tcp_try_undo_loss). Before F-RTO the whole flight not yet
+ * acknowledged went again. */
+static void frozen_check(const struct pattern *pt, const struct result *r)
+{
+	ck_assert_uint_eq(r->lost_segs, 0);
+	ck_assert_msg(r->freeze_retrans_bytes <= MSS_BYTES,
+		      "%s: %llu bytes resent after the freeze", pt->name,
+		      (unsigned long long)r->freeze_retrans_bytes);
+}
+
+START_TEST(frozen_sender_frto)
+{
+	static const struct pattern pt = {
+	    .name = "frozen", .freeze_at = 400, .freeze_ns = 400 * MS, .no_tlp = true};
+	struct result r = run(&pt, 1);
+	frozen_check(&pt, &r);
+	ck_assert_uint_eq(r.rto, 1);
+	ck_assert_uint_eq(r.frto_spurious, 1);
+	ck_assert_uint_ge(r.undos, 1);
+}
+END_TEST
+
+START_TEST(frozen_sender_tlp)
+{
+	/* With the tail loss probe the PTO, due with the RTO, goes first:
+	 * one probe, of new data when there is some, and no RTO at all. */
+	static const struct pattern pt = {
+	    .name = "frozen-tlp", .freeze_at = 400, .freeze_ns = 400 * MS};
+	struct result r = run(&pt, 1);
+	frozen_check(&pt, &r);
+	ck_assert_uint_eq(r.rto, 0);
+	ck_assert_uint_eq(r.tlp_probes, 1);
+}
+END_TEST
+
 START_TEST(one_loss_recovery_time)
 {
 	/* One segment mid-transfer: resent on the duplicate ACKs and repaired
@@ -551,6 +622,8 @@ int main(void)
 	tcase_add_test(tc, reordering);
 	tcase_add_test(tc, reordering_dupthresh_undone);
 	tcase_add_test(tc, lost_retransmission);
+	tcase_add_test(tc, frozen_sender_frto);
+	tcase_add_test(tc, frozen_sender_tlp);
 	tcase_add_test(tc, tail_loss);
 	tcase_add_test(tc, one_loss_recovery_time);
 	suite_add_tcase(s, tc);
