@@ -162,6 +162,10 @@ struct skops_tcp_info {
 	uint32_t syn_gaps_us[SKOPS_MAX_SYN_GAPS];
 	uint32_t syn_wnd; /* window field we sent in the SYN / SYN-ACK */
 	uint32_t cb_flags;
+	/* loss recovery (docs/tcp.md): segments RACK deemed lost, tail loss
+	 * probes sent, losses a probe repaired, RTOs undone as spurious
+	 * (Linux's TCPLossProbes, TCPLossProbeRecovery, TCPSpuriousRTOs) */
+	uint32_t rack_lost, tlp_probes, tlp_recovered, spurious_rtos;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */

@@ -23,14 +23,14 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 		return;
 	}
 	/* PTO = 2·SRTT, and a delayed ACK's worth more when one segment is
-	 * in flight (the peer may be waiting for a second); 1 s without an
-	 * RTT sample. */
+	 * in flight (the peer may be waiting for a second), else Linux's
+	 * TCP_TIMEOUT_MIN (2 ms: on a LAN 2·SRTT is less than an odd
+	 * segment's delayed ACK); 1 s without an RTT sample. */
 	uint64_t pto_us = TCP_RTO_INIT_US;
 	if (tcb->srtt_us8) {
 		pto_us = (uint64_t)(tcb->srtt_us8 >> 2);
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		if (tcb->snd_max - tcb->snd_una <= mss)
-			pto_us += TCP_DELACK_MAX_US;
+		pto_us += tcb->snd_max - tcb->snd_una <= mss ? TCP_DELACK_MAX_US : 2000u;
 	}
 	uint64_t when = tcp->now + pto_us * CLK_NS_PER_US;
 	/* No later than the RTO: then the probe goes in its place. */

@@ -232,6 +232,7 @@ struct result {
 	uint32_t fast, rto, acks_lost, undos, lost_segs;
 	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
 	uint64_t freeze_retrans_bytes; /* resent after the freeze began */
+	struct skops_tcp_info ti;      /* A's, at the end */
 	uint64_t one_ns, one_queued_ns;
 	uint32_t srtt_us, rto_us;
 };
@@ -385,6 +386,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.tlp_recovered = p->tcp[0]->stats.tlp_recovered;
 	res.frto_spurious = p->tcp[0]->stats.frto_spurious;
 	res.freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
+	tcp_get_info(a, &res.ti);
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;
 	res.discarded_bytes = p->tcp[1]->stats.ooo_drop * MSS_BYTES;
@@ -546,6 +548,9 @@ START_TEST(tail_loss)
 	ck_assert_uint_eq(r.rto, 0);
 	ck_assert_uint_eq(r.tlp_probes, 1);
 	ck_assert_uint_ge(r.rack_lost, 2);
+	/* per connection too, for skcat --info */
+	ck_assert_uint_eq(r.ti.tlp_probes, 1);
+	ck_assert_uint_eq(r.ti.rack_lost, r.rack_lost);
 }
 END_TEST
 
@@ -571,6 +576,7 @@ START_TEST(frozen_sender_frto)
 	frozen_check(&pt, &r);
 	ck_assert_uint_eq(r.rto, 1);
 	ck_assert_uint_eq(r.frto_spurious, 1);
+	ck_assert_uint_eq(r.ti.spurious_rtos, 1);
 	ck_assert_uint_ge(r.undos, 1);
 }
 END_TEST
