@@ -15,6 +15,8 @@
  *   IPV6_V6ONLY AF_INET6 listener instead of one dual-stack AF_INET6 one)
  *   --tcp-ecn N (net.ipv4.tcp_ecn: 0 never, 1 ask and agree, 2 agree when
  *   asked, the default)
+ *   --tcp-early-retrans N (net.ipv4.tcp_early_retrans: 0 no tail loss
+ *   probe, 3 the default, RFC 8985 §7)
  *   --dump-maps[=FILE] (with --sockops: at a normal exit, every map of the
  *   program as bpftool-style JSON, to FILE or stderr)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
@@ -68,6 +70,7 @@ struct skcat {
 	const char *dump_maps_file; /* NULL or "": stderr */
 	unsigned conns;		    /* connections to serve with -l (--conns) */
 	int tcp_ecn;		    /* --tcp-ecn; -1: the stack's default */
+	bool no_tlp;		    /* --tcp-early-retrans 0 */
 	struct hooks *hooks;	    /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
@@ -136,6 +139,14 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->tcp_ecn = v[0] - '0';
+	} else if (!strcmp(key, "tcp-early-retrans")) {
+		if (strcmp(v, "0") && strcmp(v, "3")) {
+			snprintf(
+			    err, elen,
+			    "bad tcp_early_retrans '%s' (0 or 3 as net.ipv4.tcp_early_retrans)", v);
+			return -EINVAL;
+		}
+		k->no_tlp = v[0] == '0';
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -154,7 +165,8 @@ static void usage(void)
 			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
-			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n");
+			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
+			"  --tcp-early-retrans 0|3\n");
 	exit(2);
 }
 
@@ -180,13 +192,14 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"v6only", no_argument, NULL, 17},
 	    {"tcp-ecn", required_argument, NULL, 18},
 	    {"dump-maps", optional_argument, NULL, 19},
+	    {"tcp-early-retrans", required_argument, NULL, 20},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,   "vdev",    "addr",	"gw",	   "mtu",
-					   "eal",  "sockops", "cgroup", "strict",  "cc",
-					   "info", NULL,      "pcap",	"timeout", "trace",
-					   "echo", "conns",   "v6only", "tcp-ecn", "dump-maps"};
+	static const char *const keys[] = {
+	    NULL,     "vdev",	"addr",	 "gw",	   "mtu",     "eal",	   "sockops",
+	    "cgroup", "strict", "cc",	 "info",   NULL,      "pcap",	   "timeout",
+	    "trace",  "echo",	"conns", "v6only", "tcp-ecn", "dump-maps", "tcp-early-retrans"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -198,7 +211,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 19) {
+		} else if (c >= 1 && c <= 20) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -263,6 +276,7 @@ static void print_info(struct stack *st, int sd)
 		"\"bytes_received\":%llu,\"bytes_sent\":%llu,\"bytes_retrans\":%llu,"
 		"\"segs_in\":%u,\"segs_out\":%u,\"data_segs_in\":%u,\"data_segs_out\":%u,"
 		"\"syn_rto_ms\":%u,\"syn_retrans\":%u,\"syn_wnd\":%u,\"cb_flags\":%u,"
+		"\"rack_lost\":%u,\"tlp_probes\":%u,\"tlp_recovered\":%u,\"spurious_rtos\":%u,"
 		"\"syn_gaps_us\":[",
 		ti.state_name, ti.cwnd, ti.max_cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us,
 		ti.rttvar_us, ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
@@ -272,7 +286,8 @@ static void print_info(struct stack *st, int sd)
 		(unsigned long long)ti.bytes_acked, (unsigned long long)ti.bytes_received,
 		(unsigned long long)ti.bytes_sent, (unsigned long long)ti.bytes_retrans, ti.segs_in,
 		ti.segs_out, ti.data_segs_in, ti.data_segs_out, ti.syn_rto_ms, ti.syn_retrans,
-		ti.syn_wnd, ti.cb_flags);
+		ti.syn_wnd, ti.cb_flags, ti.rack_lost, ti.tlp_probes, ti.tlp_recovered,
+		ti.spurious_rtos);
 	for (uint32_t i = 0; i < ti.syn_retrans && i < SKOPS_MAX_SYN_GAPS; i++)
 		fprintf(stderr, "%s%u", i ? "," : "", ti.syn_gaps_us[i]);
 	fprintf(stderr, "]}\n");
@@ -687,6 +702,7 @@ int main(int argc, char **argv)
 		sc.hooks = k.hooks;
 	}
 	sc.seed = sc.net.seed * 31 + 7;
+	sc.no_tlp = k.no_tlp;
 	if (k.tcp_ecn >= 0) {
 		sc.tcp_ecn_set = true;
 		sc.tcp_ecn = (uint8_t)k.tcp_ecn;

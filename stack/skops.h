@@ -44,6 +44,9 @@ struct stack_config {
 	uint32_t oow_ratelimit_ms, challenge_ack_limit;
 	uint32_t min_snd_mss; /* floor of the MSS a peer can impose; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale; /* tcp_timestamps/sack/window_scaling = 0 */
+	/* tcp_recovery = 0 (DupThresh, not RACK), tcp_early_retrans = 0 (no
+	 * tail loss probe), tcp_frto = 0 (docs/tcp.md, loss recovery) */
+	bool no_rack, no_tlp, no_frto;
 	/* net.ipv4.tcp_ecn when tcp_ecn_set (else the kernel's default, 2):
 	 * 0 never, 1 ask on active opens and agree when asked, 2 agree only.
 	 * A sock_ops NEEDS_ECN or the CC can still ask (docs/sockops.md). */
@@ -160,6 +163,10 @@ struct skops_tcp_info {
 	uint32_t syn_gaps_us[SKOPS_MAX_SYN_GAPS];
 	uint32_t syn_wnd; /* window field we sent in the SYN / SYN-ACK */
 	uint32_t cb_flags;
+	/* loss recovery (docs/tcp.md): segments RACK deemed lost, tail loss
+	 * probes sent, losses a probe repaired, RTOs undone as spurious
+	 * (Linux's TCPLossProbes, TCPLossProbeRecovery, TCPSpuriousRTOs) */
+	uint32_t rack_lost, tlp_probes, tlp_recovered, spurious_rtos;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */

@@ -33,6 +33,7 @@ void tcb_free(struct tcp *tcp, struct tcb *tcb)
 	tcp_sb_free(tcb);
 	free(tcb->saved_syn);
 	tcp_ooo_free(tcb);
+	tcp_rack_free(tcb);
 	memset(tcb, 0, sizeof(*tcb));
 	tcb->next = tcp->free_list;
 	tcp->free_list = tcb;

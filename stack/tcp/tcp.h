@@ -88,6 +88,8 @@ enum tcp_timer {
 	TCP_T_RTX = 0, /* retransmission (SYN, SYN-ACK, data, FIN) and persist */
 	TCP_T_DELACK,
 	TCP_T_KEEP, /* keepalive, FIN_WAIT_2 and TIME_WAIT */
+	TCP_T_REO,  /* RACK reordering timer (RFC 8985 §6.3) */
+	TCP_T_TLP,  /* tail loss probe (RFC 8985 §7.2) */
 	TCP_T_N,
 };
 
@@ -126,9 +128,52 @@ struct tcp_sack_sb {
 	uint32_t undo_retrans; /* its retransmissions not yet D-SACKed */
 	bool undo;	       /* undo_marker is set: a reduction may still be undone */
 	uint32_t undos;	       /* reductions undone */
+	/* F-RTO (RFC 5682 §3, SACK-enhanced) after an RTO */
+	bool frto;	    /* the timeout may still prove spurious */
+	bool frto_new;	    /* step 2b: this ACK sends new data, not holes */
+	uint32_t rto_tsval; /* our TSval when the head was first resent (Eifel) */
 	struct tcp_sb_range {
 		uint32_t l, r;
 	} * b;
+};
+
+/* RACK-TLP (RFC 8985, tcp_rack.c, tcp_tlp.c): when each segment in flight
+ * was last sent. Records are sorted and disjoint by sequence and cover
+ * [snd_una, snd_max) while `whole` holds; a retransmission splits the
+ * record it resends. The array is taken when data leaves an idle
+ * connection, grows up to TCP_RACK_MAX records and is freed when all is
+ * acknowledged; past the bound (or short of memory) the records are not
+ * whole and loss detection falls back to DupThresh until idle. */
+#define TCP_RACK_MAX  16384
+#define TCP_RACK_MIN  64
+#define TCP_RS_RTX    1u /* retransmitted at least once */
+#define TCP_RS_LOST   2u /* deemed lost and not resent since */
+#define TCP_RS_SACKED 4u /* delivered (SACKed) */
+struct tcp_rack_seg {
+	uint64_t xmit_ns;
+	uint32_t seq, end;
+	uint32_t flags; /* TCP_RS_* */
+};
+struct tcp_rack {
+	struct tcp_rack_seg *s;
+	uint32_t head, n, cap; /* records s[head, head + n) */
+	uint32_t nlost;	       /* records with TCP_RS_LOST */
+	bool whole;	       /* the records cover what is in flight */
+	bool reord;	       /* reordering seen (RFC 8985 §6.2 step 3) */
+	uint8_t reo_steps;     /* reo_wnd in min_rtt/4 steps, grown by D-SACKs */
+	uint8_t reo_persist;   /* recoveries left before the steps reset */
+	uint64_t xmit_ns;      /* RACK.xmit_ts: latest send delivered */
+	uint32_t end_seq;      /* RACK.end_seq */
+	uint32_t rtt_us;       /* RACK.rtt */
+	uint32_t fack;	       /* highest end delivered */
+	uint64_t dsack_ns;     /* when reo_steps last grew */
+	uint64_t last_ns;      /* the last send's stamp: stamps only grow */
+	/* TLP (RFC 8985 §7) */
+	uint32_t tlp_high; /* TLPRxtOut: snd_max when the probe left */
+	bool tlp_out;	   /* a probe is outstanding for this tail episode */
+	bool tlp_rtx;	   /* the probe was a retransmission */
+	/* per connection counts, for tcp_info */
+	uint32_t lost, probes, probe_recovered, spurious_rto;
 };
 
 struct tcb {
@@ -226,6 +271,7 @@ struct tcb {
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_sack_sb sb;
+	struct tcp_rack rack;
 };
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
@@ -288,6 +334,10 @@ struct tcp_config {
 	uint32_t challenge_ack_limit;
 	uint32_t min_snd_mss; /* floor of the peer's MSS; < 48 → 48 (tcp_min_snd_mss) */
 	bool no_timestamps, no_sack, no_wscale;
+	/* Loss recovery of SACK connections: no_rack is net.ipv4.tcp_recovery
+	 * = 0 (DupThresh marks losses, RFC 6675), no_tlp tcp_early_retrans = 0,
+	 * no_frto tcp_frto = 0. */
+	bool no_rack, no_tlp, no_frto;
 	/* net.ipv4.tcp_ecn (0 never, 1 ask and agree, 2 agree when asked) if
 	 * ecn_set, else 2, the kernel's default; > 2 is refused. */
 	bool ecn_set;

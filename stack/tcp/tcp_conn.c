@@ -397,6 +397,10 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->rcv_mss = tcb->rcv_mss;
 	o->retransmits = tcb->retransmits;
 	o->total_retrans = tcb->total_retrans;
+	o->rack_lost = tcb->rack.lost;
+	o->tlp_probes = tcb->rack.probes;
+	o->tlp_recovered = tcb->rack.probe_recovered;
+	o->spurious_rtos = tcb->rack.spurious_rto;
 	if (tcb->cc)
 		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
 	o->dctcp_alpha = tcb->cc ? cc_dctcp_alpha(tcb) : -1;

@@ -138,6 +138,7 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->snd_nxt));
 	TCP_INV(SEQ_LEQ(tcb->snd_nxt, tcb->snd_max));
 	tcp_sb_check(tcb);
+	tcp_rack_check(tcb);
 	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED ||
 	    tcb->state == TCP_TIME_WAIT)
 		return;

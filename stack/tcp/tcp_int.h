@@ -38,6 +38,9 @@ struct tcp_stats {
 	uint64_t in_segs, in_bad, in_no_conn, in_paws, in_unacceptable, in_challenge_ack, in_rst,
 	    challenge_ack_skipped, oow_ack_skipped, out_segs, out_rst, out_err, retrans, rto,
 	    fast_retrans, syn_drop, accept_overflow, ooo_drop, pool_empty;
+	/* RFC 8985 / RFC 5682: segments RACK deemed lost, probes sent, losses a
+	 * probe repaired, RTOs found spurious (F-RTO or timestamps) and undone */
+	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
 };
 
 struct tcp {
@@ -196,11 +199,49 @@ void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq); /* an out-of-order segment 
 uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32_t max);
 uint32_t tcp_sb_lost_edge(const struct tcb *tcb);
 bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq);
-uint32_t tcp_sb_pipe(const struct tcb *tcb);
-/* NextSeg (RFC 6675 §4) rule 1, rule 3 and rule 4; rule 2 is new data. */
-bool tcp_sb_next_lost(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
+uint32_t tcp_sb_pipe(struct tcb *tcb);
+uint32_t tcp_sb_sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r);
+/* The first un-SACKed sequence number at or after seq and its hole's end. */
+bool tcp_sb_hole_from(const struct tcb *tcb, uint32_t seq, uint32_t *s, uint32_t *e);
+/* NextSeg (RFC 6675 §4) rule 1 (with RACK's losses), rule 3 and rule 4;
+ * rule 2 is new data. */
+bool tcp_sb_next_lost(struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
 bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
 bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
+/* The last un-SACKed segment sent (a tail loss probe's retransmission). */
+bool tcp_sb_last_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out);
+
+/* tcp_rack.c: RACK (RFC 8985 §6) from the records of struct tcp_rack */
+struct tcp_rack_ack {
+	bool advanced;	 /* RACK.xmit_ts took a segment this ACK delivered */
+	bool orig_acked; /* a never-resent segment below recover was delivered */
+};
+bool tcp_rack_on(const struct tcb *tcb); /* RACK marks losses, not DupThresh */
+/* A segment [seq, end) leaves (before snd_max moves). */
+void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end);
+/* After the scoreboard took the ACK: delivered segments, loss detection. */
+void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
+		  const struct tcp_sb_res *res, struct tcp_rack_ack *out);
+void tcp_rack_detect(struct tcp *tcp, struct tcb *tcb);
+void tcp_rack_timeout(struct tcp *tcp, struct tcb *tcb);       /* TCP_T_REO */
+void tcp_rack_mark_all_lost(struct tcp *tcp, struct tcb *tcb); /* RTO */
+void tcp_rack_unmark(struct tcb *tcb);			       /* undo */
+void tcp_rack_recovery_end(struct tcb *tcb);
+uint32_t tcp_rack_lost_bytes(struct tcb *tcb);
+/* The lowest un-SACKed part of a segment deemed lost: [s, e). */
+bool tcp_rack_next_lost(struct tcb *tcb, uint32_t *s, uint32_t *e);
+void tcp_rack_free(struct tcb *tcb);
+
+/* tcp_tlp.c: the tail loss probe (RFC 8985 §7) */
+void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb); /* (re)starts or stops the PTO */
+void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb);
+void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
+		 const struct tcp_sb_res *res, bool advanced, bool dup);
+#ifdef SKOPS_INVARIANTS
+void tcp_rack_check(const struct tcb *tcb);
+#else
+#define tcp_rack_check(tcb) ((void)(tcb))
+#endif
 #ifdef SKOPS_INVARIANTS
 void tcp_sb_check(const struct tcb *tcb);
 #else
@@ -217,11 +258,13 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb); /* instead of go-back-N */
 /* Extra bytes the first two duplicate ACKs let new data use (RFC 3042). */
 uint32_t tcp_rec_lt_bytes(const struct tcb *tcb);
 /* Bytes recovery lets tcp_output send now (RFC 6675 (C), PRR). */
-uint32_t tcp_rec_room(const struct tcb *tcb);
+uint32_t tcp_rec_room(struct tcb *tcb);
 int tcp_rec_send_lost(struct tcp *tcp, struct tcb *tcb);
 int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb);
 /* A segment left (rtx: a retransmission): PRR and undo accounting. */
 void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
+/* RACK's timer found losses: enter recovery if open. */
+void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
 
 /* tcp_input.c / tcp_user.c */
 void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st);

@@ -287,6 +287,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 		cc_event(tcb, CA_EVENT_TX_START);
 	sack_blocks(tcb, &r);
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
+	tcp_rack_sent(tcp, tcb, seq, seq + len + (fin ? 1u : 0u));
 	if (len) {
 		tcb->data_segs_out++;
 		tcb->flags |= TCB_F_DATA_SENT;
@@ -315,6 +316,8 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	}
 	if (!tcb->tmr[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
 		tcp_rearm_rtx(tcp, tcb);
+	else if (!rtx)
+		tcp_tlp_arm(tcp, tcb); /* RFC 8985 §7.2: the PTO restarts on new data */
 	tcp_check_tcb(tcp, tcb);
 	/* Linux __tcp_retransmit_skb: after the segment left and was counted. */
 	if (rtx)
@@ -369,7 +372,10 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	/* In SACK recovery the holes deemed lost go first (RFC 6675 NextSeg
 	 * rule 1), then new data (rule 2), then the rest (rules 3 and 4). */
 	bool rec = tcb->sb.mode != TCP_SB_OPEN;
-	if (rec)
+	/* F-RTO step 2b (RFC 5682 §3.1): new data, not the holes, this time. */
+	bool frto_new = tcb->sb.frto_new;
+	tcb->sb.frto_new = false;
+	if (rec && !frto_new)
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
 	uint32_t cap = tcp_out_cap(tcp, tcb); /* a turn's worth (tcp_outq.c) */
@@ -440,7 +446,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		if (fin)
 			break;
 	}
-	if (rec && !new_sent && !tcb->out_q)
+	if (rec && !new_sent && !tcb->out_q && !frto_new)
 		sent += tcp_rec_send_more(tcp, tcb);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&

@@ -51,6 +51,10 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 static void leave(struct tcb *tcb)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
+	if (sb->mode == TCP_SB_RECOVERY)
+		tcp_rack_recovery_end(tcb);
+	sb->frto = false;
+	sb->frto_new = false;
 	sb->mode = TCP_SB_OPEN;
 	sb->lost_high = tcb->snd_una;
 	sb->high_rxt = tcb->snd_una;
@@ -65,6 +69,26 @@ static void arm_undo(struct tcb *tcb)
 	tcb->sb.undo = true;
 	tcb->sb.undo_marker = tcb->snd_una;
 	tcb->sb.undo_retrans = 0;
+}
+
+/* Linux tcp_undo_cwnd_reduction: the window before the reduction comes
+ * back through the CC's undo_cwnd, ssthresh too, and nothing stays marked
+ * lost. */
+static void undo(struct tcb *tcb)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	sb->undo = false;
+	sb->undos++;
+	tcb->cwnd = tcb->cc->undo_cwnd
+			? tcb->cc->undo_cwnd(tcb)
+			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
+	if (tcb->prior_ssthresh > tcb->ssthresh)
+		tcb->ssthresh = tcb->prior_ssthresh;
+	if (sb->mode != TCP_SB_OPEN)
+		leave(tcb);
+	else if (tcb->cc_state != TCP_CA_OPEN)
+		cc_set_state(tcb, TCP_CA_OPEN);
+	tcp_rack_unmark(tcb);
 }
 
 /* RFC 2883 §5 / Linux tcp_try_undo_dsack: every retransmission of the last
@@ -86,17 +110,7 @@ static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res
 	if (sb->undo_retrans)
 		return;
 	(void)tcp;
-	sb->undo = false;
-	sb->undos++;
-	tcb->cwnd = tcb->cc->undo_cwnd
-			? tcb->cc->undo_cwnd(tcb)
-			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
-	if (tcb->prior_ssthresh > tcb->ssthresh)
-		tcb->ssthresh = tcb->prior_ssthresh;
-	if (sb->mode != TCP_SB_OPEN)
-		leave(tcb);
-	else if (tcb->cc_state != TCP_CA_OPEN)
-		cc_set_state(tcb, TCP_CA_OPEN);
+	undo(tcb);
 }
 
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
@@ -115,12 +129,58 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;
 	/* §5 (4.2): the first un-SACKed segment is resent however the
-	 * recovery was entered: it counts as lost. */
-	sb->lost_high = tcb->snd_una + 1;
+	 * recovery was entered: it counts as lost. With RACK only what RACK
+	 * marked is (Linux tcp_recovery=1). */
+	sb->lost_high = tcp_rack_on(tcb) ? tcb->snd_una : tcb->snd_una + 1;
 	sb->prr_delivered = 0;
 	sb->prr_out = 0;
 	sb->recover_fs = tcb->snd_max - tcb->snd_una;
+	sb->rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
 	arm_undo(tcb);
+}
+
+/* The RTO was spurious: undo its reduction (Linux tcp_try_undo_loss). */
+static void rto_spurious(struct tcp *tcp, struct tcb *tcb)
+{
+	tcp->stats.frto_spurious++;
+	tcb->rack.spurious_rto++;
+	undo(tcb);
+}
+
+/* An ACK after an RTO (Linux tcp_process_loss). Eifel (RFC 3522, Linux
+ * tcp_packet_delayed): an ACK that moves snd_una and echoes a timestamp
+ * sent before the first retransmission answers an original, so the
+ * timeout was spurious. F-RTO (RFC 5682 §3.1, SACK-enhanced, Linux
+ * tcp_frto=2): after the first retransmission, the first ACK that moves
+ * snd_una lets new data go instead of more retransmissions (step 2b);
+ * then an ACK (or SACK) of data never resent shows the timeout spurious
+ * (3b), a duplicate ACK or SACK of the new data that it was not (3a).
+ * true: the reduction is undone. */
+static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
+		     const struct tcp_sb_res *res, const struct tcp_rack_ack *ra, bool advanced,
+		     bool dupack)
+{
+	struct tcp_sack_sb *sb = &tcb->sb;
+	bool delayed = advanced && (tcb->flags & TCB_F_TS) && h->ts && h->tsecr &&
+		       SEQ_LT(h->tsecr, sb->rto_tsval);
+	if (sb->undo && (delayed || (sb->frto && ra->orig_acked))) {
+		rto_spurious(tcp, tcb);
+		return true;
+	}
+	if (!sb->frto)
+		return false;
+	if (SEQ_GT(tcb->snd_nxt, tcb->recover)) {
+		if (res->newly_sacked || dupack)
+			sb->frto = false; /* 3a: the loss was real */
+	} else if (advanced && SEQ_LT(tcb->snd_una, tcb->recover)) {
+		tcb->recover = tcb->snd_nxt;
+		uint32_t out = tcb->snd_nxt - tcb->snd_una;
+		if (tcb->snd.len > out && tcb->snd_wnd > out)
+			sb->frto_new = true; /* 2b */
+		else
+			sb->frto = false;
+	}
+	return false;
 }
 
 bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
@@ -128,8 +188,11 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
 	struct tcp_sb_res res;
+	struct tcp_rack_ack ra;
 	tcp_sb_update(tcb, h, prior_sacked, &res);
+	tcp_rack_ack(tcp, tcb, h, &res, &ra);
 	uint32_t acked = tcb->snd_una - prior_una;
+	tcp_tlp_ack(tcp, tcb, h, &res, acked != 0, !acked && dup_shape);
 	dsack_undo(tcp, tcb, &res);
 	if (res.reneged && sb->mode == TCP_SB_RECOVERY)
 		sb->high_rxt = tcb->snd_una; /* the board is gone: holes anew */
@@ -150,6 +213,8 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		}
 		return true;
 	case TCP_SB_LOSS:
+		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
+			return false;
 		if (SEQ_GEQ(tcb->snd_una, tcb->recover))
 			leave(tcb);
 		return false; /* slow start from the loss window */
@@ -167,8 +232,15 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		tcb->dupacks++;
 	/* §5 (3)-(4); RFC 6582's guard: no new recovery for ACKs below the
 	 * point of the previous one. */
-	if (tcb->cc_state != TCP_CA_LOSS && SEQ_GEQ(tcb->snd_una, tcb->recover) &&
-	    (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una))) {
+	bool lost;
+	if (tcp_rack_on(tcb))
+		/* RFC 8985: RACK's marks; a peer that sends no blocks still
+		 * by the count. */
+		lost = tcb->rack.nlost || (tcb->dupacks >= DUPTHRESH && !tcb->sb.n);
+	else
+		lost = SEQ_GEQ(tcb->snd_una, tcb->recover) &&
+		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una));
+	if (tcb->cc_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
 		prr_ack(tcb, res.newly_sacked);
 		return true;
@@ -176,9 +248,16 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	return false;
 }
 
+void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
+{
+	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS)
+		return;
+	enter_recovery(tcp, tcb);
+	prr_ack(tcb, 0);
+}
+
 void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 {
-	(void)tcp;
 	struct tcp_sack_sb *sb = &tcb->sb;
 	/* RFC 2018 §8 asks to forget SACK information on a timeout since the
 	 * receiver may have reneged; Linux keeps it unless the head was
@@ -186,10 +265,19 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 	 * a row without progress forgets the board as a last resort. */
 	if (tcb->retransmits >= 3)
 		tcp_sb_clear(tcb);
+	/* Linux tcp_enter_loss: F-RTO, unless this is the first timeout of a
+	 * fast recovery; Eifel compares with the first retransmission. */
+	sb->frto = !tcp->cfg.no_frto && (sb->mode != TCP_SB_RECOVERY || tcb->retransmits > 1);
+	sb->frto_new = false;
+	if (sb->mode == TCP_SB_OPEN)
+		sb->rto_tsval = tcp_ts_now(tcp, tcb);
 	if (sb->mode != TCP_SB_LOSS)
 		arm_undo(tcb);
 	sb->mode = TCP_SB_LOSS;
 	sb->lost_high = tcb->snd_max;
+	tcb->rack.tlp_out = false; /* Linux: an RTO ends the probe episode */
+	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
+	tcp_rack_mark_all_lost(tcp, tcb);
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;
 	sb->snd_budget = 0;
@@ -202,7 +290,7 @@ uint32_t tcp_rec_lt_bytes(const struct tcb *tcb)
 	return (tcb->dupacks < 2 ? tcb->dupacks : 2u) * mss_of(tcb);
 }
 
-uint32_t tcp_rec_room(const struct tcb *tcb)
+uint32_t tcp_rec_room(struct tcb *tcb)
 {
 	uint32_t mss = mss_of(tcb);
 	/* RFC 6675 §5 (C): cwnd − pipe (slow start after an RTO); in

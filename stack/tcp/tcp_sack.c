@@ -201,6 +201,11 @@ static uint32_t sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
 	return sum;
 }
 
+uint32_t tcp_sb_sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
+{
+	return sacked_in(tcb, l, r);
+}
+
 static uint32_t unsacked(const struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	if (!SEQ_LT(l, r))
@@ -216,7 +221,9 @@ uint32_t tcp_sb_lost_edge(const struct tcb *tcb)
 {
 	const struct tcp_sack_sb *sb = &tcb->sb;
 	uint32_t edge = tcb->snd_una, above = 0;
-	for (uint32_t k = sb->n; k-- > 0;) {
+	/* With RACK (tcp_rack.c) time decides, not counts (Linux with
+	 * tcp_recovery=1 marks nothing by DupThresh). */
+	for (uint32_t k = tcp_rack_on(tcb) ? 0 : sb->n; k-- > 0;) {
 		above += sb->b[k].r - sb->b[k].l;
 		if (sb->n - k >= DUPTHRESH || above > (DUPTHRESH - 1) * (uint32_t)tcb->mss) {
 			edge = sb->b[k].l;
@@ -234,9 +241,16 @@ bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq)
 }
 
 /* SetPipe (RFC 6675 §4): un-SACKed bytes not deemed lost, plus those
- * retransmitted (below HighRxt) once more. */
-uint32_t tcp_sb_pipe(const struct tcb *tcb)
+ * retransmitted (below HighRxt) once more. With RACK the records say what
+ * is lost and not yet resent (Linux: packets_out − sacked − lost + retrans,
+ * a resent segment counting once). */
+uint32_t tcp_sb_pipe(struct tcb *tcb)
 {
+	if (tcp_rack_on(tcb)) {
+		uint32_t un = unsacked(tcb, tcb->snd_una, tcb->snd_max);
+		uint32_t lost = tcp_rack_lost_bytes(tcb);
+		return un > lost ? un - lost : 0;
+	}
 	uint32_t edge = tcp_sb_lost_edge(tcb);
 	uint32_t pipe = unsacked(tcb, seq_max(edge, tcb->snd_una), tcb->snd_max);
 	if (tcb->sb.mode != TCP_SB_OPEN)
@@ -246,7 +260,7 @@ uint32_t tcp_sb_pipe(const struct tcb *tcb)
 
 /* The first un-SACKed sequence number at or after seq, and the end of its
  * hole (the next block's start, or snd_max). false: none below snd_max. */
-static bool hole_from(const struct tcb *tcb, uint32_t seq, uint32_t *s, uint32_t *e)
+bool tcp_sb_hole_from(const struct tcb *tcb, uint32_t seq, uint32_t *s, uint32_t *e)
 {
 	uint32_t x = seq_max(seq, tcb->snd_una);
 	for (uint32_t i = sb_first_after(&tcb->sb, x); i < tcb->sb.n; i++) {
@@ -284,13 +298,19 @@ static void shape(const struct tcb *tcb, uint32_t s, uint32_t e, uint32_t room,
 	out->len = len;
 }
 
-bool tcp_sb_next_lost(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
+bool tcp_sb_next_lost(struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 {
-	/* Rule 1: the first un-SACKed, lost sequence number above HighRxt. */
-	uint32_t s, e;
-	if (!hole_from(tcb, tcb->sb.high_rxt, &s, &e))
-		return false;
-	if (!SEQ_LT(s, tcp_sb_lost_edge(tcb)))
+	/* Rule 1: the first un-SACKed, lost sequence number above HighRxt;
+	 * or below it a retransmission RACK found lost, if that comes first. */
+	uint32_t s, e, rs, re;
+	bool edge =
+	    tcp_sb_hole_from(tcb, tcb->sb.high_rxt, &s, &e) && SEQ_LT(s, tcp_sb_lost_edge(tcb));
+	if (tcp_rack_next_lost(tcb, &rs, &re) && (!edge || SEQ_LT(rs, s))) {
+		s = rs;
+		e = re;
+		edge = true;
+	}
+	if (!edge)
 		return false;
 	shape(tcb, s, e, room, out);
 	return out->len || out->fin;
@@ -301,7 +321,8 @@ bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_se
 	/* Rule 3: an un-SACKed sequence number above HighRxt with SACKed data
 	 * above it, not yet deemed lost. */
 	uint32_t s, e;
-	if (!tcb->sb.n || !hole_from(tcb, tcb->sb.high_rxt, &s, &e))
+	/* Not with RACK: the reordering window decides (RFC 8985 §6). */
+	if (tcp_rack_on(tcb) || !tcb->sb.n || !tcp_sb_hole_from(tcb, tcb->sb.high_rxt, &s, &e))
 		return false;
 	if (!SEQ_LT(s, tcb->sb.b[tcb->sb.n - 1].l))
 		return false;
@@ -309,15 +330,13 @@ bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_se
 	return out->len || out->fin;
 }
 
-bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
+/* The last un-SACKed segment below end, not below HighRxt. */
+static bool last_unsacked(const struct tcb *tcb, uint32_t end, uint32_t room,
+			  struct tcp_sb_seg *out)
 {
-	/* Rule 4: once per recovery, the last un-SACKed segment before the
-	 * recovery point, so that a lost tail is resent without waiting for
-	 * the RTO. */
-	uint32_t end = seq_min(tcb->recover, tcb->snd_max);
 	uint32_t hs = 0, he = 0, s, e, from = tcb->snd_una;
 	bool any = false;
-	while (hole_from(tcb, from, &s, &e) && SEQ_LT(s, end)) {
+	while (tcp_sb_hole_from(tcb, from, &s, &e) && SEQ_LT(s, end)) {
 		hs = s;
 		he = seq_min(e, end);
 		any = true;
@@ -338,6 +357,19 @@ bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 		return false;
 	shape(tcb, start, he, room, out);
 	return out->len || out->fin;
+}
+
+bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
+{
+	/* Rule 4: once per recovery, the last un-SACKed segment before the
+	 * recovery point, so that a lost tail is resent without waiting for
+	 * the RTO. */
+	return last_unsacked(tcb, seq_min(tcb->recover, tcb->snd_max), room, out);
+}
+
+bool tcp_sb_last_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
+{
+	return last_unsacked(tcb, tcb->snd_max, room, out);
 }
 
 #ifdef SKOPS_INVARIANTS

@@ -211,9 +211,9 @@ class Topo:
         if BOTH_CC == "reno":
             for ns in (self.p, self.q):
                 sh(set_cc % (ns, "reno"))
-        # skops sends no tail loss probe (RFC 8985 §7). The kernel's, new data
-        # a PTO after the burst, lands within the burst's 5 ms when the last
-        # IW segment leaves late on a loaded machine, and read as a 41st.
+        # No tail loss probe on either side (RFC 8985 §7; skcat
+        # --tcp-early-retrans 0): one, new data a PTO after the burst, lands
+        # within the burst's 5 ms and reads as a 41st IW segment.
         sh("ip netns exec %s sysctl -qw net.ipv4.tcp_early_retrans=0" % self.p)
         # Only the program may turn ECN on at the program side; the peer asks.
         sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=0" % self.p)
@@ -352,7 +352,8 @@ class SkopsSide:
         args = ["--vdev", "net_af_packet0,iface=p0", "--addr", "%s/%d" % (topo.paddr, topo.plen),
                 "--sockops", self.obj, "--cgroup", "/eq", "--info", "--trace",
                 "--dump-maps=" + self.mapfile,
-                "--tcp-ecn", "0"]  # as the kernel's program side (Topo: tcp_ecn=0)
+                "--tcp-ecn", "0",  # as the kernel's program side (Topo: tcp_ecn=0)
+                "--tcp-early-retrans", "0"]  # and tcp_early_retrans=0
         if BOTH_CC != "cubic":  # cubic is skops's default: the row checks it
             args += ["--cc", BOTH_CC]
         args += ["-l", str(PORT)] if role == "server" else [topo.qaddr, str(PORT)]

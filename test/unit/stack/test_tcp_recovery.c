@@ -41,6 +41,10 @@ static void sp_init(struct sp *p, unsigned nsegs_queued)
 {
 	memset(p, 0, sizeof(*p));
 	fx_init(&p->f);
+	/* The scripts check RFC 6675's DupThresh rules, which RACK replaces
+	 * (tcp_recovery = 0); RACK is checked over time in
+	 * test_tcp_recovery_sim.c. */
+	p->f.tcp->cfg.no_rack = true;
 	p->c = fx_active(&p->f, true);
 	/* The scripts count on Reno's halving (PRR's budget); the stack's
 	 * default is cubic. */

@@ -34,6 +34,14 @@ struct pattern {
 	uint64_t reorder_ns;
 	uint32_t tail; /* first sending of the last tail segments */
 	uint32_t one;  /* the one-th data segment, once (0: none) */
+	bool one_rtx;  /* and its first retransmission */
+	bool no_rack;  /* DupThresh marks losses (tcp_recovery = 0) */
+	bool no_tlp;   /* no tail loss probe (tcp_early_retrans = 0) */
+	/* A is frozen for freeze_ns once it has sent freeze_at data
+	 * segments: it neither sends nor reads; then its timers run first
+	 * and the ACKs queued meanwhile arrive after them. */
+	uint32_t freeze_at;
+	uint64_t freeze_ns;
 };
 
 struct pk {
@@ -67,6 +75,10 @@ struct path {
 	uint64_t data_segs, lost_segs, lost_bytes, acks_lost;
 	/* the one-segment loss: when it was dropped and when A's snd_una passed it */
 	uint32_t one_seq;
+	bool one_rtx_dropped;
+	uint64_t frozen_until;	   /* A frozen before this (0: not) */
+	uint64_t rtx_after_freeze; /* A's bytes_retrans when it froze */
+	bool woke;
 	uint64_t one_drop_at, one_done_at, one_q_drop, one_q_rtx;
 	char bad[200];
 };
@@ -100,6 +112,10 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 		return false;
 	bool first = !SEQ_LT(r->seq, p->high);
 	p->data_segs++;
+	if (pt->freeze_at && p->data_segs == pt->freeze_at && !p->frozen_until) {
+		p->frozen_until = p->now + pt->freeze_ns;
+		p->rtx_after_freeze = p->c[0]->bytes_retrans;
+	}
 	bool d = false;
 	if (p->burst_left) {
 		p->burst_left--;
@@ -115,6 +131,10 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 	if (pt->one && first && p->data_segs == pt->one && !p->one_drop_at) {
 		p->one_seq = r->seq;
 		p->one_drop_at = p->now;
+		d = true;
+	} else if (pt->one_rtx && !first && p->one_drop_at && r->seq == p->one_seq &&
+		   !p->one_rtx_dropped) {
+		p->one_rtx_dropped = true;
 		d = true;
 	}
 	if (d) {
@@ -210,6 +230,9 @@ struct result {
 	uint64_t ns, retrans_bytes, lost_bytes, data_segs;
 	uint64_t discarded_bytes; /* arrived, but beyond what B's reassembly holds */
 	uint32_t fast, rto, acks_lost, undos, lost_segs;
+	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
+	uint64_t freeze_retrans_bytes; /* resent after the freeze began */
+	struct skops_tcp_info ti;      /* A's, at the end */
 	uint64_t one_ns, one_queued_ns;
 	uint32_t srtt_us, rto_us;
 };
@@ -233,6 +256,10 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		cfg.wmem_default = 4u << 20;
 		cfg.rmem_default = 512u << 10;
 		cfg.xmit = path_xmit;
+		/* SKOPS_REC_NORACK=1: DupThresh as before RACK, to compare */
+		cfg.no_rack = pt->no_rack || getenv("SKOPS_REC_NORACK") != NULL;
+		cfg.no_tlp = pt->no_tlp;
+		cfg.no_frto = getenv("SKOPS_REC_NOFRTO") != NULL; /* to compare */
 		cfg.route = path_route;
 		p->ep[i].p = p;
 		p->ep[i].idx = i;
@@ -261,7 +288,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			if (p->c[1])
 				p->c[1]->sd = 1;
 		}
-		if (a->state == TCP_ESTABLISHED && sent < TOTAL) {
+		bool frozen = p->frozen_until && p->now < p->frozen_until;
+		if (a->state == TCP_ESTABLISHED && sent < TOTAL && !frozen) {
 			if (!t0) {
 				t0 = p->now;
 				p->end = a->snd_una + TOTAL;
@@ -299,11 +327,17 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		}
 		/* the next event: a delivery or a timer */
 		uint64_t next = UINT64_MAX;
-		for (unsigned i = 0; i < p->nq; i++)
-			if (p->q[i].at < next)
-				next = p->q[i].at;
+		for (unsigned i = 0; i < p->nq; i++) {
+			uint64_t at = p->q[i].at;
+			if (frozen && p->q[i].to == 0 && at < p->frozen_until)
+				at = p->frozen_until;
+			if (at < next)
+				next = at;
+		}
 		for (int i = 0; i < 2; i++) {
 			uint64_t d = tcp_next_deadline(p->tcp[i]);
+			if (frozen && i == 0 && d < p->frozen_until)
+				d = p->frozen_until;
 			if (d < next)
 				next = d;
 		}
@@ -317,8 +351,16 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			snprintf(p->bad, sizeof(p->bad), "600 s of simulated time");
 			break;
 		}
+		frozen = p->frozen_until && p->now < p->frozen_until;
+		bool waking = p->frozen_until && p->now >= p->frozen_until && !p->woke;
+		if (waking) {
+			/* the clock moved on while A slept: its timers see it first */
+			p->woke = true;
+			tcp_timers(p->tcp[0], p->now);
+			check_inv(p);
+		}
 		for (unsigned i = 0; i < p->nq;) {
-			if (p->q[i].at > p->now) {
+			if (p->q[i].at > p->now || (frozen && p->q[i].to == 0)) {
 				i++;
 				continue;
 			}
@@ -327,7 +369,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			tcp_input(p->tcp[k.to], p->now, &k.t, &k.r, k.data, k.len, 0, NULL);
 			check_inv(p);
 		}
-		for (int i = 0; i < 2; i++)
+		for (int i = frozen ? 1 : 0; i < 2; i++)
 			tcp_timers(p->tcp[i], p->now);
 		check_inv(p);
 	}
@@ -339,6 +381,12 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.data_segs = p->data_segs;
 	res.fast = (uint32_t)p->tcp[0]->stats.fast_retrans;
 	res.rto = (uint32_t)p->tcp[0]->stats.rto;
+	res.rack_lost = p->tcp[0]->stats.rack_lost;
+	res.tlp_probes = p->tcp[0]->stats.tlp_probes;
+	res.tlp_recovered = p->tcp[0]->stats.tlp_recovered;
+	res.frto_spurious = p->tcp[0]->stats.frto_spurious;
+	res.freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
+	tcp_get_info(a, &res.ti);
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;
 	res.discarded_bytes = p->tcp[1]->stats.ooo_drop * MSS_BYTES;
@@ -350,7 +398,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	if (getenv("SKOPS_REC_REPORT") || !res.ok)
 		printf("recovery: %-10s seed %llu %s: %.3f s, goodput %.1f Mbit/s, lost %llu B in "
 		       "%llu segs, discarded %llu B, retrans %llu B, fast %u, rto %u, undone %u, "
-		       "acks lost %u, one "
+		       "rack lost %llu, tlp %llu/%llu, frto %llu, acks lost %u, one "
 		       "%.1f ms "
 		       "(queued %.1f), "
 		       "srtt %u us%s%s\n",
@@ -359,6 +407,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		       (unsigned long long)res.lost_bytes, (unsigned long long)p->lost_segs,
 		       (unsigned long long)res.discarded_bytes,
 		       (unsigned long long)res.retrans_bytes, res.fast, res.rto, res.undos,
+		       (unsigned long long)res.rack_lost, (unsigned long long)res.tlp_probes,
+		       (unsigned long long)res.tlp_recovered, (unsigned long long)res.frto_spurious,
 		       res.acks_lost, (double)res.one_ns / 1e6, (double)res.one_queued_ns / 1e6,
 		       res.srtt_us, p->bad[0] ? ": " : "", p->bad);
 	ck_assert_msg(res.ok, "%s seed %llu: %s (received %llu of %u)", pt->name,
@@ -402,11 +452,12 @@ START_TEST(random_loss_holes_only)
 	for (uint64_t seed = 1; seed <= 2; seed++) {
 		struct result r = run(pt, seed);
 		check_bound(pt, seed, &r, 1);
-		/* SACK repairs a loss without the timer unless the repair
-		 * itself is lost (at most 10 % here) or nothing above the
-		 * loss is left to be SACKed: one RTO per 8 losses at most
-		 * (NewReno with go-back-N needed one per 2 to 5 at 5-10 %). */
-		ck_assert_msg(r.rto * 8 <= r.lost_segs, "%s seed %llu: %u RTOs for %u losses",
+		/* SACK repairs a loss without the timer; RACK repairs a lost
+		 * repair too and the tail loss probe a lost tail (RFC 8985):
+		 * one RTO per 20 losses at most (DupThresh alone needed one
+		 * per 13 to 17 at 5-10 %, NewReno with go-back-N one per 2 to
+		 * 5). */
+		ck_assert_msg(r.rto * 20 <= r.lost_segs, "%s seed %llu: %u RTOs for %u losses",
 			      pt->name, (unsigned long long)seed, r.rto, r.lost_segs);
 	}
 }
@@ -442,22 +493,105 @@ START_TEST(reordering)
 	struct result r = run(&pt, 1);
 	ck_assert_uint_eq(r.rto, 0);
 	check_bound(&pt, 1, &r, 0);
-	/* Nothing was lost, so every reduction was spurious: its
+	/* RACK (RFC 8985 §6.2): until reordering is seen, DupThresh SACKed
+	 * segments mark a hole lost at once, so the first displacement is
+	 * resent; its D-SACK shows reordering, after which a displacement
+	 * shorter than reo_wnd (min_rtt/4 = 5 ms here) is waited for.
+	 * DupThresh resent about 45 segments in 24 spurious recoveries. */
+	ck_assert_msg(r.fast <= 1 && r.retrans_bytes <= 2 * MSS_BYTES,
+		      "%u recoveries, %llu bytes resent with nothing lost", r.fast,
+		      (unsigned long long)r.retrans_bytes);
+}
+END_TEST
+
+START_TEST(reordering_dupthresh_undone)
+{
+	/* Without RACK every such reduction is spurious: its
 	 * retransmissions come back as D-SACKs and it is undone (RFC 2883
 	 * §5), unless the next one began before they did. */
+	static const struct pattern pt = {
+	    .name = "reorder-dt", .reorder_ppm = 20000, .reorder_ns = 3 * MS, .no_rack = true};
+	struct result r = run(&pt, 1);
+	ck_assert_uint_eq(r.rto, 0);
+	check_bound(&pt, 1, &r, 0);
 	ck_assert_msg(r.undos * 2 >= r.fast, "%u of %u reductions undone", r.undos, r.fast);
+}
+END_TEST
+
+START_TEST(lost_retransmission)
+{
+	/* One segment and its fast retransmission: RACK sees segments sent
+	 * after the retransmission delivered and resends it again (RFC 8985
+	 * §6.2) instead of waiting for the RTO as DupThresh must. */
+	static const struct pattern pt = {.name = "one-rtx", .one = 300, .one_rtx = true};
+	struct result r = run(&pt, 1);
+	ck_assert_uint_eq(r.lost_segs, 2);
+	ck_assert_uint_eq(r.rto, 0);
+	ck_assert_uint_ge(r.rack_lost, 2);
+	ck_assert_uint_le(r.retrans_bytes, 2 * MSS_BYTES);
+	ck_assert_msg(r.one_ns < r.rto_us * 1000ull, "repaired after %llu ns, rto %u us",
+		      (unsigned long long)r.one_ns, r.rto_us);
 }
 END_TEST
 
 START_TEST(tail_loss)
 {
-	/* The last 3 segments: nothing above them to SACK, so the RTO
-	 * recovers them, and only them. */
+	/* The last 3 segments: nothing above them to SACK. The tail loss
+	 * probe (RFC 8985 §7) resends the last one about 2 SRTT after the
+	 * ACKs stop, its SACK lets RACK mark the others lost, and no RTO is
+	 * needed (before: one RTO, 250 ms later). Only lost segments go
+	 * again. */
 	static const struct pattern pt = {.name = "tail3", .tail = 3};
 	struct result r = run(&pt, 1);
 	ck_assert_uint_ge(r.lost_bytes, 3 * MSS_BYTES);
 	ck_assert_uint_le(r.lost_bytes, 4 * MSS_BYTES); /* the last one may straddle */
 	ck_assert_uint_le(r.retrans_bytes, r.lost_bytes);
+	ck_assert_uint_eq(r.rto, 0);
+	ck_assert_uint_eq(r.tlp_probes, 1);
+	ck_assert_uint_ge(r.rack_lost, 2);
+	/* per connection too, for skcat --info */
+	ck_assert_uint_eq(r.ti.tlp_probes, 1);
+	ck_assert_uint_eq(r.ti.rack_lost, r.rack_lost);
+}
+END_TEST
+
+/* A sender frozen (by the machine) for 400 ms, past its RTO of about
+ * 220 ms, with nothing lost: on waking its RTO fires before it reads the
+ * ACKs that came meanwhile. F-RTO (RFC 5682 §3.1) resends the first
+ * segment only; the next ACK covers data never resent and the RTO is
+ * undone (Linux tcp_try_undo_loss). Before F-RTO the whole flight not yet
+ * acknowledged went again. */
+static void frozen_check(const struct pattern *pt, const struct result *r)
+{
+	ck_assert_uint_eq(r->lost_segs, 0);
+	ck_assert_msg(r->freeze_retrans_bytes <= MSS_BYTES,
+		      "%s: %llu bytes resent after the freeze", pt->name,
+		      (unsigned long long)r->freeze_retrans_bytes);
+}
+
+START_TEST(frozen_sender_frto)
+{
+	static const struct pattern pt = {
+	    .name = "frozen", .freeze_at = 400, .freeze_ns = 400 * MS, .no_tlp = true};
+	struct result r = run(&pt, 1);
+	frozen_check(&pt, &r);
+	ck_assert_uint_eq(r.rto, 1);
+	ck_assert_uint_eq(r.frto_spurious, 1);
+	ck_assert_uint_eq(r.ti.spurious_rtos, 1);
+	ck_assert_uint_ge(r.undos, 1);
+}
+END_TEST
+
+START_TEST(frozen_sender_tlp)
+{
+	/* With the tail loss probe the PTO, due with the RTO, goes first:
+	 * one probe, of new data when there is some, and no RTO at all. */
+	static const struct pattern pt = {
+	    .name = "frozen-tlp", .freeze_at = 400, .freeze_ns = 400 * MS};
+	struct result r = run(&pt, 1);
+	frozen_check(&pt, &r);
+	ck_assert_uint_eq(r.rto, 0);
+	ck_assert_uint_eq(r.tlp_probes, 1);
 }
 END_TEST
 
@@ -493,6 +627,10 @@ int main(void)
 	tcase_add_test(tc, bursty_loss);
 	tcase_add_test(tc, ack_loss);
 	tcase_add_test(tc, reordering);
+	tcase_add_test(tc, reordering_dupthresh_undone);
+	tcase_add_test(tc, lost_retransmission);
+	tcase_add_test(tc, frozen_sender_frto);
+	tcase_add_test(tc, frozen_sender_tlp);
 	tcase_add_test(tc, tail_loss);
 	tcase_add_test(tc, one_loss_recovery_time);
 	suite_add_tcase(s, tc);

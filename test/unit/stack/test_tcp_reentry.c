@@ -224,8 +224,11 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 		if ((uint64_t)(seq + len - c->snd_una) > c->snd_wnd)
 			violation(me, "data to %u beyond the receive window (%u bytes, %u)",
 				  seq + len, c->snd_wnd, seq + len - c->snd_una);
-	} else if (len && seq != c->snd_una) {
-		/* cwnd, and two more segments on the first duplicate ACKs (RFC 3042) */
+	} else if (len && seq != c->snd_una &&
+		   !(c->rack.tlp_out && seq == c->rack.tlp_high && len <= c->mss)) {
+		/* cwnd, and two more segments on the first duplicate ACKs (RFC
+		 * 3042); a tail loss probe of new data goes whatever cwnd says
+		 * (RFC 8985 §7.3). */
 		uint64_t cw = (uint64_t)c->cwnd * c->mss + tcp_rec_lt_bytes(c);
 		uint64_t wnd = c->snd_wnd < cw ? c->snd_wnd : cw;
 		if ((uint64_t)(seq + len - c->snd_una) > wnd)

@@ -1,0 +1,110 @@
+/* tcp_tlp: the tail loss probe of RFC 8985 §7, as Linux's
+ * tcp_early_retrans=3: when the ACKs of a flight stop coming, one segment
+ * (new data if the peer's window allows, else the last one sent) goes out
+ * after about two round trips, well before the RTO, so that a lost tail
+ * gets an ACK with SACK blocks and RACK (tcp_rack.c) repairs it. */
+#include "tcp_int.h"
+
+static bool can_send_data(uint8_t st)
+{
+	return st == TCP_ESTABLISHED || st == TCP_CLOSE_WAIT || st == TCP_FIN_WAIT_1 ||
+	       st == TCP_CLOSING || st == TCP_LAST_ACK;
+}
+
+/* §7.2 (Linux tcp_schedule_loss_probe): open or CWR state only, one probe
+ * per tail episode. */
+void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
+{
+	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
+	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	    !can_send_data(tcb->state) || (tcb->flags & TCB_F_PERSIST) ||
+	    (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_CWR)) {
+		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
+		return;
+	}
+	/* PTO = 2·SRTT, and a delayed ACK's worth more when one segment is
+	 * in flight (the peer may be waiting for a second), else Linux's
+	 * TCP_TIMEOUT_MIN (2 ms: on a LAN 2·SRTT is less than an odd
+	 * segment's delayed ACK); 1 s without an RTT sample. */
+	uint64_t pto_us = TCP_RTO_INIT_US;
+	if (tcb->srtt_us8) {
+		pto_us = (uint64_t)(tcb->srtt_us8 >> 2);
+		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+		pto_us += tcb->snd_max - tcb->snd_una <= mss ? TCP_DELACK_MAX_US : 2000u;
+	}
+	uint64_t when = tcp->now + pto_us * CLK_NS_PER_US;
+	/* No later than the RTO: then the probe goes in its place. */
+	if (tcb->tmr[TCP_T_RTX] && when > tcb->tmr[TCP_T_RTX])
+		when = tcb->tmr[TCP_T_RTX];
+	tcp_timer_set(tcp, tcb, TCP_T_TLP, when);
+}
+
+/* §7.3: the probe. */
+void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
+{
+	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
+	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	    !can_send_data(tcb->state))
+		return;
+	uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
+	uint32_t avail = tcb->snd.len > inflight ? tcb->snd.len - inflight : 0;
+	uint32_t wnd = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;
+	uint32_t room = tcp_seg_room(tcb);
+	struct tcp_sb_seg g;
+	bool rtx = !(avail && wnd);
+	if (!rtx) {
+		/* New data, whatever cwnd says (Linux tcp_send_loss_probe). */
+		g.seq = tcb->snd_nxt;
+		g.len = avail < room ? avail : room;
+		if (g.len > wnd)
+			g.len = wnd;
+		g.fin = (tcb->flags & TCB_F_FIN_QUEUED) && g.len == avail &&
+			tcb->snd_nxt + g.len == tcb->fin_seq;
+		if (g.fin)
+			tcb->flags |= TCB_F_FIN_SENT;
+	} else if (!tcp_sb_last_unsacked(tcb, room, &g)) {
+		return;
+	}
+	/* Marked before it leaves: a probe of new data starts at tlp_high
+	 * (what lets an observer tell it from data cwnd sent); after, as
+	 * RFC 8985's TLPRxtOut, the highest sequence number sent. */
+	tcb->rack.tlp_out = true;
+	tcb->rack.tlp_rtx = rtx;
+	tcb->rack.tlp_high = tcb->snd_nxt;
+	tcp_send_data(tcp, tcb, g.seq, g.len, g.fin);
+	tcb->rack.tlp_high = tcb->snd_max;
+	tcb->rack.probes++;
+	tcp->stats.tlp_probes++;
+	tcp_rearm_rtx(tcp, tcb); /* the RTO counts from the probe */
+	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
+}
+
+/* §7.4 (Linux tcp_process_tlp_ack): did the probe repair a loss? A
+ * retransmitted probe whose original arrived too comes back as a D-SACK;
+ * an ACK beyond the probe without one says the probe carried the only copy
+ * that arrived, and the loss gets its congestion response (a reduction, as
+ * Linux's CWR). */
+void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
+		 const struct tcp_sb_res *res, bool advanced, bool dup)
+{
+	struct tcp_rack *r = &tcb->rack;
+	if (!r->tlp_out || SEQ_LT(h->ack, r->tlp_high))
+		return;
+	if (!r->tlp_rtx || (res->dsack && res->dsack_r == r->tlp_high)) {
+		r->tlp_out = false;
+	} else if (SEQ_GT(h->ack, r->tlp_high)) {
+		r->tlp_out = false;
+		r->probe_recovered++;
+		tcp->stats.tlp_recovered++;
+		tcb->prior_cwnd = tcb->cwnd;
+		tcb->prior_ssthresh = tcb->ssthresh;
+		tcb->ssthresh = tcb->cc->ssthresh(tcb);
+		if (tcb->ssthresh > tcb->cwnd_clamp)
+			tcb->ssthresh = tcb->cwnd_clamp;
+		if (tcb->cwnd > tcb->ssthresh)
+			tcb->cwnd = tcb->ssthresh;
+	} else if (!advanced && !res->newly_sacked && dup) {
+		/* a pure duplicate: both copies arrived, nothing was lost */
+		r->tlp_out = false;
+	}
+}
