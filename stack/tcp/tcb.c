@@ -8,9 +8,33 @@
 
 #include "tcp_int.h"
 
+/* A full pool ends the oldest-found orphaned TIME_WAIT connection to make
+ * room, as Linux keeps no more than tcp_max_tw_buckets of them and closes
+ * the rest at once: a connection rate above max_conns / 2 MSL (17k/s on a
+ * 16k pool with a 1 s MSL) must not stop new connections. The search goes
+ * round from where the last one stopped, so a pool of TIME_WAITs costs one
+ * step per allocation. */
+static struct tcb *tw_recycle(struct tcp *tcp)
+{
+	uint32_t n = tcp->cfg.max_conns;
+	for (uint32_t i = 0; i < n; i++) {
+		struct tcb *t = &tcp->pool[(tcp->tw_cursor + i) % n];
+		if (t->tcp && t->state == TCP_TIME_WAIT && (t->flags & TCB_F_ORPHAN) &&
+		    !t->parent) {
+			tcp->tw_cursor = (tcp->tw_cursor + i + 1) % n;
+			tcp->stats.tw_recycled++;
+			tcp_done(tcp, t, 0);
+			return tcp->free_list;
+		}
+	}
+	return NULL;
+}
+
 struct tcb *tcb_alloc(struct tcp *tcp, int family)
 {
 	struct tcb *tcb = tcp->free_list;
+	if (!tcb)
+		tcb = tw_recycle(tcp);
 	if (!tcb) {
 		tcp->stats.pool_empty++;
 		return NULL;

@@ -38,6 +38,9 @@ struct tcp_stats {
 	uint64_t in_segs, in_bad, in_no_conn, in_paws, in_unacceptable, in_challenge_ack, in_rst,
 	    challenge_ack_skipped, oow_ack_skipped, out_segs, out_rst, out_err, retrans, rto,
 	    fast_retrans, syn_drop, accept_overflow, ooo_drop, pool_empty;
+	/* TIME_WAIT connections ended early to make room (Linux counts its
+	 * tcp_max_tw_buckets overflow as TCPTimeWaitOverflow) */
+	uint64_t tw_recycled;
 	/* RFC 8985 / RFC 5682: segments RACK deemed lost, probes sent, losses a
 	 * probe repaired, RTOs found spurious (F-RTO or timestamps) and undone */
 	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
@@ -48,6 +51,7 @@ struct tcp {
 	uint64_t now;
 	struct tcb *pool;
 	struct tcb *free_list;
+	uint32_t tw_cursor; /* where the next search for a TIME_WAIT to end starts */
 	uint32_t nconn;
 	/* open addressing on the 4-tuple, linear probing, backward-shift delete */
 	struct tcb **ht;
