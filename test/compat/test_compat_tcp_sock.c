@@ -15,6 +15,8 @@
 #include "hk_double.h"
 #include "hooks.h"
 
+#include "compat_fixture.h"
+
 struct tcp_snap_tp {
 	uint32_t snd_cwnd, srtt_us, rtt_min, snd_ssthresh, rcv_nxt, snd_nxt, snd_una;
 	uint32_t mss_cache, ecn_flags, rate_delivered, rate_interval_us, packets_out;
@@ -29,56 +31,6 @@ struct tcp_snap {
 	uint32_t calls, no_sk, no_tp, skc_tcp, skc_mptcp, op;
 	struct tcp_snap_tp tp;
 };
-
-static struct bpfvm_registry *reg;
-static struct cg_tree *tree;
-static struct cg_node *root;
-static struct hooks *hk;
-static char logbuf[16384];
-
-static void setup(void)
-{
-	struct hooks_config cfg = {.lcore = 0, .netns_cookie = 1};
-
-	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
-	ck_assert_int_eq(cg_tree_create(&hooks_cg_prog_ops, 2, &tree), 0);
-	cfg.tree = tree;
-	cfg.reg = reg;
-	ck_assert_int_eq(hooks_create(&cfg, &hk), 0);
-	ck_assert_int_eq(cg_lookup(tree, "/", false, &root), 0);
-}
-
-static void teardown(void)
-{
-	cg_node_put(root);
-	hooks_destroy(hk);
-	cg_tree_destroy(tree);
-	bpfvm_registry_destroy(reg);
-}
-
-static void obj_path(const char *name, char *buf, size_t size)
-{
-	const char *b = getenv("SKOPS_BUILD");
-	ck_assert_msg(b != NULL, "SKOPS_BUILD unset: run through meson test");
-	snprintf(buf, size, "%s/test/compat/%s.o", b, name);
-}
-
-/* Open and load the object's program; returns the load's error. */
-static int load(const char *name, bool jit, struct bpfvm_obj **obj, struct bpfvm_prog **prog)
-{
-	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof(logbuf)};
-	struct bpfvm_load_opts o = {
-	    .type = &hooks_sock_ops_type, .strict = true, .jit = jit, .log = &log};
-	char path[512];
-	int err;
-
-	obj_path(name, path, sizeof(path));
-	logbuf[0] = '\0';
-	*prog = NULL;
-	err = bpfvm_obj_open(reg, path, NULL, 0, &log, obj);
-	ck_assert_msg(err == 0, "%s: open: %d: %s", name, err, logbuf);
-	return bpfvm_obj_load_prog(*obj, NULL, &o, prog);
-}
 
 static void fill_counters(struct hkd_sock *d)
 {
@@ -220,14 +172,7 @@ static const struct {
 
 START_TEST(refused)
 {
-	struct bpfvm_obj *obj;
-	struct bpfvm_prog *prog;
-	int err = load(bad[_i].name, false, &obj, &prog);
-
-	ck_assert_msg(err < 0, "%s loaded", bad[_i].name);
-	ck_assert_msg(strstr(logbuf, bad[_i].reason), "%s: want '%s' in:\n%s", bad[_i].name,
-		      bad[_i].reason, logbuf);
-	bpfvm_obj_close(obj);
+	assert_refused(bad[_i].name, bad[_i].reason);
 }
 END_TEST
 
