@@ -95,6 +95,12 @@ enum tcp_timer {
 
 struct tcp;
 
+/* [l, r) in sequence space: the SACK board's and the out-of-order queue's
+ * entries, kept sorted and disjoint (tcp_ranges.c). */
+struct tcp_seq_range {
+	uint32_t l, r;
+};
+
 /* A SYN's headers kept by TCP_SAVE_SYN (Linux struct saved_syn): Ethernet
  * (only for TCP_SAVE_SYN 2), IP, TCP, in that order in data. */
 struct tcp_saved_syn {
@@ -114,8 +120,8 @@ enum tcp_sb_mode { TCP_SB_OPEN = 0, TCP_SB_RECOVERY, TCP_SB_LOSS };
 struct tcp_sack_sb {
 	uint8_t mode;		/* TCP_SB_*: who drives retransmission */
 	bool rescued;		/* RFC 6675 rule 4 used in this recovery */
-	uint16_t n;		/* ranges in b */
-	uint16_t cap;		/* ranges b has room for (0: none taken) */
+	uint32_t n;		/* ranges in b */
+	uint32_t cap;		/* ranges b has room for (0: none taken) */
 	uint32_t sacked;	/* bytes in b */
 	uint32_t high_rxt;	/* HighRxt: end of the highest retransmitted hole */
 	uint32_t lost_high;	/* after an RTO: all un-SACKed data below is lost */
@@ -132,9 +138,7 @@ struct tcp_sack_sb {
 	bool frto;	    /* the timeout may still prove spurious */
 	bool frto_new;	    /* step 2b: this ACK sends new data, not holes */
 	uint32_t rto_tsval; /* our TSval when the head was first resent (Eifel) */
-	struct tcp_sb_range {
-		uint32_t l, r;
-	} * b;
+	struct tcp_seq_range *b;
 };
 
 /* RACK-TLP (RFC 8985, tcp_rack.c, tcp_tlp.c): when each segment in flight
@@ -220,9 +224,7 @@ struct tcb {
 	bool ooo_fin;
 	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
 	uint32_t dsack_l, dsack_r;
-	struct tcp_ooo_range {
-		uint32_t l, r; /* absolute sequence numbers [l, r) */
-	} * ooo;
+	struct tcp_seq_range *ooo;
 	uint64_t tmr[TCP_T_N];
 	/* timer wheel linkage */
 	struct tcb *tw_next, **tw_pprev;

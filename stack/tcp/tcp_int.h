@@ -189,6 +189,12 @@ struct tcp_sb_seg {
 /* After snd_una took the ACK: trims the board, takes h's valid blocks. */
 void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sacked,
 		   struct tcp_sb_res *res);
+/* The first of n sorted, disjoint ranges that ends after seq (n when none). */
+uint32_t tcp_ranges_first_after(const struct tcp_seq_range *b, uint32_t n, uint32_t seq);
+/* p (entries of size bytes, *cap of them) with room for want entries: taken
+ * with min, doubled as needed, never past max. NULL when it cannot be; p
+ * then stays as it was. */
+void *tcp_grow(void *p, uint32_t *cap, uint32_t want, uint32_t min, uint32_t max, size_t size);
 void tcp_sb_clear(struct tcb *tcb);
 void tcp_sb_free(struct tcb *tcb); /* returns the board's memory */
 
@@ -200,7 +206,7 @@ bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r); /* false: no room 
 /* Drops the ranges rcv_nxt reached; the bytes that now follow it in order. */
 uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled);
 void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq); /* an out-of-order segment at seq */
-uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32_t max);
+uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_seq_range *out, uint32_t max);
 uint32_t tcp_sb_lost_edge(const struct tcb *tcb);
 bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq);
 uint32_t tcp_sb_pipe(struct tcb *tcb);

@@ -21,36 +21,20 @@ void tcp_ooo_free(struct tcb *tcb)
 	tcb->ooo_hist_n = 0;
 }
 
-/* The first range that ends after seq (ooo_n when none): ranges are sorted. */
+/* The first range that ends after seq (ooo_n when none). */
 uint32_t tcp_ooo_first_after(const struct tcb *tcb, uint32_t seq)
 {
-	uint32_t lo = 0, hi = tcb->ooo_n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (SEQ_GT(tcb->ooo[mid].r, seq))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return tcp_ranges_first_after(tcb->ooo, tcb->ooo_n, seq);
 }
 
 /* Room for one more range; false at TCP_OOO_MAX or when memory is short. */
 static bool ooo_room(struct tcb *tcb)
 {
-	if (tcb->ooo_n < tcb->ooo_cap)
-		return true;
-	if (tcb->ooo_cap >= TCP_OOO_MAX)
-		return false;
-	uint32_t cap = tcb->ooo_cap ? 2u * tcb->ooo_cap : TCP_OOO_MIN;
-	if (cap > TCP_OOO_MAX)
-		cap = TCP_OOO_MAX;
-	struct tcp_ooo_range *b = realloc(tcb->ooo, cap * sizeof(*b));
-	if (!b)
-		return false;
-	tcb->ooo = b;
-	tcb->ooo_cap = cap;
-	return true;
+	struct tcp_seq_range *b =
+	    tcp_grow(tcb->ooo, &tcb->ooo_cap, tcb->ooo_n + 1, TCP_OOO_MIN, TCP_OOO_MAX, sizeof(*b));
+	if (b)
+		tcb->ooo = b;
+	return b != NULL;
 }
 
 /* Whether [l, r) can be remembered: it touches a held range, or there is
@@ -67,7 +51,7 @@ bool tcp_ooo_fits(struct tcb *tcb, uint32_t l, uint32_t r)
 bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	uint32_t i = tcp_ooo_first_after(tcb, l - 1);
-	struct tcp_ooo_range *o = tcb->ooo;
+	struct tcp_seq_range *o = tcb->ooo;
 	if (i < tcb->ooo_n && SEQ_LEQ(o[i].l, r)) {
 		/* Overlaps or touches o[i]: widen it, then swallow followers. */
 		if (SEQ_LT(l, o[i].l))
@@ -142,16 +126,16 @@ static bool fin_alone(const struct tcb *tcb, uint32_t *pos)
 	return !(p > 0 && tcb->ooo[p - 1].r == tcb->ooo_fin_seq);
 }
 
-static struct tcp_ooo_range range_block(const struct tcb *tcb, uint32_t i)
+static struct tcp_seq_range range_block(const struct tcb *tcb, uint32_t i)
 {
-	struct tcp_ooo_range b = tcb->ooo[i];
+	struct tcp_seq_range b = tcb->ooo[i];
 	if (tcb->ooo_fin && b.r == tcb->ooo_fin_seq)
 		b.r++;
 	return b;
 }
 
 /* The block holding seq, if any. */
-static bool block_of(const struct tcb *tcb, uint32_t seq, struct tcp_ooo_range *b)
+static bool block_of(const struct tcb *tcb, uint32_t seq, struct tcp_seq_range *b)
 {
 	if (SEQ_LT(seq, tcb->rcv_nxt))
 		return false;
@@ -164,24 +148,24 @@ static bool block_of(const struct tcb *tcb, uint32_t seq, struct tcp_ooo_range *
 		if (i > 0 && tcb->ooo[i - 1].r == seq)
 			*b = range_block(tcb, i - 1);
 		else
-			*b = (struct tcp_ooo_range){seq, seq + 1};
+			*b = (struct tcp_seq_range){seq, seq + 1};
 		return true;
 	}
 	return false;
 }
 
 /* The k-th block in sequence order. */
-static struct tcp_ooo_range sorted_block(const struct tcb *tcb, uint32_t k, bool alone,
+static struct tcp_seq_range sorted_block(const struct tcb *tcb, uint32_t k, bool alone,
 					 uint32_t pos)
 {
 	if (!alone || k < pos)
 		return range_block(tcb, k);
 	if (k == pos)
-		return (struct tcp_ooo_range){tcb->ooo_fin_seq, tcb->ooo_fin_seq + 1};
+		return (struct tcp_seq_range){tcb->ooo_fin_seq, tcb->ooo_fin_seq + 1};
 	return range_block(tcb, k - 1);
 }
 
-static bool add_block(struct tcp_ooo_range *out, uint32_t *n, struct tcp_ooo_range b)
+static bool add_block(struct tcp_seq_range *out, uint32_t *n, struct tcp_seq_range b)
 {
 	for (uint32_t i = 0; i < *n; i++)
 		if (out[i].l == b.l)
@@ -194,7 +178,7 @@ static bool add_block(struct tcp_ooo_range *out, uint32_t *n, struct tcp_ooo_ran
  * not all fit, the blocks of the arrivals before it (so each is reported in
  * several ACKs, as Linux's selective_acks rotate), then the lowest others.
  * When all fit they follow the first in sequence order. */
-uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32_t max)
+uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_seq_range *out, uint32_t max)
 {
 	uint32_t pos = 0;
 	bool alone = fin_alone(tcb, &pos);
@@ -202,7 +186,7 @@ uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_ooo_range *out, uint32
 	uint32_t n = 0;
 	if (nb == 0 || max == 0)
 		return 0;
-	struct tcp_ooo_range b;
+	struct tcp_seq_range b;
 	if (block_of(tcb, tcb->ooo_recent, &b))
 		add_block(out, &n, b);
 	if (nb > max)

@@ -94,7 +94,7 @@ static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 	/* SACK blocks take 8 bytes each; with timestamps 3 fit (RFC 2018 §3). */
 	uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
 	if (n < max) {
-		struct tcp_ooo_range b[TCP_SACK_MAX];
+		struct tcp_seq_range b[TCP_SACK_MAX];
 		uint32_t nb = tcp_ooo_blocks(tcb, b, max - n);
 		for (uint32_t i = 0; i < nb; i++) {
 			r->sack[n].l = b[i].l;

@@ -52,19 +52,11 @@ static bool room(struct tcb *tcb, uint32_t k)
 		if (r->n + k <= r->cap)
 			return true;
 	}
-	if (r->n + k > TCP_RACK_MAX)
-		return false;
-	uint32_t cap = r->cap ? 2 * r->cap : TCP_RACK_MIN;
-	while (cap < r->n + k)
-		cap *= 2;
-	if (cap > TCP_RACK_MAX)
-		cap = TCP_RACK_MAX;
-	struct tcp_rack_seg *s = realloc(r->s, cap * sizeof(*s));
-	if (!s)
-		return false;
-	r->s = s;
-	r->cap = cap;
-	return true;
+	struct tcp_rack_seg *s =
+	    tcp_grow(r->s, &r->cap, r->n + k, TCP_RACK_MIN, TCP_RACK_MAX, sizeof(*s));
+	if (s)
+		r->s = s;
+	return s != NULL;
 }
 
 /* The first record that ends after seq (n when none). */

@@ -42,33 +42,17 @@ void tcp_sb_free(struct tcb *tcb)
  * memory is short (the block is then ignored, which is safe). */
 static bool sb_room(struct tcp_sack_sb *sb)
 {
-	if (sb->n < sb->cap)
-		return true;
-	if (sb->cap >= TCP_SB_MAX)
-		return false;
-	uint32_t cap = sb->cap ? 2u * sb->cap : TCP_SB_MIN;
-	if (cap > TCP_SB_MAX)
-		cap = TCP_SB_MAX;
-	struct tcp_sb_range *b = realloc(sb->b, cap * sizeof(*b));
-	if (!b)
-		return false;
-	sb->b = b;
-	sb->cap = (uint16_t)cap;
-	return true;
+	struct tcp_seq_range *b =
+	    tcp_grow(sb->b, &sb->cap, sb->n + 1, TCP_SB_MIN, TCP_SB_MAX, sizeof(*b));
+	if (b)
+		sb->b = b;
+	return b != NULL;
 }
 
-/* The first range that ends after seq (n when none): ranges are sorted. */
+/* The first range that ends after seq (n when none). */
 static uint32_t sb_first_after(const struct tcp_sack_sb *sb, uint32_t seq)
 {
-	uint32_t lo = 0, hi = sb->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (SEQ_GT(sb->b[mid].r, seq))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return tcp_ranges_first_after(sb->b, sb->n, seq);
 }
 
 /* Drops what snd_una now covers. */
