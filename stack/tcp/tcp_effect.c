@@ -142,9 +142,12 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED ||
 	    tcb->state == TCP_TIME_WAIT)
 		return;
-	/* In flight: at most the queued bytes and our FIN. */
+	/* In flight: at most the queued bytes, our FIN, and our SYN while it
+	 * is unacknowledged (a simultaneous open closed in SYN-RECEIVED goes
+	 * to FIN-WAIT-1 with it, RFC 9293 §3.10.4). */
 	uint32_t fin = (tcb->flags & TCB_F_FIN_SENT) ? 1u : 0u;
-	TCP_INV(tcb->snd_max - tcb->snd_una <= tcb->snd.len + fin);
+	uint32_t syn = tcb->snd_una == tcb->iss ? 1u : 0u;
+	TCP_INV(tcb->snd_max - tcb->snd_una <= tcb->snd.len + fin + syn);
 	if (fin)
 		TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->fin_seq + 1) &&
 			SEQ_LEQ(tcb->fin_seq + 1, tcb->snd_max));
