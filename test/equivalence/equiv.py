@@ -211,10 +211,6 @@ class Topo:
         if BOTH_CC == "reno":
             for ns in (self.p, self.q):
                 sh(set_cc % (ns, "reno"))
-        # No tail loss probe on either side (RFC 8985 §7; skcat
-        # --tcp-early-retrans 0): one, new data a PTO after the burst, lands
-        # within the burst's 5 ms and reads as a 41st IW segment.
-        sh("ip netns exec %s sysctl -qw net.ipv4.tcp_early_retrans=0" % self.p)
         # Only the program may turn ECN on at the program side; the peer asks.
         sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=0" % self.p)
         sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=1" % self.q)
@@ -352,8 +348,7 @@ class SkopsSide:
         args = ["--vdev", "net_af_packet0,iface=p0", "--addr", "%s/%d" % (topo.paddr, topo.plen),
                 "--sockops", self.obj, "--cgroup", "/eq", "--info", "--trace",
                 "--dump-maps=" + self.mapfile,
-                "--tcp-ecn", "0",  # as the kernel's program side (Topo: tcp_ecn=0)
-                "--tcp-early-retrans", "0"]  # and tcp_early_retrans=0
+                "--tcp-ecn", "0"]  # as the kernel's program side (Topo: tcp_ecn=0)
         if BOTH_CC != "cubic":  # cubic is skops's default: the row checks it
             args += ["--cc", BOTH_CC]
         args += ["-l", str(PORT)] if role == "server" else [topo.qaddr, str(PORT)]
@@ -461,9 +456,8 @@ def exp_option(opts):
 def wire(pkts, prog_addr):
     out = {"syn_times": [], "synack_times": []}
     isn = None
-    high = None  # end of the highest data sent in the first burst
+    high = None  # end of the highest new data sent before the first retransmission
     burst_over = False
-    last_data = None
     mss = None
     for p in pkts:
         ip = p[IP] if IP in p else (p[IPv6] if IPv6 in p else None)
@@ -496,13 +490,14 @@ def wire(pkts, prog_addr):
         plen = (ip.len - ip.ihl * 4 - hdr) if IP in p else (ip.plen - hdr)
         if from_prog and plen > 0 and not syn and isn is not None:
             out.setdefault("ect_data", ecn == 2)
-            # The initial window leaves back to back; a later segment (the
-            # kernel's tail loss probe after >= 10 ms, or a retransmission)
-            # ends the burst.
+            # With the peer's ACKs held, the sender sends its initial window,
+            # then one tail loss probe of new data a PTO later (RFC 8985 §7.3,
+            # on in both stacks), then the RTO's retransmission of the head,
+            # which ends the count. Sequence numbers, not timing, tell them
+            # apart, so a loaded machine cannot move a segment across.
             off = (t.seq - isn - 1) & 0xFFFFFFFF
-            if last_data is not None and float(p.time) - last_data > 0.005:
+            if high is not None and off < high:
                 burst_over = True
-            last_data = float(p.time)
             if not burst_over:
                 high = max(high or 0, off + plen)
     if mss and high:
