@@ -34,9 +34,12 @@ struct stack_config {
 	unsigned lcore;		 /* the lcore polling this stack, handed to the hooks it creates */
 	uint32_t wmem_max, rmem_max; /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
 	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
-	uint32_t syn_retries;		     /* 0 → 6 (tcp_syn_retries) */
-	uint32_t synack_retries;	     /* 0 → 5 (tcp_synack_retries) */
-	uint32_t msl_ms; /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
+	/* tcp_rmem[2] / tcp_wmem[2]: autotuning's ceiling for buffers the socket
+	 * did not set (docs/tcp.md); 0 → 6 MiB / 4 MiB */
+	uint32_t tcp_rmem_max, tcp_wmem_max;
+	uint32_t syn_retries;	 /* 0 → 6 (tcp_syn_retries) */
+	uint32_t synack_retries; /* 0 → 5 (tcp_synack_retries) */
+	uint32_t msl_ms;	 /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
 	/* ACKs to refused segments: one per connection per oow_ratelimit_ms
 	 * (0 → 500, tcp_invalid_ratelimit; UINT32_MAX → none); RFC 5961 challenge
 	 * ACKs a second for the whole stack (0 → none, tcp_challenge_ack_limit's
@@ -167,6 +170,9 @@ struct skops_tcp_info {
 	 * probes sent, losses a probe repaired, RTOs undone as spurious
 	 * (Linux's TCPLossProbes, TCPLossProbeRecovery, TCPSpuriousRTOs) */
 	uint32_t rack_lost, tlp_probes, tlp_recovered, spurious_rtos;
+	/* receive autotuning (Linux tcpi_rcv_rtt, tcpi_rcv_space): the
+	 * receiver's RTT estimate (0: none) and the bytes read in one */
+	uint32_t rcv_rtt_us, rcv_space;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */

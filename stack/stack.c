@@ -178,6 +178,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .rmem_max = cfg->rmem_max,
 	    .wmem_default = cfg->wmem_default,
 	    .rmem_default = cfg->rmem_default,
+	    .tcp_rmem_max = cfg->tcp_rmem_max,
+	    .tcp_wmem_max = cfg->tcp_wmem_max,
 	    .syn_retries = cfg->syn_retries,
 	    .synack_retries = cfg->synack_retries,
 	    .msl_ms = cfg->msl_ms,

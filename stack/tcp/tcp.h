@@ -180,6 +180,19 @@ struct tcp_rack {
 	uint32_t lost, probes, probe_recovered, spurious_rto;
 };
 
+/* Receive-buffer autotuning (tcp_rcvbuf.c; Linux's rcvq_space and
+ * rcv_rtt_est): what the application read in the last measured RTT. */
+struct tcp_rcvq_space {
+	uint32_t copied;     /* bytes the application has read, mod 2^32 (copied_seq) */
+	uint32_t seq;	     /* copied when this measurement began */
+	uint32_t space;	     /* bytes read in the last RTT measured */
+	uint64_t time_ns;    /* when this measurement began */
+	uint32_t rtt_us8;    /* the receiver's RTT estimate × 8; 0: none yet */
+	uint32_t rtt_seq;    /* a window sample ends when rcv_nxt reaches it */
+	uint64_t rtt_ns;     /* when that window was opened; 0: none */
+	uint32_t last_tsecr; /* one timestamp sample per echoed value */
+};
+
 struct tcb {
 	/* ---- hot ---- */
 	struct tcp_tuple t;
@@ -274,6 +287,7 @@ struct tcb {
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_sack_sb sb;
 	struct tcp_rack rack;
+	struct tcp_rcvq_space rcvq;
 };
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
@@ -325,6 +339,10 @@ struct tcp_config {
 	uint64_t seed;
 	uint32_t max_conns;
 	uint32_t wmem_max, rmem_max, wmem_default, rmem_default;
+	/* net.ipv4.tcp_rmem[2] / tcp_wmem[2]: how far autotuning grows a
+	 * buffer SO_RCVBUF / SO_SNDBUF did not set; 0 → 6 MiB / 4 MiB. The
+	 * window scale of a SYN is chosen for tcp_rmem_max (or rmem_max). */
+	uint32_t tcp_rmem_max, tcp_wmem_max;
 	uint32_t syn_retries, synack_retries;
 	uint32_t msl_ms;
 	/* RFC 5961 §7 throttling of challenge ACKs (and of ACKs for

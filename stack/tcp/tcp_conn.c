@@ -77,6 +77,10 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->wmem_default = 16384;
 	if (!c->rmem_default)
 		c->rmem_default = 131072;
+	if (!c->tcp_rmem_max)
+		c->tcp_rmem_max = 6u << 20;
+	if (!c->tcp_wmem_max)
+		c->tcp_wmem_max = 4u << 20;
 	if (!c->syn_retries)
 		c->syn_retries = 6;
 	if (!c->synack_retries)
@@ -315,9 +319,8 @@ void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb)
 /* Linux grows a send buffer that SO_SNDBUF did not lock with the window
  * (tcp_sndbuf_expand): two windows of segments at their in-memory size
  * (MSS plus headers and skb overhead, rounded to a power of two), at most
- * tcp_wmem[2]. Without it a 16 KiB default would cap the flight at about
+ * tcp_wmem[2] (tcp_wmem_max). Without it a 16 KiB default would cap the flight at about
  * 11 segments whatever the cwnd, where Linux sends TCP_BPF_IW's 40. */
-#define TCP_WMEM_AUTOTUNE_MAX (4u << 20)
 void tcp_sndbuf_expand(struct tcb *tcb)
 {
 	if (tcb->flags & TCB_F_SNDBUF_LOCK)
@@ -326,8 +329,8 @@ void tcp_sndbuf_expand(struct tcb *tcb)
 	while (per_mss < tcb->mss + 896u)
 		per_mss <<= 1;
 	uint64_t want = 2ull * (tcb->cwnd > 10 ? tcb->cwnd : 10) * per_mss;
-	if (want > TCP_WMEM_AUTOTUNE_MAX)
-		want = TCP_WMEM_AUTOTUNE_MAX;
+	if (want > tcb->tcp->cfg.tcp_wmem_max)
+		want = tcb->tcp->cfg.tcp_wmem_max;
 	if (want > tcb->sndbuf)
 		tcb->sndbuf = (uint32_t)want;
 }
@@ -401,6 +404,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->tlp_probes = tcb->rack.probes;
 	o->tlp_recovered = tcb->rack.probe_recovered;
 	o->spurious_rtos = tcb->rack.spurious_rto;
+	o->rcv_rtt_us = tcb->rcvq.rtt_us8 >> 3;
+	o->rcv_space = tcb->rcvq.space;
 	if (tcb->cc)
 		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
 	o->dctcp_alpha = tcb->cc ? cc_dctcp_alpha(tcb) : -1;

@@ -239,6 +239,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	tcp_init_cwnd(tcp, tcb);
+	tcp_rcvbuf_init(tcp, tcb);
 	tcp_so_established(tcp, tcb, active);
 	if (!(tcb->flags & TCB_F_CC_INIT)) {
 		tcb->flags |= TCB_F_CC_INIT;
@@ -404,6 +405,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->rcv.len += more;
 		tcb->rcv_nxt += more;
 		tcb->bytes_received += more;
+		tcp_rcvbuf_data(tcp, tcb, s->h, s->len);
 		/* Linux tcp_grow_window, simplified: the offered window grows
 		 * with the data that arrives. */
 		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;

@@ -44,6 +44,8 @@ struct tcp_stats {
 	/* RFC 8985 / RFC 5682: segments RACK deemed lost, probes sent, losses a
 	 * probe repaired, RTOs found spurious (F-RTO or timestamps) and undone */
 	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
+	/* receive buffers autotuning grew (tcp_rcvbuf.c) */
+	uint64_t rcvbuf_grown;
 };
 
 struct tcp {
@@ -165,6 +167,15 @@ void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_
 		   uint32_t len);
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb);
 uint32_t tcp_rcv_space(const struct tcb *tcb);
+
+/* tcp_rcvbuf.c: receive-buffer autotuning (docs/tcp.md). init when the
+ * connection is established, data for each in-order data segment (the
+ * receiver's RTT), copied for the bytes the application read; wnd_max is
+ * the largest window rcvbuf lets us offer. */
+void tcp_rcvbuf_init(struct tcp *tcp, struct tcb *tcb);
+void tcp_rcvbuf_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len);
+void tcp_rcvbuf_copied(struct tcp *tcp, struct tcb *tcb, uint32_t n);
+uint32_t tcp_rcvbuf_wnd_max(const struct tcb *tcb);
 uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb);
 uint32_t tcp_pick_wscale(const struct tcp *tcp, const struct tcb *tcb);
 void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu);
