@@ -20,6 +20,8 @@
  *   --tcp-rmem-max BYTES, --tcp-wmem-max BYTES (net.ipv4.tcp_rmem[2] and
  *   tcp_wmem[2]: how far autotuning grows the buffers, 6 MiB and 4 MiB by
  *   default; docs/tcp.md)
+ *   --tcp-syncookies N (net.ipv4.tcp_syncookies: 0 never, 1 when a SYN queue
+ *   is full, the default, 2 always)
  *   --dump-maps[=FILE] (with --sockops: at a normal exit, every map of the
  *   program as bpftool-style JSON, to FILE or stderr)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
@@ -73,6 +75,7 @@ struct skcat {
 	const char *dump_maps_file;  /* NULL or "": stderr */
 	unsigned conns;		     /* connections to serve with -l (--conns) */
 	int tcp_ecn;		     /* --tcp-ecn; -1: the stack's default */
+	int syncookies;		     /* --tcp-syncookies; -1: the stack's default */
 	bool no_tlp;		     /* --tcp-early-retrans 0 */
 	uint32_t rmem_max, wmem_max; /* --tcp-rmem-max, --tcp-wmem-max; 0: the stack's */
 	struct hooks *hooks;	     /* ours when --sockops: --trace drains it */
@@ -143,6 +146,14 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->tcp_ecn = v[0] - '0';
+	} else if (!strcmp(key, "tcp-syncookies")) {
+		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+			snprintf(err, elen,
+				 "bad tcp_syncookies '%s' (0, 1 or 2 as net.ipv4.tcp_syncookies)",
+				 v);
+			return -EINVAL;
+		}
+		k->syncookies = v[0] - '0';
 	} else if (!strcmp(key, "tcp-early-retrans")) {
 		if (strcmp(v, "0") && strcmp(v, "3")) {
 			snprintf(
@@ -178,7 +189,8 @@ static void usage(void)
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
 			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
-			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n");
+			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n"
+			"  --tcp-syncookies 0|1|2\n");
 	exit(2);
 }
 
@@ -207,17 +219,18 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"tcp-early-retrans", required_argument, NULL, 20},
 	    {"tcp-rmem-max", required_argument, NULL, 21},
 	    {"tcp-wmem-max", required_argument, NULL, 22},
+	    {"tcp-syncookies", required_argument, NULL, 23},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,	   "vdev",	  "addr",
-					   "gw",	   "mtu",	  "eal",
-					   "sockops",	   "cgroup",	  "strict",
-					   "cc",	   "info",	  NULL,
-					   "pcap",	   "timeout",	  "trace",
-					   "echo",	   "conns",	  "v6only",
-					   "tcp-ecn",	   "dump-maps",	  "tcp-early-retrans",
-					   "tcp-rmem-max", "tcp-wmem-max"};
+	static const char *const keys[] = {NULL,	   "vdev",	   "addr",
+					   "gw",	   "mtu",	   "eal",
+					   "sockops",	   "cgroup",	   "strict",
+					   "cc",	   "info",	   NULL,
+					   "pcap",	   "timeout",	   "trace",
+					   "echo",	   "conns",	   "v6only",
+					   "tcp-ecn",	   "dump-maps",	   "tcp-early-retrans",
+					   "tcp-rmem-max", "tcp-wmem-max", "tcp-syncookies"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -229,7 +242,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 22) {
+		} else if (c >= 1 && c <= 23) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -308,7 +321,20 @@ static void print_info(struct stack *st, int sd)
 		ti.spurious_rtos, ti.rcv_rtt_us, ti.rcv_space);
 	for (uint32_t i = 0; i < ti.syn_retrans && i < SKOPS_MAX_SYN_GAPS; i++)
 		fprintf(stderr, "%s%u", i ? "," : "", ti.syn_gaps_us[i]);
-	fprintf(stderr, "]}\n");
+	/* the stack's counters (Linux's netstat names) */
+	struct skops_tcp_counters tc;
+	if (skops_tcp_counters(st, &tc) == 0)
+		fprintf(stderr,
+			"],\"syncookies_sent\":%llu,\"syncookies_recv\":%llu,"
+			"\"syncookies_failed\":%llu,\"listen_overflows\":%llu,"
+			"\"listen_drops\":%llu,\"rcvbuf_grown\":%llu}\n",
+			(unsigned long long)tc.syncookies_sent,
+			(unsigned long long)tc.syncookies_recv,
+			(unsigned long long)tc.syncookies_failed,
+			(unsigned long long)tc.listen_overflows,
+			(unsigned long long)tc.listen_drops, (unsigned long long)tc.rcvbuf_grown);
+	else
+		fprintf(stderr, "]}\n");
 }
 
 /* Programs' bpf_trace_printk lines, as "trace: LINE" on stderr. */
@@ -666,6 +692,7 @@ int main(int argc, char **argv)
 	static struct skcat k;
 	k.pt.dev.prog = "skcat";
 	k.tcp_ecn = -1;
+	k.syncookies = -1;
 	parse_args(&k, argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -723,6 +750,10 @@ int main(int argc, char **argv)
 	sc.no_tlp = k.no_tlp;
 	sc.tcp_rmem_max = k.rmem_max;
 	sc.tcp_wmem_max = k.wmem_max;
+	if (k.syncookies >= 0) {
+		sc.tcp_syncookies_set = true;
+		sc.tcp_syncookies = (uint8_t)k.syncookies;
+	}
 	if (k.tcp_ecn >= 0) {
 		sc.tcp_ecn_set = true;
 		sc.tcp_ecn = (uint8_t)k.tcp_ecn;

@@ -55,6 +55,10 @@ struct stack_config {
 	 * A sock_ops NEEDS_ECN or the CC can still ask (docs/sockops.md). */
 	bool tcp_ecn_set;
 	uint8_t tcp_ecn;
+	/* net.ipv4.tcp_syncookies when tcp_syncookies_set (else 1): SYN cookies
+	 * when a listener's SYN queue is full; 0 never, 2 always (docs/tcp.md) */
+	bool tcp_syncookies_set;
+	uint8_t tcp_syncookies;
 	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic" or
 	 * "dctcp"; NULL → "cubic", Linux's default. Any other name fails
 	 * stack_create with -ENOENT. */
@@ -175,6 +179,15 @@ struct skops_tcp_info {
 	uint32_t rcv_rtt_us, rcv_space;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
+/* The stack's TCP counters, named as Linux's netstat: SyncookiesSent,
+ * SyncookiesRecv, SyncookiesFailed, ListenOverflows, ListenDrops; and how
+ * often receive autotuning grew a buffer. */
+struct skops_tcp_counters {
+	uint64_t syncookies_sent, syncookies_recv, syncookies_failed;
+	uint64_t listen_overflows, listen_drops;
+	uint64_t rcvbuf_grown;
+};
+int skops_tcp_counters(struct stack *st, struct skops_tcp_counters *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */
 const char *skops_cc_available(void);
 

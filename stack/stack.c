@@ -194,6 +194,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .no_frto = cfg->no_frto,
 	    .ecn_set = cfg->tcp_ecn_set,
 	    .ecn = cfg->tcp_ecn,
+	    .syncookies_set = cfg->tcp_syncookies_set,
+	    .syncookies = cfg->tcp_syncookies,
 	    .cc = cfg->cc,
 	    .xmit = st_xmit,
 	    .tx_room = st_tx_room,

@@ -264,6 +264,7 @@ struct tcb {
 	int err;	  /* pending SO_ERROR (positive errno) */
 	uint32_t ev_seen; /* events last reported to the callback */
 	uint16_t backlog, nq_syn, nq_acc;
+	uint64_t cookie_ns;		 /* listener: the last SYN cookie sent (0: none) */
 	struct tcb *acc_head, *acc_tail; /* listener: established children */
 	struct tcb *syn_head;		 /* listener: children in SYN_RECEIVED */
 	uint32_t keep_idle_s, keep_intvl_s, keep_cnt, keep_probes;
@@ -362,6 +363,10 @@ struct tcp_config {
 	 * ecn_set, else 2, the kernel's default; > 2 is refused. */
 	bool ecn_set;
 	uint8_t ecn;
+	/* net.ipv4.tcp_syncookies if syncookies_set, else 1: cookies when a
+	 * listener's SYN queue is full; 0 never, 2 always; > 2 is refused. */
+	bool syncookies_set;
+	uint8_t syncookies;
 	/* net.ipv4.tcp_congestion_control: the algorithm new sockets start
 	 * with; NULL → "cubic"; a name the stack lacks fails tcp_create
 	 * (-ENOENT). */
@@ -443,6 +448,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);
 void tcp_sndbuf_expand(struct tcb *tcb);
 uint32_t tcp_conn_count(const struct tcp *tcp);
+struct skops_tcp_counters;
+void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *out);
 /* The congestion controls TCP_CONGESTION and tcp_config.cc take, separated
  * by spaces (net.ipv4.tcp_available_congestion_control). */
 const char *tcp_cc_available(void);

@@ -51,7 +51,7 @@ const char *tcp_cc_available(void)
 
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
-	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2)
+	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2 || cfg->syncookies > 2)
 		return -EINVAL;
 	const struct tcp_cc_ops *cc = cfg->cc ? cc_find(cfg->cc) : cc_default();
 	if (!cc)
@@ -89,6 +89,8 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->msl_ms = 30000;
 	if (!c->ecn_set)
 		c->ecn = 2;
+	if (!c->syncookies_set)
+		c->syncookies = 1;
 	if (!c->oow_ratelimit_ms)
 		c->oow_ratelimit_ms = 500;
 	/* Linux's sysctl accepts 48 (TCP_MIN_SND_MSS) up to 65535 − 40 only;
@@ -103,9 +105,11 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		hsz <<= 1;
 	tcp->pool = calloc(c->max_conns, sizeof(struct tcb));
 	tcp->ht = calloc(hsz, sizeof(struct tcb *));
-	if (!tcp->pool || !tcp->ht) {
+	tcp->cookie_req = calloc(1, sizeof(struct tcb));
+	if (!tcp->pool || !tcp->ht || !tcp->cookie_req) {
 		free(tcp->pool);
 		free(tcp->ht);
+		free(tcp->cookie_req);
 		free(tcp);
 		return -ENOMEM;
 	}
@@ -130,6 +134,12 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 	tcp_port_remove(tcp, tcb);
 	if (tcb->flags & TCB_F_CC_INIT)
 		cc_release(tcb);
+	tcp_conn_scrub(tcp, tcb);
+	tcb_free(tcp, tcb);
+}
+
+void tcp_conn_scrub(struct tcp *tcp, struct tcb *tcb)
+{
 	tcp_so_sock_fini(tcb);
 	tcp_pend_forget(tcp, tcb);
 	tcp_outq_forget(tcp, tcb);
@@ -146,7 +156,6 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 			}
 		}
 	}
-	tcb_free(tcp, tcb);
 }
 
 void tcp_destroy(struct tcp *tcp)
@@ -166,7 +175,19 @@ void tcp_destroy(struct tcp *tcp)
 	}
 	free(tcp->pool);
 	free(tcp->ht);
+	free(tcp->cookie_req);
 	free(tcp);
+}
+
+void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->syncookies_sent = tcp->stats.syncookies_sent;
+	o->syncookies_recv = tcp->stats.syncookies_recv;
+	o->syncookies_failed = tcp->stats.syncookies_failed;
+	o->listen_overflows = tcp->stats.listen_overflows;
+	o->listen_drops = tcp->stats.listen_drops;
+	o->rcvbuf_grown = tcp->stats.rcvbuf_grown;
 }
 
 uint32_t tcp_conn_count(const struct tcp *tcp)
