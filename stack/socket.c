@@ -545,6 +545,14 @@ const char *skops_cc_available(void)
 	return tcp_cc_available();
 }
 
+int skops_tcp_counters(struct stack *st, struct skops_tcp_counters *out)
+{
+	if (!out)
+		return -EINVAL;
+	tcp_get_counters(st->tcp, out);
+	return 0;
+}
+
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out)
 {
 	struct skops_sock *s = stack_sock(st, sd);
