@@ -239,6 +239,13 @@ int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen
 	struct skops_sock *s = stack_sock(st, sd);
 	if (!s)
 		return -EBADF;
+	if (s->type == SOCK_DGRAM && addr && len >= sizeof(sa_family_t) &&
+	    addr->sa_family == AF_UNSPEC) {
+		/* Linux __udp_disconnect: the default peer goes; the port stays
+		 * (a 6.x kernel keeps one connect bound, too) */
+		s->connected = false;
+		return 0;
+	}
 	uint8_t a[16];
 	uint16_t port;
 	int rc = sa_get(s->family, addr, len, a, &port);
