@@ -1,7 +1,8 @@
-/* shim internals: libskops_preload.so puts the AF_INET/AF_INET6 stream
- * sockets of an unmodified program on skopsd (apps/skopsd/skp_proto.h).
+/* shim internals: libskops_preload.so puts the AF_INET/AF_INET6 stream and
+ * datagram sockets of an unmodified program on skopsd (skp_proto.h).
  * shim_core.c: libc's functions, the daemon connection, the fd table,
  * readiness and waiting; shim_sock.c: the socket calls; shim_io.c: data;
+ * shim_dgram.c: datagram sockets;
  * shim_poll.c: poll, select, epoll. docs/skopsd.md. */
 #ifndef SKOPS_APPS_SHIM_H
 #define SKOPS_APPS_SHIM_H

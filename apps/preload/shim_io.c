@@ -423,6 +423,16 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct
 		if (tmo->tv_sec || tmo->tv_nsec)
 			end = shim_now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec;
 	}
+	/* do_recvmmsg takes a pending socket error (sock_error) before any
+	 * message: after a reset the call fails at once, and the bytes that
+	 * came before the reset are the next calls' (then EOF) */
+	if (!(flags & MSG_ERRQUEUE) && (atomic_load(&s->shm->state) & SKP_ST_ERR) &&
+	    !s->err_taken) {
+		if (s->type == SOCK_STREAM)
+			s->err_taken = true;
+		errno = atomic_load(&s->shm->err);
+		return -1;
+	}
 	unsigned i;
 	for (i = 0; i < n; i++) {
 		/* MSG_WAITFORONE: only the first waits */

@@ -1,7 +1,8 @@
-/* shim_sock: the socket calls. A new AF_INET/AF_INET6 stream socket is a
- * kernel socket until bind/connect/listen decide: loopback and addresses
- * skopsd does not route stay on the kernel; otherwise the daemon's eventfd
- * replaces it under the same fd number (dup3), so numbers never collide. */
+/* shim_sock: the socket calls. A new AF_INET/AF_INET6 stream or datagram
+ * socket is a kernel socket until bind/connect/listen (or a datagram
+ * socket's first addressed send) decide: loopback and addresses skopsd does
+ * not route stay on the kernel; otherwise the daemon's eventfd replaces it
+ * under the same fd number (dup3), so numbers never collide. */
 /* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
