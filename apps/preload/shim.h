@@ -72,6 +72,7 @@ struct ssock {
 	bool err_taken, listening, connecting;
 	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
 	int rcvbuf, sndbuf;	      /* datagram sockets: as the kernel set them, 0: default */
+	uint32_t err_seen;	      /* datagram sockets: the last soft error reported */
 	pthread_mutex_t rx_lock, tx_lock;
 };
 
@@ -151,6 +152,8 @@ bool shim_dg_decide(int fd, const struct sockaddr *to, socklen_t tolen);
 ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *m, int flags);
 ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *m, int flags);
 short shim_dg_ready(struct ssock *s, bool dead);
+/* A soft error not yet reported (taken: reported now), else 0. */
+int shim_dg_soft_err(struct ssock *s, bool take);
 int shim_dg_next_len(struct ssock *s); /* FIONREAD: the next datagram's size */
 /* SO_RCVBUF/SO_SNDBUF(FORCE) as a kernel UDP socket answers them: 1 when
  * the option is not one of these (the daemon's), else 0 or -1 and errno */

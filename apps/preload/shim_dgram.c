@@ -73,6 +73,16 @@ static int dg_dest(const struct ssock *s, const struct sockaddr *to, socklen_t t
 	return 0;
 }
 
+int shim_dg_soft_err(struct ssock *s, bool take)
+{
+	uint32_t seq = atomic_load_explicit(&s->shm->err_seq, memory_order_acquire);
+	if (seq == s->err_seen)
+		return 0;
+	if (take)
+		s->err_seen = seq;
+	return atomic_load(&s->shm->soft_err);
+}
+
 ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flags)
 {
 	size_t total = iov_total(msg->msg_iov, msg->msg_iovlen);
@@ -93,6 +103,9 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 		rc = -EMSGSIZE;
 	if (!rc && (st & SKP_ST_ERR))
 		rc = -atomic_load(&s->shm->err);
+	int soft = rc ? 0 : shim_dg_soft_err(s, true); /* sock_alloc_send_skb's sock_error */
+	if (soft)
+		rc = -soft;
 	pthread_mutex_lock(&s->tx_lock);
 	while (!rc) {
 		struct skp_shm *m = s->shm;
@@ -177,6 +190,12 @@ ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *msg, int flags)
 	for (;;) {
 		struct skp_dgram h;
 		uint32_t tail;
+		/* __skb_recv_udp takes a pending error before the queue */
+		int soft = shim_dg_soft_err(s, true);
+		if (soft) {
+			ret = -soft;
+			break;
+		}
 		if (dg_peek(s, &h, &tail)) {
 			uint32_t n = h.len < total ? h.len : (uint32_t)total, at = tail + sizeof(h);
 			for (size_t i = 0, left = n; left && i < msg->msg_iovlen; i++) {
@@ -233,6 +252,7 @@ short shim_dg_ready(struct ssock *s, bool dead)
 {
 	struct skp_shm *m = s->shm;
 	bool err = atomic_load(&m->state) & SKP_ST_ERR;
+	bool soft = shim_dg_soft_err(s, false) != 0;
 	short ev = 0;
 	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
 	    err || dead)
@@ -241,7 +261,7 @@ short shim_dg_ready(struct ssock *s, bool dead)
 	    atomic_load(&m->tx.head) - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
 	if (err || dead || (used <= SKP_RING_SIZE && SKP_RING_SIZE - used >= SKP_DGRAM_ROOM))
 		ev |= POLLOUT;
-	if (err || dead)
+	if (err || soft || dead)
 		ev |= POLLERR;
 	if (dead)
 		ev |= POLLHUP;

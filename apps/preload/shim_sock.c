@@ -384,6 +384,8 @@ EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	if (level == SOL_SOCKET) {
 		switch (name) {
 		case SO_ERROR: {
+			if (s->type == SOCK_DGRAM && shim_dg_soft_err(s, false))
+				return put_int(val, len, shim_dg_soft_err(s, true));
 			int err = 0;
 			if ((atomic_load(&s->shm->state) & SKP_ST_ERR) && !s->err_taken) {
 				s->err_taken = true;

@@ -137,7 +137,19 @@ static int dgram_rx(struct skopsd *d, struct dsock *s, bool *bad)
 
 int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad)
 {
-	int work = dgram_tx(d, s, bad);
+	int work = 0;
+	/* the stack's SO_ERROR is read once: it moves to the app's soft error */
+	if (skops_events(d->st, s->sd) & SKOPS_EV_ERR) {
+		int e = 0;
+		socklen_t l = sizeof(e);
+		if (!skops_getsockopt(d->st, s->sd, SOL_SOCKET, SO_ERROR, &e, &l) && e) {
+			atomic_store(&s->shm->soft_err, e);
+			atomic_fetch_add_explicit(&s->shm->err_seq, 1, memory_order_release);
+			dsock_wake(s);
+			work++;
+		}
+	}
+	work += dgram_tx(d, s, bad);
 	if (!*bad && !s->closing)
 		work += dgram_rx(d, s, bad);
 	return work;

@@ -47,7 +47,12 @@ struct skp_shm {
 	_Atomic uint32_t rx_full;
 	uint32_t mtu;		 /* datagram sockets: the link MTU (the daemon's) */
 	_Atomic uint32_t rcvbuf; /* datagram sockets: SO_RCVBUF as the app set it, 0: default */
-	uint8_t pad[36];
+	/* datagram sockets: an error reported once (ECONNREFUSED after an
+	 * ICMP port unreachable): soft_err, then err_seq moves on; each
+	 * process reports a sequence number it has not seen */
+	_Atomic int32_t soft_err;
+	_Atomic uint32_t err_seq;
+	uint8_t pad[28];
 	struct skp_idx tx, rx;
 	uint8_t txbuf[SKP_RING_SIZE];
 	uint8_t rxbuf[SKP_RING_SIZE];

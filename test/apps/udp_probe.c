@@ -12,6 +12,8 @@
  *  - bind to port 0 takes an ephemeral port; a connected socket: send/recv,
  *    getpeername, a routed local address; connect AF_UNSPEC disconnects
  *    (what stays of the local name printed, compared with the kernel's);
+ *  - ECONNREFUSED after an ICMP port unreachable on a connected socket
+ *    (recv, poll's POLLERR, SO_ERROR read once);
  *  - sendmmsg and recvmmsg with addresses.
  * Exit 0 on success, 1 with a message naming the failed check. */
 #include <arpa/inet.h>
@@ -275,6 +277,31 @@ static void connected(void)
 	printf("connected socket: send/recv, names, disconnect\n");
 }
 
+/* a connected socket whose peer port is closed: the ICMP port unreachable
+ * is ECONNREFUSED once, for the next receive (or send), then SO_ERROR */
+static void refused(void)
+{
+	struct sockaddr_storage closed = peer;
+	if (fam == AF_INET)
+		((struct sockaddr_in *)&closed)->sin_port = htons((uint16_t)(port_of(&peer) + 1));
+	else
+		((struct sockaddr_in6 *)&closed)->sin6_port = htons((uint16_t)(port_of(&peer) + 1));
+	int fd = new_sock();
+	check(!connect(fd, (struct sockaddr *)&closed, peer_len), "connect to a closed port");
+	where(fd);
+	char b[8];
+	check(send(fd, "x", 1, 0) == 1, "send to a closed port");
+	fails(recv(fd, b, sizeof(b), 0), ECONNREFUSED, "recv after a port unreachable");
+	fails(recv(fd, b, sizeof(b), MSG_DONTWAIT), EAGAIN, "the error was not taken once");
+	check(send(fd, "y", 1, 0) == 1, "second send to a closed port");
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	check(poll(&p, 1, 2000) == 1 && (p.revents & POLLERR), "poll: no POLLERR");
+	check(get_int(fd, SOL_SOCKET, SO_ERROR) == ECONNREFUSED, "SO_ERROR not ECONNREFUSED");
+	check(get_int(fd, SOL_SOCKET, SO_ERROR) == 0, "SO_ERROR not cleared by reading it");
+	close(fd);
+	printf("connected to a closed port: ECONNREFUSED on recv, then as SO_ERROR\n");
+}
+
 static void bound(void)
 {
 	int fd = new_sock();
@@ -354,6 +381,7 @@ int main(int argc, char **argv)
 	many(fd);
 	close(fd);
 	connected();
+	refused();
 	bound();
 	printf("PASS\n");
 	return 0;
