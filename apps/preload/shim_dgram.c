@@ -185,6 +185,10 @@ ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *msg, int flags)
 	size_t total = iov_total(msg->msg_iov, msg->msg_iovlen);
 	msg->msg_flags = 0;
 	msg->msg_controllen = 0;
+	if (flags & MSG_ERRQUEUE) { /* nothing is ever queued there (no IP_RECVERR) */
+		errno = EAGAIN;
+		return -1;
+	}
 	pthread_mutex_lock(&s->rx_lock);
 	ssize_t ret;
 	for (;;) {

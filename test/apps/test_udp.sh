@@ -4,9 +4,10 @@
 #  1. udp_probe against the kernel's echo, first on a kernel socket (in the
 #     kernel's netns), then under the shim, IPv4 and IPv6: each errno and
 #     result compared with the kernel's own socket (udp_probe.c lists them);
-#  2. an unmodified UDP server under the shim (Python, bound to the
-#     wildcard, IPv4 and IPv6) answering 1000 datagrams of varied sizes
-#     from a kernel client, content and source address checked;
+#  2. unmodified UDP servers under the shim (Python, bound to the wildcard,
+#     IPv4 and IPv6, and an asyncio datagram endpoint) answering 1000
+#     datagrams of varied sizes from a kernel client, content and source
+#     address checked;
 #  3. socat as a connected UDP client under the shim;
 #  4. loopback stays on the kernel: a bind to 127.0.0.1 and a first sendto
 #     to 127.0.0.1 under the shim are kernel sockets.
@@ -60,26 +61,41 @@ while True:
     s.sendto(d, a)' "$2" "$3"
 	wait_for 10 grep -q up "$TMP/$1.out" || fail "UDP server under the shim: $(cat "$TMP/$1.err")"
 }
-kclient() { # SERVER PORT
+kclient() { # SERVER PORT [MIN]: datagrams of MIN (default 0) to 1472 bytes
 	in_b timeout 60 /usr/bin/python3 -c '
 import socket, sys
-host, port = sys.argv[1], int(sys.argv[2])
+host, port, low = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 fam = socket.AF_INET6 if ":" in host else socket.AF_INET
 c = socket.socket(fam, socket.SOCK_DGRAM); c.settimeout(2)
 for i in range(1000):
-    n = 1472 - (20 if fam == socket.AF_INET6 else 0) if i == 1 else (i * 613) % 1400
+    n = 1472 - (20 if fam == socket.AF_INET6 else 0) if i == 1 else max(low, (i * 613) % 1400)
     d = bytes((i * 31 + k * 5) & 255 for k in range(n))
     c.sendto(d, (host, port))
     r, a = c.recvfrom(65536)
     assert r == d, "datagram %d: %d bytes back, %d sent" % (i, len(r), n)
     assert a[0] == host and a[1] == port, "datagram %d from %r" % (i, a)
-print("ok")' "$1" "$2" || fail "kernel client of the UDP server under the shim ($1 $2)"
+print("ok")' "$1" "$2" "${3:-0}" || fail "kernel client of the UDP server under the shim ($1 $2)"
 }
 userver userv4 0.0.0.0 7200
 kclient "$IP4_A" 7200
 userver userv6 :: 7206
 kclient "$IP6_A" 7206
-echo "UDP server under the shim (IPv4 and IPv6): 1000 datagrams each from a kernel client"
+# asyncio's datagram endpoint: non-blocking sockets and epoll
+bg uaio ip netns exec "$NS_A" timeout 60 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
+import asyncio
+class Echo(asyncio.DatagramProtocol):
+    def connection_made(self, t):
+        self.t = t
+    def datagram_received(self, d, a):
+        self.t.sendto(d, a)
+async def main():
+    await asyncio.get_running_loop().create_datagram_endpoint(Echo, local_addr=("0.0.0.0", 7210))
+    print("up", flush=True)
+    await asyncio.sleep(3600)
+asyncio.run(main())'
+wait_for 10 grep -q up "$TMP/uaio.out" || fail "asyncio UDP server under the shim: $(cat "$TMP/uaio.err")"
+kclient "$IP4_A" 7210 1 # asyncio's transport sends no empty datagram
+echo "UDP servers under the shim (IPv4, IPv6, asyncio): 1000 datagrams each from a kernel client"
 
 # ---- 3: socat, a connected client
 got=$(echo "hello over udp" | app socat -t1 - UDP4:$IP4_B:7100) || fail "socat UDP client"
@@ -101,4 +117,4 @@ print("ok")' || fail "loopback UDP under the shim"
 echo "loopback UDP stays on the kernel, a wildcard bind goes to skops"
 kill "$PID_skopsd"
 wait_pid 10 "$PID_skopsd" || fail "skopsd: exit status $? after SIGTERM: $(tail -3 "$LOG")"
-echo "PASS: UDP probe (IPv4, IPv6), servers, socat, loopback"
+echo "PASS: UDP probe (IPv4, IPv6), servers (plain, asyncio), socat, loopback"

@@ -148,6 +148,7 @@ static void errors(int fd)
 	fails(bind(fd, (struct sockaddr *)&ss, l), EINVAL, "bind after sendto bound");
 	char c;
 	fails(recv(fd, &c, 1, MSG_DONTWAIT), EAGAIN, "recv MSG_DONTWAIT, nothing queued");
+	fails(recv(fd, &c, 1, MSG_ERRQUEUE), EAGAIN, "MSG_ERRQUEUE without IP_RECVERR");
 }
 
 static int get_int(int fd, int level, int name)
