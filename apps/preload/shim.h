@@ -73,6 +73,7 @@ struct ssock {
 	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
 	int rcvbuf, sndbuf;	      /* datagram sockets: as the kernel set them, 0: default */
 	uint32_t err_seen;	      /* datagram sockets: the last soft error reported */
+	bool shut_rd, shut_wr;	      /* datagram sockets: shutdown's (this process's view) */
 	pthread_mutex_t rx_lock, tx_lock;
 };
 

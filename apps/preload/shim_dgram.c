@@ -106,6 +106,8 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 	int soft = rc ? 0 : shim_dg_soft_err(s, true); /* sock_alloc_send_skb's sock_error */
 	if (soft)
 		rc = -soft;
+	if (!rc && s->shut_wr) /* sock_alloc_send_pskb: EPIPE, no SIGPIPE for UDP */
+		rc = -EPIPE;
 	pthread_mutex_lock(&s->tx_lock);
 	while (!rc) {
 		struct skp_shm *m = s->shm;
@@ -232,6 +234,10 @@ ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *msg, int flags)
 			ret = -ECONNRESET;
 			break;
 		}
+		if (s->shut_rd) { /* __skb_wait_for_more_packets: no wait, 0 */
+			ret = 0;
+			break;
+		}
 		if (s->nonblock || (flags & MSG_DONTWAIT)) {
 			ret = -EAGAIN;
 			break;
@@ -267,7 +273,9 @@ short shim_dg_ready(struct ssock *s, bool dead)
 		ev |= POLLOUT;
 	if (err || soft || dead)
 		ev |= POLLERR;
-	if (dead)
+	if (s->shut_rd) /* datagram_poll */
+		ev |= POLLIN | POLLRDHUP;
+	if (dead || (s->shut_rd && s->shut_wr))
 		ev |= POLLHUP;
 	return ev;
 }

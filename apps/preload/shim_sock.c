@@ -314,6 +314,13 @@ EXPORT int shutdown(int fd, int how)
 	struct skp_rep rep;
 	shim_kick(); /* queued bytes go before the FIN */
 	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	/* UDP, Linux inet_shutdown: the socket is shut down even when it
+	 * answers ENOTCONN (unconnected) */
+	if (s->type == SOCK_DGRAM && (rc == 0 || rc == -ENOTCONN) && how >= SHUT_RD &&
+	    how <= SHUT_RDWR) {
+		s->shut_rd |= how != SHUT_WR;
+		s->shut_wr |= how != SHUT_RD;
+	}
 	return rc ? fail(-rc) : 0;
 }
 

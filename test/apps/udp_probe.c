@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,8 +346,18 @@ static void bound(void)
 		check(v[i].msg_len == strlen(a[i]) && !memcmp(in[i], a[i], v[i].msg_len) &&
 			  same_addr(&from[i], &peer) && v[i].msg_hdr.msg_namelen == peer_len,
 		      "recvmmsg: a message or its source");
-	/* unconnected: ENOTCONN (Linux still marks it shut down: the last check) */
+	/* unconnected: ENOTCONN, and Linux shuts it down all the same: sends
+	 * are EPIPE (no SIGPIPE for UDP), receives 0 without waiting, POLLHUP */
 	fails(shutdown(fd, SHUT_RDWR), ENOTCONN, "shutdown unconnected");
+	signal(SIGPIPE, SIG_IGN);
+	fails(sendto(fd, "x", 1, 0, (struct sockaddr *)&peer, peer_len), EPIPE,
+	      "sendto after shutdown");
+	check(recv(fd, in[0], sizeof(in[0]), 0) == 0, "recv after shutdown: not 0");
+	struct pollfd p = {.fd = fd, .events = POLLIN | POLLOUT};
+	check(poll(&p, 1, 0) == 1, "poll after shutdown");
+	printf("poll after shutdown(SHUT_RDWR): %s%s%s%s\n", p.revents & POLLIN ? "IN " : "",
+	       p.revents & POLLOUT ? "OUT " : "", p.revents & POLLHUP ? "HUP " : "",
+	       p.revents & POLLERR ? "ERR" : "");
 	close(fd);
 	printf("bind to port 0, sendmmsg/recvmmsg with addresses\n");
 }
