@@ -127,7 +127,9 @@ int skops_setsockopt(struct stack *st, int sd, int level, int optname, const voi
 int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val, socklen_t *len);
 int skops_getsockname(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
 int skops_getpeername(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len);
-/* Current readiness (level-triggered). 0 for an unknown sd. */
+/* Current readiness (level-triggered). 0 for an unknown sd. A connected UDP
+ * socket has SKOPS_EV_ERR after an ICMP port unreachable from its peer,
+ * until SO_ERROR (ECONNREFUSED) is read. */
 uint32_t skops_events(struct stack *st, int sd);
 /* fn runs from stack_poll() (never re-entrantly from a skops_* call) each
  * time the socket's state changed, with its current events (as

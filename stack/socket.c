@@ -10,6 +10,7 @@
 
 #include "cgroup.h"
 #include "stack_int.h"
+#include "wire/wire.h"
 
 struct skops_sock *stack_sock(struct stack *st, int sd)
 {
@@ -146,6 +147,8 @@ int skops_socket(struct stack *st, int family, int type)
 	return sd;
 }
 
+static void udp_dirty(struct skops_sock *s);
+
 static void udp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
 		   uint16_t dport)
 {
@@ -162,6 +165,26 @@ static void udp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, ui
 	memcpy(d->src, &meta->src, 16);
 	d->sport = sport;
 	s->qlen++;
+	udp_dirty(s);
+}
+
+/* Linux __udp4_lib_err/__udp6_lib_err without IP_RECVERR: only a connected
+ * socket whose peer the quoted datagram went to hears of an error, and only
+ * of a hard one: port unreachable, ECONNREFUSED (SO_ERROR, EV_ERR). */
+static void udp_err(void *arg, const struct net_icmp_err *e)
+{
+	struct skops_sock *s = arg;
+	size_t alen = e->inner.family == AF_INET ? 4 : 16;
+	if (!s->connected || e->kind != NET_ICMP_UNREACH_PORT ||
+	    memcmp(&e->inner.dst, s->peer, alen) || wire_get16(e->l4 + 2) != s->pport)
+		return;
+	s->so_error = ECONNREFUSED;
+	udp_dirty(s);
+}
+
+/* s's readiness changed: its callback runs in this poll */
+static void udp_dirty(struct skops_sock *s)
+{
 	if (!s->udp_dirty) {
 		struct stack *st = s->st;
 		s->udp_dirty = true;
@@ -181,6 +204,7 @@ static int udp_bind(struct stack *st, struct skops_sock *s, const uint8_t *addr,
 		return rc;
 	memcpy(s->laddr, addr, 16);
 	s->lport = net_udp_port(s->udp);
+	net_udp_set_err(s->udp, udp_err);
 	return 0;
 }
 
@@ -249,6 +273,13 @@ int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen
 	struct skops_sock *s = stack_sock(st, sd);
 	if (!s)
 		return -EBADF;
+	if (s->type == SOCK_DGRAM && addr && len >= sizeof(sa_family_t) &&
+	    addr->sa_family == AF_UNSPEC) {
+		/* Linux __udp_disconnect: the default peer goes; the port stays
+		 * (a 6.x kernel keeps one connect bound, too) */
+		s->connected = false;
+		return 0;
+	}
 	uint8_t a[16];
 	uint16_t port;
 	int rc = sa_get(s->family, addr, len, a, &port);
@@ -422,7 +453,9 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 	if (s->type == SOCK_DGRAM) {
 		if (level == SOL_SOCKET && (optname == SO_ERROR || optname == SO_TYPE) &&
 		    *len >= sizeof(int)) {
-			int v = optname == SO_TYPE ? SOCK_DGRAM : 0;
+			int v = optname == SO_TYPE ? SOCK_DGRAM : s->so_error;
+			if (optname == SO_ERROR)
+				s->so_error = 0; /* read once, as sock_error */
 			memcpy(val, &v, sizeof(v));
 			*len = sizeof(int);
 			return 0;
@@ -481,7 +514,8 @@ uint32_t skops_events(struct stack *st, int sd)
 	if (!s)
 		return 0;
 	if (s->type == SOCK_DGRAM)
-		return (s->qlen ? SKOPS_EV_IN : 0) | SKOPS_EV_OUT;
+		return (s->qlen ? SKOPS_EV_IN : 0) | SKOPS_EV_OUT |
+		       (s->so_error ? SKOPS_EV_ERR : 0);
 	return tcp_events(s->tcb);
 }
 

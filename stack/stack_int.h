@@ -27,6 +27,7 @@ struct skops_sock {
 	uint8_t laddr[16], peer[16];
 	uint16_t lport, pport;
 	bool connected;
+	int so_error;		   /* UDP: an ICMP error for the connected peer, until read */
 	struct skops_udp_dgram *q; /* STACK_UDP_QLEN entries, DGRAM sockets only */
 	uint32_t qhead, qlen;
 	uint32_t udp_drops;

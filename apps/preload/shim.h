@@ -1,7 +1,8 @@
-/* shim internals: libskops_preload.so puts the AF_INET/AF_INET6 stream
- * sockets of an unmodified program on skopsd (apps/skopsd/skp_proto.h).
+/* shim internals: libskops_preload.so puts the AF_INET/AF_INET6 stream and
+ * datagram sockets of an unmodified program on skopsd (skp_proto.h).
  * shim_core.c: libc's functions, the daemon connection, the fd table,
  * readiness and waiting; shim_sock.c: the socket calls; shim_io.c: data;
+ * shim_dgram.c: datagram sockets;
  * shim_poll.c: poll, select, epoll. docs/skopsd.md. */
 #ifndef SKOPS_APPS_SHIM_H
 #define SKOPS_APPS_SHIM_H
@@ -63,12 +64,16 @@ struct ssock {
 	_Atomic int refs;
 	uint32_t id; /* the daemon's */
 	int family;
+	int type; /* SOCK_STREAM, SOCK_DGRAM */
 	/* Our ring indices (rx.tail, tx.head) live in the shared memory only, so
 	 * processes sharing the socket after a fork take turns consistently. */
 	struct skp_shm *shm;
 	_Atomic bool nonblock;
 	bool err_taken, listening, connecting;
 	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
+	int rcvbuf, sndbuf;	      /* datagram sockets: as the kernel set them, 0: default */
+	uint32_t err_seen;	      /* datagram sockets: the last soft error reported */
+	bool shut_rd, shut_wr;	      /* datagram sockets: shutdown's (this process's view) */
 	pthread_mutex_t rx_lock, tx_lock;
 };
 
@@ -77,7 +82,7 @@ struct ssock {
  * replayed on the skops socket. */
 #define SHIM_CAND_OPTS 12
 struct shim_cand {
-	int family;
+	int family, type;
 	unsigned nopts;
 	struct {
 		int level, name;
@@ -141,6 +146,20 @@ void shim_exec_adopt(void);
  * blocking calls without a timeout then go on waiting, as the kernel's. */
 bool shim_sig_restart(void);
 void shim_sig_clear(void);
+/* A datagram candidate sending first (shim_sock.c): to decides where it
+ * goes, as a connect to it would; false when that failed (errno set). */
+bool shim_dg_decide(int fd, const struct sockaddr *to, socklen_t tolen);
+/* shim_dgram.c: UDP sockets, one record per datagram in each ring */
+ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *m, int flags);
+ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *m, int flags);
+short shim_dg_ready(struct ssock *s, bool dead);
+/* A soft error not yet reported (taken: reported now), else 0. */
+int shim_dg_soft_err(struct ssock *s, bool take);
+int shim_dg_next_len(struct ssock *s); /* FIONREAD: the next datagram's size */
+/* SO_RCVBUF/SO_SNDBUF(FORCE) as a kernel UDP socket answers them: 1 when
+ * the option is not one of these (the daemon's), else 0 or -1 and errno */
+int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, socklen_t len);
+int shim_dg_getopt(struct ssock *s, int level, int name, void *val, socklen_t *len);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
 /* epoll registrations of fd go away with it */

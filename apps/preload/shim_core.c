@@ -342,6 +342,7 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
 	s->refs = 1;
 	s->id = rep->id;
 	s->family = family;
+	s->type = SOCK_STREAM;
 	s->shm = m;
 	pthread_mutex_init(&s->rx_lock, NULL);
 	pthread_mutex_init(&s->tx_lock, NULL);
@@ -363,6 +364,8 @@ short shim_ready(struct ssock *s)
 	struct skp_shm *m = s->shm;
 	uint32_t st = atomic_load_explicit(&m->state, memory_order_acquire);
 	bool dead = atomic_load(&ctl_dead);
+	if (s->type == SOCK_DGRAM)
+		return shim_dg_ready(s, dead);
 	short ev = 0;
 	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
 	    (st & (SKP_ST_EOF | SKP_ST_ERR | SKP_ST_ACCEPT)) || dead)

@@ -1,7 +1,7 @@
 /* shim_exec: exec keeps the skops sockets that are not close-on-exec, as the
  * kernel keeps its sockets. Before the exec the control connection (and the
  * kick eventfd) lose FD_CLOEXEC and SKOPS_EXEC describes them and each kept
- * socket ("ctl,kick;fd,id,family,nonblock,listening;..."); the socket's fd is
+ * socket ("ctl,kick;fd,id,family,nonblock,listening,type;..."); the socket's fd is
  * its eventfd and survives by itself. The shim in the new image (same pid,
  * same connection) asks skopsd for each socket's memfd again (MEMFD), maps
  * it, and ends with EXEC_DONE: skopsd then lets go of the sockets the new
@@ -62,8 +62,8 @@ static char *exec_state(int *ctl, int *kick)
 		int fl = s ? shim_real.fcntl(fd, F_GETFD) : -1;
 		if (fl < 0 || (fl & FD_CLOEXEC))
 			continue;
-		len += (size_t)snprintf(v + len, room - len, ";%d,%u,%d,%d,%d", fd, s->id,
-					s->family, (int)s->nonblock, (int)s->listening);
+		len += (size_t)snprintf(v + len, room - len, ";%d,%u,%d,%d,%d,%d", fd, s->id,
+					s->family, (int)s->nonblock, (int)s->listening, s->type);
 		n++;
 	}
 	shim_real.fcntl(*ctl, F_SETFD, 0);
@@ -165,9 +165,11 @@ void shim_exec_adopt(void)
 	struct ssock *seen[EXEC_MAX];
 	unsigned nseen = 0;
 	for (const char *p = v + off; *p == ';';) {
-		int fd, family, nb, lis, k = 0;
+		int fd, family, nb, lis, type, k = 0;
 		unsigned id;
-		if (sscanf(p, ";%d,%u,%d,%d,%d%n", &fd, &id, &family, &nb, &lis, &k) != 5 || !k)
+		if (sscanf(p, ";%d,%u,%d,%d,%d,%d%n", &fd, &id, &family, &nb, &lis, &type, &k) !=
+			6 ||
+		    !k)
 			break;
 		p += k;
 		struct ssock *s = NULL;
@@ -194,6 +196,7 @@ void shim_exec_adopt(void)
 			continue;
 		s->nonblock = nb;
 		s->listening = lis;
+		s->type = type;
 		shim_fd_set(fd, s);
 		if (nseen < EXEC_MAX)
 			seen[nseen++] = s;

@@ -196,12 +196,27 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 	return ret;
 }
 
+/* data calls on a datagram socket: one message, named or not */
+static ssize_t dg_recv_iov(int fd, struct ssock *s, const struct iovec *iov, int cnt, int flags)
+{
+	struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt};
+	return shim_dg_recv(fd, s, &m, flags);
+}
+
+static ssize_t dg_send_iov(int fd, struct ssock *s, const struct iovec *iov, int cnt, int flags)
+{
+	struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt};
+	return shim_dg_send(fd, s, &m, flags);
+}
+
 EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	struct ssock *s = shim_sock(fd);
 	if (!s)
 		return shim_real.read(fd, buf, len);
 	struct iovec v = {buf, len};
+	if (s->type == SOCK_DGRAM)
+		return dg_recv_iov(fd, s, &v, 1, 0);
 	return sk_recv(fd, s, &v, 1, 0);
 }
 
@@ -217,18 +232,24 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	if (!s)
 		return shim_real.write(fd, buf, len);
 	struct iovec v = {(void *)buf, len};
+	if (s->type == SOCK_DGRAM)
+		return dg_send_iov(fd, s, &v, 1, 0);
 	return sk_send(fd, s, &v, 1, 0);
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 	struct ssock *s = shim_sock(fd);
+	if (s && s->type == SOCK_DGRAM)
+		return dg_recv_iov(fd, s, iov, cnt, 0);
 	return s ? sk_recv(fd, s, iov, cnt, 0) : shim_real.readv(fd, iov, cnt);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	struct ssock *s = shim_sock(fd);
+	if (s && s->type == SOCK_DGRAM)
+		return dg_send_iov(fd, s, iov, cnt, 0);
 	return s ? sk_send(fd, s, iov, cnt, 0) : shim_real.writev(fd, iov, cnt);
 }
 
@@ -239,6 +260,16 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockadd
 	if (!s)
 		return shim_real.recvfrom(fd, buf, len, flags, from, fromlen);
 	struct iovec v = {buf, len};
+	if (s->type == SOCK_DGRAM) {
+		struct msghdr m = {.msg_iov = &v,
+				   .msg_iovlen = 1,
+				   .msg_name = fromlen ? from : NULL,
+				   .msg_namelen = fromlen ? *fromlen : 0};
+		ssize_t r = shim_dg_recv(fd, s, &m, flags);
+		if (r >= 0 && from && fromlen)
+			*fromlen = m.msg_namelen;
+		return r;
+	}
 	if (fromlen)
 		*fromlen = 0; /* a connected stream names no sender */
 	return sk_recv(fd, s, &v, 1, flags);
@@ -267,6 +298,8 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	struct ssock *s = shim_sock(fd);
 	if (!s)
 		return shim_real.recvmsg(fd, msg, flags);
+	if (s->type == SOCK_DGRAM)
+		return shim_dg_recv(fd, s, msg, flags);
 	msg->msg_namelen = 0;
 	msg->msg_controllen = 0;
 	msg->msg_flags = 0;
@@ -276,10 +309,18 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
 		      socklen_t tolen)
 {
+	/* an undecided datagram socket sending first goes where to is */
+	if (!shim_dg_decide(fd, to, tolen))
+		return -1;
 	struct ssock *s = shim_sock(fd);
 	if (!s)
 		return shim_real.sendto(fd, buf, len, flags, to, tolen);
 	struct iovec v = {(void *)buf, len};
+	if (s->type == SOCK_DGRAM) {
+		struct msghdr m = {
+		    .msg_iov = &v, .msg_iovlen = 1, .msg_name = (void *)to, .msg_namelen = tolen};
+		return shim_dg_send(fd, s, &m, flags);
+	}
 	return sk_send(fd, s, &v, 1, flags);
 }
 
@@ -290,9 +331,17 @@ EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
+	if (msg->msg_namelen && !shim_dg_decide(fd, msg->msg_name, msg->msg_namelen))
+		return -1;
 	struct ssock *s = shim_sock(fd);
 	if (!s)
 		return shim_real.sendmsg(fd, msg, flags);
+	if (s->type == SOCK_DGRAM) {
+		struct msghdr m = *msg;
+		if (!m.msg_namelen)
+			m.msg_name = NULL; /* as the kernel's copy_msghdr_from_user */
+		return shim_dg_send(fd, s, &m, flags);
+	}
 	return sk_send(fd, s, msg->msg_iov, (int)msg->msg_iovlen, flags);
 }
 
@@ -307,7 +356,8 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
 	if (r <= 0)
 		return r;
 	struct iovec v = {buf, (size_t)r};
-	ssize_t w = sk_send(out, s, &v, 1, 0);
+	ssize_t w =
+	    s->type == SOCK_DGRAM ? dg_send_iov(out, s, &v, 1, 0) : sk_send(out, s, &v, 1, 0);
 	if (w > 0 && off)
 		*off += w;
 	else if (w > 0 && w < r)
@@ -324,6 +374,9 @@ EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t count)
  * time; the first message's error is the call's, a later one ends the batch. */
 EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 {
+	if (n && v[0].msg_hdr.msg_namelen &&
+	    !shim_dg_decide(fd, v[0].msg_hdr.msg_name, v[0].msg_hdr.msg_namelen))
+		return -1;
 	struct ssock *s = shim_sock(fd);
 	if (!s) {
 		static int (*real)(int, struct mmsghdr *, unsigned int, int);
@@ -334,8 +387,12 @@ EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 	}
 	unsigned i;
 	for (i = 0; i < n; i++) {
-		ssize_t r = sk_send(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen,
-				    flags | (i ? MSG_DONTWAIT : 0));
+		struct msghdr m = v[i].msg_hdr;
+		if (!m.msg_namelen)
+			m.msg_name = NULL;
+		ssize_t r = s->type == SOCK_DGRAM ? shim_dg_send(fd, s, &m, flags)
+						  : sk_send(fd, s, m.msg_iov, (int)m.msg_iovlen,
+							    flags | (i ? MSG_DONTWAIT : 0));
 		if (r < 0)
 			return i ? (int)i : -1;
 		v[i].msg_len = (unsigned)r;
@@ -366,17 +423,32 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct
 		if (tmo->tv_sec || tmo->tv_nsec)
 			end = shim_now_ns() + tmo->tv_sec * 1000000000LL + tmo->tv_nsec;
 	}
+	/* do_recvmmsg takes a pending socket error (sock_error) before any
+	 * message: after a reset the call fails at once, and the bytes that
+	 * came before the reset are the next calls' (then EOF) */
+	if (!(flags & MSG_ERRQUEUE) && (atomic_load(&s->shm->state) & SKP_ST_ERR) &&
+	    !s->err_taken) {
+		if (s->type == SOCK_STREAM)
+			s->err_taken = true;
+		errno = atomic_load(&s->shm->err);
+		return -1;
+	}
 	unsigned i;
 	for (i = 0; i < n; i++) {
 		/* MSG_WAITFORONE: only the first waits */
 		int f = flags & ~MSG_WAITFORONE;
 		if (i && (flags & MSG_WAITFORONE))
 			f |= MSG_DONTWAIT;
-		v[i].msg_hdr.msg_namelen = 0;
-		v[i].msg_hdr.msg_controllen = 0;
-		v[i].msg_hdr.msg_flags = 0;
 		bool taken = s->err_taken;
-		ssize_t r = sk_recv(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen, f);
+		ssize_t r;
+		if (s->type == SOCK_DGRAM) {
+			r = shim_dg_recv(fd, s, &v[i].msg_hdr, f);
+		} else {
+			v[i].msg_hdr.msg_namelen = 0;
+			v[i].msg_hdr.msg_controllen = 0;
+			v[i].msg_hdr.msg_flags = 0;
+			r = sk_recv(fd, s, v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen, f);
+		}
 		if (r < 0) {
 			/* a connection error after some messages is the next
 			 * call's to report (Linux puts it back in sk_err) */
@@ -385,7 +457,7 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct
 			break;
 		}
 		v[i].msg_len = (unsigned)r;
-		if (r == 0) {
+		if (r == 0 && s->type == SOCK_STREAM) {
 			i++;
 			break; /* EOF ends the batch */
 		}

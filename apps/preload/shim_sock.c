@@ -1,7 +1,8 @@
-/* shim_sock: the socket calls. A new AF_INET/AF_INET6 stream socket is a
- * kernel socket until bind/connect/listen decide: loopback and addresses
- * skopsd does not route stay on the kernel; otherwise the daemon's eventfd
- * replaces it under the same fd number (dup3), so numbers never collide. */
+/* shim_sock: the socket calls. A new AF_INET/AF_INET6 stream or datagram
+ * socket is a kernel socket until bind/connect/listen (or a datagram
+ * socket's first addressed send) decide: loopback and addresses skopsd does
+ * not route stay on the kernel; otherwise the daemon's eventfd replaces it
+ * under the same fd number (dup3), so numbers never collide. */
 /* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
@@ -29,8 +30,10 @@ EXPORT int socket(int domain, int type, int protocol)
 	shim_init();
 	int fd = shim_real.socket(domain, type, protocol);
 	struct shim_fd *e = shim_fd(fd);
+	int t = type & 0xf;
 	if (fd < 0 || !e || (domain != AF_INET && domain != AF_INET6) ||
-	    (type & 0xf) != SOCK_STREAM || (protocol && protocol != IPPROTO_TCP))
+	    (t != SOCK_STREAM && t != SOCK_DGRAM) ||
+	    (protocol && protocol != (t == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP)))
 		return fd;
 	if (!shim_daemon()) {
 		const char *fb = getenv("SKOPS_FALLBACK");
@@ -42,8 +45,10 @@ EXPORT int socket(int domain, int type, int protocol)
 	}
 	shim_fd_release(fd); /* a stale entry of a number closed behind our back */
 	e->c = calloc(1, sizeof(*e->c));
-	if (e->c)
+	if (e->c) {
 		e->c->family = domain;
+		e->c->type = t;
+	}
 	return fd;
 }
 
@@ -62,7 +67,7 @@ static bool loopback(const struct sockaddr *sa, socklen_t len)
 /* The kernel socket of a candidate becomes a skops socket. */
 static struct ssock *to_skops(int fd, struct shim_fd *e)
 {
-	struct skp_req req = {.op = SKP_SOCKET, .a = e->c->family};
+	struct skp_req req = {.op = SKP_SOCKET, .a = e->c->family, .b = e->c->type};
 	struct skp_rep rep;
 	int fds[2], nfds;
 	int rc = shim_rpc(&req, &rep, fds, &nfds);
@@ -78,9 +83,14 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 		errno = ENOMEM;
 		return NULL;
 	}
+	s->type = e->c->type;
 	s->nonblock = shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK;
 	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
 	for (unsigned i = 0; i < e->c->nopts; i++) {
+		if (s->type == SOCK_DGRAM &&
+		    shim_dg_setopt(s, e->c->opts[i].level, e->c->opts[i].name, e->c->opts[i].val,
+				   e->c->opts[i].len) != 1)
+			continue;
 		struct skp_req o = {.op = SKP_SETSOCKOPT,
 				    .id = s->id,
 				    .a = e->c->opts[i].level,
@@ -141,10 +151,12 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 EXPORT int listen(int fd, int backlog)
 {
 	struct shim_fd *e = shim_fd(fd);
-	if (e && e->c && !to_skops(fd, e))
+	if (e && e->c && e->c->type == SOCK_STREAM && !to_skops(fd, e))
 		return -1;
 	if (!e || !e->s)
 		return shim_real.listen(fd, backlog);
+	if (e->s->type == SOCK_DGRAM)
+		return fail(EOPNOTSUPP);
 	struct skp_req req = {.op = SKP_LISTEN, .id = e->s->id, .a = backlog};
 	struct skp_rep rep;
 	int rc = shim_rpc(&req, &rep, NULL, NULL);
@@ -159,6 +171,8 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 	struct ssock *s = shim_sock(fd);
 	if (!s)
 		return shim_real.accept4(fd, sa, len, flags);
+	if (s->type == SOCK_DGRAM)
+		return fail(EOPNOTSUPP);
 	if (!s->listening)
 		return fail(EINVAL);
 	for (;;) {
@@ -204,21 +218,55 @@ EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
 	return accept4(fd, sa, len, 0);
 }
 
+/* A candidate's destination: loopback and what skopsd does not route stay
+ * on the kernel, the rest goes to skops. false when to_skops failed. */
+static bool decide_dest(int fd, struct shim_fd *e, const struct sockaddr *sa, socklen_t len)
+{
+	struct skp_req req = {.op = SKP_ROUTE};
+	struct skp_rep rep;
+	/* the stack's UDP has no dual stack: a v4-mapped peer is the kernel's */
+	bool mapped = e->c->type == SOCK_DGRAM && sa && sa->sa_family == AF_INET6 &&
+		      len >= sizeof(struct sockaddr_in6) &&
+		      IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	if (!sa || mapped || loopback(sa, len) || sa_req(&req, sa, len) ||
+	    shim_rpc(&req, &rep, NULL, NULL))
+		stay_kernel(e);
+	else if (!to_skops(fd, e))
+		return false;
+	return true;
+}
+
+bool shim_dg_decide(int fd, const struct sockaddr *to, socklen_t tolen)
+{
+	struct shim_fd *e = shim_fd(fd);
+	if (!e || !e->c || e->c->type != SOCK_DGRAM || !to)
+		return true;
+	return decide_dest(fd, e, to, tolen);
+}
+
+/* UDP connect sets (AF_UNSPEC: drops) the default peer at once. */
+static int dg_connect(struct ssock *s, const struct sockaddr *sa, socklen_t len)
+{
+	struct skp_req req = {.op = SKP_CONNECT, .id = s->id};
+	struct skp_rep rep;
+	int rc = sa_req(&req, sa, len);
+	if (!rc)
+		rc = shim_rpc(&req, &rep, NULL, NULL);
+	return rc ? fail(-rc) : 0;
+}
+
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct shim_fd *e = shim_fd(fd);
-	if (e && e->c) {
-		struct skp_req req = {.op = SKP_ROUTE};
-		struct skp_rep rep;
-		if (!sa || loopback(sa, len) || sa_req(&req, sa, len) ||
-		    shim_rpc(&req, &rep, NULL, NULL))
-			stay_kernel(e);
-		else if (!to_skops(fd, e))
-			return -1;
-	}
+	/* a datagram candidate's disconnect decides nothing */
+	bool unspec = sa && len >= sizeof(sa_family_t) && sa->sa_family == AF_UNSPEC;
+	if (e && e->c && !(e->c->type == SOCK_DGRAM && unspec) && !decide_dest(fd, e, sa, len))
+		return -1;
 	if (!e || !e->s)
 		return shim_real.connect(fd, sa, len);
 	struct ssock *s = e->s;
+	if (s->type == SOCK_DGRAM)
+		return dg_connect(s, sa, len);
 	uint32_t st = atomic_load(&s->shm->state);
 	if (st & SKP_ST_CONNECTED)
 		return fail(EISCONN);
@@ -266,6 +314,13 @@ EXPORT int shutdown(int fd, int how)
 	struct skp_rep rep;
 	shim_kick(); /* queued bytes go before the FIN */
 	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	/* UDP, Linux inet_shutdown: the socket is shut down even when it
+	 * answers ENOTCONN (unconnected) */
+	if (s->type == SOCK_DGRAM && (rc == 0 || rc == -ENOTCONN) && how >= SHUT_RD &&
+	    how <= SHUT_RDWR) {
+		s->shut_rd |= how != SHUT_WR;
+		s->shut_wr |= how != SHUT_RD;
+	}
 	return rc ? fail(-rc) : 0;
 }
 
@@ -296,6 +351,9 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t le
 	if (!e || !e->s)
 		return shim_real.setsockopt(fd, level, name, val, len);
 	struct ssock *s = e->s;
+	int drc = s->type == SOCK_DGRAM ? shim_dg_setopt(s, level, name, val, len) : 1;
+	if (drc != 1)
+		return drc;
 	if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) {
 		int ms = timeo_ms(val, len);
 		if (ms < 0)
@@ -327,9 +385,14 @@ EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	struct ssock *s = shim_sock(fd);
 	if (!s)
 		return shim_real.getsockopt(fd, level, name, val, len);
+	int drc = s->type == SOCK_DGRAM ? shim_dg_getopt(s, level, name, val, len) : 1;
+	if (drc != 1)
+		return drc;
 	if (level == SOL_SOCKET) {
 		switch (name) {
 		case SO_ERROR: {
+			if (s->type == SOCK_DGRAM && shim_dg_soft_err(s, false))
+				return put_int(val, len, shim_dg_soft_err(s, true));
 			int err = 0;
 			if ((atomic_load(&s->shm->state) & SKP_ST_ERR) && !s->err_taken) {
 				s->err_taken = true;
@@ -338,11 +401,11 @@ EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 			return put_int(val, len, err);
 		}
 		case SO_TYPE:
-			return put_int(val, len, SOCK_STREAM);
+			return put_int(val, len, s->type);
 		case SO_DOMAIN:
 			return put_int(val, len, s->family);
 		case SO_PROTOCOL:
-			return put_int(val, len, IPPROTO_TCP);
+			return put_int(val, len, s->type == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP);
 		case SO_ACCEPTCONN:
 			return put_int(val, len, s->listening);
 		case SO_RCVTIMEO:
@@ -487,6 +550,10 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	struct ssock *s = shim_sock(fd);
+	if (s && req == FIONREAD && s->type == SOCK_DGRAM) {
+		*(int *)arg = shim_dg_next_len(s);
+		return 0;
+	}
 	if (s && req == FIONREAD) {
 		uint32_t n = atomic_load(&s->shm->rx.head) - atomic_load(&s->shm->rx.tail);
 		*(int *)arg = (int)(n > SKP_RING_SIZE ? 0 : n);

@@ -198,6 +198,24 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	struct dsock *s = d->socks[id];
 	if (s->sd < 0) /* reset for a bad index: waits for the app's close */
 		return 0;
+	if (s->dgram) {
+		bool bad = false;
+		int work = dgram_pump(d, s, &bad);
+		if (bad) {
+			fprintf(stderr, "skopsd: pid %d: socket %u: bad datagram ring, closed\n",
+				(int)s->pid, id);
+			skops_close(d->st, s->sd);
+			s->sd = -1;
+			fail(s, ECONNRESET);
+		}
+		if (s->closing) {
+			if (s->sd >= 0)
+				skops_close(d->st, s->sd);
+			dsock_free(d, id);
+			return work + 1;
+		}
+		return work;
+	}
 	uint32_t ev = skops_events(d->st, s->sd);
 	int work = 0;
 	if (s->listening) {
@@ -279,6 +297,14 @@ static bool rx_unread(struct skopsd *d, struct dsock *s)
 void dsock_close(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
+	if (s->dgram) { /* what the app sent before the close still goes */
+		s->closing = true;
+		if (s->sd >= 0)
+			dsock_pump(d, id); /* frees it */
+		else
+			dsock_free(d, id);
+		return;
+	}
 	/* Linux tcp_close: SO_LINGER {1, 0}, or received data never read
 	 * (RFC 9293 §3.10.4, RFC 2525 §2.17), resets instead of a FIN */
 	if (s->sd >= 0 && !s->listening && s->started && (s->linger0 || rx_unread(d, s))) {

@@ -202,7 +202,7 @@ static void drain_start(struct skopsd *d)
 		struct dsock *s = d->socks[i];
 		if (!s)
 			continue;
-		if (s->listening || s->sd < 0)
+		if (s->listening || s->sd < 0 || s->dgram)
 			dsock_abort(d, i);
 		else if (!s->closing)
 			s->shut_wr_pending = true;

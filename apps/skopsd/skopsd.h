@@ -32,7 +32,9 @@ struct dsock {
 	bool started;			    /* connect called, or accepted */
 	bool listening, eof, err, closing, shut_wr_pending;
 	bool acc_ready;
-	bool linger0; /* SO_LINGER {1, 0}: the last close resets */
+	bool linger0;	      /* SO_LINGER {1, 0}: the last close resets */
+	bool dgram;	      /* UDP: records in the rings (dgram.c) */
+	uint64_t dgram_drops; /* datagrams the stack refused to send */
 	/* the ends as last seen, for the closing log line: a connection reset
 	 * in TIME_WAIT (the peer's answer to our ACK of its retransmitted FIN)
 	 * is CLOSED and has no peer name left */
@@ -81,6 +83,9 @@ void srv_expire_tickets(struct skopsd *d);
 /* sockopt.c: SO_LINGER and TCP_INFO here, the rest by the stack */
 int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r);
 int sockopt_get(struct skopsd *d, struct dsock *s, const struct skp_req *r, struct skp_rep *rep);
+
+/* dgram.c: a UDP socket's records between its rings and the stack */
+int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad);
 
 /* dsock.c */
 /* New shared memory and eventfd for sd; returns the id or -errno. */

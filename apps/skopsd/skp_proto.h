@@ -26,6 +26,7 @@
 #define SKP_ST_ACCEPT	 (1u << 3) /* listener: a connection waits to be accepted */
 #define SKP_ST_LISTEN	 (1u << 4)
 #define SKP_ST_WRCLOSED	 (1u << 5) /* our FIN was queued (shutdown SHUT_WR applied) */
+/* datagram sockets: SKP_ST_CONNECTED means a default peer (connect) */
 
 /* skp_shm.want: what the app waits for (OUT wakes it when tx space frees) */
 #define SKP_WANT_OUT (1u << 0)
@@ -44,15 +45,37 @@ struct skp_shm {
 	_Atomic int32_t err;	/* errno of the connection's failure */
 	_Atomic uint32_t want;	/* SKP_WANT_* */
 	_Atomic uint32_t rx_full;
-	uint8_t pad[44];
+	uint32_t mtu;		 /* datagram sockets: the link MTU (the daemon's) */
+	_Atomic uint32_t rcvbuf; /* datagram sockets: SO_RCVBUF as the app set it, 0: default */
+	/* datagram sockets: an error reported once (ECONNREFUSED after an
+	 * ICMP port unreachable): soft_err, then err_seq moves on; each
+	 * process reports a sequence number it has not seen */
+	_Atomic int32_t soft_err;
+	_Atomic uint32_t err_seq;
+	uint8_t pad[28];
 	struct skp_idx tx, rx;
 	uint8_t txbuf[SKP_RING_SIZE];
 	uint8_t rxbuf[SKP_RING_SIZE];
 };
 
+/* Datagram sockets carry records in both rings: this header, then len
+ * payload bytes, wrapping like any byte. A record is published whole (head
+ * moves past its end). tx: family 0 sends to the connected peer; rx: the
+ * source. The daemon drops a tx ring whose record claims more than
+ * SKP_DGRAM_MAX or more than was published (the socket fails, ECONNRESET). */
+struct skp_dgram {
+	uint32_t len;
+	uint16_t family; /* AF_INET, AF_INET6; 0 (tx): the connected peer */
+	uint16_t port;	 /* network order */
+	uint8_t addr[16];
+};
+#define SKP_DGRAM_MAX 65527u /* UDP over IPv6 (IPv4: 65507) */
+/* a datagram socket is writable while a largest record fits */
+#define SKP_DGRAM_ROOM (sizeof(struct skp_dgram) + SKP_DGRAM_MAX)
+
 enum skp_op {
 	SKP_HELLO = 1, /* data: requested cgroup path (may be empty) */
-	SKP_SOCKET,    /* a: family */
+	SKP_SOCKET,    /* a: family, b: SOCK_STREAM (0 too) or SOCK_DGRAM */
 	SKP_BIND,      /* data: sockaddr */
 	SKP_LISTEN,    /* a: backlog */
 	SKP_CONNECT,   /* data: sockaddr */
@@ -100,5 +123,8 @@ int skp_ring_used(uint32_t head, uint32_t tail);
 int skp_ring_check_tail(uint32_t head, uint32_t old_tail, uint32_t new_tail);
 /* The longest contiguous span from index idx of at most n bytes. */
 uint32_t skp_ring_span(uint32_t idx, uint32_t n);
+/* n bytes from/to the ring at index idx, wrapping */
+void skp_ring_read(const uint8_t *ring, uint32_t idx, void *dst, uint32_t n);
+void skp_ring_write(uint8_t *ring, uint32_t idx, const void *src, uint32_t n);
 
 #endif

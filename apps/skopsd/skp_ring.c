@@ -1,5 +1,6 @@
 /* skp_ring: the checks on indices read from the other side of a ring. */
 #include <errno.h>
+#include <string.h>
 
 #include "skp_proto.h"
 
@@ -23,4 +24,28 @@ uint32_t skp_ring_span(uint32_t idx, uint32_t n)
 	uint32_t off = idx & (SKP_RING_SIZE - 1);
 	uint32_t room = SKP_RING_SIZE - off;
 	return n < room ? n : room;
+}
+
+void skp_ring_read(const uint8_t *ring, uint32_t idx, void *dst, uint32_t n)
+{
+	uint8_t *p = dst;
+	while (n) {
+		uint32_t k = skp_ring_span(idx, n);
+		memcpy(p, ring + (idx & (SKP_RING_SIZE - 1)), k);
+		p += k;
+		idx += k;
+		n -= k;
+	}
+}
+
+void skp_ring_write(uint8_t *ring, uint32_t idx, const void *src, uint32_t n)
+{
+	const uint8_t *p = src;
+	while (n) {
+		uint32_t k = skp_ring_span(idx, n);
+		memcpy(ring + (idx & (SKP_RING_SIZE - 1)), p, k);
+		p += k;
+		idx += k;
+		n -= k;
+	}
 }

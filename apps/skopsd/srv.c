@@ -209,6 +209,56 @@ static int route(struct skopsd *d, const struct skp_req *r)
 	return -EAFNOSUPPORT;
 }
 
+/* UDP connect: AF_UNSPEC drops the default peer (and a port connect or
+ * sendto bound, Linux __udp_disconnect); a peer skopsd does not route is
+ * ENETUNREACH, as the kernel's route lookup at connect. */
+static int dgram_connect(struct skopsd *d, struct dsock *s, const struct skp_req *r)
+{
+	const struct sockaddr *sa = (const void *)r->data;
+	int rc;
+	if (sa_len(r) >= sizeof(sa_family_t) && sa->sa_family == AF_UNSPEC) {
+		rc = skops_connect(d->st, s->sd, sa, sa_len(r));
+		if (!rc)
+			atomic_fetch_and(&s->shm->state, ~SKP_ST_CONNECTED);
+		return rc;
+	}
+	rc = skops_connect(d->st, s->sd, sa, sa_len(r));
+	if (!rc && route(d, r)) {
+		struct sockaddr_in6 un = {.sin6_family = AF_UNSPEC};
+		skops_connect(d->st, s->sd, (struct sockaddr *)&un, sizeof(un));
+		return -ENETUNREACH;
+	}
+	if (!rc)
+		atomic_fetch_or(&s->shm->state, SKP_ST_CONNECTED);
+	return rc;
+}
+
+/* A connected UDP socket bound to the wildcard names the source address
+ * its route picks, as Linux's connect sets inet_saddr. */
+static void dgram_local(struct skopsd *d, struct dsock *s, struct skp_rep *rep)
+{
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+	uint8_t src[16];
+	uint32_t mtu;
+	if (!(atomic_load(&s->shm->state) & SKP_ST_CONNECTED) ||
+	    skops_getpeername(d->st, s->sd, (struct sockaddr *)&peer, &pl))
+		return;
+	if (peer.ss_family == AF_INET) {
+		struct sockaddr_in *l = (void *)rep->data;
+		if (l->sin_addr.s_addr == 0 &&
+		    !net_route(stack_net(d->st), AF_INET, &((struct sockaddr_in *)&peer)->sin_addr,
+			       src, &mtu))
+			memcpy(&l->sin_addr, src, 4);
+	} else if (peer.ss_family == AF_INET6) {
+		struct sockaddr_in6 *l = (void *)rep->data;
+		if (IN6_IS_ADDR_UNSPECIFIED(&l->sin6_addr) &&
+		    !net_route(stack_net(d->st), AF_INET6,
+			       &((struct sockaddr_in6 *)&peer)->sin6_addr, src, &mtu))
+			memcpy(&l->sin6_addr, src, 16);
+	}
+}
+
 /* fork: the ticket holds every socket of the parent, so a close in the
  * parent before the child claims them (accept, fork, close: the classic
  * server) does not close what the child inherited, as the kernel's file
@@ -308,19 +358,26 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		nfds = rc ? 0 : 1;
 		break;
 	}
-	case SKP_SOCKET:
-		rc = skops_socket(d->st, r->a, SOCK_STREAM);
+	case SKP_SOCKET: {
+		bool dg = r->b == SOCK_DGRAM;
+		rc = skops_socket(d->st, r->a, dg ? SOCK_DGRAM : SOCK_STREAM);
 		if (rc >= 0) {
 			int sd = rc;
-			rc = skops_set_cgroup(d->st, sd, cl->cgroup);
+			rc = dg ? 0 : skops_set_cgroup(d->st, sd, cl->cgroup);
 			if (!rc)
 				rc = new_sock(d, cl, sd, &rep, fds);
-			if (rc)
+			if (rc) {
 				skops_close(d->st, sd);
-			else
+			} else {
 				nfds = 2;
+				struct dsock *n = d->socks[rep.id];
+				uint8_t mac[6];
+				n->dgram = dg;
+				net_link(stack_net(d->st), mac, &n->shm->mtu);
+			}
 		}
 		break;
+	}
 	case SKP_BIND:
 		rc = skops_bind(d->st, s->sd, (const void *)r->data, sa_len(r));
 		break;
@@ -332,6 +389,10 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		}
 		break;
 	case SKP_CONNECT:
+		if (s->dgram) {
+			rc = dgram_connect(d, s, r);
+			break;
+		}
 		rc = skops_connect(d->st, s->sd, (const void *)r->data, sa_len(r));
 		s->started = !rc || rc == -EINPROGRESS;
 		break;
@@ -356,6 +417,10 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		break;
 	}
 	case SKP_SHUTDOWN:
+		if (s->dgram) {
+			rc = skops_shutdown(d->st, s->sd, r->a);
+			break;
+		}
 		rc = 0;
 		if (r->a == SHUT_RD || r->a == SHUT_RDWR)
 			rc = skops_shutdown(d->st, s->sd, SHUT_RD);
@@ -405,6 +470,8 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		rc = (r->op == SKP_GETSOCKNAME ? skops_getsockname : skops_getpeername)(
 		    d->st, s->sd, (void *)rep.data, &l);
 		rep.len = l;
+		if (!rc && s->dgram && r->op == SKP_GETSOCKNAME)
+			dgram_local(d, s, &rep);
 		break;
 	}
 	case SKP_ROUTE:

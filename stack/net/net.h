@@ -188,6 +188,9 @@ uint16_t net_udp_port(const struct net_udp_sock *s);
 int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
 		   uint8_t family, const void *dst, uint16_t dport);
 void net_udp_close(struct net *n, struct net_udp_sock *s);
+/* ICMP/ICMPv6 errors quoting a datagram s sent (RFC 1122 §4.1.3.3: UDP hands
+ * them to the application layer); fn NULL ignores them. */
+void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn);
 
 /* ---- addresses in text ------------------------------------------------- */
 

@@ -72,6 +72,7 @@ struct net_udp_sock {
 	uint16_t port;
 	net_udp_fn fn;
 	void *arg;
+	net_icmp_fn err_fn; /* called with arg */
 };
 
 struct net {
@@ -157,6 +158,8 @@ int net_icmp6_send(struct net *n, const uint8_t src[16], const uint8_t dst[16], 
 
 /* net_udp.c: m at the UDP header, checksum verified; hdr_len is the IP header
  * length still in front of m (for port unreachable). */
+/* An ICMP error quoting a UDP datagram: to the socket that sent it. */
+void net_udp_icmp(struct net *n, const struct net_icmp_err *e);
 void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta,
 		   uint16_t ip_hdr_len);
 

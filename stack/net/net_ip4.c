@@ -108,6 +108,8 @@ static void icmp4_err_in(struct net *n, const struct icmp_repr *r)
 	}
 	if (in.proto == IPPROTO_TCP && n->icmp_fn)
 		n->icmp_fn(n->icmp_arg, &e);
+	else if (in.proto == IPPROTO_UDP)
+		net_udp_icmp(n, &e);
 	return;
 bad:
 	n->st.icmp_bad++;

@@ -118,6 +118,8 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 	}
 	if (nh == IPPROTO_TCP && n->icmp_fn)
 		n->icmp_fn(n->icmp_arg, &e);
+	else if (nh == IPPROTO_UDP)
+		net_udp_icmp(n, &e);
 }
 
 static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip)

@@ -85,6 +85,19 @@ int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port,
 	return 0;
 }
 
+void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)
+{
+	s->err_fn = fn;
+}
+
+/* The quoted datagram's source is ours: its socket hears of the error. */
+void net_udp_icmp(struct net *n, const struct net_icmp_err *e)
+{
+	struct net_udp_sock *s = udp_lookup(n, e->inner.family, &e->inner.src, wire_get16(e->l4));
+	if (s && s->err_fn)
+		s->err_fn(s->arg, e);
+}
+
 uint16_t net_udp_port(const struct net_udp_sock *s)
 {
 	return s->port;

@@ -3,9 +3,12 @@
  * stacks where the application side is a dsock whose shared memory the
  * test writes as an app would, honest first, then with indices out of
  * range: the daemon must reset that connection (the peer sees the reset)
- * and never read or write outside the rings. */
+ * and never read or write outside the rings. Datagram sockets: records
+ * (struct skp_dgram) both ways, and hostile ones fail the socket before a
+ * byte of them is used. */
 #include <check.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 
 #include "../../sim/sim_harness.h"
@@ -166,6 +169,99 @@ START_TEST(rx_tail_out_of_range_resets)
 }
 END_TEST
 
+/* ---- datagram sockets: records in the rings ---- */
+
+static int ub; /* stack b's UDP socket, port 7100 */
+
+static void setup_dgram(void)
+{
+	ck_assert_int_eq(sim_create(&S, "skp", 7, NULL, 16, 0, false), 0);
+	memset(&D, 0, sizeof(D));
+	D.st = S.a;
+	ub = skops_socket(S.b, AF_INET, SOCK_DGRAM);
+	struct sockaddr_in sin = sim_sin(S.b4, 7100);
+	ck_assert_int_eq(skops_bind(S.b, ub, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	int sd = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+	int memfd;
+	int rc = dsock_create(&D, &CL, sd, &memfd);
+	ck_assert_int_gt(rc, 0);
+	id = (unsigned)rc;
+	close(memfd);
+	D.socks[id]->dgram = true;
+}
+
+/* The app publishes one record to b's port 7100, as the shim does; hdr
+ * overrides what the header claims when not NULL. */
+static void app_dgram(struct skp_shm *m, const char *data, uint32_t n, const struct skp_dgram *hdr)
+{
+	struct skp_dgram h = {.len = n, .family = AF_INET, .port = htons(7100)};
+	memcpy(h.addr, &S.b4, 4);
+	if (hdr)
+		h = *hdr;
+	uint32_t head = atomic_load(&m->tx.head);
+	skp_ring_write(m->txbuf, head, &h, sizeof(h));
+	skp_ring_write(m->txbuf, head + sizeof(h), data, n);
+	atomic_store(&m->tx.head, head + (uint32_t)sizeof(h) + n);
+}
+
+START_TEST(dgram_records_both_ways)
+{
+	struct skp_shm *m = D.socks[id]->shm;
+	app_dgram(m, "hello", 5, NULL);
+	app_dgram(m, "", 0, NULL); /* an empty datagram is one too */
+	run_ms(50);
+	char b[64];
+	struct sockaddr_in from;
+	socklen_t fl = sizeof(from);
+	ck_assert_int_eq(skops_recvfrom(S.b, ub, b, sizeof(b), 0, (void *)&from, &fl), 5);
+	ck_assert_mem_eq(b, "hello", 5);
+	ck_assert_int_eq(skops_recvfrom(S.b, ub, b, sizeof(b), 0, NULL, NULL), 0);
+	ck_assert_uint_eq(atomic_load(&m->tx.tail), 2 * sizeof(struct skp_dgram) + 5);
+	/* the answer comes back as one record naming its source */
+	ck_assert_int_eq(skops_sendto(S.b, ub, "world!", 6, 0, (void *)&from, fl), 6);
+	run_ms(50);
+	struct skp_dgram h;
+	ck_assert_uint_eq(atomic_load(&m->rx.head), sizeof(h) + 6);
+	skp_ring_read(m->rxbuf, 0, &h, sizeof(h));
+	ck_assert_uint_eq(h.len, 6);
+	ck_assert_uint_eq(h.family, AF_INET);
+	ck_assert_uint_eq(ntohs(h.port), 7100);
+	ck_assert_mem_eq(h.addr, &S.b4, 4);
+	ck_assert_mem_eq(m->rxbuf + sizeof(h), "world!", 6);
+	ck_assert(!(atomic_load(&m->state) & SKP_ST_ERR));
+}
+END_TEST
+
+/* 0: a length over SKP_DGRAM_MAX; 1: more than was published; 2: a family
+ * that is none; 3: a head past the ring */
+START_TEST(dgram_hostile_record_fails)
+{
+	struct skp_shm *m = D.socks[id]->shm;
+	app_dgram(m, "ok", 2, NULL);
+	run_ms(20);
+	uint32_t tail = atomic_load(&m->tx.tail);
+	ck_assert_uint_eq(tail, sizeof(struct skp_dgram) + 2);
+	struct skp_dgram h = {.len = 4, .family = AF_INET, .port = htons(7100)};
+	memcpy(h.addr, &S.b4, 4);
+	if (_i == 0)
+		h.len = SKP_DGRAM_MAX + 1;
+	if (_i == 2)
+		h.family = AF_UNIX;
+	app_dgram(m, "evil", 4, &h);
+	if (_i == 1) /* the header claims 4, the head covers 3 */
+		atomic_store(&m->tx.head, atomic_load(&m->tx.head) - 1);
+	if (_i == 3)
+		atomic_store(&m->tx.head, tail + SKP_RING_SIZE + 1);
+	run_ms(50);
+	ck_assert(atomic_load(&m->state) & SKP_ST_ERR);
+	ck_assert_int_eq(atomic_load(&m->err), ECONNRESET);
+	ck_assert_uint_eq(atomic_load(&m->tx.tail), tail); /* nothing of it was used */
+	char b[64];
+	ck_assert_int_eq(skops_recvfrom(S.b, ub, b, sizeof(b), 0, NULL, NULL), 2);
+	ck_assert_int_eq(skops_recvfrom(S.b, ub, b, sizeof(b), 0, NULL, NULL), -EAGAIN);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("skp_ring");
@@ -178,6 +274,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, honest_app_moves_data);
 	tcase_add_loop_test(tc, tx_head_past_ring_resets, 0, 3);
 	tcase_add_loop_test(tc, rx_tail_out_of_range_resets, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("dgram");
+	tcase_add_checked_fixture(tc, setup_dgram, teardown);
+	tcase_add_test(tc, dgram_records_both_ways);
+	tcase_add_loop_test(tc, dgram_hostile_record_fails, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

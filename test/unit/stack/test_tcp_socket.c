@@ -141,6 +141,38 @@ START_TEST(udp_datagrams)
 }
 END_TEST
 
+/* An ICMP port unreachable reaches a connected UDP socket whose peer it
+ * names, as SO_ERROR ECONNREFUSED read once (Linux __udp4_lib_err without
+ * IP_RECVERR); a datagram to another port, or an unconnected socket, gets
+ * nothing. */
+START_TEST(udp_port_unreachable)
+{
+	int v = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+	struct sockaddr_in to = sim_sin(S.b4, 5999), other = sim_sin(S.b4, 5998);
+	int e = -1;
+	socklen_t l = sizeof(e);
+	/* unconnected: the ICMP is dropped */
+	ck_assert_int_eq(skops_sendto(S.a, v, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)), 1);
+	run_ms(50);
+	ck_assert(!(skops_events(S.a, v) & SKOPS_EV_ERR));
+	ck_assert_int_eq(skops_connect(S.a, v, (struct sockaddr *)&to, sizeof(to)), 0);
+	/* connected, but the datagram went to another port */
+	ck_assert_int_eq(skops_sendto(S.a, v, "x", 1, 0, (struct sockaddr *)&other, sizeof(other)),
+			 1);
+	run_ms(50);
+	ck_assert(!(skops_events(S.a, v) & SKOPS_EV_ERR));
+	ck_assert_int_eq(skops_send(S.a, v, "x", 1, 0), 1);
+	run_ms(50);
+	ck_assert(skops_events(S.a, v) & SKOPS_EV_ERR);
+	ck_assert_int_eq(skops_getsockopt(S.a, v, SOL_SOCKET, SO_ERROR, &e, &l), 0);
+	ck_assert_int_eq(e, ECONNREFUSED);
+	ck_assert_int_eq(skops_getsockopt(S.a, v, SOL_SOCKET, SO_ERROR, &e, &l), 0);
+	ck_assert_int_eq(e, 0);
+	ck_assert(!(skops_events(S.a, v) & SKOPS_EV_ERR));
+	skops_close(S.a, v);
+}
+END_TEST
+
 /* UDP readiness reaches the callbacks of the sockets that received, once a
  * datagram burst, from the stack's list of them (a scan of every socket
  * slot each poll cost half a busy-polling skperf); a closed socket is not
@@ -229,6 +261,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, refused_connect_sets_so_error);
 	tcase_add_test(tc, udp_datagrams);
 	tcase_add_test(tc, udp_callbacks);
+	tcase_add_test(tc, udp_port_unreachable);
 	tcase_add_test(tc, bad_arguments);
 	suite_add_tcase(s, tc);
 	return s;
