@@ -164,11 +164,12 @@ def plot_progs(figs, prefix):
                     f"{by.get(f'crr64_progs_{n}_interp', 'NaN')}\n")
     kern = [x["median"] for x in figs if x["config"] == BASELINE and x["figure"] == "crr64"]
     ref = f', {kern[0]} title "kernel (veth)" dashtype 2' if kern else ""
+    interp = any(k.endswith("_interp") for k in by)
     return gnuplot(prefix, "crr-progs", 'set xlabel "sock_ops programs attached (each end)"; '
                    'set ylabel "connections/s"; set yrange [0:*]; set key bottom left; '
                    'set title "CRR rate, skperf over memif"; '
-                   f'plot "{dat}" using 1:2 with linespoints title "JIT", '
-                   f'"" using 1:3 with linespoints title "interpreter"' + ref)
+                   f'plot "{dat}" using 1:2 with linespoints title "JIT"' +
+                   (', "" using 1:3 with linespoints title "interpreter"' if interp else "") + ref)
 
 
 def plot_conns(figs, prefix):

@@ -16,8 +16,9 @@
 # baseline of the same run. Writes bench-results/bench-DATE.json, .md and
 # PNG plots (OUT=DIR to change) and prints the Markdown table. Root.
 # --quick (the test command's test_bench_quick, < 60 s on an idle machine):
-# one run of 1 s a figure, one flow count, one loss rate, CRR with 8
-# programs only, 10k connections; every tool and plot still runs.
+# one run of 1 s a figure, one flow count, one loss rate, CRR with 8 JIT
+# programs only (test_skperf runs --no-jit), 10k connections; every tool
+# and plot still runs.
 set -uo pipefail
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1 && shift
@@ -39,6 +40,7 @@ REPS=${REPS:-$([ $QUICK = 1 ] && echo 1 || echo 3)}
 FLOWS=$([ $QUICK = 1 ] && echo 1 || echo "1 4")
 LOSS=$([ $QUICK = 1 ] && echo 50 || echo "10 50") # per mille
 PROGS=$([ $QUICK = 1 ] && echo 8 || echo "1 8")
+MODES=$([ $QUICK = 1 ] && echo jit || echo "jit interp") # test_skperf runs --no-jit
 CONNS=$([ $QUICK = 1 ] && echo 10000 || echo "10000 100000")
 OUT=${OUT:-$ROOT/bench-results}
 mkdir -p "$OUT"
@@ -271,7 +273,7 @@ skops_skops() {
 		mm_stop
 		# hook overhead: the same program attached N times on both ends
 		for n in $PROGS; do
-			for mode in jit interp; do
+			for mode in $MODES; do
 				local so="" k=${n}_$mode
 				for ((i = 0; i < n; i++)); do so="$so --sockops $OPC"; done
 				[ $mode = interp ] && so="$so --no-jit"
@@ -291,7 +293,7 @@ skops_skops() {
 	record_rr skops_skops_memif
 	record skops_skops_memif crr64 per_s "${crr[@]}"
 	for n in $PROGS; do
-		for mode in jit interp; do
+		for mode in $MODES; do
 			record skops_skops_memif "crr64_progs_${n}_$mode" per_s ${hk[crr_${n}_$mode]}
 			record skops_skops_memif "rr64_p50_progs_${n}_$mode" us ${hk[rr_${n}_$mode]:-}
 		done
