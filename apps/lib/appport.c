@@ -73,12 +73,19 @@ int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char 
 		   const char *cg, uint32_t flags, bool strict, const char *name, char *err,
 		   size_t elen)
 {
+	return appport_attach_jit(reg, tree, obj_path, cg, flags, strict, true, name, err, elen);
+}
+
+int appport_attach_jit(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
+		       const char *cg, uint32_t flags, bool strict, bool jit, const char *name,
+		       char *err, size_t elen)
+{
 	char lb[8192] = "";
 	struct bpfvm_log log = {.level = 1, .buf = lb, .size = sizeof(lb)};
 	struct bpfvm_obj *obj = NULL;
 	struct bpfvm_prog *prog = NULL;
 	struct bpfvm_load_opts o = {
-	    .type = &hooks_sock_ops_type, .name = name, .strict = strict, .jit = true, .log = &log};
+	    .type = &hooks_sock_ops_type, .name = name, .strict = strict, .jit = jit, .log = &log};
 	int rc = bpfvm_obj_open(reg, obj_path, NULL, 0, &log, &obj);
 	if (!rc)
 		rc = bpfvm_obj_load_prog(obj, NULL, &o, &prog);

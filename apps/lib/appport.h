@@ -35,6 +35,11 @@ int appport_set(struct appport *p, const char *key, const char *val, char *err, 
 int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
 		   const char *cg, uint32_t flags, bool strict, const char *name, char *err,
 		   size_t elen);
+/* The same; jit false runs the program in the interpreter (what a JIT
+ * saves is measured against it: skperf --no-jit). */
+int appport_attach_jit(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
+		       const char *cg, uint32_t flags, bool strict, bool jit, const char *name,
+		       char *err, size_t elen);
 
 /* ss as fam's sockaddr for addr (4 or 16 bytes; NULL: the wildcard) and
  * port; returns its length. */

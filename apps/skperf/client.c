@@ -123,9 +123,9 @@ static int run(struct sp_test *t)
 		if (t->err[0])
 			return -EIO;
 		int8_t st;
-		if ((rc = sp_ctl_state_poll(t, &st)) < 0)
+		if (t->ctrl >= 0 && (rc = sp_ctl_state_poll(t, &st)) < 0)
 			return rc;
-		if (rc == 1)
+		if (t->ctrl >= 0 && rc == 1)
 			return unexpected(t, st, SP_TEST_END);
 		if (sp_quit) {
 			snprintf(t->err, sizeof(t->err), "interrupted");
@@ -160,6 +160,42 @@ static int finish_transactions(struct sp_test *t)
 			return rc;
 	}
 	sp_crr_client_stop(t);
+	return 0;
+}
+
+/* --plain: the transactions go straight to an echo server (the kernel's
+ * is test/bench/krr -s), without the control connection; the report is
+ * this end's alone. */
+static int plain_test(struct sp_test *t)
+{
+	unsigned n = t->mode == SP_RR ? t->parallel : 0;
+	uint16_t cport = t->app->o.cport;
+	for (unsigned i = 0; i < n; i++) {
+		struct sp_stream *s = &t->s[t->ns];
+		memset(s, 0, sizeof(*s));
+		int rc = open_conn(t, cport ? (uint16_t)(cport + i) : 0, &s->sd);
+		if (rc)
+			return rc;
+		t->ns++;
+		s->id = i ? (int)i + 2 : 1;
+		s->sender = true;
+	}
+	sp_test_begin(t);
+	sp_report_start(t);
+	int rc = run(t);
+	if (rc)
+		return rc;
+	sp_interval_tick(t, true);
+	if ((rc = finish_transactions(t)))
+		return rc;
+	if (!t->nrtt) {
+		snprintf(t->err, sizeof(t->err), "--plain: no response in %.1f s",
+			 sp_secs(t->t_end - t->t_start));
+		return -EPROTO;
+	}
+	sp_cpu_mark(t, true);
+	sp_streams_snapshot(t);
+	sp_report_end(t);
 	return 0;
 }
 
@@ -255,7 +291,7 @@ int sp_client_run(struct sp_app *a)
 	}
 	if (!o->json)
 		printf("Connecting to host %s, port %u\n", o->host, o->port);
-	int rc = client_test(&t);
+	int rc = o->plain ? plain_test(&t) : client_test(&t);
 	if (rc)
 		fprintf(stderr, "skperf: %s\n", t.err[0] ? t.err : strerror(-rc));
 	/* let the last segments (IPERF_DONE, FINs) be acknowledged */

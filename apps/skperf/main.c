@@ -44,7 +44,10 @@ static void usage(const char *why)
 		"  -l LEN[KMG] (128K) -P STREAMS -R --bidir -J -i SECONDS (1, 0 none)\n"
 		"  -C ALGO -w SIZE[KMG] -M MSS -N --cport PORT\n"
 		"skperf only (both ends skperf): --rr SIZE (request/response latency)\n"
-		"  --crr[=SIZE] (connect, request, response, close; SIZE 64)\n");
+		"  --crr[=SIZE] (connect, request, response, close; SIZE 64)\n"
+		"  --plain: no control connection, for --rr/--crr against a plain echo\n"
+		"  server (test/bench/krr -s) and, with -s, a plain echo server until killed\n"
+		"  --no-jit: run --sockops programs in the interpreter\n");
 	exit(2);
 }
 
@@ -171,6 +174,8 @@ enum {
 	O_CPORT,
 	O_RR,
 	O_CRR,
+	O_PLAIN,
+	O_NOJIT,
 };
 
 static void parse_args(struct sp_opts *o, int argc, char **argv)
@@ -191,6 +196,8 @@ static void parse_args(struct sp_opts *o, int argc, char **argv)
 	    {"cport", required_argument, NULL, O_CPORT},
 	    {"rr", required_argument, NULL, O_RR},
 	    {"crr", optional_argument, NULL, O_CRR},
+	    {"plain", no_argument, NULL, O_PLAIN},
+	    {"no-jit", no_argument, NULL, O_NOJIT},
 	    {"server", no_argument, NULL, 's'},
 	    {"client", required_argument, NULL, 'c'},
 	    {"port", required_argument, NULL, 'p'},
@@ -287,6 +294,12 @@ static void parse_args(struct sp_opts *o, int argc, char **argv)
 			o->crr_size =
 			    optarg ? (uint32_t)need_size("--crr", optarg, 1, 1u << 20) : 64;
 			break;
+		case O_PLAIN:
+			o->plain = true;
+			break;
+		case O_NOJIT:
+			o->no_jit = true;
+			break;
 		case O_CONFIG:
 			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
 				die("%s", err);
@@ -322,6 +335,8 @@ static void parse_args(struct sp_opts *o, int argc, char **argv)
 		usage("--crr: -P at most 64 transactions in flight");
 	if ((o->bytes || o->blocks) && !time_set)
 		o->time_s = 0;
+	if (o->plain && client && !o->rr_size && !o->crr)
+		usage("--plain: the client runs --rr or --crr");
 	if (o->server && (client || o->reverse || o->bidir || o->rr_size || o->crr))
 		usage("test options belong to the client");
 }
@@ -448,8 +463,8 @@ static void load_sockops(struct sp_app *a)
 		die("sockops runtime: %s", strerror(-rc));
 	static char err[10240];
 	for (unsigned i = 0; i < o->nsockops; i++)
-		if (appport_attach(a->reg, a->tree, o->sockops[i], o->cgroup, CG_F_ALLOW_MULTI,
-				   o->strict, "skperf", err, sizeof(err)))
+		if (appport_attach_jit(a->reg, a->tree, o->sockops[i], o->cgroup, CG_F_ALLOW_MULTI,
+				       o->strict, !o->no_jit, "skperf", err, sizeof(err)))
 			die("--sockops %s", err);
 	/* stats: the end report gives each program's run count and time */
 	struct hooks_config hc = {.tree = a->tree, .reg = a->reg, .lcore = 0, .stats = true};
@@ -495,7 +510,9 @@ int main(int argc, char **argv)
 	/* the port is up once its first polls ran: tests wait for this line */
 	fprintf(stderr, "skperf: port ready\n");
 
-	int status = a.o.server ? sp_server_run(&a) : sp_client_run(&a);
+	int status = a.o.server && a.o.plain ? sp_echo_server_run(&a)
+		     : a.o.server	     ? sp_server_run(&a)
+					     : sp_client_run(&a);
 
 	for (int i = 0; i < 100; i++)
 		stack_poll(a.st);

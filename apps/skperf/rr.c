@@ -314,6 +314,24 @@ void sp_rtt_emit(struct sp_test *t, struct sp_jw *w)
 		sum += (double)t->rtt_ns[i];
 	sp_jw_num(w, "mean", t->nrtt ? sum / (double)t->nrtt / 1e3 : 0);
 	sp_jw_end_obj(w);
+	/* the distribution for plots: the latency at each percentile p */
+	static const double tail[] = {99.5, 99.9, 99.99, 100};
+	double ps[104];
+	unsigned np = 0;
+	for (unsigned p = 0; p < 100; p++)
+		ps[np++] = p;
+	for (unsigned i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
+		ps[np++] = tail[i];
+	sp_jw_obj(w, "cdf");
+	sp_jw_arr(w, "p");
+	for (unsigned i = 0; t->nrtt && i < np; i++)
+		sp_jw_num(w, NULL, ps[i]);
+	sp_jw_end_arr(w);
+	sp_jw_arr(w, "us");
+	for (unsigned i = 0; t->nrtt && i < np; i++)
+		sp_jw_num(w, NULL, pct(t, ps[i]));
+	sp_jw_end_arr(w);
+	sp_jw_end_obj(w);
 	uint64_t h[SP_HIST];
 	hist(t, h);
 	sp_jw_arr(w, "histogram");

@@ -278,3 +278,38 @@ int sp_server_run(struct sp_app *a)
 			skops_close(a->st, lsd[f]);
 	return sp_quit && !a->o.once ? 0 : status;
 }
+
+int sp_echo_server_run(struct sp_app *a)
+{
+	int lsd[2];
+	if (open_listeners(a, lsd))
+		return 1;
+	if (!a->o.json)
+		printf("Echo server on %u (skops, --plain)\n", a->o.port);
+	static struct sp_test t;
+	sp_test_init(&t, a, true);
+	t.nodelay = true; /* as krr -s: each response leaves at once */
+	int status = 0;
+	while (!sp_quit) {
+		sp_pump(a);
+		int sd;
+		while ((sd = accept_any(a, lsd)) >= 0) {
+			/* a benchmark is under way: busy-poll from now on */
+			a->busy = true;
+			if (sp_sock_opts(&t, sd, false) || sp_echo_add(&t, sd))
+				skops_close(a->st, sd);
+		}
+		if (sd != -EAGAIN) {
+			fprintf(stderr, "skperf: accept: %s\n", strerror(-sd));
+			status = 1;
+			break;
+		}
+		sp_echo_service(&t);
+	}
+	fprintf(stderr, "skperf: echoed %llu connections\n", (unsigned long long)t.crr_done);
+	sp_test_fini(&t);
+	for (int f = 0; f < 2; f++)
+		if (lsd[f] >= 0)
+			skops_close(a->st, lsd[f]);
+	return status;
+}

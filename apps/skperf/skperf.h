@@ -58,6 +58,8 @@ struct sp_opts {
 	uint32_t rr_size;  /* --rr SIZE */
 	uint32_t crr_size; /* --crr [SIZE]: request and response size */
 	bool crr;
+	bool plain;  /* --plain: no iperf3 control connection */
+	bool no_jit; /* --no-jit */
 	const char *sockops[SP_MAX_SOCKOPS];
 	unsigned nsockops;
 	const char *cgroup;
@@ -217,5 +219,7 @@ void sp_report_end(struct sp_test *t);
 /* server.c, client.c */
 int sp_server_run(struct sp_app *a);
 int sp_client_run(struct sp_app *a);
+/* skperf -s --plain: echoes every connection until killed */
+int sp_echo_server_run(struct sp_app *a);
 
 #endif

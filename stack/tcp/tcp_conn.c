@@ -173,6 +173,7 @@ void tcp_destroy(struct tcp *tcp)
 		if (tcb->tcp)
 			release(tcp, tcb);
 	}
+	ring_cache_free(tcp);
 	free(tcp->pool);
 	free(tcp->ht);
 	free(tcp->cookie_req);
@@ -301,10 +302,10 @@ void tcp_enter_time_wait(struct tcp *tcp, struct tcb *tcb)
 	tcb->state = TCP_TIME_WAIT;
 	tcp_timers_clear_all(tcp, tcb);
 	ring_drop(&tcb->snd, tcb->snd.len);
-	ring_release(&tcb->snd);
+	ring_release(tcp, &tcb->snd, false);
 	if (tcb->flags & TCB_F_ORPHAN) {
 		ring_drop(&tcb->rcv, tcb->rcv.len);
-		ring_release(&tcb->rcv);
+		ring_release(tcp, &tcb->rcv, false);
 	}
 	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * CLK_NS_PER_MS);
 	tcp_mark_event(tcp, tcb);

@@ -65,7 +65,7 @@ static void apply(struct tcp *tcp, struct tcb *tcb, uint8_t what)
 		/* A failure leaves the ring as it is: data_input grows it (or
 		 * drops the segment) when data comes. */
 		if (tcb->rcv.cap && tcb->rcv.cap < tcb->rcvbuf)
-			(void)ring_reserve(&tcb->rcv, tcb->rcvbuf);
+			(void)ring_reserve(tcp, &tcb->rcv, tcb->rcvbuf);
 	}
 	if ((what & TCB_P_MSS) && tcb->state >= TCP_ESTABLISHED && tcb->state != TCP_TIME_WAIT)
 		tcp_update_mss(tcp, tcb, 0);

@@ -423,7 +423,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 {
 	if (s->len == 0)
 		return;
-	if (ring_reserve(&tcb->rcv, tcb->rcvbuf) < 0) {
+	if (ring_reserve(tcp, &tcb->rcv, tcb->rcvbuf) < 0) {
 		s->len = 0;
 		s->flags &= (uint8_t)~TCP_FIN;
 		return;
@@ -609,7 +609,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			data = tcb->snd.len;
 		ring_drop(&tcb->snd, data);
 		if (tcb->snd.len == 0)
-			ring_release(&tcb->snd);
+			ring_release(tcp, &tcb->snd, false);
 		tcb->bytes_acked += data;
 		int32_t rtt_us = ack_rtt_us(tcp, tcb, h);
 		if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {

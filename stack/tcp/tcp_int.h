@@ -14,6 +14,9 @@
 #define TCP_EPH_LO	32768u /* Linux ip_local_port_range */
 #define TCP_EPH_HI	60999u
 #define TCP_BIND_SLOTS	1024u /* port table chains (ports mod 1024) */
+/* Drained rings' buffers a stack keeps for reuse (tcb.c): the send and
+ * receive rings of 8 busy connections. */
+#define TCP_RING_CACHE 16u
 
 /* RFC 6298 §2 and Linux's constants. */
 #define TCP_RTO_INIT_US	   1000000u
@@ -79,6 +82,11 @@ struct tcp {
 	uint32_t challenge_left;	     /* challenge ACKs the stack may still send in it */
 	const struct tcp_cc_ops *cc_default; /* what new sockets start with */
 	struct tcb *cookie_req;		     /* scratch request for a SYN cookie's SYN-ACK */
+	struct {
+		uint8_t *buf[TCP_RING_CACHE];
+		uint32_t cap[TCP_RING_CACHE];
+		uint32_t n; /* oldest first */
+	} ring_cache;
 };
 
 /* tcp_effect.c: the sock_ops boundary. Every entry point of tcp (input,
@@ -108,8 +116,10 @@ void tcp_check_ring(const struct tcp_ring *r);
 struct tcb *tcb_alloc(struct tcp *tcp, int family);
 void tcb_free(struct tcp *tcp, struct tcb *tcb);
 /* Makes the ring hold at least cap bytes (allocated lazily). */
-int ring_reserve(struct tcp_ring *r, uint32_t cap);
-void ring_release(struct tcp_ring *r); /* frees the memory when empty */
+int ring_reserve(struct tcp *tcp, struct tcp_ring *r, uint32_t cap);
+/* Gives the memory back when the ring is empty (or force: its bytes go). */
+void ring_release(struct tcp *tcp, struct tcp_ring *r, bool force);
+void ring_cache_free(struct tcp *tcp); /* tcp_destroy */
 uint32_t ring_write_at(struct tcp_ring *r, uint32_t off, const uint8_t *p, uint32_t n);
 uint32_t ring_read(struct tcp_ring *r, uint8_t *p, uint32_t n, bool consume);
 void ring_drop(struct tcp_ring *r, uint32_t n);

@@ -241,7 +241,7 @@ static int32_t send_call(struct tcp *tcp, struct tcb *tcb, const void *buf, uint
 		len = room;
 	if (len == 0)
 		return 0;
-	if (ring_reserve(&tcb->snd, tcb->sndbuf) < 0)
+	if (ring_reserve(tcp, &tcb->snd, tcb->sndbuf) < 0)
 		return -ENOMEM;
 	ring_write_at(&tcb->snd, tcb->snd.len, buf, len);
 	tcp_output(tcp, tcb);
@@ -264,7 +264,7 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 	uint32_t before = tcp_rcv_space(tcb);
 	uint32_t n = ring_read(&tcb->rcv, buf, len, !peek);
 	if (!peek && tcb->rcv.len == 0 && tcb->ooo_n == 0)
-		ring_release(&tcb->rcv);
+		ring_release(tcp, &tcb->rcv, false);
 	if (!peek)
 		tcp_rcvbuf_copied(tcp, tcb, n);
 	/* Window update (RFC 9293 §3.8.6.2.2): tell the peer once the window

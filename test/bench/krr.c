@@ -128,7 +128,16 @@ int main(int argc, char **argv)
 #define P(p) ((double)rtt[(size_t)((p) / 100.0 * (double)(n - 1) + 0.5)] / 1e3)
 	printf(
 	    "{\"count\":%zu,\"seconds\":%.3f,\"per_s\":%.1f,\"rtt_us\":{\"min\":%.1f,\"p50\":%.1f,"
-	    "\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f}}\n",
+	    "\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f},",
 	    n, el, (double)n / el, P(0), P(50), P(90), P(99), P(99.9), P(100));
+	/* the distribution for plots, as skperf's end.rr.cdf */
+	static const double tail[] = {99.5, 99.9, 99.99, 100};
+	printf("\"cdf\":{\"p\":[");
+	for (int i = 0; i < 104; i++)
+		printf("%s%g", i ? "," : "", i < 100 ? i : tail[i - 100]);
+	printf("],\"us\":[");
+	for (int i = 0; i < 104; i++)
+		printf("%s%.1f", i ? "," : "", P(i < 100 ? i : tail[i - 100]));
+	printf("]}}\n");
 	return 0;
 }

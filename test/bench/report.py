@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """report: the benchmark's figures (one JSON line per configuration and
-figure, every repetition) into PREFIX.json (machine, build, each figure's
-median, min, max and ratio to the kernel baseline of the same run) and
-PREFIX.md (the table) and PREFIX-bulk.png (gnuplot); prints the table.
+figure, every repetition; rr64_cdf lines carry a latency distribution) into
+PREFIX.json (machine, build, each figure's median, min, max and ratio to the
+kernel baseline of the same run), PREFIX.md (the table) and the plots
+(gnuplot): PREFIX-bulk.png (throughput bars per configuration, with loss),
+PREFIX-rr-cdf.png (RR latency CDFs), PREFIX-crr-progs.png (CRR rate vs
+programs attached), PREFIX-conns.png (memory vs connections); prints the
+table.
   report.py RESULTS.jsonl PREFIX QUICK SECS REPS COMMIT BUILD_DIR"""
 import json
 import os
@@ -12,6 +16,9 @@ import subprocess
 import sys
 
 BASELINE = "kernel_kernel_veth_offload"
+# a figure the first baseline lacks (loss runs need segments, not GSO
+# frames; idle connections run on loopback) compares with the next
+BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback")
 
 
 def sh(*cmd):
@@ -46,8 +53,13 @@ def machine(build):
 def main(a):
     res, prefix, quick, secs, reps, commit, build = a
     rows = [json.loads(l) for l in open(res) if l.strip()]
-    base = {r["figure"]: statistics.median(r["values"]) for r in rows
-            if r["config"] == BASELINE and r["values"]}
+    cdfs = {r["config"]: r["cdf"] for r in rows if "cdf" in r}
+    rows = [r for r in rows if "values" in r]
+    base = {}
+    for cfg in reversed(BASELINES):
+        for r in rows:
+            if r["config"] == cfg and r["values"]:
+                base[r["figure"]] = statistics.median(r["values"])
     figs = []
     for r in rows:
         v = r["values"]
@@ -60,13 +72,14 @@ def main(a):
                      "ratio_to_kernel": round(med / b, 3) if b else None})
     doc = {"commit": commit, "quick": quick == "1", "seconds_per_figure": float(secs),
            "repetitions": int(reps), "baseline": BASELINE, "machine": machine(build),
-           "figures": figs}
+           "figures": figs, "rr64_cdf": cdfs}
     with open(prefix + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     m = doc["machine"]
     lines = [f"skops benchmark, commit {commit}, {m['cpu']} ({m['cores']} cores), "
              f"kernel {m['kernel']}, DPDK {m['dpdk']}; {secs} s a figure, {reps} run(s) "
-             f"(median [min-max]); ratio to {BASELINE}.", "",
+             f"(median [min-max]); ratio to the kernel ({', '.join(BASELINES)}, the "
+             "first that has the figure).", "",
              "| configuration | figure | value | unit | vs kernel |", "|---|---|---|---|---|"]
     for x in figs:
         spread = f" [{x['min']:.4g}-{x['max']:.4g}]" if len(x["values"]) > 1 else ""
@@ -79,31 +92,106 @@ def main(a):
         f.write(md)
     print(md)
     print(f"wrote {prefix}.json and {prefix}.md")
-    plot(figs, prefix)
+    ok = plot(figs, prefix)
+    ok &= plot_cdf(cdfs, prefix)
+    ok &= plot_progs(figs, prefix)
+    ok &= plot_conns(figs, prefix)
+    if not ok:
+        sys.exit(1)
+
+
+def gnuplot(prefix, name, script):
+    """Runs script with the terminal set to PREFIX-NAME.png; False on failure."""
+    out = f"{prefix}-{name}.png"
+    r = subprocess.run(["gnuplot", "-e", f'set terminal pngcairo noenhanced size 1000,500; '
+                        f'set output "{out}"; ' + script], capture_output=True, text=True)
+    if r.returncode:
+        print(f"report: gnuplot {name}: {r.stderr.strip()}", file=sys.stderr)
+        return False
+    print(f"wrote {out}")
+    return True
 
 
 def plot(figs, prefix):
     """PREFIX-bulk.png: bulk throughput bars per configuration (gnuplot)."""
+    cols = ["bulk_1", "bulk_4", "bulk_1_loss1pct", "bulk_1_loss5pct"]
+    titles = ["1 flow", "4 flows", "1 flow, 1% loss", "1 flow, 5% loss"]
     rows = {}
     for x in figs:
-        if x["figure"] in ("bulk_1", "bulk_4"):
+        if x["figure"] in cols:
             rows.setdefault(x["config"], {})[x["figure"]] = x["median"]
     if not rows:
-        return
+        return True
     dat = prefix + "-bulk.dat"
     with open(dat, "w") as f:
         for cfg, v in rows.items():
-            f.write(f'"{cfg}" {v.get("bulk_1", 0)} {v.get("bulk_4", 0)}\n')
-    script = (f'set terminal pngcairo noenhanced size 1000,500; set output "{prefix}-bulk.png";'
-              'set style data histograms; set style fill solid 0.8; set boxwidth 0.9;'
-              'set ylabel "Mbit/s"; set xtics rotate by -20; set key top right;'
-              'set title "bulk throughput (median)";'
-              f'plot "{dat}" using 2:xtic(1) title "1 flow", "" using 3 title "4 flows"')
-    r = subprocess.run(["gnuplot", "-e", script], capture_output=True, text=True)
-    if r.returncode:
-        print(f"report: gnuplot: {r.stderr.strip()}", file=sys.stderr)
-        sys.exit(1)
-    print(f"wrote {prefix}-bulk.png")
+            f.write(f'"{cfg}" ' + " ".join(str(v.get(c, 0)) for c in cols) + "\n")
+    series = ", ".join(f'"{dat}" using {i + 2}' + (":xtic(1)" if i == 0 else "") +
+                       f' title "{t}"' for i, t in enumerate(titles))
+    return gnuplot(prefix, "bulk", 'set style data histograms; set style fill solid 0.8; '
+                   'set boxwidth 0.9; set ylabel "Mbit/s"; set xtics rotate by -20; '
+                   'set key top right; set title "bulk throughput (median)"; plot ' + series)
+
+
+def plot_cdf(cdfs, prefix):
+    """PREFIX-rr-cdf.png: the 64-byte RR latency distribution per configuration."""
+    if not cdfs:
+        return True
+    series = []
+    for cfg, c in cdfs.items():
+        dat = f"{prefix}-rr-cdf-{cfg}.dat"
+        with open(dat, "w") as f:
+            for p, us in zip(c["p"], c["us"]):
+                f.write(f"{max(us, 0.01)} {p / 100}\n")
+        series.append(f'"{dat}" using 1:2 with steps title "{cfg}"')
+    return gnuplot(prefix, "rr-cdf", 'set logscale x; set xlabel "round trip (us, log)"; '
+                   'set ylabel "fraction of transactions"; set key bottom right; '
+                   'set grid; set title "64-byte request/response latency CDF (one run)"; '
+                   'plot ' + ", ".join(series))
+
+
+def plot_progs(figs, prefix):
+    """PREFIX-crr-progs.png: CRR per second against sock_ops programs attached."""
+    by = {x["figure"]: x["median"] for x in figs if x["config"] == "skops_skops_memif"}
+    if "crr64" not in by:
+        return True
+    dat = prefix + "-crr-progs.dat"
+    pts = sorted({int(k.split("_")[2]) for k in by if k.startswith("crr64_progs_")})
+    with open(dat, "w") as f:
+        f.write(f"0 {by['crr64']} {by['crr64']}\n")
+        for n in pts:
+            f.write(f"{n} {by.get(f'crr64_progs_{n}_jit', 'NaN')} "
+                    f"{by.get(f'crr64_progs_{n}_interp', 'NaN')}\n")
+    kern = [x["median"] for x in figs if x["config"] == BASELINE and x["figure"] == "crr64"]
+    ref = f', {kern[0]} title "kernel (veth)" dashtype 2' if kern else ""
+    interp = any(k.endswith("_interp") for k in by)
+    return gnuplot(prefix, "crr-progs", 'set xlabel "sock_ops programs attached (each end)"; '
+                   'set ylabel "connections/s"; set yrange [0:*]; set key bottom left; '
+                   'set title "CRR rate, skperf over memif"; '
+                   f'plot "{dat}" using 1:2 with linespoints title "JIT"' +
+                   (', "" using 1:3 with linespoints title "interpreter"' if interp else "") + ref)
+
+
+def plot_conns(figs, prefix):
+    """PREFIX-conns.png: memory of idle connections against their number."""
+    pts = {}
+    for x in figs:
+        f = x["figure"]
+        if f.startswith("idle_") and f.endswith("_bytes_per_end"):
+            n = int(f.split("_")[1])
+            pts.setdefault(x["config"], []).append((n, x["median"] * 2 * n / 2**20))
+    if not pts:
+        return True
+    series = []
+    for cfg, p in pts.items():
+        dat = f"{prefix}-conns-{cfg}.dat"
+        with open(dat, "w") as f:
+            for n, mib in sorted(p):
+                f.write(f"{n} {mib}\n")
+        series.append(f'"{dat}" using 1:2 with linespoints title "{cfg}"')
+    return gnuplot(prefix, "conns", 'set logscale xy; set xlabel "idle connections"; '
+                   'set ylabel "MiB (both ends)"; set key top left; set grid; '
+                   'set title "memory of idle connections"; plot ' + ", ".join(series))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """skperf_check: checks the -J documents of an skperf test.
   bulk CLIENT.json SERVER.json BYTES   both ends agree on what moved
-  rr FILE [hooks] | crr FILE [hooks]   percentiles from real timings
+  rr FILE [hooks|nojit] | crr FILE [hooks|nojit]   percentiles from real
+                                     timings (nojit: programs interpreted)
                                        (hooks: sock_ops runs were counted)
 Prints one summary line; exits 1 with the reason otherwise."""
 import json
@@ -81,6 +82,13 @@ def latency(path, key, hooks=False):
         fail(f"{path}: histogram does not add up to the count")
     if key == "crr" and not r["per_s"] > 0:
         fail(f"{path}: per_s {r['per_s']}")
+    c = r.get("cdf", {})
+    if len(c.get("p", [])) < 100 or len(c["p"]) != len(c.get("us", [])) or \
+            c["us"] != sorted(c["us"]) or c["us"][c["p"].index(50)] != p["p50"]:
+        fail(f"{path}: cdf missing, not monotonic or not at p50 {p['p50']}: {c}")
+    if hooks == "nojit" and any(g["jited"] for g in
+                                d["end"].get("skops", {}).get("hooks", {}).get("programs", [])):
+        fail(f"{path}: --no-jit but a program ran JIT-compiled")
     if hooks:
         h = d["end"].get("skops", {}).get("hooks", {})
         if not h.get("runs", 0) > 0 or not h.get("programs"):
@@ -93,7 +101,7 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if len(a) == 4 and a[0] == "bulk":
         bulk(a[1], a[2], int(a[3]))
-    elif len(a) in (2, 3) and a[0] in ("rr", "crr"):
-        latency(a[1], a[0], a[2:] == ["hooks"])
+    elif len(a) in (2, 3) and a[0] in ("rr", "crr") and a[2:] in ([], ["hooks"], ["nojit"]):
+        latency(a[1], a[0], a[2] if a[2:] else False)
     else:
-        fail("usage: skperf_check.py bulk CLIENT SERVER BYTES | rr|crr FILE [hooks]")
+        fail("usage: skperf_check.py bulk CLIENT SERVER BYTES | rr|crr FILE [hooks|nojit]")

@@ -3,7 +3,8 @@
 # both directions (-n SKOPS_SKPERF_MIB MiB, default 16: byte counts equal on
 # both ends, from both ends' -J documents; then a -t run each way, -P 4,
 # --bidir); then two skperf processes on the two ends of a second veth pair,
-# each busy-polling on its own core, for --rr and --crr percentiles.
+# each busy-polling on its own core, for --rr and --crr percentiles;
+# skperf --plain against the kernel's echo (krr) both ways, --no-jit.
 . "$(dirname "$0")/lib.sh"
 need_root_and_tools iperf3 ss /usr/bin/python3
 SKPERF=${SKOPS_BUILD:?}/apps/skperf/skperf
@@ -104,6 +105,44 @@ assert c["end"]["sum_sent"]["bytes"] == c["end"]["sum_received"]["bytes"], "forw
 PY
 echo "ok: $what"
 
+# skperf --plain against the kernel's echo server (test/bench/krr -s), with
+# a program in the interpreter; then krr -c against skperf -s --plain
+KRR=$SKOPS_BUILD/test/bench/krr
+[ -x "$KRR" ] || fail "no $KRR (built with skops)"
+OPC=$SKOPS_BUILD/hooks/progs/op_count.o
+[ -f "$OPC" ] || fail "no $OPC (the example sock_ops programs are built with skops)"
+port=$((port + 1))
+bg kecho timeout 60 ip netns exec "$NS_B" "$KRR" -s $port
+wait_for 10 sh -c "ip netns exec $NS_B ss -ltn 'sport = :$port' | grep -q LISTEN" || fail "krr -s"
+for mode in "--rr 64" "--crr"; do
+	timeout 60 ip netns exec "$NS_A" "$SKPERF" "${SK[@]}" --plain -c $IP4_B -p $port -t 1 $mode \
+		-J --sockops "$OPC" --no-jit >"$TMP/rr.json" 2>"$TMP/rr.err" ||
+		{ cat "$TMP/rr.err"; fail "skperf --plain $mode against krr -s failed"; }
+	$CHECK ${mode:2:3} "$TMP/rr.json" nojit >"$TMP/check" || fail "skperf --plain $mode"
+	echo "ok: skperf --plain $mode -> kernel echo: $(cat "$TMP/check")"
+done
+kill "$PID_kecho"
+port=$((port + 1))
+bg skecho timeout 60 ip netns exec "$NS_A" "$SKPERF" "${SK[@]}" -s --plain -p $port
+wait_for 20 grep -q "port ready" "$TMP/skecho.err" || fail "skperf -s --plain did not start"
+sleep 0.3
+for mode in rr crr; do
+	timeout 30 ip netns exec "$NS_B" "$KRR" -c $IP4_A $port $mode 64 1 >"$TMP/k.json" ||
+		{ cat "$TMP/skecho.err"; fail "krr -c $mode against skperf -s --plain failed"; }
+	/usr/bin/python3 - "$TMP/k.json" <<'PY' || fail "krr -c $mode against skperf -s --plain"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["rtt_us"]
+order = [p[k] for k in ("min", "p50", "p90", "p99", "p999", "max")]
+assert d["count"] >= 10 and order == sorted(order) and order[0] > 0, d
+assert d["cdf"]["us"] == sorted(d["cdf"]["us"]), d["cdf"]
+PY
+	echo "ok: kernel $mode -> skperf -s --plain: $(head -c 120 "$TMP/k.json")"
+done
+kill "$PID_skecho"
+wait_pid 20 "$PID_skecho" || fail "skperf -s --plain did not end on SIGTERM: $(cat "$TMP/skecho.err")"
+grep -q "echoed" "$TMP/skecho.err" || fail "skperf -s --plain: no count of echoed connections"
+
 # skperf <-> skperf: a second veth pair, an skops stack on each end
 VX=skp-x-$$
 VY=skp-y-$$
@@ -116,8 +155,6 @@ done
 cores=$(nproc)
 c1=0
 c2=$((cores > 1 ? 1 : 0))
-OPC=$SKOPS_BUILD/hooks/progs/op_count.o
-[ -f "$OPC" ] || fail "no $OPC (the example sock_ops programs are built with skops)"
 for mode in "--rr 64" "--crr"; do
 	port=$((port + 1))
 	bg skpp timeout 60 ip netns exec "$NS_A" "$SKPERF" --vdev "net_af_packet1,iface=$VX" \
@@ -131,4 +168,4 @@ for mode in "--rr 64" "--crr"; do
 	$CHECK ${mode:2:3} "$TMP/rr.json" hooks >"$TMP/check" || fail "skperf $mode"
 	echo "ok: skperf <-> skperf $mode: $(cat "$TMP/check")"
 done
-echo "PASS: skperf <-> iperf3 both roles and directions, skperf --rr and --crr"
+echo "PASS: skperf <-> iperf3 both roles and directions, skperf --plain <-> krr, skperf --rr and --crr"

@@ -347,6 +347,49 @@ START_TEST(buffers_on_demand)
 }
 END_TEST
 
+/* A drained ring's buffer waits in the stack's cache for the next fill,
+ * so a busy connection does not take its memory from malloc, and glibc
+ * from the kernel, thousands of times a second; the cache is bounded. */
+START_TEST(drained_buffers_reused)
+{
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	tcp_send(f.tcp, c, "abc", 3, f.now);
+	uint8_t *b = c->snd.buf;
+	fx_ack_all(&f, c, 1000);
+	ck_assert_ptr_null(c->snd.buf);
+	ck_assert_uint_eq(f.tcp->ring_cache.n, 1);
+	ck_assert_ptr_eq(f.tcp->ring_cache.buf[0], b);
+	tcp_send(f.tcp, c, "def", 3, f.now);
+	ck_assert_ptr_eq(c->snd.buf, b);
+	ck_assert_uint_eq(f.tcp->ring_cache.n, 0);
+	fx_ack_all(&f, c, 1000);
+	/* a receive ring of another size does not take it */
+	c->rcvbuf = c->sndbuf + 4096;
+	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	fx_send(&f, &d, "xyz", 3);
+	ck_assert_ptr_ne(c->rcv.buf, b);
+	ck_assert_uint_eq(f.tcp->ring_cache.n, 1);
+	/* more drained buffers than the cache holds: the oldest are freed */
+	struct tcp_ring r[TCP_RING_CACHE + 4] = {0};
+	for (unsigned i = 0; i < TCP_RING_CACHE + 4; i++)
+		ck_assert_int_eq(ring_reserve(f.tcp, &r[i], 1000 + i), 0);
+	for (unsigned i = 0; i < TCP_RING_CACHE + 4; i++)
+		ring_release(f.tcp, &r[i], false);
+	ck_assert_uint_eq(f.tcp->ring_cache.n, TCP_RING_CACHE);
+	ck_assert_uint_eq(f.tcp->ring_cache.cap[0], 1004);
+	/* a ring holding bytes keeps them unless forced */
+	ck_assert_int_eq(ring_reserve(f.tcp, &r[0], 1004), 0);
+	ck_assert_uint_eq(ring_write_at(&r[0], 0, (const uint8_t *)"q", 1), 1);
+	ring_release(f.tcp, &r[0], false);
+	ck_assert_ptr_nonnull(r[0].buf);
+	ring_release(f.tcp, &r[0], true);
+	ck_assert_ptr_null(r[0].buf);
+	fx_fini(&f); /* frees the cache (the ASan build checks) */
+}
+END_TEST
+
 /* A listener whose peer's SYN announces MSS mss (timestamps if ts). */
 static struct tcb *tiny_mss_conn(struct fx *f, uint16_t mss, bool ts)
 {
@@ -463,6 +506,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, ecn_echo_and_cwr);
 	tcase_add_test(tc, options_and_errors);
 	tcase_add_test(tc, buffers_on_demand);
+	tcase_add_test(tc, drained_buffers_reused);
 	tcase_add_test(tc, min_snd_mss_floor);
 	tcase_add_test(tc, min_snd_mss_setting);
 	suite_add_tcase(s, tc);
