@@ -384,6 +384,32 @@ static uint64_t so_bytes_received(const struct tcb *tcb)
 	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
 }
 
+/* The struct tcp_sock fields only bpf_skc_to_tcp_sock shows, as Linux keeps
+ * them: rcv_wup is rcv_nxt when the window was last advertised, copied_seq the
+ * next byte the application reads (the FIN is not one), write_seq the end of
+ * what it wrote (a SYN in flight and a queued FIN count), window_clamp never 0
+ * (without TCP_WINDOW_CLAMP the largest window the scale can say). */
+static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
+{
+	uint32_t wnd = tcb->rcv_wnd;
+	if (!wnd && SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt))
+		wnd = tcb->rcv_adv - tcb->rcv_nxt; /* only the SYN's window so far */
+	o->mdev_us = tcb->rttvar_us4;
+	o->rcv_wnd = wnd;
+	o->rcv_wup = wnd ? tcb->rcv_adv - wnd : tcb->rcv_nxt;
+	o->window_clamp = tcb->window_clamp
+			      ? tcb->window_clamp
+			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
+	o->copied_seq = tcb->rcv_nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
+	uint32_t w = tcb->snd_una + tcb->snd.len;
+	if (tcb->snd_una == tcb->iss && tcb->snd_max != tcb->iss)
+		w++;
+	o->write_seq = (tcb->flags & TCB_F_FIN_QUEUED) ? tcb->fin_seq + 1 : w;
+	o->snd_wnd = tcb->snd_wnd;
+	o->snd_wl1 = tcb->snd_wl1;
+	o->rcv_ssthresh = tcb->rcv_ssthresh;
+}
+
 static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
 {
 	const struct tcb *tcb = tcb_of_hs(hs);
@@ -428,6 +454,7 @@ static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_s
 		o->bytes_received = so_bytes_received(tcb);
 		o->bytes_acked = so_bytes_acked(tcb);
 		o->icsk_retransmits = tcb->retransmits;
+		so_info_tcp_sock(tcb, o);
 	}
 	if (groups & HOOKS_INFO_SOCK) {
 		o->sk_type = SOCK_STREAM;
