@@ -341,7 +341,8 @@ uint32_t tcp_seg_room(const struct tcb *tcb)
 		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
 		opts += 4 + 8 * nb;
 	}
-	/* tcp_min_snd_mss keeps mss above the 40 option bytes (RFC 6691) */
+	/* RFC 6691 §2: options come off the MSS; tcp_min_snd_mss (48 at
+	 * least) leaves 8 bytes of payload under 40 option bytes */
 	return tcb->mss > opts + 8u ? tcb->mss - opts : 8u;
 }
 
