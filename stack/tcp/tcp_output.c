@@ -342,8 +342,9 @@ uint32_t tcp_seg_room(const struct tcb *tcb)
 		opts += 4 + 8 * nb;
 	}
 	/* RFC 6691 §2: options come off the MSS; tcp_min_snd_mss (48 at
-	 * least) leaves 8 bytes of payload under 40 option bytes */
-	return tcb->mss > opts + 8u ? tcb->mss - opts : 8u;
+	 * least) leaves payload under 40 option bytes. 0 before an MSS is
+	 * known (a connection closed before it was established). */
+	return tcb->mss > opts ? tcb->mss - opts : 0;
 }
 
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
