@@ -17,6 +17,11 @@
  *   asked, the default)
  *   --tcp-early-retrans N (net.ipv4.tcp_early_retrans: 0 no tail loss
  *   probe, 3 the default, RFC 8985 §7)
+ *   --tcp-rmem-max BYTES, --tcp-wmem-max BYTES (net.ipv4.tcp_rmem[2] and
+ *   tcp_wmem[2]: how far autotuning grows the buffers, 6 MiB and 4 MiB by
+ *   default; docs/tcp.md)
+ *   --tcp-syncookies N (net.ipv4.tcp_syncookies: 0 never, 1 when a SYN queue
+ *   is full, the default, 2 always)
  *   --dump-maps[=FILE] (with --sockops: at a normal exit, every map of the
  *   program as bpftool-style JSON, to FILE or stderr)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
@@ -67,11 +72,13 @@ struct skcat {
 	struct appport pt; /* port keys, shared with skopsd */
 	const char *sockops, *cgroup, *cc, *pcap;
 	bool strict, info, listen, trace, verbose, echo, v6only, dump_maps;
-	const char *dump_maps_file; /* NULL or "": stderr */
-	unsigned conns;		    /* connections to serve with -l (--conns) */
-	int tcp_ecn;		    /* --tcp-ecn; -1: the stack's default */
-	bool no_tlp;		    /* --tcp-early-retrans 0 */
-	struct hooks *hooks;	    /* ours when --sockops: --trace drains it */
+	const char *dump_maps_file;  /* NULL or "": stderr */
+	unsigned conns;		     /* connections to serve with -l (--conns) */
+	int tcp_ecn;		     /* --tcp-ecn; -1: the stack's default */
+	int syncookies;		     /* --tcp-syncookies; -1: the stack's default */
+	bool no_tlp;		     /* --tcp-early-retrans 0 */
+	uint32_t rmem_max, wmem_max; /* --tcp-rmem-max, --tcp-wmem-max; 0: the stack's */
+	struct hooks *hooks;	     /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
 	unsigned nstr;
@@ -139,6 +146,14 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->tcp_ecn = v[0] - '0';
+	} else if (!strcmp(key, "tcp-syncookies")) {
+		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+			snprintf(err, elen,
+				 "bad tcp_syncookies '%s' (0, 1 or 2 as net.ipv4.tcp_syncookies)",
+				 v);
+			return -EINVAL;
+		}
+		k->syncookies = v[0] - '0';
 	} else if (!strcmp(key, "tcp-early-retrans")) {
 		if (strcmp(v, "0") && strcmp(v, "3")) {
 			snprintf(
@@ -147,6 +162,14 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->no_tlp = v[0] == '0';
+	} else if (!strcmp(key, "tcp-rmem-max") || !strcmp(key, "tcp-wmem-max")) {
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+		if (*end || n < 4096 || n > INT32_MAX) {
+			snprintf(err, elen, "bad size '%s' (bytes, 4096 to %d)", v, INT32_MAX);
+			return -EINVAL;
+		}
+		*(key[4] == 'r' ? &k->rmem_max : &k->wmem_max) = (uint32_t)n;
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -166,7 +189,8 @@ static void usage(void)
 			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
 			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
-			"  --tcp-early-retrans 0|3\n");
+			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n"
+			"  --tcp-syncookies 0|1|2\n");
 	exit(2);
 }
 
@@ -193,13 +217,20 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"tcp-ecn", required_argument, NULL, 18},
 	    {"dump-maps", optional_argument, NULL, 19},
 	    {"tcp-early-retrans", required_argument, NULL, 20},
+	    {"tcp-rmem-max", required_argument, NULL, 21},
+	    {"tcp-wmem-max", required_argument, NULL, 22},
+	    {"tcp-syncookies", required_argument, NULL, 23},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {
-	    NULL,     "vdev",	"addr",	 "gw",	   "mtu",     "eal",	   "sockops",
-	    "cgroup", "strict", "cc",	 "info",   NULL,      "pcap",	   "timeout",
-	    "trace",  "echo",	"conns", "v6only", "tcp-ecn", "dump-maps", "tcp-early-retrans"};
+	static const char *const keys[] = {NULL,	   "vdev",	   "addr",
+					   "gw",	   "mtu",	   "eal",
+					   "sockops",	   "cgroup",	   "strict",
+					   "cc",	   "info",	   NULL,
+					   "pcap",	   "timeout",	   "trace",
+					   "echo",	   "conns",	   "v6only",
+					   "tcp-ecn",	   "dump-maps",	   "tcp-early-retrans",
+					   "tcp-rmem-max", "tcp-wmem-max", "tcp-syncookies"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -211,7 +242,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 20) {
+		} else if (c >= 1 && c <= 23) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -277,7 +308,7 @@ static void print_info(struct stack *st, int sd)
 		"\"segs_in\":%u,\"segs_out\":%u,\"data_segs_in\":%u,\"data_segs_out\":%u,"
 		"\"syn_rto_ms\":%u,\"syn_retrans\":%u,\"syn_wnd\":%u,\"cb_flags\":%u,"
 		"\"rack_lost\":%u,\"tlp_probes\":%u,\"tlp_recovered\":%u,\"spurious_rtos\":%u,"
-		"\"syn_gaps_us\":[",
+		"\"rcv_rtt_us\":%u,\"rcv_space\":%u,\"syn_gaps_us\":[",
 		ti.state_name, ti.cwnd, ti.max_cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us,
 		ti.rttvar_us, ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
 		ti.ts_ok ? "true" : "false", ti.sack_ok ? "true" : "false", ti.mss, ti.rcv_mss,
@@ -287,10 +318,23 @@ static void print_info(struct stack *st, int sd)
 		(unsigned long long)ti.bytes_sent, (unsigned long long)ti.bytes_retrans, ti.segs_in,
 		ti.segs_out, ti.data_segs_in, ti.data_segs_out, ti.syn_rto_ms, ti.syn_retrans,
 		ti.syn_wnd, ti.cb_flags, ti.rack_lost, ti.tlp_probes, ti.tlp_recovered,
-		ti.spurious_rtos);
+		ti.spurious_rtos, ti.rcv_rtt_us, ti.rcv_space);
 	for (uint32_t i = 0; i < ti.syn_retrans && i < SKOPS_MAX_SYN_GAPS; i++)
 		fprintf(stderr, "%s%u", i ? "," : "", ti.syn_gaps_us[i]);
-	fprintf(stderr, "]}\n");
+	/* the stack's counters (Linux's netstat names) */
+	struct skops_tcp_counters tc;
+	if (skops_tcp_counters(st, &tc) == 0)
+		fprintf(stderr,
+			"],\"syncookies_sent\":%llu,\"syncookies_recv\":%llu,"
+			"\"syncookies_failed\":%llu,\"listen_overflows\":%llu,"
+			"\"listen_drops\":%llu,\"rcvbuf_grown\":%llu}\n",
+			(unsigned long long)tc.syncookies_sent,
+			(unsigned long long)tc.syncookies_recv,
+			(unsigned long long)tc.syncookies_failed,
+			(unsigned long long)tc.listen_overflows,
+			(unsigned long long)tc.listen_drops, (unsigned long long)tc.rcvbuf_grown);
+	else
+		fprintf(stderr, "]}\n");
 }
 
 /* Programs' bpf_trace_printk lines, as "trace: LINE" on stderr. */
@@ -648,6 +692,7 @@ int main(int argc, char **argv)
 	static struct skcat k;
 	k.pt.dev.prog = "skcat";
 	k.tcp_ecn = -1;
+	k.syncookies = -1;
 	parse_args(&k, argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -703,6 +748,12 @@ int main(int argc, char **argv)
 	}
 	sc.seed = sc.net.seed * 31 + 7;
 	sc.no_tlp = k.no_tlp;
+	sc.tcp_rmem_max = k.rmem_max;
+	sc.tcp_wmem_max = k.wmem_max;
+	if (k.syncookies >= 0) {
+		sc.tcp_syncookies_set = true;
+		sc.tcp_syncookies = (uint8_t)k.syncookies;
+	}
 	if (k.tcp_ecn >= 0) {
 		sc.tcp_ecn_set = true;
 		sc.tcp_ecn = (uint8_t)k.tcp_ecn;

@@ -34,9 +34,12 @@ struct stack_config {
 	unsigned lcore;		 /* the lcore polling this stack, handed to the hooks it creates */
 	uint32_t wmem_max, rmem_max; /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
 	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
-	uint32_t syn_retries;		     /* 0 → 6 (tcp_syn_retries) */
-	uint32_t synack_retries;	     /* 0 → 5 (tcp_synack_retries) */
-	uint32_t msl_ms; /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
+	/* tcp_rmem[2] / tcp_wmem[2]: autotuning's ceiling for buffers the socket
+	 * did not set (docs/tcp.md); 0 → 6 MiB / 4 MiB */
+	uint32_t tcp_rmem_max, tcp_wmem_max;
+	uint32_t syn_retries;	 /* 0 → 6 (tcp_syn_retries) */
+	uint32_t synack_retries; /* 0 → 5 (tcp_synack_retries) */
+	uint32_t msl_ms;	 /* TIME_WAIT is 2 × msl; 0 → 30000 (Linux: 60 s TIME_WAIT) */
 	/* ACKs to refused segments: one per connection per oow_ratelimit_ms
 	 * (0 → 500, tcp_invalid_ratelimit; UINT32_MAX → none); RFC 5961 challenge
 	 * ACKs a second for the whole stack (0 → none, tcp_challenge_ack_limit's
@@ -52,6 +55,10 @@ struct stack_config {
 	 * A sock_ops NEEDS_ECN or the CC can still ask (docs/sockops.md). */
 	bool tcp_ecn_set;
 	uint8_t tcp_ecn;
+	/* net.ipv4.tcp_syncookies when tcp_syncookies_set (else 1): SYN cookies
+	 * when a listener's SYN queue is full; 0 never, 2 always (docs/tcp.md) */
+	bool tcp_syncookies_set;
+	uint8_t tcp_syncookies;
 	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic" or
 	 * "dctcp"; NULL → "cubic", Linux's default. Any other name fails
 	 * stack_create with -ENOENT. */
@@ -167,8 +174,20 @@ struct skops_tcp_info {
 	 * probes sent, losses a probe repaired, RTOs undone as spurious
 	 * (Linux's TCPLossProbes, TCPLossProbeRecovery, TCPSpuriousRTOs) */
 	uint32_t rack_lost, tlp_probes, tlp_recovered, spurious_rtos;
+	/* receive autotuning (Linux tcpi_rcv_rtt, tcpi_rcv_space): the
+	 * receiver's RTT estimate (0: none) and the bytes read in one */
+	uint32_t rcv_rtt_us, rcv_space;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
+/* The stack's TCP counters, named as Linux's netstat: SyncookiesSent,
+ * SyncookiesRecv, SyncookiesFailed, ListenOverflows, ListenDrops; and how
+ * often receive autotuning grew a buffer. */
+struct skops_tcp_counters {
+	uint64_t syncookies_sent, syncookies_recv, syncookies_failed;
+	uint64_t listen_overflows, listen_drops;
+	uint64_t rcvbuf_grown;
+};
+int skops_tcp_counters(struct stack *st, struct skops_tcp_counters *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */
 const char *skops_cc_available(void);
 

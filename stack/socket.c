@@ -18,6 +18,16 @@ struct skops_sock *stack_sock(struct stack *st, int sd)
 	return &st->socks[sd];
 }
 
+/* A user call's time: read the clock, since the application may call long
+ * after the last poll (skcat sleeps when idle), and timers armed from a stale
+ * time fire early (a tail loss probe armed 14 ms in the past went out in the
+ * middle of the initial window). */
+static uint64_t user_now(struct stack *st)
+{
+	st->now = clk_now(st->cfg.net.clk);
+	return st->now;
+}
+
 static int sock_alloc(struct stack *st)
 {
 	int sd = st->free_sd;
@@ -209,7 +219,7 @@ int skops_listen(struct stack *st, int sd, int backlog)
 		return -EBADF;
 	if (s->type != SOCK_STREAM)
 		return -EOPNOTSUPP;
-	return tcp_listen(st->tcp, s->tcb, backlog, st->now);
+	return tcp_listen(st->tcp, s->tcb, backlog, user_now(st));
 }
 
 int skops_accept(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len)
@@ -256,8 +266,7 @@ int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen
 		s->connected = true;
 		return 0;
 	}
-	st->now = clk_now(st->cfg.net.clk);
-	return tcp_connect(st->tcp, s->tcb, a, port, st->now);
+	return tcp_connect(st->tcp, s->tcb, a, port, user_now(st));
 }
 
 ssize_t skops_send(struct stack *st, int sd, const void *buf, size_t len, int flags)
@@ -275,7 +284,7 @@ ssize_t skops_send(struct stack *st, int sd, const void *buf, size_t len, int fl
 	}
 	if (len > INT32_MAX)
 		len = INT32_MAX;
-	return tcp_send(st->tcp, s->tcb, buf, (uint32_t)len, st->now);
+	return tcp_send(st->tcp, s->tcb, buf, (uint32_t)len, user_now(st));
 }
 
 ssize_t skops_recv(struct stack *st, int sd, void *buf, size_t len, int flags)
@@ -316,7 +325,7 @@ ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flag
 	if (s->type == SOCK_STREAM) {
 		if (len > INT32_MAX)
 			len = INT32_MAX;
-		int32_t n = tcp_recv(st->tcp, s->tcb, buf, (uint32_t)len, peek, st->now);
+		int32_t n = tcp_recv(st->tcp, s->tcb, buf, (uint32_t)len, peek, user_now(st));
 		if (n >= 0 && from)
 			tcb_sa_put(s, false, from, fromlen);
 		return n;
@@ -347,7 +356,7 @@ int skops_shutdown(struct stack *st, int sd, int how)
 		return -EINVAL;
 	if (s->type == SOCK_DGRAM)
 		return s->connected ? 0 : -ENOTCONN;
-	return tcp_shutdown(st->tcp, s->tcb, how != SHUT_WR, how != SHUT_RD, st->now);
+	return tcp_shutdown(st->tcp, s->tcb, how != SHUT_WR, how != SHUT_RD, user_now(st));
 }
 
 int skops_close(struct stack *st, int sd)
@@ -356,7 +365,7 @@ int skops_close(struct stack *st, int sd)
 	if (!s)
 		return -EBADF;
 	if (s->type == SOCK_STREAM) {
-		tcp_close(st->tcp, s->tcb, st->now);
+		tcp_close(st->tcp, s->tcb, user_now(st));
 	} else {
 		if (s->udp)
 			net_udp_close(st->net, s->udp);
@@ -377,7 +386,7 @@ int skops_abort(struct stack *st, int sd)
 		return -EBADF;
 	if (s->type != SOCK_STREAM)
 		return skops_close(st, sd);
-	tcp_abort(st->tcp, s->tcb, st->now, true);
+	tcp_abort(st->tcp, s->tcb, user_now(st), true);
 	sock_free(st, sd);
 	return 0;
 }
@@ -534,6 +543,14 @@ int skops_set_cgroup(struct stack *st, int sd, const char *path)
 const char *skops_cc_available(void)
 {
 	return tcp_cc_available();
+}
+
+int skops_tcp_counters(struct stack *st, struct skops_tcp_counters *out)
+{
+	if (!out)
+		return -EINVAL;
+	tcp_get_counters(st->tcp, out);
+	return 0;
 }
 
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out)

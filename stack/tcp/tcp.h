@@ -180,6 +180,19 @@ struct tcp_rack {
 	uint32_t lost, probes, probe_recovered, spurious_rto;
 };
 
+/* Receive-buffer autotuning (tcp_rcvbuf.c; Linux's rcvq_space and
+ * rcv_rtt_est): what the application read in the last measured RTT. */
+struct tcp_rcvq_space {
+	uint32_t copied;     /* bytes the application has read, mod 2^32 (copied_seq) */
+	uint32_t seq;	     /* copied when this measurement began */
+	uint32_t space;	     /* bytes read in the last RTT measured */
+	uint64_t time_ns;    /* when this measurement began */
+	uint32_t rtt_us8;    /* the receiver's RTT estimate × 8; 0: none yet */
+	uint32_t rtt_seq;    /* a window sample ends when rcv_nxt reaches it */
+	uint64_t rtt_ns;     /* when that window was opened; 0: none */
+	uint32_t last_tsecr; /* one timestamp sample per echoed value */
+};
+
 struct tcb {
 	/* ---- hot ---- */
 	struct tcp_tuple t;
@@ -251,6 +264,7 @@ struct tcb {
 	int err;	  /* pending SO_ERROR (positive errno) */
 	uint32_t ev_seen; /* events last reported to the callback */
 	uint16_t backlog, nq_syn, nq_acc;
+	uint64_t cookie_ns;		 /* listener: the last SYN cookie sent (0: none) */
 	struct tcb *acc_head, *acc_tail; /* listener: established children */
 	struct tcb *syn_head;		 /* listener: children in SYN_RECEIVED */
 	uint32_t keep_idle_s, keep_intvl_s, keep_cnt, keep_probes;
@@ -278,6 +292,7 @@ struct tcb {
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_sack_sb sb;
 	struct tcp_rack rack;
+	struct tcp_rcvq_space rcvq;
 };
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
@@ -329,6 +344,10 @@ struct tcp_config {
 	uint64_t seed;
 	uint32_t max_conns;
 	uint32_t wmem_max, rmem_max, wmem_default, rmem_default;
+	/* net.ipv4.tcp_rmem[2] / tcp_wmem[2]: how far autotuning grows a
+	 * buffer SO_RCVBUF / SO_SNDBUF did not set; 0 → 6 MiB / 4 MiB. The
+	 * window scale of a SYN is chosen for tcp_rmem_max (or rmem_max). */
+	uint32_t tcp_rmem_max, tcp_wmem_max;
 	uint32_t syn_retries, synack_retries;
 	uint32_t msl_ms;
 	/* RFC 5961 §7 throttling of challenge ACKs (and of ACKs for
@@ -348,6 +367,10 @@ struct tcp_config {
 	 * ecn_set, else 2, the kernel's default; > 2 is refused. */
 	bool ecn_set;
 	uint8_t ecn;
+	/* net.ipv4.tcp_syncookies if syncookies_set, else 1: cookies when a
+	 * listener's SYN queue is full; 0 never, 2 always; > 2 is refused. */
+	bool syncookies_set;
+	uint8_t syncookies;
 	/* net.ipv4.tcp_congestion_control: the algorithm new sockets start
 	 * with; NULL → "cubic"; a name the stack lacks fails tcp_create
 	 * (-ENOENT). */
@@ -429,6 +452,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);
 void tcp_sndbuf_expand(struct tcb *tcb);
 uint32_t tcp_conn_count(const struct tcp *tcp);
+struct skops_tcp_counters;
+void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *out);
 /* The congestion controls TCP_CONGESTION and tcp_config.cc take, separated
  * by spaces (net.ipv4.tcp_available_congestion_control). */
 const char *tcp_cc_available(void);

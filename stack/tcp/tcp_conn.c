@@ -51,7 +51,7 @@ const char *tcp_cc_available(void)
 
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
-	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2)
+	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2 || cfg->syncookies > 2)
 		return -EINVAL;
 	const struct tcp_cc_ops *cc = cfg->cc ? cc_find(cfg->cc) : cc_default();
 	if (!cc)
@@ -77,6 +77,10 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->wmem_default = 16384;
 	if (!c->rmem_default)
 		c->rmem_default = 131072;
+	if (!c->tcp_rmem_max)
+		c->tcp_rmem_max = 6u << 20;
+	if (!c->tcp_wmem_max)
+		c->tcp_wmem_max = 4u << 20;
 	if (!c->syn_retries)
 		c->syn_retries = 6;
 	if (!c->synack_retries)
@@ -85,6 +89,8 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->msl_ms = 30000;
 	if (!c->ecn_set)
 		c->ecn = 2;
+	if (!c->syncookies_set)
+		c->syncookies = 1;
 	if (!c->oow_ratelimit_ms)
 		c->oow_ratelimit_ms = 500;
 	/* Linux's sysctl accepts 48 (TCP_MIN_SND_MSS) up to 65535 − 40 only;
@@ -99,9 +105,11 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		hsz <<= 1;
 	tcp->pool = calloc(c->max_conns, sizeof(struct tcb));
 	tcp->ht = calloc(hsz, sizeof(struct tcb *));
-	if (!tcp->pool || !tcp->ht) {
+	tcp->cookie_req = calloc(1, sizeof(struct tcb));
+	if (!tcp->pool || !tcp->ht || !tcp->cookie_req) {
 		free(tcp->pool);
 		free(tcp->ht);
+		free(tcp->cookie_req);
 		free(tcp);
 		return -ENOMEM;
 	}
@@ -126,6 +134,12 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 	tcp_port_remove(tcp, tcb);
 	if (tcb->flags & TCB_F_CC_INIT)
 		cc_release(tcb);
+	tcp_conn_scrub(tcp, tcb);
+	tcb_free(tcp, tcb);
+}
+
+void tcp_conn_scrub(struct tcp *tcp, struct tcb *tcb)
+{
 	tcp_so_sock_fini(tcb);
 	tcp_pend_forget(tcp, tcb);
 	tcp_outq_forget(tcp, tcb);
@@ -142,7 +156,6 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 			}
 		}
 	}
-	tcb_free(tcp, tcb);
 }
 
 void tcp_destroy(struct tcp *tcp)
@@ -162,7 +175,19 @@ void tcp_destroy(struct tcp *tcp)
 	}
 	free(tcp->pool);
 	free(tcp->ht);
+	free(tcp->cookie_req);
 	free(tcp);
+}
+
+void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->syncookies_sent = tcp->stats.syncookies_sent;
+	o->syncookies_recv = tcp->stats.syncookies_recv;
+	o->syncookies_failed = tcp->stats.syncookies_failed;
+	o->listen_overflows = tcp->stats.listen_overflows;
+	o->listen_drops = tcp->stats.listen_drops;
+	o->rcvbuf_grown = tcp->stats.rcvbuf_grown;
 }
 
 uint32_t tcp_conn_count(const struct tcp *tcp)
@@ -315,9 +340,8 @@ void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb)
 /* Linux grows a send buffer that SO_SNDBUF did not lock with the window
  * (tcp_sndbuf_expand): two windows of segments at their in-memory size
  * (MSS plus headers and skb overhead, rounded to a power of two), at most
- * tcp_wmem[2]. Without it a 16 KiB default would cap the flight at about
+ * tcp_wmem[2] (tcp_wmem_max). Without it a 16 KiB default would cap the flight at about
  * 11 segments whatever the cwnd, where Linux sends TCP_BPF_IW's 40. */
-#define TCP_WMEM_AUTOTUNE_MAX (4u << 20)
 void tcp_sndbuf_expand(struct tcb *tcb)
 {
 	if (tcb->flags & TCB_F_SNDBUF_LOCK)
@@ -326,8 +350,8 @@ void tcp_sndbuf_expand(struct tcb *tcb)
 	while (per_mss < tcb->mss + 896u)
 		per_mss <<= 1;
 	uint64_t want = 2ull * (tcb->cwnd > 10 ? tcb->cwnd : 10) * per_mss;
-	if (want > TCP_WMEM_AUTOTUNE_MAX)
-		want = TCP_WMEM_AUTOTUNE_MAX;
+	if (want > tcb->tcp->cfg.tcp_wmem_max)
+		want = tcb->tcp->cfg.tcp_wmem_max;
 	if (want > tcb->sndbuf)
 		tcb->sndbuf = (uint32_t)want;
 }
@@ -401,6 +425,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->tlp_probes = tcb->rack.probes;
 	o->tlp_recovered = tcb->rack.probe_recovered;
 	o->spurious_rtos = tcb->rack.spurious_rto;
+	o->rcv_rtt_us = tcb->rcvq.rtt_us8 >> 3;
+	o->rcv_space = tcb->rcvq.space;
 	if (tcb->cc)
 		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
 	o->dctcp_alpha = tcb->cc ? cc_dctcp_alpha(tcb) : -1;

@@ -122,27 +122,11 @@ static void save_syn(struct tcb *c, uint8_t mode, const struct tcp_rx_hdrs *hdrs
 	c->saved_syn = s;
 }
 
-static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
-			 const struct tcp_repr *h, uint32_t len, uint8_t ecn,
-			 const struct tcp_rx_hdrs *hdrs)
+/* A request for SYN h to listener l: what it inherits, our ISN and
+ * options, its MSS (from a SYN cookie too: tcp_syncookie.c). */
+void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tcp_tuple *t,
+		  const struct tcp_repr *h)
 {
-	if (h->flags & TCP_RST)
-		return;
-	if (h->flags & TCP_ACK) {
-		tcp_reply_rst(tcp, t, h, len);
-		return;
-	}
-	if (!(h->flags & TCP_SYN))
-		return;
-	if (l->nq_syn >= l->backlog || l->nq_acc >= l->backlog) {
-		tcp->stats.syn_drop++;
-		return;
-	}
-	struct tcb *c = tcb_alloc(tcp, t->family);
-	if (!c) {
-		tcp->stats.syn_drop++;
-		return;
-	}
 	c->t = *t;
 	/* What a child inherits from its listener (Linux sk_clone_lock); an
 	 * IPv4 child of an AF_INET6 listener stays an AF_INET6 socket. */
@@ -167,7 +151,6 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	c->priority = l->priority;
 	c->syn_retries = l->syn_retries;
 	c->save_syn = l->save_syn;
-	save_syn(c, l->save_syn, hdrs);
 	c->rto_us = TCP_RTO_INIT_US;
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
@@ -189,6 +172,55 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 		c->rcv_mss = c->user_mss;
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
 		c->flags |= TCB_F_SYN_ECN;
+}
+
+/* Linux tcp_conn_request: a full SYN queue answers with a SYN cookie
+ * (tcp_syncookies 1; 2 always), a full accept queue drops the SYN
+ * (ListenOverflows); every SYN dropped counts in ListenDrops. */
+static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
+			 const struct tcp_repr *h, uint32_t len, uint8_t ecn,
+			 const struct tcp_rx_hdrs *hdrs)
+{
+	if (h->flags & TCP_RST)
+		return;
+	if (h->flags & TCP_ACK) {
+		tcp_reply_rst(tcp, t, h, len);
+		return;
+	}
+	if (!(h->flags & TCP_SYN))
+		return;
+	bool cookie = false;
+	if (tcp->cfg.syncookies == 2 || l->nq_syn >= l->backlog) {
+		cookie = tcp->cfg.syncookies != 0;
+		if (!cookie) {
+			tcp->stats.listen_drops++;
+			tcp->stats.syn_drop++;
+			return;
+		}
+	}
+	if (l->nq_acc >= l->backlog) {
+		tcp->stats.listen_overflows++;
+		tcp->stats.listen_drops++;
+		tcp->stats.syn_drop++;
+		return;
+	}
+	if (cookie) {
+		tcp_syncookie_send(tcp, l, t, h, ecn);
+		return;
+	}
+	struct tcb *c = tcb_alloc(tcp, t->family);
+	if (!c) {
+		/* No tcb for a request is a full SYN queue too. */
+		if (tcp->cfg.syncookies) {
+			tcp_syncookie_send(tcp, l, t, h, ecn);
+			return;
+		}
+		tcp->stats.listen_drops++;
+		tcp->stats.syn_drop++;
+		return;
+	}
+	tcp_req_init(tcp, l, c, t, h);
+	save_syn(c, l->save_syn, hdrs);
 	/* tcp_ecn 1 or 2 agrees to a SYN that asks, unless the SYN itself is
 	 * ECT (RFC 3168 §6.1.1: a SYN is never ECT; Linux then leaves the
 	 * choice to the CC or a program). */
@@ -198,13 +230,22 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
 	tcp_so_save_syn(c, h);
-	tcp_so_passive_request(tcp, c, ecn_ok);
+	tcp_so_passive_request(tcp, c, ecn_ok, false);
 	if (tcp_hash_insert(tcp, c) < 0) {
 		tcp_so_sock_fini(c);
 		tcb_free(tcp, c);
 		tcp->stats.syn_drop++;
+		tcp->stats.listen_drops++;
 		return;
 	}
+	tcp_req_link(l, c);
+	tcp_send_syn(tcp, c);
+	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * CLK_NS_PER_US);
+}
+
+/* Onto the listener's SYN queue. */
+void tcp_req_link(struct tcb *l, struct tcb *c)
+{
 	c->parent = l;
 	c->prev = NULL;
 	c->next = l->syn_head;
@@ -212,8 +253,6 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 		l->syn_head->prev = c;
 	l->syn_head = c;
 	l->nq_syn++;
-	tcp_send_syn(tcp, c);
-	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * CLK_NS_PER_US);
 }
 
 /* Both ends after the handshake: MSS, cwnd, buffers, CC (Linux tcp_init_transfer). */
@@ -239,6 +278,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	tcp_init_cwnd(tcp, tcb);
+	tcp_rcvbuf_init(tcp, tcb);
 	tcp_so_established(tcp, tcb, active);
 	if (!(tcb->flags & TCB_F_CC_INIT)) {
 		tcb->flags |= TCB_F_CC_INIT;
@@ -404,6 +444,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->rcv.len += more;
 		tcb->rcv_nxt += more;
 		tcb->bytes_received += more;
+		tcp_rcvbuf_data(tcp, tcb, s->h, s->len);
 		/* Linux tcp_grow_window, simplified: the offered window grows
 		 * with the data that arrives. */
 		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
@@ -852,6 +893,15 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->ts_recent = h->tsval;
 		tcb->ts_recent_age = tcp->now;
 	}
+	if (tcb->state == TCP_SYN_RECEIVED && tcb->parent &&
+	    tcb->parent->nq_acc >= tcb->parent->backlog) {
+		/* Linux tcp_check_req → listen_overflow (tcp_abort_on_overflow
+		 * 0): the ACK is dropped, the request stays and its SYN-ACK
+		 * timer brings the peer's ACK again. */
+		tcp->stats.listen_overflows++;
+		tcp->stats.listen_drops++;
+		return true;
+	}
 	if (tcb->state == TCP_SYN_RECEIVED) {
 		tcb->snd_una = h->ack;
 		tcb->snd_wnd = (uint32_t)h->window << tcb->snd_wscale;
@@ -982,10 +1032,15 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	}
 	if (!tcb) {
 		struct tcb *l = tcp_listener_find(tcp, t);
-		if (l) {
+		int ck = l ? tcp_syncookie_ack(tcp, l, t, seg, &tcb) : 0;
+		if (ck < 0)
+			return; /* a valid cookie, but no room for its connection */
+		if (l && !tcb) {
 			listen_input(tcp, l, t, seg, len, ecn, hdrs);
 			return;
 		}
+	}
+	if (!tcb) {
 		tcp->stats.in_no_conn++;
 		tcp_reply_rst(tcp, t, seg, len);
 		return;

@@ -44,6 +44,12 @@ struct tcp_stats {
 	/* RFC 8985 / RFC 5682: segments RACK deemed lost, probes sent, losses a
 	 * probe repaired, RTOs found spurious (F-RTO or timestamps) and undone */
 	uint64_t rack_lost, tlp_probes, tlp_recovered, frto_spurious;
+	/* receive buffers autotuning grew (tcp_rcvbuf.c) */
+	uint64_t rcvbuf_grown;
+	/* Linux's SyncookiesSent/Recv/Failed, ListenOverflows (accept queue
+	 * full), ListenDrops (every SYN or final ACK a listener dropped) */
+	uint64_t syncookies_sent, syncookies_recv, syncookies_failed, listen_overflows,
+	    listen_drops;
 };
 
 struct tcp {
@@ -72,6 +78,7 @@ struct tcp {
 	uint64_t challenge_sec;		     /* the second challenge_left belongs to */
 	uint32_t challenge_left;	     /* challenge ACKs the stack may still send in it */
 	const struct tcp_cc_ops *cc_default; /* what new sockets start with */
+	struct tcb *cookie_req;		     /* scratch request for a SYN cookie's SYN-ACK */
 };
 
 /* tcp_effect.c: the sock_ops boundary. Every entry point of tcp (input,
@@ -136,6 +143,22 @@ void tcp_port_remove(struct tcp *tcp, struct tcb *tcb);
 /* tcp_isn.c */
 uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now);
 uint32_t tcp_ts_offset(struct tcp *tcp, const struct tcp_tuple *t);
+/* The keyed hash behind both, for other tweaks (SYN cookies use 3 and up). */
+uint32_t tcp_tuple_hash32(struct tcp *tcp, const struct tcp_tuple *t, uint64_t tweak);
+
+/* tcp_syncookie.c (docs/tcp.md "SYN cookies"). send answers SYN h with a
+ * cookie SYN-ACK and keeps nothing; ack takes an ACK to listener l: 0 when
+ * it is no cookie of ours (the caller answers as LISTEN does), 1 with *out
+ * a new child in SYN-RECEIVED to process the ACK, -1 when a good cookie
+ * found no room (accept queue full: drop). */
+void tcp_syncookie_send(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
+			const struct tcp_repr *h, uint8_t ecn);
+int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
+		      const struct tcp_repr *h, struct tcb **out);
+/* tcp_input.c: a request's fields from its listener and SYN; onto the SYN queue */
+void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tcp_tuple *t,
+		  const struct tcp_repr *h);
+void tcp_req_link(struct tcb *l, struct tcb *c);
 static inline uint32_t tcp_ts_now(const struct tcp *tcp, const struct tcb *tcb)
 {
 	return (uint32_t)(tcp->now / CLK_NS_PER_MS) + tcb->ts_off;
@@ -165,6 +188,15 @@ void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_
 		   uint32_t len);
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb);
 uint32_t tcp_rcv_space(const struct tcb *tcb);
+
+/* tcp_rcvbuf.c: receive-buffer autotuning (docs/tcp.md). init when the
+ * connection is established, data for each in-order data segment (the
+ * receiver's RTT), copied for the bytes the application read; wnd_max is
+ * the largest window rcvbuf lets us offer. */
+void tcp_rcvbuf_init(struct tcp *tcp, struct tcb *tcb);
+void tcp_rcvbuf_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len);
+void tcp_rcvbuf_copied(struct tcp *tcp, struct tcb *tcb, uint32_t n);
+uint32_t tcp_rcvbuf_wnd_max(const struct tcb *tcb);
 uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb);
 uint32_t tcp_pick_wscale(const struct tcp *tcp, const struct tcb *tcb);
 void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu);
@@ -285,6 +317,8 @@ void tcp_enter_time_wait(struct tcp *tcp, struct tcb *tcb);
 /* Frees tcb now (unlinks it from its listener first). */
 void tcp_release(struct tcp *tcp, struct tcb *tcb);
 void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb);
+/* Off every list and out of hooks, without freeing (release, cookie scratch) */
+void tcp_conn_scrub(struct tcp *tcp, struct tcb *tcb);
 void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 
 /* tcp_sockops.c: call sites (docs/sockops.md §3) */
@@ -293,7 +327,7 @@ void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool
 void tcp_so_sock_fini(struct tcb *tcb);
 void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb); /* before the SYN */
 /* before the SYN-ACK; ecn_ok: tcp_ecn agrees to ECN if the SYN asks */
-void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok);
+void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok, bool cookie);
 bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req); /* each SYN-ACK sent */
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active);
 void tcp_so_listen(struct tcp *tcp, struct tcb *tcb);

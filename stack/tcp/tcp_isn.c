@@ -60,6 +60,11 @@ uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now)
 	return (uint32_t)(now / 4000u) + (uint32_t)tuple_hash(tcp, t, 1);
 }
 
+uint32_t tcp_tuple_hash32(struct tcp *tcp, const struct tcp_tuple *t, uint64_t tweak)
+{
+	return (uint32_t)tuple_hash(tcp, t, tweak);
+}
+
 uint32_t tcp_ts_offset(struct tcp *tcp, const struct tcp_tuple *t)
 {
 	return (uint32_t)tuple_hash(tcp, t, 2);

@@ -21,8 +21,9 @@ uint32_t tcp_pick_wscale(const struct tcp *tcp, const struct tcb *tcb)
 	if (tcp->cfg.no_wscale)
 		return 0;
 	/* Linux tcp_select_initial_window: scale for the largest buffer the
-	 * socket could grow to, max(tcp_rmem[2] = 6 MiB, rmem_max), locked or not. */
-	uint32_t space = 6u * 1024 * 1024;
+	 * socket could grow to, max(tcp_rmem[2], rmem_max), locked or not, so
+	 * that autotuning can open the window later (tcp_rcvbuf.c). */
+	uint32_t space = tcp->cfg.tcp_rmem_max;
 	if (tcb->rcvbuf > space)
 		space = tcb->rcvbuf;
 	if (tcp->cfg.rmem_max > space)
@@ -41,6 +42,8 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
 	uint32_t want = tcp_rcv_space(tcb);
 	if (want > tcb->rcv_ssthresh)
 		want = tcb->rcv_ssthresh;
+	if (want > tcp_rcvbuf_wnd_max(tcb))
+		want = tcp_rcvbuf_wnd_max(tcb);
 	if (tcb->window_clamp && want > tcb->window_clamp)
 		want = tcb->window_clamp;
 	uint32_t old = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;

@@ -173,7 +173,7 @@ void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sac
 }
 
 /* SACKed bytes inside [l, r). */
-static uint32_t sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
+uint32_t tcp_sb_sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	uint32_t sum = 0;
 	for (uint32_t i = sb_first_after(&tcb->sb, l); i < tcb->sb.n && SEQ_LT(tcb->sb.b[i].l, r);
@@ -185,16 +185,11 @@ static uint32_t sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
 	return sum;
 }
 
-uint32_t tcp_sb_sacked_in(const struct tcb *tcb, uint32_t l, uint32_t r)
-{
-	return sacked_in(tcb, l, r);
-}
-
 static uint32_t unsacked(const struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	if (!SEQ_LT(l, r))
 		return 0;
-	return (r - l) - sacked_in(tcb, l, r);
+	return (r - l) - tcp_sb_sacked_in(tcb, l, r);
 }
 
 /* Every un-SACKed sequence number below the edge is lost (IsLost, RFC 6675
@@ -221,7 +216,7 @@ uint32_t tcp_sb_lost_edge(const struct tcb *tcb)
 
 bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq)
 {
-	return SEQ_LT(seq, tcp_sb_lost_edge(tcb)) && !sacked_in(tcb, seq, seq + 1);
+	return SEQ_LT(seq, tcp_sb_lost_edge(tcb)) && !tcp_sb_sacked_in(tcb, seq, seq + 1);
 }
 
 /* SetPipe (RFC 6675 §4): un-SACKed bytes not deemed lost, plus those

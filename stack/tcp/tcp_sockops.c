@@ -139,7 +139,7 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 		tcb->flags |= TCB_F_ECN_WANT;
 }
 
-void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok)
+void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok, bool cookie)
 {
 	int rwnd = -1, tmo = -1;
 	bool ecn = false;
@@ -152,7 +152,10 @@ void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok)
 		if ((req->flags & TCB_F_SYN_ECN) && !ecn)
 			ecn = hooks_needs_ecn(&req->hs);
 		rwnd = hooks_rwnd_init(&req->hs);
-		tmo = hooks_timeout_init(&req->hs);
+		/* Linux tcp_conn_request asks TIMEOUT_INIT only for a request
+		 * it keeps: a SYN cookie's SYN-ACK is never retransmitted. */
+		if (!cookie)
+			tmo = hooks_timeout_init(&req->hs);
 	}
 	if (ecn)
 		req->flags |= TCB_F_ECN | TCB_F_ECN_WANT;

@@ -46,6 +46,12 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
 	    !can_send_data(tcb->state))
 		return;
+	/* New data still waits for its output turn (tcp_outq.c): the flight
+	 * is not a tail the peer went silent on but one this process sent late
+	 * (descheduled between turns). The turn sends it and re-arms the PTO;
+	 * a probe now would be spent on data cwnd sends anyway. */
+	if (tcb->out_q)
+		return;
 	uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
 	uint32_t avail = tcb->snd.len > inflight ? tcb->snd.len - inflight : 0;
 	uint32_t wnd = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;

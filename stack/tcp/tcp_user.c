@@ -265,6 +265,8 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 	uint32_t n = ring_read(&tcb->rcv, buf, len, !peek);
 	if (!peek && tcb->rcv.len == 0 && tcb->ooo_n == 0)
 		ring_release(&tcb->rcv);
+	if (!peek)
+		tcp_rcvbuf_copied(tcp, tcb, n);
 	/* Window update (RFC 9293 §3.8.6.2.2): tell the peer once the window
 	 * grew by a useful amount, in particular when it was closed. */
 	if (!peek && tcb->state >= TCP_ESTABLISHED && tcb->state != TCP_TIME_WAIT) {
@@ -272,6 +274,8 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 		uint32_t space = tcp_rcv_space(tcb);
 		if (space > tcb->rcv_ssthresh)
 			space = tcb->rcv_ssthresh;
+		if (space > tcp_rcvbuf_wnd_max(tcb))
+			space = tcp_rcvbuf_wnd_max(tcb);
 		uint32_t step = tcb->rcvbuf / 2 < tcb->rcv_mss ? tcb->rcvbuf / 2 : tcb->rcv_mss;
 		if (space >= adv + step && (before < step || adv < tcb->rcvbuf / 2 || adv == 0))
 			tcp_send_ack(tcp, tcb);

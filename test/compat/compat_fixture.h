@@ -66,7 +66,7 @@ static int load(const char *name, bool jit, struct bpfvm_obj **obj, struct bpfvm
 }
 
 /* The program is refused, and the verifier's log says why. */
-static void assert_refused(const char *name, const char *reason)
+static inline void assert_refused(const char *name, const char *reason)
 {
 	struct bpfvm_obj *obj;
 	struct bpfvm_prog *prog;

@@ -6,13 +6,8 @@
  * at PARSE_HDR_OPT_CB. Helper errnos outside their callbacks are checked
  * directly. Both engines. */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "bpfvm.h"
-#include "cgroup.h"
-#include "check_main.h"
+#include "compat_fixture.h"
 #include "hk_double.h"
 #include "hooks_int.h"
 
@@ -27,43 +22,13 @@ struct parse_stat {
 	uint8_t data[2], pad[2];
 };
 
-static struct bpfvm_registry *reg;
-static struct cg_tree *tree;
-static struct hooks *hk;
-static char logbuf[16384];
-
-static void setup(void)
-{
-	struct hooks_config cfg = {.lcore = 0, .netns_cookie = 1};
-	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
-	ck_assert_int_eq(cg_tree_create(&hooks_cg_prog_ops, 2, &tree), 0);
-	cfg.tree = tree;
-	cfg.reg = reg;
-	ck_assert_int_eq(hooks_create(&cfg, &hk), 0);
-}
-
-static void teardown(void)
-{
-	hooks_destroy(hk);
-	cg_tree_destroy(tree);
-	bpfvm_registry_destroy(reg);
-}
-
 /* Load build/test/compat/NAME.o and attach it at cgroup path cg. */
 static struct bpfvm_obj *attach(const char *name, const char *cg, bool jit, struct cg_node **node)
 {
-	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof(logbuf)};
-	struct bpfvm_load_opts o = {
-	    .type = &hooks_sock_ops_type, .strict = true, .jit = jit, .log = &log};
-	const char *b = getenv("SKOPS_BUILD");
 	struct bpfvm_obj *obj;
 	struct bpfvm_prog *prog;
-	char path[512];
 
-	ck_assert_msg(b != NULL, "SKOPS_BUILD unset: run through meson test");
-	snprintf(path, sizeof(path), "%s/test/compat/%s.o", b, name);
-	ck_assert_msg(bpfvm_obj_open(reg, path, NULL, 0, &log, &obj) == 0, "%s: %s", path, logbuf);
-	ck_assert_msg(bpfvm_obj_load_prog(obj, NULL, &o, &prog) == 0, "%s: %s", name, logbuf);
+	ck_assert_msg(load(name, jit, &obj, &prog) == 0, "%s: %s", name, logbuf);
 	ck_assert_int_eq(cg_lookup(tree, cg, true, node), 0);
 	ck_assert_int_eq(cg_attach(tree, *node, CG_ATTACH_SOCK_OPS, prog, 0, NULL), 0);
 	bpfvm_prog_put(prog);

@@ -9,26 +9,11 @@
 
 #include "check_main.h"
 #include "ld_elf_edit.h"
+#include "ld_fixture.h"
 #include "loader_int.h"
 
 #define LD64 (BPF_LD | BPF_IMM | BPF_DW)
 #define CALL (BPF_JMP | BPF_CALL)
-
-static char logbuf[8192];
-static struct bpfvm_log lg;
-
-static void log_reset(void)
-{
-	logbuf[0] = 0;
-	lg = (struct bpfvm_log){.level = 1, .buf = logbuf, .size = sizeof logbuf};
-}
-
-static const char *obj_path(const char *name)
-{
-	static char p[4096];
-	snprintf(p, sizeof p, "%s/%s.bpf.o", LD_ELF_DIR, name);
-	return p;
-}
 
 static struct bpfvm_obj *open_ok(struct bpfvm_registry *reg, const char *name)
 {

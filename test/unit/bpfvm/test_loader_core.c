@@ -12,23 +12,8 @@
 
 #include "check_main.h"
 #include "ld_elf_edit.h"
+#include "ld_fixture.h"
 #include "loader_int.h"
-
-static char logbuf[8192];
-static struct bpfvm_log lg;
-
-static void log_reset(void)
-{
-	logbuf[0] = 0;
-	lg = (struct bpfvm_log){.level = 1, .buf = logbuf, .size = sizeof logbuf};
-}
-
-static const char *obj_path(const char *name)
-{
-	static char p[4096];
-	snprintf(p, sizeof p, "%s/%s.bpf.o", LD_ELF_DIR, name);
-	return p;
-}
 
 static uint32_t rd32(const uint8_t *p)
 {

@@ -151,6 +151,40 @@ START_TEST(no_room_callback_no_turns)
 }
 END_TEST
 
+/* A connection descheduled between two turns of its initial window finds
+ * its probe timeout passed when it runs again. That flight is its own, late,
+ * not a tail the peer went silent on: no tail loss probe; the turn sends the
+ * rest and arms the PTO from there (the equivalence suite's initial-flight
+ * row read 40 segments where the kernel sent 40 and then its probe). */
+START_TEST(late_turn_is_not_a_tail)
+{
+	struct fx f;
+	fx_init_cfg(&f, with_room);
+	room = 1000;
+	struct tcb *c = fx_passive(&f, true, NULL);
+	open_windows(c);
+	c->cwnd = 40;
+	c->srtt_us8 = 8 * 1000; /* PTO 2 ms + 2 ms */
+	uint32_t mss = c->mss;
+	f.nout = f.next = 0;
+	ck_assert_int_eq(tcp_send(f.tcp, c, blob, 64 * mss, f.now), (int32_t)(64 * mss));
+	ck_assert_uint_eq(f.nout, TCP_OUT_BURST);
+	ck_assert(c->out_q);
+	fx_at(&f, f.now + 30 * MS); /* the owner ran again late */
+	ck_assert_uint_eq(f.nout, TCP_OUT_BURST);
+	ck_assert_uint_eq(f.tcp->stats.tlp_probes, 0);
+	tcp_output_pending(f.tcp, f.now);
+	ck_assert_uint_eq(f.nout, 40); /* the rest of the window, by cwnd */
+	ck_assert(c->tmr[TCP_T_TLP] > f.now);
+	/* now the peer is silent: the probe is new data beyond cwnd */
+	fx_at(&f, f.now + 10 * MS);
+	ck_assert_uint_eq(f.tcp->stats.tlp_probes, 1);
+	ck_assert_uint_eq(f.nout, 41);
+	ck_assert_uint_eq(f.out[40].r.seq, c->iss + 1 + 40 * mss);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_outq");
@@ -158,6 +192,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, turns_round_robin);
 	tcase_add_test(tc, full_queue_waits);
 	tcase_add_test(tc, no_room_callback_no_turns);
+	tcase_add_test(tc, late_turn_is_not_a_tail);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -492,6 +492,65 @@ START_TEST(tcp_sock_fields)
 }
 END_TEST
 
+/* A SYN cookie (docs/sockops.md, call order): the SYN's request gets
+ * RWND_INIT and NEEDS_ECN for its SYN-ACK but no TIMEOUT_INIT, and the
+ * child the cookie makes gets PASSIVE_ESTABLISHED_CB and nothing else. */
+START_TEST(op_count_syncookie)
+{
+	env_init("op_count", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	struct tcb *l;
+	ck_assert_int_eq(tcp_open(f.tcp, AF_INET, &l), 0);
+	uint32_t any = 0;
+	ck_assert_int_eq(tcp_bind(f.tcp, l, &any, 80), 0);
+	ck_assert_int_eq(tcp_listen(f.tcp, l, 1, f.now), 0);
+	l->sd = 0;
+	/* a request fills the SYN queue; the next SYN gets a cookie */
+	struct tcp_repr syn = fx_repr(FX_PEER_ISN, 0, TCP_SYN, 65535);
+	f.t.rport = 40000;
+	fx_send(&f, &syn, NULL, 0);
+	fx_pop(&f);
+	f.t.rport = 40001;
+	fx_send(&f, &syn, NULL, 0);
+	struct fx_seg *sa = fx_pop(&f);
+	ck_assert_uint_eq(f.tcp->stats.syncookies_sent, 1);
+	struct tcp_repr ack = fx_repr(FX_PEER_ISN + 1, sa->r.seq + 1, TCP_ACK, 65535);
+	fx_send(&f, &ack, NULL, 0);
+	struct tcb *c = tcp_accept(f.tcp, l);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->t.rport, 40001);
+	struct bpfvm_map *m = bpfvm_obj_map_by_name(E.obj, "op_count_map");
+	ck_assert_ptr_nonnull(m);
+	struct op_counts *oc = bpfvm_map_lookup(m, &c->hs.cookie);
+	ck_assert_ptr_nonnull(oc);
+	static const uint64_t child[16] = {[5] = 1};
+	for (int i = 0; i < 16; i++)
+		ck_assert_msg(oc->n[i] == child[i], "cookie child op %d: %llu", i,
+			      (unsigned long long)oc->n[i]);
+	/* every socket the program saw: the listener, the request, the
+	 * cookie's request and the child; TIMEOUT_INIT for the request only */
+	uint64_t key, *prev = NULL, timeout_init = 0;
+	bool cookie_req = false;
+	unsigned n = 0;
+	while (bpfvm_map_get_next_key(m, prev, &key) == 0 && n < 16) {
+		prev = &key;
+		n++;
+		oc = bpfvm_map_lookup(m, &key);
+		ck_assert_ptr_nonnull(oc);
+		timeout_init += oc->n[1];
+		static const uint64_t req[16] = {[2] = 1, [6] = 1};
+		if (!memcmp(oc->n, req, sizeof(req)))
+			cookie_req = true;
+	}
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(timeout_init, 1);
+	ck_assert_msg(cookie_req, "no socket with RWND_INIT and NEEDS_ECN only");
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_sockops");
@@ -506,6 +565,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, init_cwnd_flight);
 	tcase_add_test(tc, cwnd_clamp_and_bufs);
 	tcase_add_test(tc, op_count_each_open);
+	tcase_add_test(tc, op_count_syncookie);
 	tcase_add_test(tc, cb_flags_state_rto);
 	tcase_add_test(tc, tcp_sock_fields);
 	suite_add_tcase(s, tc);
