@@ -49,6 +49,11 @@ static bool is_type(uint32_t k)
 	return k >= CORE_TYPE_ID_LOCAL && k <= CORE_TYPE_SIZE;
 }
 
+static bool is_enumval(uint32_t k)
+{
+	return k == CORE_ENUMVAL_EXISTS || k == CORE_ENUMVAL_VALUE;
+}
+
 static bool is_composite(const uint8_t *t)
 {
 	uint32_t k = bpfvm_btf_kind(t);
@@ -255,6 +260,17 @@ static int read_relo(struct ld_ctx *c, size_t k, size_t shndx, const uint8_t *p,
 		ld_err(c, ".BTF.ext", -1, "core_relo %zu: %s takes access string 0, not %.64s", k,
 		       kind_names[r->kind], r->access);
 		return -EINVAL;
+	}
+	if (is_enumval(r->kind)) {
+		const uint8_t *t = bpfvm_btf_type(&o->btf, r->type_id);
+		if (!is_any_enum(bpfvm_btf_kind(t)) || r->nspec != 1 ||
+		    r->spec[0] >= bpfvm_btf_vlen(t)) {
+			ld_err(c, ".BTF.ext", -1,
+			       "core_relo %zu: %s needs an enum and the index of one of its "
+			       "values, not type %u and %.64s",
+			       k, kind_names[r->kind], r->type_id, r->access);
+			return -EINVAL;
+		}
 	}
 	struct core_field f;
 	if (is_field(r->kind) && local_walk(&o->btf, r, &f, why, sizeof(why))) {
@@ -526,7 +542,23 @@ static int target_walk(const struct bpfvm_btf *lb, const struct ld_core_relo *r,
 	return 0;
 }
 
-/* Value of a field relocation at f (bpf_core_calc_field_relo, whole fields). */
+struct core_res {
+	uint64_t orig, val;
+	uint32_t orig_sz, new_sz;
+	bool poison, adjust_ok;
+	/* the insn must hold orig: not for a bitfield's offset, size and left
+	 * shift, which the compiler may compute for another load width
+	 * (libbpf's validate) */
+	bool novalidate;
+	char why[224];
+};
+
+/* Value of a field relocation at f (bpf_core_calc_field_relo). A bitfield is
+ * read through the smallest aligned integer of at least its type's size that
+ * holds all its bits (BYTE_OFFSET, BYTE_SIZE; *size 0: loads of it are never
+ * resized), then shifted left by LSHIFT_U64 and right by RSHIFT_U64 (little
+ * endian) as BPF_CORE_READ_BITFIELD does; a whole field is the same with all
+ * its bits. */
 static int field_value(const struct bpfvm_btf *btf, uint32_t kind, const struct core_field *f,
 		       uint64_t *val, uint32_t *size, char *why, size_t n)
 {
@@ -535,36 +567,118 @@ static int field_value(const struct bpfvm_btf *btf, uint32_t kind, const struct 
 		*val = 1;
 		return 0;
 	}
-	if (f->bitfield || f->bit_off % 8) {
-		snprintf(why, n, "%.96s is a bitfield, which this loader does not relocate",
-			 f->path);
+	if (!f->bitfield && f->bit_off % 8) {
+		snprintf(why, n, "%.96s starts inside a byte without being a bitfield", f->path);
 		return -EOPNOTSUPP;
 	}
 	if (bpfvm_btf_size(btf, f->type, &sz) || sz > UINT32_MAX) {
 		snprintf(why, n, "%.96s has no size", f->path);
 		return -EOPNOTSUPP;
 	}
-	*size = (uint32_t)sz;
 	const uint8_t *t = bpfvm_btf_skip_mods(btf, f->type, NULL);
+	uint64_t bit_sz = f->bitfield ? f->bitfield : sz * 8;
+	uint64_t byte_sz = sz, byte_off = f->bit_off / 8;
+	if (f->bitfield) {
+		if (sz == 0 || (sz & (sz - 1)) || sz > 8) {
+			snprintf(why, n, "%.96s is a bitfield of a %llu-byte type", f->path,
+				 (unsigned long long)sz);
+			return -EOPNOTSUPP;
+		}
+		byte_off = f->bit_off / 8 / byte_sz * byte_sz;
+		while (f->bit_off + bit_sz - byte_off * 8 > byte_sz * 8) {
+			if (byte_sz >= 8) {
+				snprintf(why, n, "%.96s: no 8-byte load holds the bitfield",
+					 f->path);
+				return -EOPNOTSUPP;
+			}
+			byte_sz *= 2;
+			byte_off = f->bit_off / 8 / byte_sz * byte_sz;
+		}
+	}
+	*size = f->bitfield ? 0 : (uint32_t)sz;
 	switch (kind) {
 	case CORE_FIELD_BYTE_OFFSET:
-		*val = f->bit_off / 8;
+		*val = byte_off;
 		return 0;
 	case CORE_FIELD_BYTE_SIZE:
-		*val = sz;
+		*val = byte_sz;
 		return 0;
 	case CORE_FIELD_SIGNED:
 		*val = (t && is_any_enum(bpfvm_btf_kind(t)) && bpfvm_btf_kflag(t)) ||
 		       (t && bpfvm_btf_kind(t) == BPFVM_BTF_K_INT && (rd32(t + 12) >> 24) & 1);
 		return 0;
-	default: /* LSHIFT/RSHIFT_U64 of a whole field: the bits above it go */
-		if (sz == 0 || sz > 8) {
+	default:
+		if (byte_sz == 0 || byte_sz > 8) {
 			snprintf(why, n, "%.96s is not an integer of at most 8 bytes", f->path);
 			return -EOPNOTSUPP;
 		}
-		*val = 64 - sz * 8;
+		if (kind == CORE_FIELD_LSHIFT_U64)
+			*val = 64 - (f->bit_off + bit_sz - byte_off * 8);
+		else
+			*val = 64 - bit_sz;
 		return 0;
 	}
+}
+
+/* Enumerator idx of enum t: its name and value (a 32-bit enum's is the s32
+ * of struct btf_enum, sign-extended, as libbpf reads it). */
+static const char *enum_value(const struct bpfvm_btf *btf, const uint8_t *t, uint32_t idx,
+			      uint64_t *val)
+{
+	if (bpfvm_btf_kind(t) == BPFVM_BTF_K_ENUM) {
+		const uint8_t *e = t + 12 + 8 * idx;
+		uint32_t v = rd32(e + 4);
+		*val = (uint64_t)(int64_t)(int32_t)v;
+		return bpfvm_btf_str(btf, rd32(e));
+	}
+	const uint8_t *e = t + 12 + 12 * idx;
+	*val = (uint64_t)rd32(e + 4) | (uint64_t)rd32(e + 8) << 32;
+	return bpfvm_btf_str(btf, rd32(e));
+}
+
+/* ENUMVAL_EXISTS / ENUMVAL_VALUE (bpf_core_calc_enumval_relo): the local
+ * enumerator looked up by essential name in each target enum (or enum64) of
+ * the same essential name; absent, EXISTS is 0 and VALUE poisons. */
+static int resolve_enumval(struct ld_ctx *c, size_t k, const struct bpfvm_btf *lb,
+			   const struct ld_core_relo *r, const struct bpfvm_btf *tb, bool have_tb,
+			   const char *tname, struct core_res *res)
+{
+	const uint8_t *lt = bpfvm_btf_type(lb, r->type_id);
+	const char *lname = bpfvm_btf_name(lb, lt);
+	uint64_t lv;
+	const char *vname = enum_value(lb, lt, r->spec[0], &lv);
+	res->orig = r->kind == CORE_ENUMVAL_EXISTS ? 1 : lv;
+	bool found = false;
+	for (uint32_t id = 1; have_tb && lname[0] && vname && id <= tb->ntypes; id++) {
+		const uint8_t *t = bpfvm_btf_type(tb, id);
+		if (!is_any_enum(bpfvm_btf_kind(t)) ||
+		    !same_essential(bpfvm_btf_name(tb, t), lname))
+			continue;
+		for (uint32_t i = 0; i < bpfvm_btf_vlen(t); i++) {
+			uint64_t v;
+			const char *n = enum_value(tb, t, i, &v);
+			if (!n || !same_essential(n, vname))
+				continue;
+			v = r->kind == CORE_ENUMVAL_EXISTS ? 1 : v;
+			if (found && v != res->val) {
+				ld_err(c, NULL, -1,
+				       "core_relo %zu: enum %.64s::%.64s: candidates in the %s "
+				       "BTF disagree (%llu, %llu)",
+				       k, lname, vname, tname, (unsigned long long)res->val,
+				       (unsigned long long)v);
+				return -EINVAL;
+			}
+			found = true;
+			res->val = v;
+			break;
+		}
+	}
+	if (found || r->kind == CORE_ENUMVAL_EXISTS)
+		return 0;
+	res->poison = true;
+	snprintf(res->why, sizeof(res->why), "no enum %.64s::%.64s in the %.32s BTF", lname,
+		 vname ? vname : "?", tname);
+	return 0;
 }
 
 /* Loads and stores may change size with the field only for unsigned integers
@@ -582,13 +696,6 @@ static bool size_adjustable(const struct bpfvm_btf *lb, uint32_t lid, const stru
 	       !((rd32(l + 12) >> 24) & 1) && !((rd32(t + 12) >> 24) & 1);
 }
 
-struct core_res {
-	uint64_t orig, val;
-	uint32_t orig_sz, new_sz;
-	bool poison, adjust_ok;
-	char why[224];
-};
-
 /* Resolve relocation r: res->val, or res->poison with a reason. -EINVAL only
  * for what libbpf also fails the load on (candidates that disagree). */
 static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
@@ -603,6 +710,8 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 		res->orig = res->val = r->type_id;
 		return 0;
 	}
+	if (is_enumval(r->kind))
+		return resolve_enumval(c, k, lb, r, tb, have_tb, tname, res);
 	if (!is_field(r->kind) && !is_type(r->kind)) {
 		res->poison = true;
 		snprintf(res->why, sizeof(res->why), "%s relocations are not supported",
@@ -614,6 +723,8 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 	if (is_field(r->kind)) {
 		if (local_walk(lb, r, &lf, why, sizeof(why)))
 			return -EINVAL; /* checked at open */
+		res->novalidate = lf.bitfield && r->kind != CORE_FIELD_RSHIFT_U64 &&
+				  r->kind != CORE_FIELD_SIGNED && r->kind != CORE_FIELD_EXISTS;
 		if (field_value(lb, r->kind, &lf, &res->orig, &res->orig_sz, why, sizeof(why))) {
 			res->poison = true;
 			snprintf(res->why, sizeof(res->why), "%.*s", (int)sizeof(res->why) - 1,
@@ -735,7 +846,7 @@ static int patch(struct ld_ctx *c, const char *sec, size_t k, struct bpfvm_insn 
 		       in->code);
 		return -EINVAL;
 	}
-	if ((uint64_t)have != res->orig &&
+	if (!res->novalidate && (uint64_t)have != res->orig &&
 	    !(cls == BPF_ALU && (uint32_t)have == (uint32_t)res->orig)) {
 		ld_err(c, sec, at, "core_relo %zu: insn holds %lld, the local %s value is %llu", k,
 		       (long long)have, kind_names[kind], (unsigned long long)res->orig);
@@ -749,7 +860,8 @@ static int patch(struct ld_ctx *c, const char *sec, size_t k, struct bpfvm_insn 
 		return 0;
 	}
 	if (cls == BPF_ALU || cls == BPF_ALU64) {
-		if (res->val > INT32_MAX) {
+		/* an imm is an s32: a negative enumerator fits */
+		if ((int64_t)res->val > INT32_MAX || (int64_t)res->val < INT32_MIN) {
 			ld_err(c, sec, at, "core_relo %zu: value %llu does not fit the insn", k,
 			       (unsigned long long)res->val);
 			return -ERANGE;

@@ -17,19 +17,22 @@
 	X(ullong, "long long unsigned int")                                                        \
 	N(u6_addr8)                                                                                \
 	N(u6_addr16)                                                                               \
-	N(u6_addr32) N(in6_u) N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr)             \
-	    N(skc_dport) N(skc_num) N(skc_family) N(skc_state) N(skc_v6_daddr) N(skc_v6_rcv_saddr) \
-		N(sock) N(__sk_common) N(sk_mark) N(sk_priority) N(sk_txhash) N(sk_type)           \
-		    N(sk_protocol) N(inet_sock) N(sk) N(inet_saddr) N(inet_sport)                  \
-			N(inet_connection_sock) N(icsk_inet) N(icsk_retransmits) N(minmax_sample)  \
-			    N(t) N(v) N(minmax) N(s) N(tcp_sock) N(inet_conn) N(snd_cwnd)          \
-				N(snd_ssthresh) N(srtt_us) N(mss_cache) N(rcv_nxt) N(snd_nxt)      \
-				    N(snd_una) N(packets_out) N(retrans_out) N(lost_out)           \
-					N(sacked_out) N(total_retrans) N(segs_in) N(segs_out)      \
-					    N(data_segs_in) N(data_segs_out) N(delivered)          \
-						N(delivered_ce) N(dsack_dups) N(rate_delivered)    \
-						    N(rate_interval_us) N(ecn_flags) N(rtt_min)    \
-							N(bytes_received) N(bytes_acked)
+	N(u6_addr32)                                                                               \
+	N(in6_u) N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr) N(skc_dport) N(skc_num)  \
+	    N(skc_family) N(skc_state) N(skc_v6_daddr) N(skc_v6_rcv_saddr) N(sock) N(__sk_common)  \
+		N(sk_mark) N(sk_priority) N(sk_txhash) N(sk_type) N(sk_protocol) N(inet_sock)      \
+		    N(sk) N(inet_saddr) N(inet_sport) N(inet_connection_sock) N(icsk_inet)         \
+			N(icsk_retransmits) N(minmax_sample) N(t) N(v) N(minmax) N(s) N(tcp_sock)  \
+			    N(inet_conn) N(snd_cwnd) N(snd_ssthresh) N(srtt_us) N(mss_cache)       \
+				N(rcv_nxt) N(snd_nxt) N(snd_una) N(packets_out) N(retrans_out)     \
+				    N(lost_out) N(sacked_out) N(total_retrans) N(segs_in)          \
+					N(segs_out) N(data_segs_in) N(data_segs_out) N(delivered)  \
+					    N(delivered_ce) N(dsack_dups) N(rate_delivered)        \
+						N(rate_interval_us) N(ecn_flags) N(rtt_min)        \
+						    N(bytes_received) N(bytes_acked) N(mdev_us)    \
+							N(rcv_wnd) N(window_clamp) N(rcv_wup)      \
+							    N(copied_seq) N(write_seq) N(snd_wnd)  \
+								N(snd_wl1) N(rcv_ssthresh)
 
 struct hk_btf_strs {
 	char nul;
@@ -99,15 +102,17 @@ _Static_assert(T_TCP_SOCK == HOOKS_BTF_TCP_SOCK_ID, "struct tcp_sock's id");
 	    T_STRUCT(inet_connection_sock, 2, IC), M(IC, icsk_inet, T_INET_SOCK),                  \
 	    MU(IC, icsk_retransmits), T_STRUCT(minmax_sample, 2, MS), MU(MS, t), MU(MS, v),        \
 	    T_ARRAY(T_MINMAX_SAMPLE, 3), T_STRUCT(minmax, 1, struct hooks_k_minmax),               \
-	    M(struct hooks_k_minmax, s, T_A_SAMPLE3), T_STRUCT(tcp_sock, 26, TP),                  \
+	    M(struct hooks_k_minmax, s, T_A_SAMPLE3), T_STRUCT(tcp_sock, 35, TP),                  \
 	    M(TP, inet_conn, T_ICSK), MU(TP, snd_cwnd), MU(TP, snd_ssthresh), MU(TP, srtt_us),     \
 	    MU(TP, mss_cache), MU(TP, rcv_nxt), MU(TP, snd_nxt), MU(TP, snd_una),                  \
 	    MU(TP, packets_out), MU(TP, retrans_out), MU(TP, lost_out), MU(TP, sacked_out),        \
 	    MU(TP, total_retrans), MU(TP, segs_in), MU(TP, segs_out), MU(TP, data_segs_in),        \
 	    MU(TP, data_segs_out), MU(TP, delivered), MU(TP, delivered_ce), MU(TP, dsack_dups),    \
 	    MU(TP, rate_delivered), MU(TP, rate_interval_us), MU(TP, ecn_flags),                   \
-	    M(TP, rtt_min, T_MINMAX), MU(TP, bytes_received),                                      \
-	    MU(TP, bytes_acked), /* volatile unsigned char, skc_state's type in Linux */           \
+	    M(TP, rtt_min, T_MINMAX), MU(TP, bytes_received), MU(TP, bytes_acked),                 \
+	    MU(TP, mdev_us), MU(TP, rcv_wnd), MU(TP, window_clamp), MU(TP, rcv_wup),               \
+	    MU(TP, copied_seq), MU(TP, write_seq), MU(TP, snd_wnd), MU(TP, snd_wl1),               \
+	    MU(TP, rcv_ssthresh), /* volatile unsigned char, skc_state's type in Linux */          \
 	    0, INFO(9, 0), T_U8
 
 #define HK_NTYPE_WORDS (sizeof((const uint32_t[]){HK_TYPES}) / sizeof(uint32_t))

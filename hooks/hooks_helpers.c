@@ -360,6 +360,15 @@ static uint64_t hooks_skc_to_tcp_sock(uint64_t sk, uint64_t r2, uint64_t r3, uin
 		tp->rtt_min.s[i].v = in.rtt_min;
 	tp->bytes_received = in.bytes_received;
 	tp->bytes_acked = in.bytes_acked;
+	tp->mdev_us = in.mdev_us;
+	tp->rcv_wnd = in.rcv_wnd;
+	tp->window_clamp = in.window_clamp;
+	tp->rcv_wup = in.rcv_wup;
+	tp->copied_seq = in.copied_seq;
+	tp->write_seq = in.write_seq;
+	tp->snd_wnd = in.snd_wnd;
+	tp->snd_wl1 = in.snd_wl1;
+	tp->rcv_ssthresh = in.rcv_ssthresh;
 	ctx->ktp_set = 1;
 	return (uint64_t)(uintptr_t)tp;
 }

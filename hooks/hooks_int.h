@@ -143,6 +143,8 @@ struct hooks_k_tcp_sock {
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t delivered, delivered_ce, dsack_dups;
 	uint32_t rate_delivered, rate_interval_us;
+	uint32_t mdev_us, rcv_wnd, window_clamp, rcv_wup, copied_seq, write_seq, snd_wnd, snd_wl1;
+	uint32_t rcv_ssthresh;
 	uint8_t ecn_flags;
 	uint8_t pad3[3];
 	struct hooks_k_minmax rtt_min;
@@ -151,7 +153,7 @@ struct hooks_k_tcp_sock {
 
 /* The BTF of the structs above (hooks_btf.c, checked to be HOOKS_BTF_SIZE
  * bytes) and the id of struct tcp_sock in it. */
-#define HOOKS_BTF_SIZE	      1616u
+#define HOOKS_BTF_SIZE	      1812u
 #define HOOKS_BTF_TCP_SOCK_ID 17
 struct hooks_btf_blob;
 extern const struct hooks_btf_blob hooks_btf_blob;

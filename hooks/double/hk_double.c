@@ -61,6 +61,15 @@ static void hkd_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_
 		out->delivered = in->delivered;
 		out->delivered_ce = in->delivered_ce;
 		out->icsk_retransmits = in->icsk_retransmits;
+		out->mdev_us = in->mdev_us;
+		out->rcv_wnd = in->rcv_wnd;
+		out->window_clamp = in->window_clamp;
+		out->rcv_wup = in->rcv_wup;
+		out->copied_seq = in->copied_seq;
+		out->write_seq = in->write_seq;
+		out->snd_wnd = in->snd_wnd;
+		out->snd_wl1 = in->snd_wl1;
+		out->rcv_ssthresh = in->rcv_ssthresh;
 	}
 	if (groups & HOOKS_INFO_SOCK) {
 		out->sk_txhash = in->sk_txhash;

@@ -57,6 +57,10 @@ struct hooks_sk_info {
 	uint64_t bytes_received, bytes_acked;
 	/* struct bpf_tcp_sock only (HOOKS_INFO_TCP) */
 	uint32_t dsack_dups, delivered, delivered_ce, icsk_retransmits;
+	/* struct tcp_sock only (bpf_skc_to_tcp_sock, HOOKS_INFO_TCP), Linux's
+	 * meaning: mdev_us is the RTT deviation in µs × 4 */
+	uint32_t mdev_us, rcv_wnd, window_clamp, rcv_wup, copied_seq, write_seq, snd_wnd, snd_wl1,
+	    rcv_ssthresh;
 	/* struct bpf_sock view */
 	uint32_t sk_type, sk_protocol, sk_mark, sk_priority;
 };

@@ -279,6 +279,10 @@ struct tcb {
 	 * (bpf_load_hdr_opt with BPF_LOAD_HDR_OPT_TCP_SYN) */
 	uint8_t syn_opt_len;
 	uint8_t syn_opt[TCP_OPT_SPACE];
+	/* option bytes the programs reserved when asked for the current MSS
+	 * (HDR_OPT_LEN_CB without a segment); data segments carry that much
+	 * less payload (Linux tcp_current_mss) */
+	uint8_t so_opt_mss;
 	/* TCP_SAVE_SYN (0 off, 1 IP and TCP headers, 2 from the Ethernet
 	 * header) and, on a listener's child, the SYN's headers it kept */
 	uint8_t save_syn;

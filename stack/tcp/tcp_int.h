@@ -347,10 +347,13 @@ void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 /* After the retransmission is accounted (snd_nxt, snd_max, counters, timer). */
 void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res);
 void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb);
-/* Header options: programs' options for a SYN or SYN-ACK about to leave (into
- * r->xopt), and PARSE_HDR_OPT_CB for an accepted segment of a synchronized
- * connection (Linux's bpf_skops_* in tcp_output.c / tcp_input.c). */
-void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r);
+/* Header options: programs' options for a segment about to leave (into
+ * r->xopt; len is its payload), the option space they want off every data
+ * segment (tcb->so_opt_mss, refreshed before a send), and PARSE_HDR_OPT_CB for
+ * an accepted segment of a synchronized connection (Linux's bpf_skops_* in
+ * tcp_output.c / tcp_input.c). */
+void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32_t len);
+void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb);
 void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn);
 void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len);
 /* Effective initial window in bytes from RWND_INIT (0: default). */

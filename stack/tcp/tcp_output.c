@@ -150,6 +150,7 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		if (tcb->tmr[TCP_T_DELACK])
 			tcp_timer_clear(tcp, tcb, TCP_T_DELACK);
 	}
+	tcp_so_hdr_opt(tcp, tcb, r, d ? d->n[0] + d->n[1] : 0);
 	tcb->segs_out++;
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
@@ -241,7 +242,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	static const struct tcp_iov none;
 	if (r.flags & TCP_ACK)
 		tcb->ts_last_ack_sent = r.ack;
-	tcp_so_hdr_opt(tcp, tcb, &r);
+	tcp_so_hdr_opt(tcp, tcb, &r, 0);
 	if (tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, &r, &none) < 0)
 		tcp->stats.out_err++;
 }
@@ -333,20 +334,25 @@ int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, 
 	return send_segment(tcp, tcb, seq, len, fin);
 }
 
-/* Payload that fits one segment: SACK blocks ride on data segments too. */
+/* Payload that fits one segment: SACK blocks ride on data segments too, and
+ * so do the programs' header options (tcp_so_current_mss). */
 uint32_t tcp_seg_room(const struct tcb *tcb)
 {
-	uint32_t room = tcb->mss;
+	uint32_t opts = tcb->so_opt_mss;
 	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : 4u;
 		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
-		room -= 4 + 8 * nb;
+		opts += 4 + 8 * nb;
 	}
-	return room;
+	/* RFC 6691 §2: options come off the MSS; tcp_min_snd_mss (48 at
+	 * least) leaves payload under 40 option bytes. 0 before an MSS is
+	 * known (a connection closed before it was established). */
+	return tcb->mss > opts ? tcb->mss - opts : 0;
 }
 
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
 {
+	tcp_so_current_mss(tcp, tcb);
 	uint32_t out = tcb->snd_max - tcb->snd_una;
 	uint32_t data = tcb->snd.len;
 	uint32_t len = data < out ? data : out;
@@ -372,6 +378,10 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	int sent = 0;
 	if (!can_send_data(tcb->state))
 		goto ack;
+	/* Linux tcp_push_pending_frames / tcp_xmit_retransmit_queue ask
+	 * tcp_current_mss when there is something to send. */
+	if (tcb->snd.len || (tcb->flags & TCB_F_FIN_QUEUED))
+		tcp_so_current_mss(tcp, tcb);
 	/* In SACK recovery the holes deemed lost go first (RFC 6675 NextSeg
 	 * rule 1), then new data (rule 2), then the rest (rules 3 and 4). */
 	bool rec = tcb->sb.mode != TCP_SB_OPEN;

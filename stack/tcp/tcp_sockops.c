@@ -222,24 +222,75 @@ void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb)
 		hooks_rtt_cb(&tcb->hs);
 }
 
-/* Linux bpf_skops_hdr_opt_len + bpf_skops_write_hdr_opt: the programs see the
- * header as built so far and get the option space it leaves. Only SYNs and
- * SYN-ACKs carry their options so far: a data segment's payload is cut to the
- * MSS before its header is known here. */
-void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r)
+/* The space a socket's segments give the programs, as Linux's
+ * tcp_established_options: the stack's own options (timestamps, then SACK
+ * blocks) first, the rest of the 40 bytes to the programs. */
+static uint32_t so_opt_left(size_t hl)
+{
+	return hl < TCP_HDR_MIN + TCP_OPT_SPACE ? (uint32_t)(TCP_HDR_MIN + TCP_OPT_SPACE - hl) : 0;
+}
+
+static bool so_writes(const struct tcb *tcb, bool syn)
+{
+	if (!so_on(tcb) || !hooks_cb_enabled(&tcb->hs, HOOKS_CB_WRITE_HDR_OPT))
+		return false;
+	/* A request's SYN-ACK runs its listener's programs. Otherwise only a
+	 * full socket: Linux answers from a timewait sock (and for closed
+	 * ports from none) without programs. */
+	return syn || (tcb->hs.fullsock && tcb->state != TCP_TIME_WAIT &&
+		       tcb->state != TCP_CLOSED && tcb->state != TCP_LISTEN);
+}
+
+/* Linux tcp_current_mss: tcp_established_options without a segment, so
+ * HDR_OPT_LEN_CB with args[0] BPF_WRITE_HDR_TCP_CURRENT_MSS (1), no header and
+ * skb_len 0. What the programs reserve comes off every data segment's payload
+ * (tcp_seg_room) until the next send asks again. */
+void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb)
+{
+	(void)tcp;
+	tcb->so_opt_mss = 0;
+	if (!so_writes(tcb, false))
+		return;
+	size_t hl = TCP_HDR_MIN + ((tcb->flags & TCB_F_TS) ? 12u : 0u);
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
+		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
+		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
+		hl += 4 + 8 * nb;
+	}
+	tcb->so_opt_mss = (uint8_t)hooks_hdr_opt_len(&tcb->hs, NULL, so_opt_left(hl),
+						     1 /* BPF_WRITE_HDR_TCP_CURRENT_MSS */);
+}
+
+/* Linux bpf_skops_hdr_opt_len + bpf_skops_write_hdr_opt, for every segment
+ * a socket sends (tcp_syn_options, tcp_synack_options,
+ * tcp_established_options): HDR_OPT_LEN_CB sees the segment's flags and
+ * payload length but no header yet (skb_data empty); WRITE_HDR_OPT_CB sees the
+ * header as built, its data offset already counting the reserved bytes, and
+ * skb_len the whole segment. On a data segment the options and the payload
+ * stay within the MSS (RFC 6691 §2): a program that reserves more than it did
+ * when asked for the current MSS gets -ENOSPC for the excess where Linux
+ * would send a segment larger than the MSS. */
+void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32_t len)
 {
 	uint8_t hdr[TCP_HDR_MIN + TCP_OPT_SPACE];
 	(void)tcp;
 	r->xopt_len = 0;
-	if (!so_on(tcb) || !hooks_cb_enabled(&tcb->hs, HOOKS_CB_WRITE_HDR_OPT))
+	bool syn = (r->flags & TCP_SYN) != 0;
+	if (!so_writes(tcb, syn))
 		return;
 	size_t hl = tcp_repr_hdr_len(r);
-	if (hl >= sizeof(hdr))
+	uint32_t room = so_opt_left(hl);
+	if (!syn && len) {
+		uint32_t seg = tcb->mss + ((tcb->flags & TCB_F_TS) ? 12u : 0u);
+		uint32_t used = len + (uint32_t)(hl - TCP_HDR_MIN);
+		uint32_t fit = seg > used ? (seg - used) & ~3u : 0;
+		if (room > fit)
+			room = fit;
+	}
+	if (!room)
 		return;
-	tcp_emit(r, hdr);
-	struct hooks_skb skb = {
-	    .hdr = hdr, .hdr_len = (uint32_t)hl, .skb_len = (uint32_t)hl, .flags = r->flags};
-	uint8_t syn[TCP_HDR_MIN + TCP_OPT_SPACE];
+	struct hooks_skb skb = {.hdr = hdr, .hdr_len = 0, .skb_len = len, .flags = r->flags};
+	uint8_t synbuf[TCP_HDR_MIN + TCP_OPT_SPACE];
 	if ((r->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && tcb->syn_opt_len) {
 		/* the SYN this answers, as it came: its options after a fixed
 		 * header rebuilt from the connection */
@@ -252,13 +303,17 @@ void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r)
 		s.wscale = -1;
 		s.xopt_len = tcb->syn_opt_len;
 		memcpy(s.xopt, tcb->syn_opt, tcb->syn_opt_len);
-		tcp_emit(&s, syn);
-		skb.syn = syn;
+		tcp_emit(&s, synbuf);
+		skb.syn = synbuf;
 		skb.syn_len = TCP_HDR_MIN + tcb->syn_opt_len;
 	}
-	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, (uint32_t)(sizeof(hdr) - hl), 0);
+	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, room, 0);
 	if (!reserved)
 		return;
+	tcp_emit(r, hdr);
+	hdr[12] = (uint8_t)(((hl + reserved) / 4) << 4);
+	skb.hdr_len = (uint32_t)hl;
+	skb.skb_len = (uint32_t)hl + reserved + len;
 	(void)hooks_write_hdr_opt(&tcb->hs, &skb, reserved, 0);
 	memcpy(r->xopt, hdr + hl, reserved);
 	r->xopt_len = (uint8_t)reserved;
@@ -271,7 +326,8 @@ void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn)
 }
 
 /* Linux bpf_skops_parse_hdr, called at the end of tcp_validate_incoming: not
- * in SYN_SENT or SYN_RECV (the ESTABLISHED callbacks come first). The header
+ * in SYN_SENT or SYN_RECV (the ESTABLISHED callbacks come first), nor in
+ * TIME_WAIT (a timewait sock runs no programs). The header
  * is rebuilt as received: the fixed part and the option bytes as they came. */
 void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len)
 {
@@ -279,7 +335,7 @@ void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h
 	struct tcp_repr raw;
 	(void)tcp;
 	if (!so_on(tcb) || !tcb->hs.fullsock || tcb->state == TCP_SYN_SENT ||
-	    tcb->state == TCP_SYN_RECEIVED)
+	    tcb->state == TCP_SYN_RECEIVED || tcb->state == TCP_TIME_WAIT)
 		return;
 	if (!hooks_cb_enabled(&tcb->hs, HOOKS_CB_PARSE_ALL_HDR_OPT) &&
 	    !(h->unknown_opt && hooks_cb_enabled(&tcb->hs, HOOKS_CB_PARSE_UNKNOWN_HDR_OPT)))
@@ -331,6 +387,32 @@ static uint64_t so_bytes_received(const struct tcb *tcb)
 	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
 }
 
+/* The struct tcp_sock fields only bpf_skc_to_tcp_sock shows, as Linux keeps
+ * them: rcv_wup is rcv_nxt when the window was last advertised, copied_seq the
+ * next byte the application reads (the FIN is not one), write_seq the end of
+ * what it wrote (a SYN in flight and a queued FIN count), window_clamp never 0
+ * (without TCP_WINDOW_CLAMP the largest window the scale can say). */
+static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
+{
+	uint32_t wnd = tcb->rcv_wnd;
+	if (!wnd && SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt))
+		wnd = tcb->rcv_adv - tcb->rcv_nxt; /* only the SYN's window so far */
+	o->mdev_us = tcb->rttvar_us4;
+	o->rcv_wnd = wnd;
+	o->rcv_wup = wnd ? tcb->rcv_adv - wnd : tcb->rcv_nxt;
+	o->window_clamp = tcb->window_clamp
+			      ? tcb->window_clamp
+			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
+	o->copied_seq = tcb->rcv_nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
+	uint32_t w = tcb->snd_una + tcb->snd.len;
+	if (tcb->snd_una == tcb->iss && tcb->snd_max != tcb->iss)
+		w++;
+	o->write_seq = (tcb->flags & TCB_F_FIN_QUEUED) ? tcb->fin_seq + 1 : w;
+	o->snd_wnd = tcb->snd_wnd;
+	o->snd_wl1 = tcb->snd_wl1;
+	o->rcv_ssthresh = tcb->rcv_ssthresh;
+}
+
 static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
 {
 	const struct tcb *tcb = tcb_of_hs(hs);
@@ -375,6 +457,7 @@ static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_s
 		o->bytes_received = so_bytes_received(tcb);
 		o->bytes_acked = so_bytes_acked(tcb);
 		o->icsk_retransmits = tcb->retransmits;
+		so_info_tcp_sock(tcb, o);
 	}
 	if (groups & HOOKS_INFO_SOCK) {
 		o->sk_type = SOCK_STREAM;

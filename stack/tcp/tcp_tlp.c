@@ -55,6 +55,7 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
 	uint32_t avail = tcb->snd.len > inflight ? tcb->snd.len - inflight : 0;
 	uint32_t wnd = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;
+	tcp_so_current_mss(tcp, tcb);
 	uint32_t room = tcp_seg_room(tcb);
 	struct tcp_sb_seg g;
 	bool rtx = !(avail && wnd);

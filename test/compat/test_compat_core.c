@@ -28,10 +28,12 @@ struct core_snap {
 	uint64_t bytes_received, bytes_acked, delivered;
 	uint32_t ecn_flags, state, family, dport, num, retransmits, mark;
 	uint32_t daddr, v6_daddr3, flavor_una;
-	uint32_t has_snd_cwnd, has_mdev_us, mdev_us, cwnd_size, cwnd_off_nonzero;
+	uint32_t has_snd_cwnd, has_app_limited, app_limited, cwnd_size, cwnd_off_nonzero;
 	uint32_t tp_size, has_flavor, has_udp_sock, delivered_signed, cwnd_rshift, cwnd_lshift;
 	int32_t probe_sk;
 	uint32_t probe_sk_val;
+	uint32_t has_mdev_us, mdev_us, rcv_wnd, window_clamp, rcv_wup, copied_seq, write_seq;
+	uint32_t snd_wnd, snd_wl1, rcv_ssthresh;
 };
 
 /* The "sockops" section's insns as clang wrote them (malloc'd), from the file. */
@@ -105,7 +107,7 @@ START_TEST(patched_offsets)
 	    raw, in, n, W, W,
 	    offsetof(struct hooks_k_tcp_sock, inet_conn.icsk_inet.sk.__sk_common.skc_v6_daddr) + 12,
 	    "skc_v6_daddr[3]");
-	/* the read of mdev_us (absent here) sat behind bpf_core_field_exists: it
+	/* the read of app_limited (absent here) sat behind bpf_core_field_exists: it
 	 * was poisoned, never reached, and left as the kernel leaves dead code */
 	size_t traps = 0;
 	for (size_t pc = 0; pc < n; pc++) {
@@ -165,6 +167,15 @@ static void fill(struct hkd_sock *d)
 	in->ecn_flags = 3;
 	in->icsk_retransmits = 4;
 	in->sk_mark = 0x2700;
+	in->mdev_us = 28;
+	in->rcv_wnd = 29;
+	in->window_clamp = 30;
+	in->rcv_wup = 31;
+	in->copied_seq = 32;
+	in->write_seq = 33;
+	in->snd_wnd = 34;
+	in->snd_wl1 = 35;
+	in->rcv_ssthresh = 36;
 }
 
 static void check(const struct core_snap *s, const struct hooks_sk_info *in)
@@ -199,8 +210,18 @@ static void check(const struct core_snap *s, const struct hooks_sk_info *in)
 		ck_assert_uint_eq(s->v6_daddr3, in->remote_ip6[3]);
 	/* the queries, answered from skops's BTF */
 	ck_assert_uint_eq(s->has_snd_cwnd, 1);
-	ck_assert_uint_eq(s->has_mdev_us, 0);
-	ck_assert_uint_eq(s->mdev_us, 0);
+	ck_assert_uint_eq(s->has_app_limited, 0);
+	ck_assert_uint_eq(s->app_limited, 0);
+	ck_assert_uint_eq(s->has_mdev_us, 1);
+	ck_assert_uint_eq(s->mdev_us, in->mdev_us);
+	ck_assert_uint_eq(s->rcv_wnd, in->rcv_wnd);
+	ck_assert_uint_eq(s->window_clamp, in->window_clamp);
+	ck_assert_uint_eq(s->rcv_wup, in->rcv_wup);
+	ck_assert_uint_eq(s->copied_seq, in->copied_seq);
+	ck_assert_uint_eq(s->write_seq, in->write_seq);
+	ck_assert_uint_eq(s->snd_wnd, in->snd_wnd);
+	ck_assert_uint_eq(s->snd_wl1, in->snd_wl1);
+	ck_assert_uint_eq(s->rcv_ssthresh, in->rcv_ssthresh);
 	ck_assert_uint_eq(s->cwnd_size, 4);
 	ck_assert_uint_eq(s->cwnd_off_nonzero, 1);
 	ck_assert_uint_eq(s->delivered_signed, 0);
@@ -276,7 +297,7 @@ static const struct {
 	const char *name;
 	const char *reason;
 } bad[] = {
-    {"bad_core_missing", "cannot be resolved: no field 'mdev_us' in struct tcp_sock"},
+    {"bad_core_missing", "cannot be resolved: no field 'app_limited' in struct tcp_sock"},
     {"bad_core_write", "cannot write into a kernel-typed tcp_sock"},
     {"bad_core_nocheck", "invalid mem access 'btf_ptr_or_null'"},
     {"bad_core_span", "size=8: not inside one integer field of the sock_ops BTF"},

@@ -140,6 +140,12 @@ COMPAT_SCENARIOS = {
     "close_counts_clamp": [("client", "v4", "-", ["syn_wscale"])],
     # kind 254 (magic 0xa5c3, data 0x1234) written in the SYN (WRITE_HDR_OPT_CB)
     "hdr_opt_write": [("client", "v4", "-", ["syn_exp_opt"])],
+    # kind 254 (magic 0x5c0b, a running count) on every segment after the
+    # handshake: what the kernel peer sees on data and pure ACKs (the FIN's is
+    # checked between two stacks, compat_hdr_sim: the capture may stop before
+    # the kernel's FIN)
+    "hdr_opt_data": [("client", "v4", "-", ["data_exp_opt", "ack_exp_opt"]),
+                     ("server", "v4", "-", ["data_exp_opt", "ack_exp_opt"])],
 }
 CLOSE_SLOT = {"client": 0, "server": 1}
 
@@ -469,6 +475,7 @@ def wire(pkts, prog_addr):
     high = None  # end of the highest new data sent before the first retransmission
     burst_over = False
     mss = None
+    opts = {}
     top = None  # end of the highest data sent so far
     first_sent = {}  # offset -> time of its first transmission
     resent, repair_ms = 0, None
@@ -501,6 +508,21 @@ def wire(pkts, prog_addr):
         # Captures are truncated: take the payload length from the headers.
         hdr = t.dataofs * 4
         plen = (ip.len - ip.ihl * 4 - hdr) if IP in p else (ip.plen - hdr)
+        if from_prog and not syn and not flags & 0x04 and isn is not None:
+            # after the handshake: kind, length and magic of the kind-254
+            # option (not its count), per kind of segment
+            cls = "fin" if flags & 0x01 else "data" if plen > 0 else "ack"
+            o = exp_option(bytes(t)[20:hdr])
+            # the stack's own options first (a loss on the receive path
+            # brings SACK blocks): where they leave no 8 bytes, neither
+            # Linux nor skops can add the option
+            if 40 - (hdr - 20 - (8 if o else 0)) < 8:
+                continue
+            seen = opts.setdefault(cls, [set(), 0])
+            if o:
+                seen[0].add(o[:11])
+            else:
+                seen[1] += 1
         if from_prog and plen > 0 and not syn and isn is not None:
             out.setdefault("ect_data", ecn == 2)
             # With the peer's ACKs held, the sender sends its initial window,
@@ -528,6 +550,9 @@ def wire(pkts, prog_addr):
     if mss and high:
         # TCP timestamps take 12 bytes of every data segment's MSS.
         out["iw_flight"] = round(high / (mss - 12))
+    for cls, (kinds, without) in opts.items():
+        out[cls + "_exp_opt"] = "%s; %s" % (", ".join(sorted(kinds)) or "none",
+                                            "on every one" if not without else "not on all")
     for k in ("syn", "synack"):
         ts = out.pop(k + "_times")
         out[k + "_gaps"] = [round((b - a) * 1000) for a, b in zip(ts, ts[1:])]

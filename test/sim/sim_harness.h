@@ -136,8 +136,9 @@ static inline int sim_create(struct sim *s, const char *tag, uint64_t seed,
 	return sim_create_hooks(s, tag, seed, fault, max_conns, bufsz, pcap, NULL, NULL);
 }
 
-/* Keeps the pcap when keep_pcap (a failure), else removes it. */
-static inline void sim_destroy(struct sim *s, bool keep_pcap)
+/* Ends both stacks and the wire; the capture is complete on disk after this
+ * (a test may read it before sim_destroy). Safe to call twice. */
+static inline void sim_close(struct sim *s)
 {
 	stack_destroy(s->a);
 	stack_destroy(s->b);
@@ -146,14 +147,23 @@ static inline void sim_destroy(struct sim *s, bool keep_pcap)
 	dev_destroy(s->fb);
 	dev_destroy(s->wa);
 	dev_destroy(s->wb);
+	s->a = s->b = NULL;
+	s->pa = s->pb = s->fa = s->fb = s->wa = s->wb = NULL;
+	if (s->pool)
+		rte_mempool_free(s->pool);
+	s->pool = NULL;
+}
+
+/* Keeps the pcap when keep_pcap (a failure), else removes it. */
+static inline void sim_destroy(struct sim *s, bool keep_pcap)
+{
+	sim_close(s);
 	if (s->pcap[0]) {
 		if (keep_pcap)
 			fprintf(stderr, "sim: capture kept in %s\n", s->pcap);
 		else
 			unlink(s->pcap);
 	}
-	if (s->pool)
-		rte_mempool_free(s->pool);
 }
 
 /* One step: poll both; when neither did anything, jump the clock to the

@@ -15,7 +15,7 @@ int bad_core_missing(struct bpf_sock_ops *skops)
 		return 1;
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (tp)
-		skops->reply = tp->mdev_us;
+		skops->reply = tp->app_limited;
 	return 1;
 }
 

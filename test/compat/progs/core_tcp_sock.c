@@ -16,10 +16,12 @@ struct core_snap {
 	__u64 bytes_received, bytes_acked, delivered;
 	__u32 ecn_flags, state, family, dport, num, retransmits, mark;
 	__u32 daddr, v6_daddr3, flavor_una;
-	__u32 has_snd_cwnd, has_mdev_us, mdev_us, cwnd_size, cwnd_off_nonzero;
+	__u32 has_snd_cwnd, has_app_limited, app_limited, cwnd_size, cwnd_off_nonzero;
 	__u32 tp_size, has_flavor, has_udp_sock, delivered_signed, cwnd_rshift, cwnd_lshift;
 	__s32 probe_sk;
 	__u32 probe_sk_val;
+	__u32 has_mdev_us, mdev_us, rcv_wnd, window_clamp, rcv_wup, copied_seq, write_seq;
+	__u32 snd_wnd, snd_wl1, rcv_ssthresh;
 };
 
 struct {
@@ -76,9 +78,21 @@ int core_tcp_sock(struct bpf_sock_ops *skops)
 	s->mark = BPF_CORE_READ(tp, inet_conn.icsk_inet.sk.sk_mark);
 	/* the queries */
 	s->has_snd_cwnd = bpf_core_field_exists(tp->snd_cwnd);
+	s->has_app_limited = bpf_core_field_exists(tp->app_limited);
+	if (bpf_core_field_exists(tp->app_limited))
+		s->app_limited = tp->app_limited; /* poisoned, and never reached on skops */
+	/* fields the kernel's own programs read, guarded as they guard them */
 	s->has_mdev_us = bpf_core_field_exists(tp->mdev_us);
 	if (bpf_core_field_exists(tp->mdev_us))
-		s->mdev_us = tp->mdev_us; /* poisoned, and never reached on skops */
+		s->mdev_us = tp->mdev_us;
+	s->rcv_wnd = tp->rcv_wnd;
+	s->window_clamp = BPF_CORE_READ(tp, window_clamp);
+	s->rcv_wup = tp->rcv_wup;
+	s->copied_seq = tp->copied_seq;
+	s->write_seq = BPF_CORE_READ(tp, write_seq);
+	s->snd_wnd = tp->snd_wnd;
+	s->snd_wl1 = tp->snd_wl1;
+	s->rcv_ssthresh = tp->rcv_ssthresh;
 	s->cwnd_size = bpf_core_field_size(tp->snd_cwnd);
 	s->cwnd_off_nonzero = bpf_core_field_offset(tp->snd_cwnd) != 0;
 	s->delivered_signed = __builtin_preserve_field_info(tp->delivered, BPF_FIELD_SIGNED);

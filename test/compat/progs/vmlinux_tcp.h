@@ -93,9 +93,17 @@ struct tcp_sock {
 	__u32 snd_nxt;
 	__u32 mss_cache;
 	__u32 srtt_us;
-	__u32 mdev_us; /* not published by skops */
+	__u32 mdev_us;
 	struct minmax rtt_min;
-	__u32 rcv_wnd; /* not published by skops */
+	__u32 rcv_wnd;
+	__u32 rcv_wup;
+	__u32 copied_seq;
+	__u32 write_seq;
+	__u32 snd_wl1;
+	__u32 snd_wnd;
+	__u32 window_clamp;
+	__u32 rcv_ssthresh;
+	__u32 app_limited; /* not published by skops */
 	__u8 ecn_flags;
 	__u64 delivered; /* u32 in skops: the loader narrows the load */
 	__u32 total_retrans;

@@ -29,6 +29,18 @@ struct tpkt {
 	uint32_t b, pad, a;
 };
 
+/* core_target's struct bits, as the host lays it out (same as BPF's) */
+struct tbits {
+	uint32_t hi;
+	int16_t neg;
+	uint16_t lo : 4;
+	uint16_t mid : 12;
+	int64_t pad : 30;
+	int64_t wide : 20;
+	uint8_t two : 2;
+	int kind;
+};
+
 static struct ld_img target_img;
 static struct bpfvm_prog_type target_type;
 
@@ -105,6 +117,55 @@ START_TEST(relocated_to_target)
 	ck_assert_int_eq(load(o, "generic/unguarded", &target_type, &p), -EINVAL);
 	ck_assert_msg(strstr(logbuf, "verifier: insn 0: CO-RE relocation") &&
 			  strstr(logbuf, "no field 'gone' in struct pkt"),
+		      "%s", logbuf);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+/* Bitfield relocations (BPF_CORE_READ_BITFIELD: BYTE_OFFSET, BYTE_SIZE,
+ * LSHIFT_U64, RSHIFT_U64, SIGNED) read fields the target keeps elsewhere, in
+ * other storage or whole; enum values relocate by name, and a missing one is
+ * 0 for ENUMVAL_EXISTS and refused by name for ENUMVAL_VALUE. */
+START_TEST(bitfields_and_enums)
+{
+	struct bpfvm_registry *reg;
+	struct bpfvm_obj *o;
+	struct bpfvm_prog *p;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	log_reset();
+	ck_assert_msg(bpfvm_obj_open(reg, obj_path("core_relo"), NULL, 0, &lg, &o) == 0, "%s",
+		      logbuf);
+	struct tbits t = {.hi = 0x12345678,
+			  .neg = -7,
+			  .lo = 9,
+			  .mid = 0xabc,
+			  .pad = -1,
+			  .wide = -300000,
+			  .two = 2,
+			  .kind = 1};
+	uint8_t ctx[256] = {0};
+	memcpy(ctx, &t, sizeof t);
+	static const struct {
+		const char *sec;
+		int32_t want;
+	} runs[] = {
+	    {"generic/bits", 9 | 2 << 4 | 0xabc << 6},
+	    {"generic/bits_signed", -7 * 1000000 - 300000},
+	    {"generic/bits_whole", 0x12345678},
+	    {"generic/enum", -10 + 20 * 100 + 0 * 7 + 1 * 100000},
+	};
+	for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+		ck_assert_msg(load(o, runs[k].sec, &target_type, &p) == 0, "%s: %s", runs[k].sec,
+			      logbuf);
+		int32_t got = (int32_t)bpfvm_prog_run_interp(p, ctx, sizeof ctx);
+		ck_assert_msg(got == runs[k].want, "%s returned %d, want %d", runs[k].sec, got,
+			      runs[k].want);
+		bpfvm_prog_put(p);
+	}
+	ck_assert_int_eq(load(o, "generic/enum_gone", &target_type, &p), -EINVAL);
+	ck_assert_msg(strstr(logbuf, "(enumval_value) cannot be resolved: no enum ek::EK_GONE in "
+				     "the test BTF"),
 		      "%s", logbuf);
 	bpfvm_obj_close(o);
 	bpfvm_registry_destroy(reg);
@@ -261,6 +322,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, relocated_to_target);
 	tcase_add_test(tc, no_target_btf);
+	tcase_add_test(tc, bitfields_and_enums);
 	tcase_add_test(tc, ext_errors);
 	tcase_add_test(tc, btf_dump);
 	suite_add_tcase(s, tc);

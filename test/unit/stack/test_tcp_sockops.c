@@ -436,6 +436,62 @@ START_TEST(v4_mapped_child_family)
 }
 END_TEST
 
+/* What bpf_skc_to_tcp_sock shows beyond bpf_tcp_sock (Linux's meanings):
+ * write_seq and copied_seq follow what the application wrote and has not
+ * read, rcv_wup/rcv_wnd the last window advertised, window_clamp the largest
+ * window the scale can say, mdev_us the RTT deviation × 4, a queued FIN in
+ * write_seq and a received one not in copied_seq. */
+START_TEST(tcp_sock_fields)
+{
+	env_init("syn_rto", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	struct tcb *c = fx_active(&f, true);
+	uint8_t buf[3000] = {0};
+	struct hooks_sk_info in;
+	memset(&in, 0, sizeof(in));
+	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
+	ck_assert_uint_eq(in.write_seq, c->iss + 1);
+	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1);
+	ck_assert_uint_eq(in.window_clamp, 65535u << c->rcv_wscale);
+	ck_assert_uint_eq(in.mdev_us, c->rttvar_us4);
+	ck_assert_uint_gt(in.mdev_us, 0);
+	ck_assert_uint_eq(in.snd_wnd, 65535); /* the SYN-ACK's, never scaled */
+
+	ck_assert_int_eq(tcp_send(f.tcp, c, buf, 1000, f.now), 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una, TCP_ACK | TCP_PSH, 1024);
+	d.ts = true;
+	d.tsval = 200;
+	d.tsecr = c->ts_recent;
+	fx_send(&f, &d, buf, 700);
+	f.peer_seq += 700;
+	f.next = f.nout; /* what went out meanwhile does not matter here */
+	memset(&in, 0, sizeof(in));
+	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
+	ck_assert_uint_eq(in.write_seq, c->iss + 1 + 1000);
+	ck_assert_uint_eq(in.rcv_nxt, FX_PEER_ISN + 1 + 700);
+	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1); /* not read yet */
+	ck_assert_uint_eq(in.rcv_wnd, c->rcv_wnd);
+	ck_assert_uint_eq(in.rcv_wup + in.rcv_wnd, c->rcv_adv);
+	ck_assert_uint_eq(in.snd_wl1, FX_PEER_ISN + 1);
+	ck_assert_uint_eq(in.rcv_ssthresh, c->rcv_ssthresh);
+
+	ck_assert_int_eq(tcp_recv(f.tcp, c, buf, 300, false, f.now), 300);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_una, TCP_ACK | TCP_FIN, 1024);
+	fin.ts = true;
+	fin.tsval = 201;
+	fin.tsecr = c->ts_recent;
+	fx_send(&f, &fin, NULL, 0);
+	ck_assert_int_eq(tcp_shutdown(f.tcp, c, false, true, f.now), 0);
+	memset(&in, 0, sizeof(in));
+	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
+	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1 + 300);
+	ck_assert_uint_eq(in.write_seq, c->iss + 1 + 1000 + 1);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
 /* A SYN cookie (docs/sockops.md, call order): the SYN's request gets
  * RWND_INIT and NEEDS_ECN for its SYN-ACK but no TIMEOUT_INIT, and the
  * child the cookie makes gets PASSIVE_ESTABLISHED_CB and nothing else. */
@@ -511,6 +567,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, op_count_each_open);
 	tcase_add_test(tc, op_count_syncookie);
 	tcase_add_test(tc, cb_flags_state_rto);
+	tcase_add_test(tc, tcp_sock_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }
