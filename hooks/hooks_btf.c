@@ -7,6 +7,7 @@
  * integer fields. */
 #include <stddef.h>
 
+#include "hooks_btf_uapi.h"
 #include "hooks_int.h"
 
 /* The string section: one char array per name, so offsetof gives offsets. */
@@ -17,25 +18,26 @@
 	X(ullong, "long long unsigned int")                                                        \
 	N(u6_addr8)                                                                                \
 	N(u6_addr16)                                                                               \
-	N(u6_addr32) N(in6_u) N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr)             \
-	    N(skc_dport) N(skc_num) N(skc_family) N(skc_state) N(skc_v6_daddr) N(skc_v6_rcv_saddr) \
-		N(sock) N(__sk_common) N(sk_mark) N(sk_priority) N(sk_txhash) N(sk_type)           \
-		    N(sk_protocol) N(inet_sock) N(sk) N(inet_saddr) N(inet_sport)                  \
-			N(inet_connection_sock) N(icsk_inet) N(icsk_retransmits) N(minmax_sample)  \
-			    N(t) N(v) N(minmax) N(s) N(tcp_sock) N(inet_conn) N(snd_cwnd)          \
-				N(snd_ssthresh) N(srtt_us) N(mss_cache) N(rcv_nxt) N(snd_nxt)      \
-				    N(snd_una) N(packets_out) N(retrans_out) N(lost_out)           \
-					N(sacked_out) N(total_retrans) N(segs_in) N(segs_out)      \
-					    N(data_segs_in) N(data_segs_out) N(delivered)          \
-						N(delivered_ce) N(dsack_dups) N(rate_delivered)    \
-						    N(rate_interval_us) N(ecn_flags) N(rtt_min)    \
-							N(bytes_received) N(bytes_acked)
+	N(u6_addr32)                                                                               \
+	N(in6_u) N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr) N(skc_dport) N(skc_num)  \
+	    N(skc_family) N(skc_state) N(skc_v6_daddr) N(skc_v6_rcv_saddr) N(sock) N(__sk_common)  \
+		N(sk_mark) N(sk_priority) N(sk_txhash) N(sk_type) N(sk_protocol) N(inet_sock)      \
+		    N(sk) N(inet_saddr) N(inet_sport) N(inet_connection_sock) N(icsk_inet)         \
+			N(icsk_retransmits) N(minmax_sample) N(t) N(v) N(minmax) N(s) N(tcp_sock)  \
+			    N(inet_conn) N(snd_cwnd) N(snd_ssthresh) N(srtt_us) N(mss_cache)       \
+				N(rcv_nxt) N(snd_nxt) N(snd_una) N(packets_out) N(retrans_out)     \
+				    N(lost_out) N(sacked_out) N(total_retrans) N(segs_in)          \
+					N(segs_out) N(data_segs_in) N(data_segs_out) N(delivered)  \
+					    N(delivered_ce) N(dsack_dups) N(rate_delivered)        \
+						N(rate_interval_us) N(ecn_flags) N(rtt_min)        \
+						    N(bytes_received) N(bytes_acked)
 
 struct hk_btf_strs {
 	char nul;
 #define HK_FIELD_N(id)	  char id[sizeof(#id)];
 #define HK_FIELD_X(id, s) char id[sizeof(s)];
 	HK_NAMES(HK_FIELD_N, HK_FIELD_X)
+	HK_UAPI_NAMES(HK_FIELD_N, HK_FIELD_X)
 };
 #define S(id) ((uint32_t)offsetof(struct hk_btf_strs, id))
 
@@ -60,6 +62,7 @@ enum {
 	T_TCP_SOCK,
 	T_VOLATILE_U8,
 };
+enum { HK_UAPI_IDS(T_VOLATILE_U8 + 1) };
 _Static_assert(T_TCP_SOCK == HOOKS_BTF_TCP_SOCK_ID, "struct tcp_sock's id");
 
 #define INFO(kind, vlen)	       (((uint32_t)(kind) << 24) | (uint32_t)(vlen))
@@ -110,7 +113,7 @@ _Static_assert(T_TCP_SOCK == HOOKS_BTF_TCP_SOCK_ID, "struct tcp_sock's id");
 	    MU(TP, bytes_acked), /* volatile unsigned char, skc_state's type in Linux */           \
 	    0, INFO(9, 0), T_U8
 
-#define HK_NTYPE_WORDS (sizeof((const uint32_t[]){HK_TYPES}) / sizeof(uint32_t))
+#define HK_NTYPE_WORDS (sizeof((const uint32_t[]){HK_TYPES, HK_UAPI_TYPES}) / sizeof(uint32_t))
 
 struct hooks_btf_blob {
 	uint16_t magic;
@@ -128,12 +131,12 @@ const struct hooks_btf_blob hooks_btf_blob = {
     .type_len = HK_NTYPE_WORDS * 4,
     .str_off = HK_NTYPE_WORDS * 4,
     .str_len = sizeof(struct hk_btf_strs),
-    .types = {HK_TYPES},
+    .types = {HK_TYPES, HK_UAPI_TYPES},
     .strs =
 	{
 #define HK_INIT_N(id)	 .id = #id,
 #define HK_INIT_X(id, s) .id = s,
-	    HK_NAMES(HK_INIT_N, HK_INIT_X)},
+	    HK_NAMES(HK_INIT_N, HK_INIT_X) HK_UAPI_NAMES(HK_INIT_N, HK_INIT_X)},
 };
 
 _Static_assert(offsetof(struct hooks_btf_blob, types) == 24, "BTF header is 24 bytes");

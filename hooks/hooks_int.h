@@ -151,7 +151,7 @@ struct hooks_k_tcp_sock {
 
 /* The BTF of the structs above (hooks_btf.c, checked to be HOOKS_BTF_SIZE
  * bytes) and the id of struct tcp_sock in it. */
-#define HOOKS_BTF_SIZE	      1616u
+#define HOOKS_BTF_SIZE	      2680u
 #define HOOKS_BTF_TCP_SOCK_ID 17
 struct hooks_btf_blob;
 extern const struct hooks_btf_blob hooks_btf_blob;
