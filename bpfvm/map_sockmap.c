@@ -157,6 +157,13 @@ static void sock_drop_owner(struct bpfvm_map *map, const void *owner)
 
 void bpfvm_sock_map_release(struct bpfvm_registry *reg, const void *owner)
 {
+	bpfvm_sock_release(reg, owner);
+}
+
+/* One walk of the registry's maps per closing socket, for both kinds of map
+ * that hold sockets (a close must not cost one walk per kind). */
+void bpfvm_sock_release(struct bpfvm_registry *reg, const void *owner)
+{
 	uint32_t id = 0;
 	if (!reg || !owner)
 		return;
@@ -166,6 +173,8 @@ void bpfvm_sock_map_release(struct bpfvm_registry *reg, const void *owner)
 			continue;
 		if (sock_type(m))
 			sock_drop_owner(m, owner);
+		else if (m->def.type == BPFVM_MAP_SK_STORAGE)
+			bpfvm_sk_storage_delete(m, owner);
 		bpfvm_map_put(m);
 	}
 }

@@ -120,6 +120,9 @@ int bpfvm_sock_map_update(struct bpfvm_map *map, const void *key, const void *ow
 			  uint64_t cookie, uint64_t flags);
 const void *bpfvm_sock_map_owner(struct bpfvm_map *map, const void *key);
 void bpfvm_sock_map_release(struct bpfvm_registry *reg, const void *owner);
+/* A socket closed: both bpfvm_sk_storage_release and bpfvm_sock_map_release,
+ * in one walk of the registry's maps. */
+void bpfvm_sock_release(struct bpfvm_registry *reg, const void *owner);
 
 /* ringbuf / perf output: user space drains records. Returns bytes copied, 0 if
  * empty, -ENOSPC if buf is too small for the next record. */

@@ -121,6 +121,20 @@ START_TEST(sock_release_all_maps)
 	ck_assert_ptr_null(bpfvm_sock_map_owner(sh, &k));
 	k = 6;
 	ck_assert_ptr_eq(bpfvm_sock_map_owner(sh, &k), &b);
+	/* one walk releases both kinds of socket-holding map */
+	struct bpfvm_map *st;
+	struct bpfvm_map_def sd = {.type = BPFVM_MAP_SK_STORAGE,
+				   .key_size = 4,
+				   .value_size = 8,
+				   .map_flags = 1 /* NO_PREALLOC */};
+	ck_assert_int_eq(bpfvm_map_create(reg, &sd, &st), 0);
+	ck_assert_ptr_nonnull(bpfvm_sk_storage_get(st, &b, NULL, 1));
+	bpfvm_sock_release(reg, &b);
+	ck_assert_ptr_null(bpfvm_sk_storage_get(st, &b, NULL, 0));
+	ck_assert_ptr_null(bpfvm_sock_map_owner(sh, &k));
+	k = 1;
+	ck_assert_ptr_null(bpfvm_sock_map_owner(sm, &k));
+	bpfvm_map_put(st);
 	bpfvm_map_put(sm);
 	bpfvm_map_put(sh);
 	bpfvm_registry_destroy(reg);
