@@ -169,7 +169,7 @@ static bool value_ref(struct bpfvm_obj *obj, uint64_t addr, char *out, size_t n,
 		struct bpfvm_map *m = bpfvm_obj_map(obj, i);
 		const struct bpfvm_map_def *d = bpfvm_map_def(m);
 		uint32_t key = 0;
-		if (d->type != BPFVM_MAP_ARRAY)
+		if (!d || d->type != BPFVM_MAP_ARRAY)
 			continue;
 		uintptr_t base = (uintptr_t)bpfvm_map_lookup(m, &key);
 		if (base && addr >= base && addr < base + d->value_size) {

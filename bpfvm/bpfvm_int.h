@@ -375,6 +375,8 @@ struct bpfvm_map {
 };
 
 bool bpfvm_map_owns(const struct bpfvm_map *map, const void *p, size_t len);
+/* bpfvm implements this map type (enum bpfvm_map_type). */
+bool bpfvm_map_type_known(uint32_t type);
 /* The loader freezes a .rodata map once it holds the initial bytes (libbpf's
  * BPF_MAP_FREEZE): updates and deletes then fail with -EPERM. */
 void bpfvm_map_freeze(struct bpfvm_map *map);

@@ -238,6 +238,24 @@ static uint64_t h_ringbuf_query(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t 
 	return bpfvm_ringbuf_query(as_map(r1), r2);
 }
 
+/* ---- strings (182) ---------------------------------------------------- */
+
+/* bpf_strncmp(s1, s1_sz, s2): s2 is a verified constant NUL-terminated
+ * string; the sign only, as the kernel's lib/string.c strncmp (-1, 0, 1). */
+static uint64_t h_strncmp(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+			  struct bpfvm_run *run)
+{
+	(void)r4, (void)r5, (void)run;
+	const unsigned char *a = as_ptr(r1), *b = as_ptr(r3);
+	for (uint64_t i = 0; i < (uint32_t)r2; i++) {
+		if (a[i] != b[i])
+			return (uint64_t)(int64_t)(a[i] < b[i] ? -1 : 1);
+		if (!a[i])
+			break;
+	}
+	return 0;
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 #define A(...)                                                                                     \
@@ -277,6 +295,7 @@ static const struct bpfvm_helper base_helpers[] = {
        BPFVM_ARG_SIZE_OR_ZERO)},
     {181, "loop", h_loop, BPFVM_RET_INTEGER,
      A(BPFVM_ARG_SCALAR, BPFVM_ARG_FUNC, BPFVM_ARG_ANYTHING, BPFVM_ARG_SCALAR)},
+    {182, "strncmp", h_strncmp, BPFVM_RET_INTEGER, A(BPFVM_ARG_MEM, BPFVM_ARG_SIZE, BPFVM_ARG_STR)},
 };
 #undef A
 

@@ -461,6 +461,7 @@ void bpfvm_obj_close(struct bpfvm_obj *obj)
 	for (size_t i = 0; i < obj->nmaps; i++)
 		bpfvm_map_put(obj->maps[i]);
 	free(obj->maps);
+	free(obj->defs);
 	free(obj->relos);
 	bpfvm_btf_fini(&obj->btf);
 	free(obj->btf_data);
@@ -499,7 +500,7 @@ struct bpfvm_map *bpfvm_obj_map_by_name(const struct bpfvm_obj *obj, const char 
 	if (!obj || !name)
 		return NULL;
 	for (size_t i = 0; i < obj->nmaps; i++)
-		if (strncmp(obj->maps[i]->def.name, name, BPFVM_OBJ_NAME_LEN) == 0)
+		if (obj->maps[i] && strncmp(obj->maps[i]->def.name, name, BPFVM_OBJ_NAME_LEN) == 0)
 			return obj->maps[i];
 	return NULL;
 }

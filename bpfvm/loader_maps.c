@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "loader_int.h"
 #include "map_int.h"
@@ -40,23 +41,43 @@ static const char *errname(int err)
 	}
 }
 
-int ld_map_add(struct ld_ctx *c, const char *sec, const struct bpfvm_map_def *def, size_t *idx)
+/* libbpf sizes a PERF_EVENT_ARRAY declared with max_entries 0 to the possible
+ * CPUs (map_set_def_max_entries); the kernel refuses 0. */
+static uint32_t possible_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	if (n < 1)
+		return 1;
+	return n > BPFVM_MAX_CPUS ? BPFVM_MAX_CPUS : (uint32_t)n;
+}
+
+int ld_map_add(struct ld_ctx *c, const char *sec, const struct bpfvm_map_def *def_in, size_t *idx)
 {
 	struct bpfvm_obj *o = c->obj;
+	struct bpfvm_map_def def = *def_in;
 	struct bpfvm_map **maps = realloc(o->maps, (o->nmaps + 1) * sizeof(*maps));
 	if (!maps)
 		return -ENOMEM;
 	o->maps = maps;
-	struct bpfvm_map *m;
-	int err = bpfvm_map_create(o->reg, def, &m);
+	struct bpfvm_map_def *defs = realloc(o->defs, (o->nmaps + 1) * sizeof(*defs));
+	if (!defs)
+		return -ENOMEM;
+	o->defs = defs;
+	if (def.type == BPFVM_MAP_PERF_EVENT_ARRAY && def.max_entries == 0)
+		def.max_entries = possible_cpus();
+	struct bpfvm_map *m = NULL;
+	/* A type skops lacks fails only the programs that use the map (at their
+	 * load, with the reason), not the object's other programs. */
+	int err = bpfvm_map_type_known(def.type) ? bpfvm_map_create(o->reg, &def, &m) : 0;
 	if (err) {
 		ld_err(c, sec, -1,
-		       "map '%s': type %u key %u value %u max_entries %u flags 0x%x: %s", def->name,
-		       def->type, def->key_size, def->value_size, def->max_entries, def->map_flags,
+		       "map '%s': type %u key %u value %u max_entries %u flags 0x%x: %s", def.name,
+		       def.type, def.key_size, def.value_size, def.max_entries, def.map_flags,
 		       errname(err));
 		return err == -ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	o->maps[o->nmaps] = m;
+	o->defs[o->nmaps] = def;
 	*idx = o->nmaps++;
 	return 0;
 }

@@ -342,6 +342,13 @@ int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 			continue;
 		if (insns[i].src == BPF_PSEUDO_MAP_FD || insns[i].src == BPF_PSEUDO_MAP_VALUE) {
 			size_t m = (size_t)(uint32_t)insns[i].imm;
+			if (!obj->maps[m]) {
+				ld_err(&c, p->section, (long)i,
+				       "map '%s': map type %u is not supported by skops",
+				       obj->defs[m].name, obj->defs[m].type);
+				err = -EOPNOTSUPP;
+				goto out;
+			}
 			if (slot[m] == SIZE_MAX) {
 				slot[m] = nmaps;
 				maps[nmaps++] = obj->maps[m];

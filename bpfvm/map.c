@@ -28,9 +28,17 @@ static const struct bpfvm_map_ops *map_type_ops(uint32_t type)
 		return &bpfvm_perf_event_array_ops;
 	case BPFVM_MAP_PROG_ARRAY:
 		return &bpfvm_prog_array_ops;
+	case BPFVM_MAP_SOCKMAP:
+	case BPFVM_MAP_SOCKHASH:
+		return &bpfvm_sock_map_ops;
 	default:
 		return NULL;
 	}
+}
+
+bool bpfvm_map_type_known(uint32_t type)
+{
+	return map_type_ops(type) != NULL;
 }
 
 /* Map names follow the kernel's bpf_obj_name_cpy: alphanumerics, '_' and '.',

@@ -45,6 +45,7 @@ extern const struct bpfvm_map_ops bpfvm_prog_array_ops;
 extern const struct bpfvm_map_ops bpfvm_perf_event_array_ops;
 extern const struct bpfvm_map_ops bpfvm_sk_storage_ops;
 extern const struct bpfvm_map_ops bpfvm_ringbuf_ops;
+extern const struct bpfvm_map_ops bpfvm_sock_map_ops;
 
 /* Maps whose values are u32 handles indexed by a u32 key (prog array, perf
  * event array): the kernel's fd_array checks. 0, -EINVAL or -E2BIG. */

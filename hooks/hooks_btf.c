@@ -7,6 +7,7 @@
  * integer fields. */
 #include <stddef.h>
 
+#include "hooks_btf_uapi.h"
 #include "hooks_int.h"
 
 /* The string section: one char array per name, so offsetof gives offsets. */
@@ -39,6 +40,7 @@ struct hk_btf_strs {
 #define HK_FIELD_N(id)	  char id[sizeof(#id)];
 #define HK_FIELD_X(id, s) char id[sizeof(s)];
 	HK_NAMES(HK_FIELD_N, HK_FIELD_X)
+	HK_UAPI_NAMES(HK_FIELD_N, HK_FIELD_X)
 };
 #define S(id) ((uint32_t)offsetof(struct hk_btf_strs, id))
 
@@ -63,6 +65,7 @@ enum {
 	T_TCP_SOCK,
 	T_VOLATILE_U8,
 };
+enum { HK_UAPI_IDS(T_VOLATILE_U8 + 1) };
 _Static_assert(T_TCP_SOCK == HOOKS_BTF_TCP_SOCK_ID, "struct tcp_sock's id");
 
 #define INFO(kind, vlen)	       (((uint32_t)(kind) << 24) | (uint32_t)(vlen))
@@ -115,7 +118,7 @@ _Static_assert(T_TCP_SOCK == HOOKS_BTF_TCP_SOCK_ID, "struct tcp_sock's id");
 	    MU(TP, rcv_ssthresh), /* volatile unsigned char, skc_state's type in Linux */          \
 	    0, INFO(9, 0), T_U8
 
-#define HK_NTYPE_WORDS (sizeof((const uint32_t[]){HK_TYPES}) / sizeof(uint32_t))
+#define HK_NTYPE_WORDS (sizeof((const uint32_t[]){HK_TYPES, HK_UAPI_TYPES}) / sizeof(uint32_t))
 
 struct hooks_btf_blob {
 	uint16_t magic;
@@ -133,12 +136,12 @@ const struct hooks_btf_blob hooks_btf_blob = {
     .type_len = HK_NTYPE_WORDS * 4,
     .str_off = HK_NTYPE_WORDS * 4,
     .str_len = sizeof(struct hk_btf_strs),
-    .types = {HK_TYPES},
+    .types = {HK_TYPES, HK_UAPI_TYPES},
     .strs =
 	{
 #define HK_INIT_N(id)	 .id = #id,
 #define HK_INIT_X(id, s) .id = s,
-	    HK_NAMES(HK_INIT_N, HK_INIT_X)},
+	    HK_NAMES(HK_INIT_N, HK_INIT_X) HK_UAPI_NAMES(HK_INIT_N, HK_INIT_X)},
 };
 
 _Static_assert(offsetof(struct hooks_btf_blob, types) == 24, "BTF header is 24 bytes");

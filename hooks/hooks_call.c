@@ -91,7 +91,7 @@ void hooks_sock_init(struct hooks_sock *hs, struct hooks *hk, const struct hooks
 void hooks_sock_fini(struct hooks_sock *hs)
 {
 	if (hs->hk && hs->hk->cfg.reg)
-		bpfvm_sk_storage_release(hs->hk->cfg.reg, hs);
+		bpfvm_sock_release(hs->hk->cfg.reg, hs);
 	if (hs->cg)
 		cg_node_put(hs->cg);
 	hs->cg = NULL;

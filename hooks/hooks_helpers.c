@@ -508,8 +508,8 @@ static const struct bpfvm_helper hooks_helpers[] = {
 
 /* Base helpers docs/sockops.md §5 lets a sock_ops program call (trace_printk is
  * ours: it writes to the hooks log). */
-static const uint32_t hooks_base_ids[] = {1,   2,   3,	 5,   7,   8,	12,  93, 94,
-					  130, 131, 132, 133, 134, 164, 165, 181};
+static const uint32_t hooks_base_ids[] = {1,   2,   3,	 5,   7,   8,	12,  93,  94,
+					  130, 131, 132, 133, 134, 164, 165, 181, 182};
 
 const struct bpfvm_helper *hooks_sock_ops_helper(uint32_t id)
 {
@@ -520,6 +520,8 @@ const struct bpfvm_helper *hooks_sock_ops_helper(uint32_t id)
 		return hooks_trace_printk_helper();
 	if (hooks_hdr_opt_helper(id))
 		return hooks_hdr_opt_helper(id);
+	if (hooks_sockmap_helper(id))
+		return hooks_sockmap_helper(id);
 	for (size_t i = 0; i < sizeof(hooks_base_ids) / sizeof(hooks_base_ids[0]); i++)
 		if (hooks_base_ids[i] == id)
 			return bpfvm_base_helper(id);

@@ -153,7 +153,7 @@ struct hooks_k_tcp_sock {
 
 /* The BTF of the structs above (hooks_btf.c, checked to be HOOKS_BTF_SIZE
  * bytes) and the id of struct tcp_sock in it. */
-#define HOOKS_BTF_SIZE	      1812u
+#define HOOKS_BTF_SIZE	      2876u
 #define HOOKS_BTF_TCP_SOCK_ID 17
 struct hooks_btf_blob;
 extern const struct hooks_btf_blob hooks_btf_blob;
@@ -182,6 +182,8 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	      const struct hooks_skb *skb, uint32_t *remaining);
 /* The header-option helpers (hooks_hdr_opt.c), or NULL. */
 const struct bpfvm_helper *hooks_hdr_opt_helper(uint32_t id);
+/* bpf_sock_map_update / bpf_sock_hash_update (hooks_sockmap.c), or NULL. */
+const struct bpfvm_helper *hooks_sockmap_helper(uint32_t id);
 
 /* ctx field index = offset / 4 of the field's first word: one bit per 32-bit
  * slot of the view, 54 slots. */

@@ -55,6 +55,8 @@ enum bpfvm_map_type {
 	BPFVM_MAP_PERCPU_HASH = 5,
 	BPFVM_MAP_PERCPU_ARRAY = 6,
 	BPFVM_MAP_LRU_HASH = 9,
+	BPFVM_MAP_SOCKMAP = 15,
+	BPFVM_MAP_SOCKHASH = 18,
 	BPFVM_MAP_SK_STORAGE = 24,
 	BPFVM_MAP_RINGBUF = 27,
 };
@@ -108,6 +110,19 @@ void *bpfvm_sk_storage_get(struct bpfvm_map *map, const void *owner, const void 
 			   uint64_t flags);
 int bpfvm_sk_storage_delete(struct bpfvm_map *map, const void *owner);
 void bpfvm_sk_storage_release(struct bpfvm_registry *reg, const void *owner);
+
+/* SOCKMAP / SOCKHASH hold sockets (owner, cookie) inserted by the sock_ops
+ * helpers; user-space lookup gives the cookie (value_size 8), user-space
+ * update is -EOPNOTSUPP (no socket fds). update: 0, -EINVAL (flags, type),
+ * -E2BIG (index out of range, map full), -EEXIST/-ENOENT (NOEXIST/EXIST).
+ * The owner calls bpfvm_sock_map_release(owner) when it closes. */
+int bpfvm_sock_map_update(struct bpfvm_map *map, const void *key, const void *owner,
+			  uint64_t cookie, uint64_t flags);
+const void *bpfvm_sock_map_owner(struct bpfvm_map *map, const void *key);
+void bpfvm_sock_map_release(struct bpfvm_registry *reg, const void *owner);
+/* A socket closed: both bpfvm_sk_storage_release and bpfvm_sock_map_release,
+ * in one walk of the registry's maps. */
+void bpfvm_sock_release(struct bpfvm_registry *reg, const void *owner);
 
 /* ringbuf / perf output: user space drains records. Returns bytes copied, 0 if
  * empty, -ENOSPC if buf is too small for the next record. */
@@ -336,7 +351,8 @@ size_t bpfvm_obj_prog_count(const struct bpfvm_obj *obj);
 const char *bpfvm_obj_prog_section(const struct bpfvm_obj *obj, size_t i);
 const char *bpfvm_obj_license(const struct bpfvm_obj *obj);
 size_t bpfvm_obj_map_count(const struct bpfvm_obj *obj);
-struct bpfvm_map *bpfvm_obj_map(const struct bpfvm_obj *obj, size_t i); /* borrowed */
+/* borrowed; NULL for a map whose type skops lacks (its users fail to load) */
+struct bpfvm_map *bpfvm_obj_map(const struct bpfvm_obj *obj, size_t i);
 struct bpfvm_map *bpfvm_obj_map_by_name(const struct bpfvm_obj *obj, const char *name);
 /* Verify and load the program of section (NULL → the first program section). */
 int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,

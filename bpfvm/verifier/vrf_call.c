@@ -195,9 +195,16 @@ static bool map_func_ok(uint32_t map_type, int id)
 	bool data = map_type == BPFVM_MAP_HASH || map_type == BPFVM_MAP_ARRAY ||
 		    map_type == BPFVM_MAP_PERCPU_HASH || map_type == BPFVM_MAP_PERCPU_ARRAY ||
 		    map_type == BPFVM_MAP_LRU_HASH;
+	bool sock = map_type == BPFVM_MAP_SOCKMAP || map_type == BPFVM_MAP_SOCKHASH;
 	switch (id) {
 	case BPF_HELPER_TAIL_CALL:
 		return map_type == BPFVM_MAP_PROG_ARRAY;
+	case 53: /* sock_map_update */
+		return map_type == BPFVM_MAP_SOCKMAP;
+	case 70: /* sock_hash_update */
+		return map_type == BPFVM_MAP_SOCKHASH;
+	case 3: /* map_delete_elem */
+		return data || sock;
 	case 25: /* perf_event_output */
 		return map_type == BPFVM_MAP_PERF_EVENT_ARRAY;
 	case 107: /* sk_storage_get / delete */
@@ -210,6 +217,24 @@ static bool map_func_ok(uint32_t map_type, int id)
 	default: /* lookup/update/delete, for_each_map_elem, ... */
 		return data;
 	}
+}
+
+/* Linux lets only some program types update a sockmap from a program
+ * (may_update_sockmap, not sock_ops: it has bpf_sock_map_update), and a
+ * program's lookup acquires a socket reference that only bpf_sk_release,
+ * which sock_ops does not have, gives back: the kernel rejects both here. */
+static int sock_map_refusal(struct vrf_env *env, const struct bpfvm_map *map, int id)
+{
+	if (map->def.type != BPFVM_MAP_SOCKMAP && map->def.type != BPFVM_MAP_SOCKHASH)
+		return 0;
+	if (id == 2)
+		return vrf_err(env, -EINVAL, "cannot update sockmap in this context");
+	if (id == 1)
+		return vrf_err(env, -EINVAL,
+			       "map_lookup_elem of a sockmap/sockhash returns a referenced "
+			       "socket this program type cannot release (Linux: Unreleased "
+			       "reference)");
+	return 0;
 }
 
 /* Any socket pointer a sock_ops program can hold: ctx->sk, what bpf_tcp_sock
@@ -285,6 +310,9 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 			if (r->type != VRF_CONST_MAP)
 				return arg_type_err(env, rn, r, "map_ptr");
 			map = r->map;
+			err = sock_map_refusal(env, map, insn->imm);
+			if (err)
+				return err;
 			if (!map_func_ok(map->def.type, insn->imm))
 				return vrf_err(env, -EINVAL,
 					       "cannot pass map_type %u into func bpf_%s#%d",

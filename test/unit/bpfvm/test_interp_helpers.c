@@ -357,6 +357,26 @@ START_TEST(ringbuf_helpers)
 }
 END_TEST
 
+/* bpf_strncmp(s1, s1_sz, s2): the sign only, as the kernel's strncmp; s1_sz
+ * bounds the comparison; a constant string (ARG_STR) as s2. */
+START_TEST(strncmp_sign)
+{
+	const struct bpfvm_helper *h = bpfvm_base_helper(182);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(h->args[2], BPFVM_ARG_STR);
+	char cc[16] = "cubic";
+#define STRNCMP(a, n, b)                                                                           \
+	(int64_t) h->fn((uint64_t)(uintptr_t)(a), n, (uint64_t)(uintptr_t)(b), 0, 0, NULL)
+	ck_assert_int_eq(STRNCMP(cc, sizeof(cc), "cubic"), 0);
+	ck_assert_int_eq(STRNCMP(cc, sizeof(cc), "reno"), -1);
+	ck_assert_int_eq(STRNCMP(cc, sizeof(cc), "bbr"), 1);
+	ck_assert_int_eq(STRNCMP(cc, sizeof(cc), "cubicx"), -1);
+	ck_assert_int_eq(STRNCMP(cc, 2, "cux"), 0); /* only s1_sz bytes */
+	ck_assert_int_eq(STRNCMP(cc, 0, "x"), 0);
+#undef STRNCMP
+}
+END_TEST
+
 START_TEST(helper_prototypes)
 {
 	static const uint32_t ids[] = {1,  2,	3,   5,	  6,   7,   8,	 12,  93,
@@ -391,6 +411,7 @@ static Suite *helpers_suite(void)
 	tcase_add_loop_test(tc, spin_lock_serialises, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, ringbuf_helpers, 0, FX_NENGINES);
 	tcase_add_test(tc, helper_prototypes);
+	tcase_add_test(tc, strncmp_sign);
 	suite_add_tcase(s, tc);
 	return s;
 }

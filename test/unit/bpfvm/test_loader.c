@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "ld_elf_edit.h"
@@ -334,6 +335,38 @@ START_TEST(callback_func)
 	ck_assert_uint_eq(funcs, 1);
 	uint32_t ctx[64] = {0};
 	ck_assert_uint_eq(run_linked(reg, o, 0, ctx, sizeof ctx), 1);
+	bpfvm_obj_close(o);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+/* A map whose type skops lacks fails the programs that use it, with the
+ * map's name and type, not the object; libbpf's max_entries 0 of a perf
+ * event array becomes the CPU count. */
+START_TEST(unsupported_map_per_prog)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_obj *o = open_ok(reg, "unsup_map");
+	ck_assert_uint_eq(bpfvm_obj_map_count(o), 2);
+	ck_assert_ptr_null(bpfvm_obj_map(o, 0));
+	ck_assert_ptr_null(bpfvm_obj_map_by_name(o, "q"));
+	struct bpfvm_map *ev = bpfvm_obj_map_by_name(o, "events");
+	ck_assert_ptr_nonnull(ev);
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	ck_assert_uint_eq(bpfvm_map_def(ev)->max_entries,
+			  cpus > BPFVM_MAX_CPUS ? BPFVM_MAX_CPUS : (uint32_t)cpus);
+	struct bpfvm_prog *prog = NULL;
+	struct bpfvm_load_opts opts = {.log = &lg};
+	log_reset();
+	ck_assert_msg(bpfvm_obj_load_prog(o, "generic", &opts, &prog) == 0, "%s", logbuf);
+	bpfvm_prog_put(prog);
+	log_reset();
+	ck_assert_int_eq(bpfvm_obj_load_prog(o, "generic/q", &opts, &prog), -EOPNOTSUPP);
+	ck_assert_ptr_null(prog);
+	ck_assert_msg(strstr(logbuf, "section 'generic/q': insn ") &&
+			  strstr(logbuf, "map 'q': map type 22 is not supported by skops"),
+		      "%s", logbuf);
 	bpfvm_obj_close(o);
 	bpfvm_registry_destroy(reg);
 }
@@ -755,6 +788,7 @@ static Suite *loader_suite(void)
 	tcase_add_test(tc, subprog_calls);
 	tcase_add_test(tc, callback_func);
 	tcase_add_test(tc, multi_sections);
+	tcase_add_test(tc, unsupported_map_per_prog);
 	tcase_add_test(tc, load_prog_map_table);
 	tcase_add_test(tc, load_verified_all);
 	tcase_add_test(tc, load_prog_errnos);
