@@ -132,23 +132,6 @@ int bpfvm_sk_storage_delete(struct bpfvm_map *map, const void *owner)
 	return err;
 }
 
-/* The socket is gone: drop its value from every sk_storage map of reg, found
- * through the registry's ID walk so no second list of maps needs keeping. */
-void bpfvm_sk_storage_release(struct bpfvm_registry *reg, const void *owner)
-{
-	uint32_t id = 0;
-	if (!reg || !owner)
-		return;
-	while (bpfvm_map_get_next_id(reg, id, &id) == 0) {
-		struct bpfvm_map *m;
-		if (bpfvm_map_get_by_id(reg, id, &m))
-			continue;
-		if (m->def.type == BPFVM_MAP_SK_STORAGE)
-			bpfvm_sk_storage_delete(m, owner);
-		bpfvm_map_put(m);
-	}
-}
-
 const struct bpfvm_map_ops bpfvm_sk_storage_ops = {
     .alloc = sk_alloc,
     .free = sk_free,

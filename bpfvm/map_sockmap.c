@@ -1,7 +1,7 @@
 /* BPF_MAP_TYPE_SOCKMAP and SOCKHASH as far as they mean something without the
  * kernel's skmsg redirection: a sock_ops program inserts the socket it runs for
  * (bpf_sock_map_update / bpf_sock_hash_update), the map holds a reference to it
- * by (owner, cookie) until the socket closes (bpfvm_sock_map_release) or the
+ * by (owner, cookie) until the socket closes (bpfvm_sock_release) or the
  * entry is deleted, and user space looks an entry up as the kernel's syscall
  * path does: the socket cookie (value_size 8) or -ENOSPC (value_size 4).
  * Validation, flags and errnos follow net/core/sock_map.c. The entries live in
@@ -155,13 +155,9 @@ static void sock_drop_owner(struct bpfvm_map *map, const void *owner)
 	}
 }
 
-void bpfvm_sock_map_release(struct bpfvm_registry *reg, const void *owner)
-{
-	bpfvm_sock_release(reg, owner);
-}
-
 /* One walk of the registry's maps per closing socket, for both kinds of map
- * that hold sockets (a close must not cost one walk per kind). */
+ * that hold sockets (a close must not cost one walk per kind), found through
+ * the registry's ID walk so no second list of maps needs keeping. */
 void bpfvm_sock_release(struct bpfvm_registry *reg, const void *owner)
 {
 	uint32_t id = 0;

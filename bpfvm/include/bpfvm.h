@@ -105,23 +105,21 @@ uint32_t bpfvm_map_id(const struct bpfvm_map *map);
 const struct bpfvm_map_def *bpfvm_map_def(const struct bpfvm_map *map);
 
 /* sk_storage maps hold one value per owner (a socket). The owner calls
- * bpfvm_sk_storage_release(owner) when it dies, removing it from every map. */
+ * bpfvm_sock_release(owner) when it dies, removing it from every map. */
 void *bpfvm_sk_storage_get(struct bpfvm_map *map, const void *owner, const void *init,
 			   uint64_t flags);
 int bpfvm_sk_storage_delete(struct bpfvm_map *map, const void *owner);
-void bpfvm_sk_storage_release(struct bpfvm_registry *reg, const void *owner);
 
 /* SOCKMAP / SOCKHASH hold sockets (owner, cookie) inserted by the sock_ops
  * helpers; user-space lookup gives the cookie (value_size 8), user-space
  * update is -EOPNOTSUPP (no socket fds). update: 0, -EINVAL (flags, type),
  * -E2BIG (index out of range, map full), -EEXIST/-ENOENT (NOEXIST/EXIST).
- * The owner calls bpfvm_sock_map_release(owner) when it closes. */
+ * The owner calls bpfvm_sock_release(owner) when it closes. */
 int bpfvm_sock_map_update(struct bpfvm_map *map, const void *key, const void *owner,
 			  uint64_t cookie, uint64_t flags);
 const void *bpfvm_sock_map_owner(struct bpfvm_map *map, const void *key);
-void bpfvm_sock_map_release(struct bpfvm_registry *reg, const void *owner);
-/* A socket closed: both bpfvm_sk_storage_release and bpfvm_sock_map_release,
- * in one walk of the registry's maps. */
+/* A socket closed: its sk_storage values and its socket-map entries go, in
+ * one walk of the registry's maps. */
 void bpfvm_sock_release(struct bpfvm_registry *reg, const void *owner);
 
 /* ringbuf / perf output: user space drains records. Returns bytes copied, 0 if

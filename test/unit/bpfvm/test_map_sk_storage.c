@@ -81,7 +81,7 @@ START_TEST(sk_release_all_maps)
 	ck_assert_ptr_nonnull(bpfvm_sk_storage_get(m1, &s1, NULL, 1));
 	ck_assert_ptr_nonnull(bpfvm_sk_storage_get(m2, &s1, NULL, 1));
 	ck_assert_ptr_nonnull(bpfvm_sk_storage_get(m2, &s2, NULL, 1));
-	bpfvm_sk_storage_release(reg, &s1);
+	bpfvm_sock_release(reg, &s1);
 	ck_assert_ptr_null(bpfvm_sk_storage_get(m1, &s1, NULL, 0));
 	ck_assert_ptr_null(bpfvm_sk_storage_get(m2, &s1, NULL, 0));
 	ck_assert_ptr_nonnull(bpfvm_sk_storage_get(m2, &s2, NULL, 0));

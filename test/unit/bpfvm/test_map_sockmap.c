@@ -114,7 +114,7 @@ START_TEST(sock_release_all_maps)
 	ck_assert_int_eq(bpfvm_sock_map_update(sh, &k, &a, 1, 0), 0);
 	k = 6;
 	ck_assert_int_eq(bpfvm_sock_map_update(sh, &k, &b, 2, 0), 0);
-	bpfvm_sock_map_release(reg, &a);
+	bpfvm_sock_release(reg, &a);
 	for (uint32_t i = 0; i < 8; i++)
 		ck_assert_ptr_eq(bpfvm_sock_map_owner(sm, &i), i % 2 ? &b : NULL);
 	k = 5;
