@@ -133,6 +133,12 @@ short shim_ready(struct ssock *s);
 /* Waits (on fd, the socket's eventfd) until shim_ready has one of want, the
  * timeout (ms, 0: none), a signal (-EINTR) or the daemon's death. */
 int shim_wait(int fd, struct ssock *s, short want, int timeout_ms);
+/* A receive that found nothing (called with rx_lock held): -EAGAIN when it
+ * may not block, else waits with the lock dropped, so another thread of the
+ * process can read meanwhile as on a kernel socket; 0: look again. */
+int shim_rx_block(int fd, struct ssock *s, int flags);
+/* A call's result as libc returns it: -errno becomes -1 with errno set. */
+ssize_t shim_ret(ssize_t ret);
 /* Clears fd's eventfd, then sets it again when s is ready for want: a
  * kernel wait on fd then sleeps exactly while s is not ready. */
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite);

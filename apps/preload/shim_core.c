@@ -445,6 +445,24 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 	}
 }
 
+int shim_rx_block(int fd, struct ssock *s, int flags)
+{
+	if (s->nonblock || (flags & MSG_DONTWAIT))
+		return -EAGAIN;
+	pthread_mutex_unlock(&s->rx_lock);
+	int rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
+	pthread_mutex_lock(&s->rx_lock);
+	return rc;
+}
+
+ssize_t shim_ret(ssize_t ret)
+{
+	if (ret >= 0)
+		return ret;
+	errno = (int)-ret;
+	return -1;
+}
+
 void shim_fd_release(int fd)
 {
 	struct shim_fd *e = shim_fd(fd);

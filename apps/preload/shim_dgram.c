@@ -238,24 +238,14 @@ ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *msg, int flags)
 			ret = 0;
 			break;
 		}
-		if (s->nonblock || (flags & MSG_DONTWAIT)) {
-			ret = -EAGAIN;
-			break;
-		}
-		pthread_mutex_unlock(&s->rx_lock);
-		int rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
-		pthread_mutex_lock(&s->rx_lock);
+		int rc = shim_rx_block(fd, s, flags);
 		if (rc) {
 			ret = rc;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&s->rx_lock);
-	if (ret < 0) {
-		errno = (int)-ret;
-		return -1;
-	}
-	return ret;
+	return shim_ret(ret);
 }
 
 short shim_dg_ready(struct ssock *s, bool dead)

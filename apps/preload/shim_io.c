@@ -118,24 +118,14 @@ static ssize_t sk_recv(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			ret = -ENOTCONN;
 			break;
 		}
-		if (s->nonblock || (flags & MSG_DONTWAIT)) {
-			ret = -EAGAIN;
-			break;
-		}
-		pthread_mutex_unlock(&s->rx_lock);
-		int rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
-		pthread_mutex_lock(&s->rx_lock);
+		int rc = shim_rx_block(fd, s, flags);
 		if (rc) {
 			ret = rc;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&s->rx_lock);
-	if (ret < 0) {
-		errno = (int)-ret;
-		return -1;
-	}
-	return ret;
+	return shim_ret(ret);
 }
 
 static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt, int flags)

@@ -202,6 +202,11 @@ static struct ereg **find(int epfd, int fd)
 	return p;
 }
 
+/* The fd is about to close. Its placeholder's open file stays open in
+ * skopsd, so closing the fd does not take it out of an epoll set as closing
+ * the last reference would: the kernel would go on reporting it with our
+ * record, freed here, as data (nginx, which closes without EPOLL_CTL_DEL,
+ * took that for one of its connections and crashed). Remove it first. */
 void shim_epoll_forget(int fd)
 {
 	pthread_mutex_lock(&ep_lock);
@@ -209,6 +214,7 @@ void shim_epoll_forget(int fd)
 		if ((*p)->fd == fd) {
 			struct ereg *r = *p;
 			*p = r->next;
+			(void)shim_real.epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
 			free(r);
 		} else {
 			p = &(*p)->next;

@@ -218,7 +218,8 @@ app "$PROBE" rstmmsg $IP4_B 7508 || fail "recvmmsg and a reset under the shim"
 
 # ---- 5: fork after listen
 bg fork "${APP[@]}" "$PROBE" fork 0.0.0.0 7400
-wait_for 10 grep -q listening "$TMP/fork.out" || fail "fork: $(cat "$TMP/fork.err")"
+wait_for 20 eval '[ "$(grep -c accepting "$TMP/fork.out")" = 2 ]' ||
+	fail "fork: parent and child not both accepting: $(cat "$TMP/fork.out" "$TMP/fork.err")"
 for i in 1 2 3 4 5 6; do
 	in_b timeout 5 socat -u TCP4:$IP4_A:7400 - >>"$TMP/fork.pids" || fail "fork: client $i"
 	sleep 0.05
