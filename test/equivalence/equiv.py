@@ -12,6 +12,7 @@ Why the program is attached on one side only in the kernel run: the peer must
 be identical in both runs (an unprogrammed kernel), and the kernel's global
 trace buffer then holds only the program side's lines. See docs/equivalence.md.
 """
+import bisect
 import json
 import os
 import re
@@ -474,10 +475,9 @@ def wire(pkts, prog_addr):
     isn = None
     high = None  # end of the highest new data sent before the first retransmission
     burst_over = False
+    starts, sent = [], {}  # data captured so far: sorted starts; start -> (end, time)
     mss = None
     opts = {}
-    top = None  # end of the highest data sent so far
-    first_sent = {}  # offset -> time of its first transmission
     resent, repair_ms = 0, None
     for p in pkts:
         ip = p[IP] if IP in p else (p[IPv6] if IPv6 in p else None)
@@ -531,20 +531,24 @@ def wire(pkts, prog_addr):
             # which ends the count. Sequence numbers, not timing, tell them
             # apart, so a loaded machine cannot move a segment across.
             off = (t.seq - isn - 1) & 0xFFFFFFFF
-            if high is not None and off < high:
+            # A retransmission carries data captured before. Being below the
+            # highest sequence is not enough: the veth may hand two
+            # segments to the capture out of order (a CI run counted 111
+            # "retransmissions" of the kernel's so).
+            i = bisect.bisect_right(starts, off) - 1
+            orig = sent[starts[i]] if i >= 0 and off < sent[starts[i]][0] else None
+            if orig:
                 burst_over = True
+                # Loss recovery: the first resend's delay from its original
+                # says whether SACK/RACK repaired the hole or the RTO did.
+                resent += 1
+                if repair_ms is None:
+                    repair_ms = round((float(p.time) - orig[1]) * 1000, 1)
+            else:
+                bisect.insort(starts, off)
+                sent[off] = (off + plen, float(p.time))
             if not burst_over:
                 high = max(high or 0, off + plen)
-            # Loss recovery: every segment below the highest sent is a
-            # retransmission; the first one's delay from its original says
-            # whether SACK/RACK repaired the hole or the RTO did.
-            if top is not None and off < top:
-                resent += 1
-                if repair_ms is None and off in first_sent:
-                    repair_ms = round((float(p.time) - first_sent[off]) * 1000, 1)
-            else:
-                first_sent.setdefault(off, float(p.time))
-            top = max(top or 0, off + plen)
     out["loss_rtx"] = resent
     out["loss_repair_ms"] = repair_ms
     if mss and high:
