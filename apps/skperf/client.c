@@ -86,18 +86,30 @@ static int open_conn(struct sp_test *t, uint16_t lport, int *out)
 	return 0;
 }
 
+/* The i-th stream's connection (from --cport + i when given), numbered as
+ * iperf3 numbers its streams. */
+static int open_stream(struct sp_test *t, unsigned i, struct sp_stream **out)
+{
+	uint16_t cport = t->app->o.cport;
+	struct sp_stream *s = &t->s[t->ns];
+	memset(s, 0, sizeof(*s));
+	int rc = open_conn(t, cport ? (uint16_t)(cport + i) : 0, &s->sd);
+	if (rc)
+		return rc;
+	t->ns++;
+	s->id = i ? (int)i + 2 : 1;
+	*out = s;
+	return 0;
+}
+
 static int create_streams(struct sp_test *t)
 {
 	unsigned n = t->mode == SP_CRR ? 0 : t->parallel * (t->bidir ? 2 : 1);
-	uint16_t cport = t->app->o.cport;
 	for (unsigned i = 0; i < n; i++) {
-		struct sp_stream *s = &t->s[t->ns];
-		memset(s, 0, sizeof(*s));
-		int rc = open_conn(t, cport ? (uint16_t)(cport + i) : 0, &s->sd);
+		struct sp_stream *s;
+		int rc = open_stream(t, i, &s);
 		if (rc)
 			return rc;
-		t->ns++;
-		s->id = i ? (int)i + 2 : 1;
 		s->sender = t->mode == SP_RR || (t->bidir ? i < t->parallel : !t->reverse);
 		int save = t->ctrl;
 		t->ctrl = s->sd;
@@ -169,15 +181,11 @@ static int finish_transactions(struct sp_test *t)
 static int plain_test(struct sp_test *t)
 {
 	unsigned n = t->mode == SP_RR ? t->parallel : 0;
-	uint16_t cport = t->app->o.cport;
 	for (unsigned i = 0; i < n; i++) {
-		struct sp_stream *s = &t->s[t->ns];
-		memset(s, 0, sizeof(*s));
-		int rc = open_conn(t, cport ? (uint16_t)(cport + i) : 0, &s->sd);
+		struct sp_stream *s;
+		int rc = open_stream(t, i, &s);
 		if (rc)
 			return rc;
-		t->ns++;
-		s->id = i ? (int)i + 2 : 1;
 		s->sender = true;
 	}
 	sp_test_begin(t);
