@@ -16,23 +16,14 @@
 
 #include "skops.h"
 #include "tcp/tcp_int.h"
+#include "test_tcp_path.h"
 
 #define MS	 1000000ull
 #define DELAY_NS (10 * MS)
 #define RATE_BPS 100000000ull
 #define QMAX_NS	 (20 * MS) /* drop-tail: at most this much waits for the line */
 #define TOTAL	 (12u << 20)
-#define QCAP	 16384u
 #define BDP	 (RATE_BPS / 8 * 2 * DELAY_NS / 1000000000ull) /* 250000 bytes */
-
-struct pk {
-	uint64_t at;
-	uint8_t to;
-	struct tcp_tuple t;
-	struct tcp_repr r;
-	uint32_t len;
-	uint8_t data[1600];
-};
 
 struct path;
 struct ep {
@@ -44,9 +35,7 @@ struct path {
 	uint64_t now;
 	struct tcp *tcp[2];
 	struct ep ep[2];
-	struct pk *q;
-	unsigned nq;
-	uint64_t busy[2];
+	struct tpath w;
 	uint64_t dropped;
 };
 
@@ -56,45 +45,12 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 	(void)tos;
 	struct ep *e = arg;
 	struct path *p = e->p;
-	uint32_t len = d->n[0] + d->n[1];
-	ck_assert_uint_le(len, sizeof(p->q[0].data));
-	uint64_t start = p->busy[e->idx] > p->now ? p->busy[e->idx] : p->now;
-	if (start - p->now > QMAX_NS) {
+	if (p->w.busy[e->idx] > p->now + QMAX_NS) {
 		p->dropped++;
 		return 0;
 	}
-	uint64_t tx = (uint64_t)(len + 66) * 8 * 1000000000ull / RATE_BPS;
-	p->busy[e->idx] = start + tx;
-	ck_assert_uint_lt(p->nq, QCAP);
-	struct pk *k = &p->q[p->nq++];
-	k->at = start + tx + DELAY_NS;
-	k->to = (uint8_t)(1 - e->idx);
-	k->t = *t;
-	k->t.laddr = t->raddr;
-	k->t.raddr = t->laddr;
-	k->t.lport = t->rport;
-	k->t.rport = t->lport;
-	k->r = *r;
-	k->len = len;
-	if (d->n[0])
-		memcpy(k->data, d->p[0], d->n[0]);
-	if (d->n[1])
-		memcpy(k->data + d->n[0], d->p[1], d->n[1]);
-	return 0;
-}
-
-static int path_route(void *arg, uint8_t family, const void *dst, void *src, uint32_t *mtu)
-{
-	(void)arg;
-	(void)dst;
-	if (family != AF_INET)
-		return -ENETUNREACH;
-	if (src) {
-		uint32_t a = inet_addr("198.18.0.1");
-		memcpy(src, &a, 4);
-	}
-	if (mtu)
-		*mtu = 1500;
+	uint64_t gone = tpath_line(&p->w, e->idx, p->now, d->n[0] + d->n[1], NULL);
+	tpath_put(&p->w, e->idx, gone + DELAY_NS, t, r, d);
 	return 0;
 }
 
@@ -118,8 +74,9 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 	memset(&res, 0, sizeof(res));
 	struct path *p = calloc(1, sizeof(*p));
 	ck_assert_ptr_nonnull(p);
-	p->q = calloc(QCAP, sizeof(*p->q));
-	ck_assert_ptr_nonnull(p->q);
+	p->w.q = calloc(TPATH_QCAP, sizeof(*p->w.q));
+	ck_assert_ptr_nonnull(p->w.q);
+	p->w.rate_bps = RATE_BPS;
 	p->now = 1000 * MS;
 	for (int i = 0; i < 2; i++) {
 		struct tcp_config cfg;
@@ -128,7 +85,7 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 		cfg.max_conns = 8;
 		cfg.tcp_rmem_max = i == 1 ? rmem_max : 0;
 		cfg.xmit = path_xmit;
-		cfg.route = path_route;
+		cfg.route = tpath_route;
 		p->ep[i].p = p;
 		p->ep[i].idx = i;
 		cfg.arg = &p->ep[i];
@@ -199,9 +156,9 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 			break;
 		/* a paced writer wakes every millisecond */
 		uint64_t next = pace_bps && sent < TOTAL ? p->now + MS : UINT64_MAX;
-		for (unsigned i = 0; i < p->nq; i++)
-			if (p->q[i].at < next)
-				next = p->q[i].at;
+		for (unsigned i = 0; i < p->w.nq; i++)
+			if (p->w.q[i].at < next)
+				next = p->w.q[i].at;
 		for (int i = 0; i < 2; i++) {
 			uint64_t d = tcp_next_deadline(p->tcp[i]);
 			if (d < next)
@@ -217,15 +174,7 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 			bad = "120 s of simulated time";
 			break;
 		}
-		for (unsigned i = 0; i < p->nq;) {
-			if (p->q[i].at > p->now) {
-				i++;
-				continue;
-			}
-			struct pk k = p->q[i];
-			p->q[i] = p->q[--p->nq];
-			tcp_input(p->tcp[k.to], p->now, &k.t, &k.r, k.data, k.len, 0, NULL);
-		}
+		tpath_deliver(&p->w, p->tcp, p->now, -1, NULL, NULL);
 		for (int i = 0; i < 2; i++)
 			tcp_timers(p->tcp[i], p->now);
 	}
@@ -248,7 +197,7 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 		       (unsigned long long)res.dropped, res.rcv_wscale);
 	tcp_destroy(p->tcp[0]);
 	tcp_destroy(p->tcp[1]);
-	free(p->q);
+	free(p->w.q);
 	free(p);
 	return res;
 }

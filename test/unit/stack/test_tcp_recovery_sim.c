@@ -16,12 +16,12 @@
 
 #include "skops.h"
 #include "tcp/tcp_int.h"
+#include "test_tcp_path.h"
 
 #define MS	  1000000ull
 #define DELAY_NS  (10 * MS)
 #define RATE_BPS  100000000ull
 #define TOTAL	  (4u << 20)
-#define QCAP	  16384u
 #define RTT_NS	  (2 * DELAY_NS)
 #define MSS_BYTES 1448u
 
@@ -44,15 +44,6 @@ struct pattern {
 	uint64_t freeze_ns;
 };
 
-struct pk {
-	uint64_t at;
-	uint8_t to;
-	struct tcp_tuple t; /* the receiver's view */
-	struct tcp_repr r;
-	uint32_t len;
-	uint8_t data[1600];
-};
-
 struct path;
 struct ep {
 	struct path *p;
@@ -64,9 +55,7 @@ struct path {
 	struct tcp *tcp[2];
 	struct ep ep[2];
 	struct tcb *c[2];
-	struct pk *q;
-	unsigned nq;
-	uint64_t busy[2];
+	struct tpath w;
 	const struct pattern *pat;
 	uint64_t rng;
 	uint32_t burst_left;
@@ -151,14 +140,10 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 	struct ep *e = arg;
 	struct path *p = e->p;
 	uint32_t len = d->n[0] + d->n[1];
-	ck_assert_uint_le(len, sizeof(p->q[0].data));
 	bool lost = drop(p, e->idx, r, len);
 	if (e->idx == 0 && len && SEQ_GT(r->seq + len, p->high))
 		p->high = r->seq + len;
-	/* the line is busy for the frame whether it arrives or not */
-	uint64_t tx = (uint64_t)(len + 66) * 8 * 1000000000ull / RATE_BPS;
-	uint64_t start = p->busy[e->idx] > p->now ? p->busy[e->idx] : p->now;
-	p->busy[e->idx] = start + tx;
+	uint64_t start, gone = tpath_line(&p->w, e->idx, p->now, len, &start);
 	/* the queue the lost segment and its first retransmission waited in */
 	if (e->idx == 0 && len && p->one_drop_at && r->seq == p->one_seq) {
 		if (lost && !p->one_q_drop)
@@ -168,44 +153,17 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 	}
 	if (lost)
 		return 0;
-	ck_assert_uint_lt(p->nq, QCAP);
-	struct pk *k = &p->q[p->nq++];
-	k->at = start + tx + DELAY_NS;
+	uint64_t at = gone + DELAY_NS;
 	if (e->idx == 0 && len && p->pat->reorder_ppm && rnd_ppm(p) < p->pat->reorder_ppm)
-		k->at += p->pat->reorder_ns;
-	k->to = (uint8_t)(1 - e->idx);
-	k->t = *t;
-	k->t.laddr = t->raddr;
-	k->t.raddr = t->laddr;
-	k->t.lport = t->rport;
-	k->t.rport = t->lport;
-	k->r = *r;
-	k->len = len;
-	if (d->n[0])
-		memcpy(k->data, d->p[0], d->n[0]);
-	if (d->n[1])
-		memcpy(k->data + d->n[0], d->p[1], d->n[1]);
-	return 0;
-}
-
-static int path_route(void *arg, uint8_t family, const void *dst, void *src, uint32_t *mtu)
-{
-	(void)arg;
-	(void)dst;
-	if (family != AF_INET)
-		return -ENETUNREACH;
-	if (src) {
-		uint32_t a = inet_addr("198.18.0.1");
-		memcpy(src, &a, 4);
-	}
-	if (mtu)
-		*mtu = 1500;
+		at += p->pat->reorder_ns;
+	tpath_put(&p->w, e->idx, at, t, r, d);
 	return 0;
 }
 
 /* A's sequence space and scoreboard (docs/tcp.md): checked after every event. */
-static void check_inv(struct path *p)
+static void check_inv(void *arg)
 {
+	struct path *p = arg;
 	struct tcb *c = p->c[0];
 	if (!c || p->bad[0])
 		return;
@@ -243,8 +201,9 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	memset(&res, 0, sizeof(res));
 	struct path *p = calloc(1, sizeof(*p));
 	ck_assert_ptr_nonnull(p);
-	p->q = calloc(QCAP, sizeof(*p->q));
-	ck_assert_ptr_nonnull(p->q);
+	p->w.q = calloc(TPATH_QCAP, sizeof(*p->w.q));
+	ck_assert_ptr_nonnull(p->w.q);
+	p->w.rate_bps = RATE_BPS;
 	p->pat = pt;
 	p->rng = seed * 0x9e3779b97f4a7c15ull + 1;
 	p->now = 1000 * MS;
@@ -260,13 +219,13 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		cfg.no_rack = pt->no_rack || getenv("SKOPS_REC_NORACK") != NULL;
 		cfg.no_tlp = pt->no_tlp;
 		cfg.no_frto = getenv("SKOPS_REC_NOFRTO") != NULL; /* to compare */
-		cfg.route = path_route;
+		cfg.route = tpath_route;
 		p->ep[i].p = p;
 		p->ep[i].idx = i;
 		cfg.arg = &p->ep[i];
 		ck_assert_int_eq(tcp_create(&cfg, &p->tcp[i]), 0);
 	}
-	uint32_t a4 = inet_addr("198.18.0.1"), b4 = inet_addr("198.18.0.2");
+	uint32_t b4 = inet_addr("198.18.0.2");
 	struct tcb *l;
 	ck_assert_int_eq(tcp_open(p->tcp[1], AF_INET, &l), 0);
 	l->sd = 0;
@@ -275,11 +234,9 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	ck_assert_int_eq(tcp_open(p->tcp[0], AF_INET, &p->c[0]), 0);
 	p->c[0]->sd = 0;
 	p->c[0]->sndbuf = 4u << 20;
-	(void)a4;
 	ck_assert_int_eq(tcp_connect(p->tcp[0], p->c[0], &b4, 5001, p->now), -EINPROGRESS);
 	static uint8_t buf[65536];
 	uint64_t sent = 0, rcvd = 0, t0 = 0;
-	uint32_t last_una = 0;
 	bool one_seen = false;
 	for (uint64_t steps = 0; steps < 20000000ull && !p->bad[0]; steps++) {
 		struct tcb *a = p->c[0];
@@ -317,7 +274,6 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			one_seen = true;
 			p->one_done_at = p->now;
 		}
-		(void)last_una;
 		if (rcvd == TOTAL && a->snd_una == a->snd_max)
 			break;
 		if (a->state != TCP_ESTABLISHED && a->state != TCP_SYN_SENT) {
@@ -327,9 +283,9 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		}
 		/* the next event: a delivery or a timer */
 		uint64_t next = UINT64_MAX;
-		for (unsigned i = 0; i < p->nq; i++) {
-			uint64_t at = p->q[i].at;
-			if (frozen && p->q[i].to == 0 && at < p->frozen_until)
+		for (unsigned i = 0; i < p->w.nq; i++) {
+			uint64_t at = p->w.q[i].at;
+			if (frozen && p->w.q[i].to == 0 && at < p->frozen_until)
 				at = p->frozen_until;
 			if (at < next)
 				next = at;
@@ -359,16 +315,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			tcp_timers(p->tcp[0], p->now);
 			check_inv(p);
 		}
-		for (unsigned i = 0; i < p->nq;) {
-			if (p->q[i].at > p->now || (frozen && p->q[i].to == 0)) {
-				i++;
-				continue;
-			}
-			struct pk k = p->q[i];
-			p->q[i] = p->q[--p->nq];
-			tcp_input(p->tcp[k.to], p->now, &k.t, &k.r, k.data, k.len, 0, NULL);
-			check_inv(p);
-		}
+		tpath_deliver(&p->w, p->tcp, p->now, frozen ? 0 : -1, check_inv, p);
 		for (int i = frozen ? 1 : 0; i < 2; i++)
 			tcp_timers(p->tcp[i], p->now);
 		check_inv(p);
@@ -416,7 +363,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		      (unsigned long long)rcvd, TOTAL);
 	tcp_destroy(p->tcp[0]);
 	tcp_destroy(p->tcp[1]);
-	free(p->q);
+	free(p->w.q);
 	free(p);
 	return res;
 }
