@@ -151,6 +151,8 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->priority = l->priority;
 	c->syn_retries = l->syn_retries;
 	c->save_syn = l->save_syn;
+	c->max_pacing_rate = c->pacing_rate = l->max_pacing_rate;
+	c->pace_req = l->pace_req;
 	c->rto_us = TCP_RTO_INIT_US;
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
@@ -284,6 +286,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 		tcb->flags |= TCB_F_CC_INIT;
 		cc_init(tcb);
 	}
+	tcp_pace_update(tcp, tcb);
 	if (!active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	if (tcb->flags & TCB_F_KEEPALIVE)
@@ -704,6 +707,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcp_retransmit_head(tcp, tcb);
 		}
 	}
+	tcp_pace_update(tcp, tcb); /* Linux tcp_cong_control, every ACK */
 	return true;
 }
 

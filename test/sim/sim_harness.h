@@ -57,11 +57,13 @@ static inline void sim_net_cfg(struct sim *s, struct net_config *c, struct dev *
 
 /* fault may be NULL (a clean wire). max_conns sizes both stacks. hooks
  * (with its cg_tree) runs sock_ops on both stacks; NULL: none. cc names both
- * stacks' default congestion control (NULL: the stack's own default). */
-static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
-				const struct dev_fault_config *fault, uint32_t max_conns,
-				uint32_t bufsz, bool pcap, struct cg_tree *tree,
-				struct hooks *hooks, const char *cc)
+ * stacks' default congestion control (NULL: the stack's own default). tweak
+ * (may be NULL) adjusts each stack's config before it is created. */
+static inline int sim_create_tweak(struct sim *s, const char *tag, uint64_t seed,
+				   const struct dev_fault_config *fault, uint32_t max_conns,
+				   uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				   struct hooks *hooks, const char *cc,
+				   void (*tweak)(struct stack_config *))
 {
 	memset(s, 0, sizeof(*s));
 	s->now = 1000000000ull;
@@ -114,11 +116,23 @@ static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
 	sim_net_cfg(s, &cb.net, db, s->b4);
 	cb.net.seed = seed + 1;
 	cb.seed = seed ^ 0xb;
+	if (tweak) {
+		tweak(&ca);
+		tweak(&cb);
+	}
 	if ((rc = stack_create(&ca, &s->a)) < 0)
 		return rc;
 	if ((rc = stack_create(&cb, &s->b)) < 0)
 		return rc;
 	return 0;
+}
+
+static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
+				const struct dev_fault_config *fault, uint32_t max_conns,
+				uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				struct hooks *hooks, const char *cc)
+{
+	return sim_create_tweak(s, tag, seed, fault, max_conns, bufsz, pcap, tree, hooks, cc, NULL);
 }
 
 static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed,
