@@ -169,6 +169,11 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tcp_tuple *t,
 		  const struct tcp_repr *h);
 void tcp_req_link(struct tcb *l, struct tcb *c);
+/* Linux sk_acceptq_is_full: more than backlog established children wait. */
+static inline bool tcp_acc_full(const struct tcb *l)
+{
+	return l->nq_acc > l->backlog;
+}
 static inline uint32_t tcp_ts_now(const struct tcp *tcp, const struct tcb *tcb)
 {
 	return (uint32_t)(tcp->now / CLK_NS_PER_MS) + tcb->ts_off;
