@@ -27,10 +27,8 @@
  * segments of a connection leave unpaced (the initial window). */
 #include "tcp_int.h"
 
-#define PACE_SS_RATIO 200u /* net.ipv4.tcp_pacing_ss_ratio */
-#define PACE_CA_RATIO 120u /* net.ipv4.tcp_pacing_ca_ratio */
-#define PACE_FREE_SEGS                                                                             \
-	10u /* data segments sent before pacing delays any (Linux tcp_update_skb_after_send) */
+/* data segments sent before pacing delays any (Linux tcp_update_skb_after_send) */
+#define PACE_FREE_SEGS 10u
 
 bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb)
 {
