@@ -215,4 +215,35 @@ static inline struct sockaddr_in sim_sin(uint32_t a, uint16_t port)
 	return sin;
 }
 
+/* One IPv4 connection from stack a to a listener on b's port: *ls the
+ * listener, *a and *b the two ends. 0, or -1 with why in *what when the
+ * connect fails or no connection is accepted within 100,000 steps. */
+static inline int sim_connect(struct sim *s, uint16_t port, int *ls, int *a, int *b,
+			      const char **what)
+{
+	*b = -1;
+	*ls = skops_socket(s->b, AF_INET, SOCK_STREAM);
+	struct sockaddr_in sb = sim_sin(0, port);
+	skops_bind(s->b, *ls, (struct sockaddr *)&sb, sizeof(sb));
+	skops_listen(s->b, *ls, 4);
+	*a = skops_socket(s->a, AF_INET, SOCK_STREAM);
+	struct sockaddr_in to = sim_sin(s->b4, port);
+	if (skops_connect(s->a, *a, (struct sockaddr *)&to, sizeof(to)) != -EINPROGRESS) {
+		*what = "connect";
+		return -1;
+	}
+	for (int i = 0; i < 100000 && *b < 0; i++) {
+		int c = skops_accept(s->b, *ls, NULL, NULL);
+		if (c >= 0)
+			*b = c;
+		else if (!sim_step(s))
+			break;
+	}
+	if (*b < 0) {
+		*what = "no connection";
+		return -1;
+	}
+	return 0;
+}
+
 #endif
