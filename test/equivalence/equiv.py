@@ -137,7 +137,12 @@ PROG_SCENARIOS = {
 # TCP_WINDOW_CLAMP 9216 at TCP_CONNECT_CB, which lowers the SYN's window scale.
 COMPAT_SCENARIOS = {
     "close_counts": [("client", "v4", "-", ["close_counts"]),
-                     ("server", "v4", "-", ["close_counts"])],
+                     ("server", "v4", "-", ["close_counts"]),
+                     # receive autotuning (the program leaves buffers alone):
+                     # the peer's data through a SHAPE_RATE bottleneck, the
+                     # window the program side advertises WND_AT_S into it
+                     # and its receive buffer at the close
+                     ("client", "v4", "-", ["rcv_wnd_1s", "rcvbuf_close"])],
     "close_counts_clamp": [("client", "v4", "-", ["syn_wscale"])],
     # kind 254 (magic 0xa5c3, data 0x1234) written in the SYN (WRITE_HDR_OPT_CB)
     "hdr_opt_write": [("client", "v4", "-", ["syn_exp_opt"])],
@@ -250,6 +255,13 @@ class Capture:
 DROP_COUNT = {"syn": 5, "synack": 3}
 ACK_HOLD_S = 0.3
 DATA_DROP = (29, 31)  # numgen counts from 0: the 30th to 32nd data segments
+# Receive autotuning rows: the peer's sends leave through a token bucket
+# (tbf; this kernel has no netem) so that the transfer lasts seconds on
+# both sides and the queue it builds gives the path a round trip; the window
+# is read WND_AT_S after the peer's first data segment.
+SHAPE_RATE = "25mbit"
+WND_AT_S = 1.0
+WND_TOL = 0.5  # window and rcvbuf: skops within ±50 % of the kernel
 
 
 def drop_first(topo, what):
@@ -257,7 +269,13 @@ def drop_first(topo, what):
     ('synack'), counted with numgen so that start-up time does not matter; or
     ('acks') every non-SYN segment the peer sends for ACK_HOLD_S after the
     program side's SYN arrived: the sender then stops after its initial
-    window, since veth has no delay to do it. Returns a thread to join."""
+    window, since veth has no delay to do it; or ('shape') nothing, but the
+    peer's sends leave through a SHAPE_RATE token bucket. Returns a thread
+    to join."""
+    if what == "shape":
+        sh("ip netns exec %s tc qdisc add dev q0 root tbf rate %s burst 32kb latency 100ms"
+           % (topo.q, SHAPE_RATE))
+        return None
     q = "ip netns exec %s nft " % topo.q
     sh(q + "add table inet skeq")
     if what == "acks":
@@ -332,6 +350,7 @@ class KernelSide:
         r["trace"] = [m.group(1) for m in re.finditer(r"bpf_trace_printk: (.*)", trace)]
         est, end = r["established"], r["end"]
         return {"bufs": "%d/%d" % (est["sndbuf"], est["rcvbuf"]), "cc": end["cc"],
+                "rcvbuf_close": r["closed"]["rcvbuf"],
                 "ssthresh": est["info"]["snd_ssthresh"], "max_cwnd": r["max_cwnd"],
                 "trace": r["trace"], "maps": self.maps()}
 
@@ -384,6 +403,7 @@ class SkopsSide:
         if info is None:
             raise RuntimeError("skcat printed no --info JSON: " + err[-500:])
         return {"bufs": "%s/%s" % (info.get("sndbuf"), info.get("rcvbuf")),
+                "rcvbuf_close": info.get("rcvbuf"),
                 "cc": info.get("cc"), "ssthresh": info.get("ssthresh_established",
                                                            info.get("ssthresh")),
                 "max_cwnd": info.get("max_cwnd"), "trace": trace,
@@ -486,6 +506,9 @@ def wire(pkts, prog_addr):
     # the peer reordered; skops sends from one thread), skops none.
     ndata, dropped = 0, []
     resent, repair_ms = 0, None
+    # receive autotuning: the program side's window scale, the windows it
+    # advertised (time, bytes), when the peer's data began
+    prog_ws, wnds, peer_data_t0 = 0, [], None
     for p in pkts:
         ip = p[IP] if IP in p else (p[IPv6] if IPv6 in p else None)
         if ip is None or TCP not in p:
@@ -508,6 +531,10 @@ def wire(pkts, prog_addr):
             out.setdefault("synack_win", t.window)
             out.setdefault("ecn_synack", bool(ece and not cwr))
             isn = t.seq
+        if syn and from_prog:
+            prog_ws = dict(t.options).get("WScale") or 0
+        elif from_prog and ack and not flags & 0x04:
+            wnds.append((float(p.time), t.window << prog_ws))
         if syn and not from_prog:
             for name, val in t.options:
                 if name == "MSS":
@@ -530,6 +557,8 @@ def wire(pkts, prog_addr):
                 seen[0].add(o[:11])
             else:
                 seen[1] += 1
+        if not from_prog and plen > 0 and peer_data_t0 is None:
+            peer_data_t0 = float(p.time)
         if from_prog and plen > 0 and not syn and isn is not None:
             out.setdefault("ect_data", ecn == 2)
             # With the peer's ACKs held, the sender sends its initial window,
@@ -561,6 +590,9 @@ def wire(pkts, prog_addr):
                 ndata += 1
             if not burst_over:
                 high = max(high or 0, off + plen)
+    if peer_data_t0 is not None:
+        at = [w for ts, w in wnds if ts <= peer_data_t0 + WND_AT_S]
+        out["rcv_wnd_1s"] = at[-1] if at else None
     out["loss_rtx"] = resent
     out["loss_repair_ms"] = repair_ms
     if mss and high:
@@ -632,6 +664,8 @@ def equal(obs, k, s, label=""):
         # and on a loaded machine the kernel once peaked at 81 before the
         # transfer ended, so the lower bound only shows cwnd grew well past IW.
         return k is not None and s is not None and 50 <= k <= 100 and 50 <= s <= 100
+    if obs in ("rcv_wnd_1s", "rcvbuf_close"):
+        return k is not None and s is not None and abs(s - k) <= WND_TOL * k
     if obs == "loss_repair_ms":
         # Repaired from the SACK blocks within a few round trips, not by the
         # RTO (200 ms at least); the exact delay is scheduling noise here.
@@ -673,6 +707,10 @@ TOLERANCE = {
     "syn_gaps": "peer drops the first 5 SYNs; each gap within max(10 ms, 25%)",
     "synack_gaps": "peer drops the first 3 SYN-ACKs; each gap within max(10 ms, 25%)",
     "max_cwnd": "both within [50, clamp 100]: the peak is sampled",
+    "rcv_wnd_1s": "window advertised %.0f s into the peer's data through a %s token bucket; "
+                  "skops within %d %% of the kernel" % (WND_AT_S, SHAPE_RATE, WND_TOL * 100),
+    "rcvbuf_close": "SO_RCVBUF after the transfer, autotuned; skops within %d %% of the kernel"
+                    % (WND_TOL * 100),
 }
 
 
@@ -752,7 +790,7 @@ def main():
             gaps = [o for o in observables if o.endswith("_gaps")]
             plain = [o for o in observables if not o.endswith("_gaps")]
             drop = "acks" if "iw_flight" in plain else (
-                "data" if "loss_rtx" in plain else None)
+                "data" if "loss_rtx" in plain else "shape" if "rcv_wnd_1s" in plain else None)
             runs = ([(plain, drop)] if plain else []) + [
                 ([g], "syn" if g == "syn_gaps" else "synack") for g in gaps]
             for obs_list, drop in runs:

@@ -66,6 +66,7 @@ def transfer(sock, send_bytes, deadline):
     out["end"] = snapshot(sock)
     sock.shutdown(socket.SHUT_WR)
     rx.join(max(0.1, deadline - time.monotonic()))
+    out["closed"] = snapshot(sock)  # what autotuning left, before close
     out["sent"] = sent
     return out
 
