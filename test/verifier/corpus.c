@@ -14,6 +14,7 @@
  * Every mode but priv is checked for both loaders and must get the same
  * verdict and reason from each: privilege relaxes nothing those programs
  * touch. Prints how many programs were verified and the time of the largest. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,65 +130,54 @@ static void fail(struct tally *t, const char *file, const char *sec, const char 
 	t->failed++;
 }
 
-/* The reason line want is in the log of a rejection. */
-static void want_reason(const char *want, const char *buf, struct tally *t, const char *file,
-			const char *sec, const char *who)
+/* fail() with the reason formatted */
+static void failf(struct tally *t, const char *file, const char *sec, const char *log,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void failf(struct tally *t, const char *file, const char *sec, const char *log,
+		  const char *fmt, ...)
 {
-	if (has_line(buf, want))
-		return;
 	char what[700];
-	snprintf(what, sizeof what, "%sreason line missing: '%s'", who, want);
-	fail(t, file, sec, what, buf);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fail(t, file, sec, what, log);
 }
 
-/* One section of a seed/accept/reject/strict-reject object, as one loader. */
+/* One section of a seed/accept/reject/strict-reject object, as one loader
+ * (who: "" or "privileged: ", the failures' prefix). */
 static void check_section(struct bpfvm_obj *obj, const char *sec, const char *mode,
 			  const char *expect, bool priv, char *buf, struct tally *t,
 			  const char *file)
 {
 	bool seed = !strcmp(mode, "seed"), accept = !strcmp(mode, "accept");
 	const char *who = priv ? "privileged: " : "";
-	char what[160];
 	int compat = load(obj, sec, false, priv, buf, t, file);
-	if (seed || accept) {
+	if (seed || accept || !strcmp(mode, "strict-reject")) {
 		if (compat) {
-			snprintf(what, sizeof what, "%srejected in compatibility mode", who);
-			fail(t, file, sec, what, buf);
+			failf(t, file, sec, buf, "%srejected in compatibility mode", who);
 			return;
 		}
 		int strict = load(obj, sec, true, priv, buf, t, file);
-		if (seed && (!strict || !strstr(buf, "At program exit the register R0"))) {
-			snprintf(what, sizeof what, "%sstrict mode must reject the seed's R0", who);
-			fail(t, file, sec, what, buf);
-		}
-		if (accept && strict) {
-			snprintf(what, sizeof what, "%srejected in strict mode", who);
-			fail(t, file, sec, what, buf);
-		}
-		return;
-	}
-	if (!strcmp(mode, "strict-reject")) {
-		if (compat) {
-			snprintf(what, sizeof what, "%srejected in compatibility mode", who);
-			fail(t, file, sec, what, buf);
+		if (seed && (!strict || !strstr(buf, "At program exit the register R0")))
+			failf(t, file, sec, buf, "%sstrict mode must reject the seed's R0", who);
+		if (accept && strict)
+			failf(t, file, sec, buf, "%srejected in strict mode", who);
+		if (seed || accept)
 			return;
-		}
-		if (!load(obj, sec, true, priv, buf, t, file)) {
-			snprintf(what, sizeof what, "%saccepted in strict mode", who);
-			fail(t, file, sec, what, "");
+		if (!strict) {
+			failf(t, file, sec, "", "%saccepted in strict mode", who);
 			return;
 		}
 	} else if (!compat) {
-		snprintf(what, sizeof what, "%saccepted", who);
-		fail(t, file, sec, what, "");
+		failf(t, file, sec, "", "%saccepted", who);
 		return;
 	}
 	char want[512];
-	if (!expect_for(expect, sec, want, sizeof want)) {
+	if (!expect_for(expect, sec, want, sizeof want))
 		fail(t, file, sec, "no reason line for the section in the .expect file", "");
-		return;
-	}
-	want_reason(want, buf, t, file, sec, who);
+	else if (!has_line(buf, want))
+		failf(t, file, sec, buf, "%sreason line missing: '%s'", who, want);
 }
 
 /* A priv object's section as one loader: its "privileged: " or
@@ -205,23 +195,18 @@ static void check_priv(struct bpfvm_obj *obj, const char *sec, const char *expec
 		p += len + (p[len] == '\n');
 	}
 	if (!want[0]) {
-		char what[64];
-		snprintf(what, sizeof what, "no '%s' line in the .expect file", key);
-		fail(t, file, sec, what, "");
+		failf(t, file, sec, "", "no '%s' line in the .expect file", key);
 		return;
 	}
 	int compat = load(obj, sec, false, priv, buf, t, file);
 	if (!strcmp(want, "accept")) {
 		if (compat || load(obj, sec, true, priv, buf, t, file))
-			fail(t, file, sec, priv ? "privileged: rejected" : "unprivileged: rejected",
-			     buf);
-		return;
+			failf(t, file, sec, buf, "%srejected", key);
+	} else if (!compat) {
+		failf(t, file, sec, "", "%saccepted", key);
+	} else if (!has_line(buf, want)) {
+		failf(t, file, sec, buf, "%sreason line missing: '%s'", key, want);
 	}
-	if (!compat) {
-		fail(t, file, sec, priv ? "privileged: accepted" : "unprivileged: accepted", "");
-		return;
-	}
-	want_reason(want, buf, t, file, sec, key);
 }
 
 static void run_one(char *arg, char *buf, struct tally *t)
