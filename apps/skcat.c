@@ -22,6 +22,9 @@
  *   default; docs/tcp.md)
  *   --tcp-syncookies N (net.ipv4.tcp_syncookies: 0 never, 1 when a SYN queue
  *   is full, the default, 2 always)
+ *   --pacing (every connection paces at its congestion control's rate,
+ *   docs/tcp.md "Pacing") --max-pacing-rate BYTES (SO_MAX_PACING_RATE on
+ *   the socket, bytes a second: caps the rate and turns pacing on)
  *   --dump-maps[=FILE] (with --sockops: at a normal exit, every map of the
  *   program as bpftool-style JSON, to FILE or stderr)
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
@@ -78,6 +81,8 @@ struct skcat {
 	int syncookies;		     /* --tcp-syncookies; -1: the stack's default */
 	bool no_tlp;		     /* --tcp-early-retrans 0 */
 	uint32_t rmem_max, wmem_max; /* --tcp-rmem-max, --tcp-wmem-max; 0: the stack's */
+	bool pacing;		     /* --pacing */
+	uint64_t max_pacing_rate;    /* --max-pacing-rate; 0: not set */
 	struct hooks *hooks;	     /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
@@ -162,6 +167,17 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->no_tlp = v[0] == '0';
+	} else if (!strcmp(key, "pacing")) {
+		k->pacing = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "max-pacing-rate")) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (*end || !*v || errno || n == 0) {
+			snprintf(err, elen, "bad rate '%s' (bytes a second, at least 1)", v);
+			return -EINVAL;
+		}
+		k->max_pacing_rate = n;
 	} else if (!strcmp(key, "tcp-rmem-max") || !strcmp(key, "tcp-wmem-max")) {
 		char *end;
 		unsigned long n = strtoul(v, &end, 10);
@@ -190,7 +206,7 @@ static void usage(void)
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
 			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
 			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n"
-			"  --tcp-syncookies 0|1|2\n");
+			"  --tcp-syncookies 0|1|2 --pacing --max-pacing-rate BYTES\n");
 	exit(2);
 }
 
@@ -220,17 +236,37 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"tcp-rmem-max", required_argument, NULL, 21},
 	    {"tcp-wmem-max", required_argument, NULL, 22},
 	    {"tcp-syncookies", required_argument, NULL, 23},
+	    {"pacing", no_argument, NULL, 24},
+	    {"max-pacing-rate", required_argument, NULL, 25},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,	   "vdev",	   "addr",
-					   "gw",	   "mtu",	   "eal",
-					   "sockops",	   "cgroup",	   "strict",
-					   "cc",	   "info",	   NULL,
-					   "pcap",	   "timeout",	   "trace",
-					   "echo",	   "conns",	   "v6only",
-					   "tcp-ecn",	   "dump-maps",	   "tcp-early-retrans",
-					   "tcp-rmem-max", "tcp-wmem-max", "tcp-syncookies"};
+	static const char *const keys[] = {NULL,
+					   "vdev",
+					   "addr",
+					   "gw",
+					   "mtu",
+					   "eal",
+					   "sockops",
+					   "cgroup",
+					   "strict",
+					   "cc",
+					   "info",
+					   NULL,
+					   "pcap",
+					   "timeout",
+					   "trace",
+					   "echo",
+					   "conns",
+					   "v6only",
+					   "tcp-ecn",
+					   "dump-maps",
+					   "tcp-early-retrans",
+					   "tcp-rmem-max",
+					   "tcp-wmem-max",
+					   "tcp-syncookies",
+					   "pacing",
+					   "max-pacing-rate"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -242,7 +278,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 23) {
+		} else if (c >= 1 && c <= 25) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -308,7 +344,8 @@ static void print_info(struct stack *st, int sd)
 		"\"segs_in\":%u,\"segs_out\":%u,\"data_segs_in\":%u,\"data_segs_out\":%u,"
 		"\"syn_rto_ms\":%u,\"syn_retrans\":%u,\"syn_wnd\":%u,\"cb_flags\":%u,"
 		"\"rack_lost\":%u,\"tlp_probes\":%u,\"tlp_recovered\":%u,\"spurious_rtos\":%u,"
-		"\"rcv_rtt_us\":%u,\"rcv_space\":%u,\"syn_gaps_us\":[",
+		"\"rcv_rtt_us\":%u,\"rcv_space\":%u,\"pacing_rate\":%llu,\"max_pacing_rate\":%llu,"
+		"\"syn_gaps_us\":[",
 		ti.state_name, ti.cwnd, ti.max_cwnd, ti.ssthresh, ti.initial_cwnd, ti.srtt_us,
 		ti.rttvar_us, ti.rto_ms, ti.rcv_wnd, ti.snd_wnd, ti.rcv_wscale, ti.snd_wscale,
 		ti.ts_ok ? "true" : "false", ti.sack_ok ? "true" : "false", ti.mss, ti.rcv_mss,
@@ -318,7 +355,8 @@ static void print_info(struct stack *st, int sd)
 		(unsigned long long)ti.bytes_sent, (unsigned long long)ti.bytes_retrans, ti.segs_in,
 		ti.segs_out, ti.data_segs_in, ti.data_segs_out, ti.syn_rto_ms, ti.syn_retrans,
 		ti.syn_wnd, ti.cb_flags, ti.rack_lost, ti.tlp_probes, ti.tlp_recovered,
-		ti.spurious_rtos, ti.rcv_rtt_us, ti.rcv_space);
+		ti.spurious_rtos, ti.rcv_rtt_us, ti.rcv_space, (unsigned long long)ti.pacing_rate,
+		(unsigned long long)ti.max_pacing_rate);
 	for (uint32_t i = 0; i < ti.syn_retrans && i < SKOPS_MAX_SYN_GAPS; i++)
 		fprintf(stderr, "%s%u", i ? "," : "", ti.syn_gaps_us[i]);
 	/* the stack's counters (Linux's netstat names) */
@@ -633,6 +671,17 @@ static void log_accept(const struct skcat *k, struct stack *st, int sd)
  * IPV6_V6ONLY off takes both (IPv4 peers appear v4-mapped, as on Linux);
  * --v6only listens with two sockets instead, AF_INET on 0.0.0.0 and an
  * IPV6_V6ONLY AF_INET6 on [::]. With one family, one socket of it. */
+/* --max-pacing-rate: on the listener its connections inherit it. */
+static void set_max_pacing_rate(const struct skcat *k, struct stack *st, int sd)
+{
+	if (!k->max_pacing_rate)
+		return;
+	uint64_t r = k->max_pacing_rate;
+	int rc = skops_setsockopt(st, sd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r));
+	if (rc)
+		die("SO_MAX_PACING_RATE %llu: %s", (unsigned long long)r, strerror(-rc));
+}
+
 static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 {
 	bool have[2] = {false, false};
@@ -654,6 +703,7 @@ static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 					 : 0;
 		if (rc)
 			die("IPV6_V6ONLY: %s", strerror(-rc));
+		set_max_pacing_rate(k, st, s);
 		socklen_t l = appport_sockaddr(fam, NULL, port_of(k), &ss);
 		rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
 		if (rc)
@@ -750,6 +800,7 @@ int main(int argc, char **argv)
 	sc.no_tlp = k.no_tlp;
 	sc.tcp_rmem_max = k.rmem_max;
 	sc.tcp_wmem_max = k.wmem_max;
+	sc.pacing = k.pacing;
 	if (k.syncookies >= 0) {
 		sc.tcp_syncookies_set = true;
 		sc.tcp_syncookies = (uint8_t)k.syncookies;
@@ -802,6 +853,7 @@ int main(int argc, char **argv)
 		sd = skops_socket(st, fam, SOCK_STREAM);
 		if (sd < 0)
 			die("socket: %s", strerror(-sd));
+		set_max_pacing_rate(&k, st, sd);
 		socklen_t l = appport_sockaddr(fam, a, port_of(&k), &ss);
 		rc = skops_connect(st, sd, (struct sockaddr *)&ss, l);
 		if (rc && rc != -EINPROGRESS)

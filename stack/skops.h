@@ -63,6 +63,17 @@ struct stack_config {
 	 * "dctcp"; NULL → "cubic", Linux's default. Any other name fails
 	 * stack_create with -ENOENT. */
 	const char *cc;
+	/* Pacing (docs/tcp.md): every connection paces at its CC-driven rate;
+	 * without it only those SO_MAX_PACING_RATE or the CC asks for do. The
+	 * rate is tcp_pacing_ss_ratio % of cwnd × MSS / SRTT while cwnd <
+	 * ssthresh / 2, else tcp_pacing_ca_ratio %; 0 → 200 / 120, > 1000
+	 * fails stack_create (-EINVAL). */
+	bool pacing;
+	uint32_t tcp_pacing_ss_ratio, tcp_pacing_ca_ratio;
+	/* net.ipv4.tcp_abort_on_overflow: reset a handshake whose final ACK
+	 * finds the accept queue full (else the ACK is dropped and the peer's
+	 * next one may find room). */
+	bool tcp_abort_on_overflow;
 };
 
 /* Copies cfg (not what it points at); creates net on cfg->net. */
@@ -179,6 +190,9 @@ struct skops_tcp_info {
 	/* receive autotuning (Linux tcpi_rcv_rtt, tcpi_rcv_space): the
 	 * receiver's RTT estimate (0: none) and the bytes read in one */
 	uint32_t rcv_rtt_us, rcv_space;
+	/* pacing (Linux tcpi_pacing_rate, tcpi_max_pacing_rate): bytes a
+	 * second, UINT64_MAX for no limit */
+	uint64_t pacing_rate, max_pacing_rate;
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
 /* The stack's TCP counters, named as Linux's netstat: SyncookiesSent,

@@ -44,6 +44,8 @@ static void tcp_info_fill(const struct skops_tcp_info *ti, struct tcp_info *o)
 	o->tcpi_bytes_sent = ti->bytes_sent;
 	o->tcpi_bytes_retrans = ti->bytes_retrans;
 	o->tcpi_snd_wnd = ti->snd_wnd;
+	o->tcpi_pacing_rate = ti->pacing_rate;
+	o->tcpi_max_pacing_rate = ti->max_pacing_rate;
 }
 
 int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r)

@@ -90,6 +90,7 @@ enum tcp_timer {
 	TCP_T_KEEP, /* keepalive, FIN_WAIT_2 and TIME_WAIT */
 	TCP_T_REO,  /* RACK reordering timer (RFC 8985 §6.3) */
 	TCP_T_TLP,  /* tail loss probe (RFC 8985 §7.2) */
+	TCP_T_PACE, /* the next paced segment's departure (tcp_pacing.c) */
 	TCP_T_N,
 };
 
@@ -293,6 +294,11 @@ struct tcb {
 	struct tcp_sack_sb sb;
 	struct tcp_rack rack;
 	struct tcp_rcvq_space rcvq;
+	/* Pacing (tcp_pacing.c), bytes a second; UINT64_MAX is no limit.
+	 * pace_req: SO_MAX_PACING_RATE asked for pacing (sticky, as Linux's
+	 * sk_pacing_status); pace_next_ns: the next segment's departure. */
+	uint64_t pacing_rate, max_pacing_rate, pace_next_ns;
+	bool pace_req;
 };
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
@@ -375,6 +381,15 @@ struct tcp_config {
 	 * with; NULL → "cubic"; a name the stack lacks fails tcp_create
 	 * (-ENOENT). */
 	const char *cc;
+	/* Pacing (docs/tcp.md): every connection paces at its CC-driven rate
+	 * (else only those SO_MAX_PACING_RATE or their CC asks for), and the
+	 * rate's percentages of cwnd × MSS / SRTT in slow start and after
+	 * (net.ipv4.tcp_pacing_ss_ratio / tcp_pacing_ca_ratio, 0 → 200 / 120). */
+	bool pacing;
+	uint32_t pacing_ss_ratio, pacing_ca_ratio;
+	/* net.ipv4.tcp_abort_on_overflow: a final ACK finding the accept queue
+	 * full is answered with a reset instead of being dropped. */
+	bool abort_on_overflow;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */
 	int (*xmit)(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,

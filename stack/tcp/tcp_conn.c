@@ -51,7 +51,8 @@ const char *tcp_cc_available(void)
 
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
-	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2 || cfg->syncookies > 2)
+	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2 || cfg->syncookies > 2 ||
+	    cfg->pacing_ss_ratio > 1000 || cfg->pacing_ca_ratio > 1000)
 		return -EINVAL;
 	const struct tcp_cc_ops *cc = cfg->cc ? cc_find(cfg->cc) : cc_default();
 	if (!cc)
@@ -91,6 +92,10 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		c->ecn = 2;
 	if (!c->syncookies_set)
 		c->syncookies = 1;
+	if (!c->pacing_ss_ratio)
+		c->pacing_ss_ratio = 200; /* net.ipv4.tcp_pacing_ss_ratio */
+	if (!c->pacing_ca_ratio)
+		c->pacing_ca_ratio = 120; /* net.ipv4.tcp_pacing_ca_ratio */
 	if (!c->oow_ratelimit_ms)
 		c->oow_ratelimit_ms = 500;
 	/* Linux's sysctl accepts 48 (TCP_MIN_SND_MSS) up to 65535 − 40 only;
@@ -463,6 +468,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 		o->syn_gaps_us[i] = tcb->syn_gaps_us[i];
 	o->syn_wnd = tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd;
 	o->cb_flags = tcb->hs.cb_flags;
+	o->pacing_rate = tcb->pacing_rate;
+	o->max_pacing_rate = tcb->max_pacing_rate;
 }
 
 static void icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach);

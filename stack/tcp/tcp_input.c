@@ -151,6 +151,8 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->priority = l->priority;
 	c->syn_retries = l->syn_retries;
 	c->save_syn = l->save_syn;
+	c->max_pacing_rate = c->pacing_rate = l->max_pacing_rate;
+	c->pace_req = l->pace_req;
 	c->rto_us = TCP_RTO_INIT_US;
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
@@ -176,7 +178,9 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 
 /* Linux tcp_conn_request: a full SYN queue answers with a SYN cookie
  * (tcp_syncookies 1; 2 always), a full accept queue drops the SYN
- * (ListenOverflows); every SYN dropped counts in ListenDrops. */
+ * (ListenOverflows); every SYN dropped counts in ListenDrops. The accept
+ * queue is full as Linux's sk_acceptq_is_full says: with more than backlog
+ * connections in it, so a listener holds backlog + 1 (tcp_acc_full). */
 static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 			 const struct tcp_repr *h, uint32_t len, uint8_t ecn,
 			 const struct tcp_rx_hdrs *hdrs)
@@ -198,7 +202,7 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 			return;
 		}
 	}
-	if (l->nq_acc >= l->backlog) {
+	if (tcp_acc_full(l)) {
 		tcp->stats.listen_overflows++;
 		tcp->stats.listen_drops++;
 		tcp->stats.syn_drop++;
@@ -284,6 +288,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 		tcb->flags |= TCB_F_CC_INIT;
 		cc_init(tcb);
 	}
+	tcp_pace_update(tcp, tcb);
 	if (!active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	if (tcb->flags & TCB_F_KEEPALIVE)
@@ -704,6 +709,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcp_retransmit_head(tcp, tcb);
 		}
 	}
+	tcp_pace_update(tcp, tcb); /* Linux tcp_cong_control, every ACK */
 	return true;
 }
 
@@ -893,14 +899,18 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->ts_recent = h->tsval;
 		tcb->ts_recent_age = tcp->now;
 	}
-	if (tcb->state == TCP_SYN_RECEIVED && tcb->parent &&
-	    tcb->parent->nq_acc >= tcb->parent->backlog) {
-		/* Linux tcp_check_req → listen_overflow (tcp_abort_on_overflow
-		 * 0): the ACK is dropped, the request stays and its SYN-ACK
-		 * timer brings the peer's ACK again. */
+	if (tcb->state == TCP_SYN_RECEIVED && tcb->parent && tcp_acc_full(tcb->parent)) {
+		/* Linux tcp_check_req → listen_overflow: the ACK is dropped,
+		 * the request stays and its SYN-ACK timer brings the peer's
+		 * ACK again; with tcp_abort_on_overflow the request is reset
+		 * and goes (embryonic_reset). */
 		tcp->stats.listen_overflows++;
 		tcp->stats.listen_drops++;
-		return true;
+		if (!tcp->cfg.abort_on_overflow)
+			return true;
+		tcp_reply_rst(tcp, &tcb->t, h, s->len);
+		tcp_done(tcp, tcb, 0);
+		return false;
 	}
 	if (tcb->state == TCP_SYN_RECEIVED) {
 		tcb->snd_una = h->ack;

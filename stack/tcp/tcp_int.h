@@ -169,6 +169,11 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tcp_tuple *t,
 		  const struct tcp_repr *h);
 void tcp_req_link(struct tcb *l, struct tcb *c);
+/* Linux sk_acceptq_is_full: more than backlog established children wait. */
+static inline bool tcp_acc_full(const struct tcb *l)
+{
+	return l->nq_acc > l->backlog;
+}
 static inline uint32_t tcp_ts_now(const struct tcp *tcp, const struct tcb *tcb)
 {
 	return (uint32_t)(tcp->now / CLK_NS_PER_MS) + tcb->ts_off;
@@ -181,6 +186,16 @@ void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb);
 void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us);
 uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k);
+
+/* tcp_pacing.c: pacing (docs/tcp.md). on: the connection paces; update
+ * after each ACK and at establishment (the CC-driven rate); set_max for
+ * SO_MAX_PACING_RATE; hold before a segment: true (TCP_T_PACE armed) when
+ * its slot has not come; sent after a data segment left. */
+bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb);
+void tcp_pace_update(struct tcp *tcp, struct tcb *tcb);
+void tcp_pace_set_max(struct tcb *tcb, uint64_t rate);
+bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb);
+void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len);
 
 /* tcp_outq.c: output turns. New data segments tcp_output may send now
  * (UINT32_MAX without tx_room, 0 while tcb waits for its turn). */

@@ -295,6 +295,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	if (len) {
 		tcb->data_segs_out++;
 		tcb->flags |= TCB_F_DATA_SENT;
+		tcp_pace_sent(tcp, tcb, len);
 	}
 	tcp_rec_sent(tcb, len + (fin ? 1u : 0u), rtx);
 	if (rtx) {
@@ -388,7 +389,8 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	/* F-RTO step 2b (RFC 5682 §3.1): new data, not the holes, this time. */
 	bool frto_new = tcb->sb.frto_new;
 	tcb->sb.frto_new = false;
-	if (rec && !frto_new)
+	/* A paced connection waits for its slot (tcp_pacing.c), holes too. */
+	if (rec && !frto_new && !tcp_pace_hold(tcp, tcb))
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
 	uint32_t cap = tcp_out_cap(tcp, tcb); /* a turn's worth (tcp_outq.c) */
@@ -447,6 +449,8 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			tcp_out_queue(tcp, tcb); /* more to send: the next turn */
 			break;
 		}
+		if (tcp_pace_hold(tcp, tcb))
+			break;
 		if (fin)
 			tcb->flags |= TCB_F_FIN_SENT;
 		if (len && len < room && SEQ_GEQ(tcb->snd_nxt, tcb->snd_max)) {
@@ -459,7 +463,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		if (fin)
 			break;
 	}
-	if (rec && !new_sent && !tcb->out_q && !frto_new)
+	if (rec && !new_sent && !tcb->out_q && !frto_new && !tcp_pace_hold(tcp, tcb))
 		sent += tcp_rec_send_more(tcp, tcb);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&

@@ -586,7 +586,9 @@ static int set_sol_socket(struct tcb *tcb, int optname, int v)
 		tcb->rcvlowat = v < 1 ? 1 : (uint32_t)v;
 		return 0;
 	case SO_MAX_PACING_RATE:
-		return 0; /* no pacing yet: accepted as Linux without fq */
+		/* an int: ~0U is no limit (Linux sk_setsockopt) */
+		tcp_pace_set_max(tcb, (uint32_t)v == UINT32_MAX ? UINT64_MAX : (uint32_t)v);
+		return 0;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -710,6 +712,14 @@ static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void
 	int v = 0;
 	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION)
 		return set_cc(tcb, val, len);
+	if (level == SOL_SOCKET && optname == SO_MAX_PACING_RATE && !from_bpf && val &&
+	    len >= sizeof(uint64_t)) {
+		/* the application may pass an unsigned long (bytes a second) */
+		uint64_t rate;
+		memcpy(&rate, val, sizeof(rate));
+		tcp_pace_set_max(tcb, rate);
+		return 0;
+	}
 	if (get_int(val, len, &v) < 0)
 		return -EINVAL;
 	switch (level) {
@@ -821,6 +831,14 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 		return saved_syn_view(tcb, optname, val, len);
 	if (level == SOL_TCP && optname == TCP_OPT_SAVED_SYN)
 		return saved_syn_take(tcb, val, len);
+	if (level == SOL_SOCKET && optname == SO_MAX_PACING_RATE && val && len &&
+	    *len >= sizeof(uint64_t)) {
+		/* Linux sk_getsockopt: the whole unsigned long when it fits,
+		 * else (below) an int capped at ~0U */
+		memcpy(val, &tcb->max_pacing_rate, sizeof(uint64_t));
+		*len = sizeof(uint64_t);
+		return 0;
+	}
 	int v;
 	switch (level) {
 	case SOL_SOCKET:
@@ -845,6 +863,10 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 			break;
 		case SO_RCVLOWAT:
 			v = tcb->rcvlowat ? (int)tcb->rcvlowat : 1;
+			break;
+		case SO_MAX_PACING_RATE:
+			v = (int)(uint32_t)(tcb->max_pacing_rate < UINT32_MAX ? tcb->max_pacing_rate
+									      : UINT32_MAX);
 			break;
 		case SO_TYPE:
 			v = SOCK_STREAM;

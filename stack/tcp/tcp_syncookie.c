@@ -165,7 +165,7 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 	tcp->stats.syncookies_recv++;
 	/* tcp_get_cookie_sock: a full accept queue drops the ACK, as for a
 	 * request the queue kept (ListenOverflows). */
-	if (l->nq_acc >= l->backlog) {
+	if (tcp_acc_full(l)) {
 		tcp->stats.listen_overflows++;
 		tcp->stats.listen_drops++;
 		return -1;

@@ -5,7 +5,8 @@
  * retransmission with Karn's rule and backoff, SYN/SYN-ACK retransmission at
  * the TIMEOUT_INIT RTO (linear for syn_linear_timeouts retries, as Linux ≥ 6.x
  * tcp_retransmit_timer, then doubling), persist (RFC 9293 §3.8.6.1), delayed
- * ACK (RFC 1122 §4.2.3.2), keepalive (RFC 1122 §4.2.3.6), FIN_WAIT_2 and
+ * ACK (RFC 1122 §4.2.3.2), a paced connection's next departure
+ * (tcp_pacing.c), keepalive (RFC 1122 §4.2.3.6), FIN_WAIT_2 and
  * TIME_WAIT (RFC 9293 §3.10.8). */
 #include <errno.h>
 #include <string.h>
@@ -298,6 +299,12 @@ static void fire(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
+	if (tcb->tmr[TCP_T_PACE] && tcb->tmr[TCP_T_PACE] <= now) {
+		tcb->tmr[TCP_T_PACE] = 0; /* the paced connection's next slot */
+		tcp_output(tcp, tcb);
+		if (tcb->state == TCP_CLOSED)
+			return;
+	}
 	tcp_check_tcb(tcp, tcb);
 	if (tcb->tmr[TCP_T_KEEP] && tcb->tmr[TCP_T_KEEP] <= now) {
 		tcb->tmr[TCP_T_KEEP] = 0;

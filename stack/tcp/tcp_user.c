@@ -82,10 +82,18 @@ int tcp_set_v6only(struct tcb *tcb, bool on)
 	return 0;
 }
 
+/* Linux __sys_listen: somaxconn (4096) caps it and a negative backlog,
+ * unsigned there, is somaxconn; 0 stays 0 (one connection fits the
+ * accept queue, tcp_acc_full). */
+static uint16_t listen_backlog(int backlog)
+{
+	return (uint16_t)(backlog < 0 || backlog > 4096 ? 4096 : backlog);
+}
+
 static int listen_call(struct tcp *tcp, struct tcb *tcb, int backlog)
 {
 	if (tcb->state == TCP_LISTEN) {
-		tcb->backlog = (uint16_t)(backlog < 1 ? 1 : backlog > 4096 ? 4096 : backlog);
+		tcb->backlog = listen_backlog(backlog);
 		return 0;
 	}
 	if (tcb->state != TCP_CLOSED)
@@ -101,7 +109,7 @@ static int listen_call(struct tcp *tcp, struct tcb *tcb, int backlog)
 	int rc = tcp_port_conflict(tcp, tcb, tcb->t.lport);
 	if (rc < 0)
 		return rc;
-	tcb->backlog = (uint16_t)(backlog < 1 ? 1 : backlog > 4096 ? 4096 : backlog);
+	tcb->backlog = listen_backlog(backlog);
 	tcp_set_state(tcp, tcb, TCP_LISTEN);
 	tcp_listener_add(tcp, tcb);
 	tcp_so_listen(tcp, tcb);

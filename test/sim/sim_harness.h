@@ -57,11 +57,13 @@ static inline void sim_net_cfg(struct sim *s, struct net_config *c, struct dev *
 
 /* fault may be NULL (a clean wire). max_conns sizes both stacks. hooks
  * (with its cg_tree) runs sock_ops on both stacks; NULL: none. cc names both
- * stacks' default congestion control (NULL: the stack's own default). */
-static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
-				const struct dev_fault_config *fault, uint32_t max_conns,
-				uint32_t bufsz, bool pcap, struct cg_tree *tree,
-				struct hooks *hooks, const char *cc)
+ * stacks' default congestion control (NULL: the stack's own default). tweak
+ * (may be NULL) adjusts each stack's config before it is created. */
+static inline int sim_create_tweak(struct sim *s, const char *tag, uint64_t seed,
+				   const struct dev_fault_config *fault, uint32_t max_conns,
+				   uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				   struct hooks *hooks, const char *cc,
+				   void (*tweak)(struct stack_config *))
 {
 	memset(s, 0, sizeof(*s));
 	s->now = 1000000000ull;
@@ -114,11 +116,23 @@ static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
 	sim_net_cfg(s, &cb.net, db, s->b4);
 	cb.net.seed = seed + 1;
 	cb.seed = seed ^ 0xb;
+	if (tweak) {
+		tweak(&ca);
+		tweak(&cb);
+	}
 	if ((rc = stack_create(&ca, &s->a)) < 0)
 		return rc;
 	if ((rc = stack_create(&cb, &s->b)) < 0)
 		return rc;
 	return 0;
+}
+
+static inline int sim_create_cc(struct sim *s, const char *tag, uint64_t seed,
+				const struct dev_fault_config *fault, uint32_t max_conns,
+				uint32_t bufsz, bool pcap, struct cg_tree *tree,
+				struct hooks *hooks, const char *cc)
+{
+	return sim_create_tweak(s, tag, seed, fault, max_conns, bufsz, pcap, tree, hooks, cc, NULL);
 }
 
 static inline int sim_create_hooks(struct sim *s, const char *tag, uint64_t seed,
@@ -199,6 +213,37 @@ static inline struct sockaddr_in sim_sin(uint32_t a, uint16_t port)
 	sin.sin_addr.s_addr = a;
 	sin.sin_port = htons(port);
 	return sin;
+}
+
+/* One IPv4 connection from stack a to a listener on b's port: *ls the
+ * listener, *a and *b the two ends. 0, or -1 with why in *what when the
+ * connect fails or no connection is accepted within 100,000 steps. */
+static inline int sim_connect(struct sim *s, uint16_t port, int *ls, int *a, int *b,
+			      const char **what)
+{
+	*b = -1;
+	*ls = skops_socket(s->b, AF_INET, SOCK_STREAM);
+	struct sockaddr_in sb = sim_sin(0, port);
+	skops_bind(s->b, *ls, (struct sockaddr *)&sb, sizeof(sb));
+	skops_listen(s->b, *ls, 4);
+	*a = skops_socket(s->a, AF_INET, SOCK_STREAM);
+	struct sockaddr_in to = sim_sin(s->b4, port);
+	if (skops_connect(s->a, *a, (struct sockaddr *)&to, sizeof(to)) != -EINPROGRESS) {
+		*what = "connect";
+		return -1;
+	}
+	for (int i = 0; i < 100000 && *b < 0; i++) {
+		int c = skops_accept(s->b, *ls, NULL, NULL);
+		if (c >= 0)
+			*b = c;
+		else if (!sim_step(s))
+			break;
+	}
+	if (*b < 0) {
+		*what = "no connection";
+		return -1;
+	}
+	return 0;
 }
 
 #endif

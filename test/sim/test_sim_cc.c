@@ -93,25 +93,9 @@ static int flow_open(struct flow *fl, const char *tag, uint64_t seed,
 		fail(tag, "sim setup");
 		return -1;
 	}
-	fl->ls = skops_socket(fl->s.b, AF_INET, SOCK_STREAM);
-	struct sockaddr_in sb = sim_sin(0, PORT);
-	skops_bind(fl->s.b, fl->ls, (struct sockaddr *)&sb, sizeof(sb));
-	skops_listen(fl->s.b, fl->ls, 4);
-	fl->a = skops_socket(fl->s.a, AF_INET, SOCK_STREAM);
-	struct sockaddr_in to = sim_sin(fl->s.b4, PORT);
-	if (skops_connect(fl->s.a, fl->a, (struct sockaddr *)&to, sizeof(to)) != -EINPROGRESS) {
-		fail(tag, "connect");
-		return -1;
-	}
-	for (int i = 0; i < 100000 && fl->b < 0; i++) {
-		int c = skops_accept(fl->s.b, fl->ls, NULL, NULL);
-		if (c >= 0)
-			fl->b = c;
-		else if (!sim_step(&fl->s))
-			break;
-	}
-	if (fl->b < 0) {
-		fail(tag, "no connection");
+	const char *why;
+	if (sim_connect(&fl->s, PORT, &fl->ls, &fl->a, &fl->b, &why) < 0) {
+		fail(tag, "%s", why);
 		return -1;
 	}
 	return 0;

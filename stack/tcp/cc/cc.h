@@ -30,8 +30,10 @@ enum tcp_ca_event {
 #define CC_ACK_ECE	  (1u << 2) /* ECE set on an ECN connection */
 
 #define TCP_CC_NEEDS_ECN (1u << 0) /* TCP_CONG_NEEDS_ECN */
-#define TCP_CC_NAME_MAX	 16
-#define TCP_CC_PRIV_SIZE 104 /* bytes of tcb->cc_priv */
+/* The algorithm's sockets pace (Linux's BBR sets sk_pacing_status itself). */
+#define TCP_CC_NEEDS_PACING (1u << 1)
+#define TCP_CC_NAME_MAX	    16
+#define TCP_CC_PRIV_SIZE    104 /* bytes of tcb->cc_priv */
 
 struct tcp_cc_ops {
 	/* required */

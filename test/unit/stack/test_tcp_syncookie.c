@@ -235,34 +235,77 @@ START_TEST(accept_queue_overflow)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *l = listener(&f, 1);
-	/* one request in the SYN queue, the next SYN gets a cookie */
+	/* one request in the SYN queue, the next SYNs get cookies */
 	struct fx_seg sa0 = *syn_from(&f, FLOOD_PORT, &all_opts);
 	struct fx_seg sa1 = *syn_from(&f, FLOOD_PORT + 1, &all_opts);
-	ck_assert_uint_eq(stats(&f)->syncookies_sent, 1);
-	/* the request completes and fills the accept queue (not accepted) */
+	struct fx_seg sa2 = *syn_from(&f, FLOOD_PORT + 2, &all_opts);
+	ck_assert_uint_eq(stats(&f)->syncookies_sent, 2);
+	/* the request and the first cookie complete: backlog 1 holds two
+	 * (Linux's sk_acceptq_is_full is ack_backlog > max_ack_backlog) */
 	ack_from(&f, FLOOD_PORT, &sa0, sa0.r.seq + 1, true);
-	fx_none(&f);
-	ck_assert_uint_eq(l->nq_acc, 1);
-	/* the cookie's ACK finds no room: dropped without a reply */
 	ack_from(&f, FLOOD_PORT + 1, &sa1, sa1.r.seq + 1, true);
 	fx_none(&f);
-	ck_assert_uint_eq(stats(&f)->syncookies_recv, 1);
+	ck_assert_uint_eq(l->nq_acc, 2);
+	ck_assert_uint_eq(stats(&f)->listen_overflows, 0);
+	/* the second cookie's ACK finds no room: dropped without a reply */
+	ack_from(&f, FLOOD_PORT + 2, &sa2, sa2.r.seq + 1, true);
+	fx_none(&f);
+	ck_assert_uint_eq(stats(&f)->syncookies_recv, 2);
 	ck_assert_uint_eq(stats(&f)->listen_overflows, 1);
 	ck_assert_uint_eq(stats(&f)->listen_drops, 1);
-	ck_assert_uint_eq(tcp_conn_count(f.tcp), 2);
+	ck_assert_uint_eq(tcp_conn_count(f.tcp), 3);
 	/* a new SYN is dropped too */
-	ck_assert_ptr_null(syn_from(&f, FLOOD_PORT + 2, &all_opts));
+	ck_assert_ptr_null(syn_from(&f, FLOOD_PORT + 3, &all_opts));
 	ck_assert_uint_eq(stats(&f)->listen_overflows, 2);
 	ck_assert_uint_eq(stats(&f)->listen_drops, 2);
 	/* once the application accepts, the peer's next ACK gets in */
 	ck_assert_ptr_nonnull(tcp_accept(f.tcp, l));
-	ack_from(&f, FLOOD_PORT + 1, &sa1, sa1.r.seq + 1, true);
+	ack_from(&f, FLOOD_PORT + 2, &sa2, sa2.r.seq + 1, true);
 	fx_none(&f);
-	ck_assert_uint_eq(stats(&f)->syncookies_recv, 2);
-	ck_assert_ptr_nonnull(tcp_accept(f.tcp, l));
+	ck_assert_uint_eq(stats(&f)->syncookies_recv, 3);
+	ck_assert_uint_eq(l->nq_acc, 2);
 	fx_fini(&f);
 }
 END_TEST
+
+START_TEST(backlog_zero_holds_one)
+{
+	/* listen(fd, 0): Linux keeps max_ack_backlog 0, so one connection
+	 * fits (its SYN gets a cookie: the SYN queue is full at once) and the
+	 * next SYN finds the accept queue full. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *l = listener(&f, 0);
+	struct fx_seg sa0 = *syn_from(&f, FLOOD_PORT, &all_opts);
+	ack_from(&f, FLOOD_PORT, &sa0, sa0.r.seq + 1, true);
+	fx_none(&f);
+	ck_assert_uint_eq(l->nq_acc, 1);
+	ck_assert_ptr_null(syn_from(&f, FLOOD_PORT + 1, &all_opts));
+	ck_assert_uint_eq(stats(&f)->listen_overflows, 1);
+	fx_fini(&f);
+}
+END_TEST
+
+/* Backlog 2: three requests complete and fill the accept queue (it holds
+ * backlog + 1, as Linux's), while port FLOOD_PORT + 1's request waits in
+ * the SYN queue; its ACK then finds the queue full. */
+static struct tcb *fill_accept_queue(struct fx *f, struct fx_seg sa[4])
+{
+	struct tcb *l = listener(f, 2);
+	for (int i = 0; i < 2; i++)
+		sa[i] = *syn_from(f, (uint16_t)(FLOOD_PORT + i), &all_opts);
+	ack_from(f, FLOOD_PORT, &sa[0], sa[0].r.seq + 1, true);
+	/* the SYN queue has room again after each completion */
+	for (int i = 2; i < 4; i++) {
+		sa[i] = *syn_from(f, (uint16_t)(FLOOD_PORT + i), &all_opts);
+		ack_from(f, (uint16_t)(FLOOD_PORT + i), &sa[i], sa[i].r.seq + 1, true);
+	}
+	fx_none(f);
+	ck_assert_uint_eq(l->nq_acc, 3);
+	ck_assert_uint_eq(l->nq_syn, 1);
+	ck_assert_uint_eq(stats(f)->listen_overflows, 0);
+	return l;
+}
 
 START_TEST(request_ack_on_full_accept_queue)
 {
@@ -271,23 +314,51 @@ START_TEST(request_ack_on_full_accept_queue)
 	 * listen_overflow with tcp_abort_on_overflow 0). */
 	struct fx f;
 	fx_init(&f);
-	struct tcb *l = listener(&f, 2);
-	struct fx_seg sa[3];
-	for (int i = 0; i < 2; i++)
-		sa[i] = *syn_from(&f, (uint16_t)(FLOOD_PORT + i), &all_opts);
-	ack_from(&f, FLOOD_PORT, &sa[0], sa[0].r.seq + 1, true);
-	/* a third request: the SYN queue has room again */
-	sa[2] = *syn_from(&f, FLOOD_PORT + 2, &all_opts);
-	ack_from(&f, FLOOD_PORT + 2, &sa[2], sa[2].r.seq + 1, true);
-	ck_assert_uint_eq(l->nq_acc, 2);
+	struct fx_seg sa[4];
+	struct tcb *l = fill_accept_queue(&f, sa);
 	ack_from(&f, FLOOD_PORT + 1, &sa[1], sa[1].r.seq + 1, true);
 	fx_none(&f);
 	ck_assert_uint_eq(stats(&f)->listen_overflows, 1);
+	ck_assert_uint_eq(stats(&f)->listen_drops, 1);
 	ck_assert_uint_eq(l->nq_syn, 1);
 	fx_at(&f, f.now + 1100 * MS);
 	struct fx_seg *again = fx_pop(&f);
 	ck_assert_uint_eq(again->t.rport, FLOOD_PORT + 1);
 	ck_assert_uint_eq(again->r.flags & (TCP_SYN | TCP_ACK), TCP_SYN | TCP_ACK);
+	/* room again: the peer's next ACK completes it */
+	ck_assert_ptr_nonnull(tcp_accept(f.tcp, l));
+	ack_from(&f, FLOOD_PORT + 1, &sa[1], sa[1].r.seq + 1, true);
+	ck_assert_uint_eq(l->nq_acc, 3);
+	ck_assert_uint_eq(l->nq_syn, 0);
+	fx_fini(&f);
+}
+END_TEST
+
+static void abort_on_overflow(struct tcp_config *c)
+{
+	c->abort_on_overflow = true;
+}
+
+START_TEST(abort_on_overflow_resets)
+{
+	/* tcp_abort_on_overflow 1: the ACK is answered with a reset at the
+	 * sequence number it acknowledged and the request goes. */
+	struct fx f;
+	fx_init_cfg(&f, abort_on_overflow);
+	struct fx_seg sa[4];
+	struct tcb *l = fill_accept_queue(&f, sa);
+	uint32_t conns = tcp_conn_count(f.tcp);
+	ack_from(&f, FLOOD_PORT + 1, &sa[1], sa[1].r.seq + 1, true);
+	struct fx_seg *rst = fx_pop(&f);
+	ck_assert_uint_eq(rst->t.rport, FLOOD_PORT + 1);
+	ck_assert_uint_eq(rst->r.flags, TCP_RST);
+	ck_assert_uint_eq(rst->r.seq, sa[1].r.seq + 1);
+	fx_none(&f);
+	ck_assert_uint_eq(stats(&f)->listen_overflows, 1);
+	ck_assert_uint_eq(stats(&f)->listen_drops, 1);
+	ck_assert_uint_eq(l->nq_syn, 0);
+	ck_assert_uint_eq(l->nq_acc, 3);
+	ck_assert_uint_eq(tcp_conn_count(f.tcp), conns - 1);
 	fx_fini(&f);
 }
 END_TEST
@@ -323,6 +394,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, cookie_without_timestamps);
 	tcase_add_test(tc, accept_queue_overflow);
 	tcase_add_test(tc, request_ack_on_full_accept_queue);
+	tcase_add_test(tc, abort_on_overflow_resets);
+	tcase_add_test(tc, backlog_zero_holds_one);
 	tcase_add_test(tc, cookies_off_drops);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,90 @@
+/* tcp_pacing: spreading a connection's segments over time instead of sending
+ * a window back to back, as Linux's TCP does without the fq qdisc
+ * (tcp_internal_pacing) when a socket asks for it: SO_MAX_PACING_RATE, a
+ * congestion control that needs it (TCP_CC_NEEDS_PACING, Linux's BBR), or
+ * tcp_config.pacing for every connection.
+ *
+ * The rate follows the congestion control on every ACK, as Linux's
+ * tcp_update_pacing_rate: cwnd × MSS / SRTT (with the segments in flight if
+ * they exceed cwnd), scaled by tcp_pacing_ss_ratio (200 %) while cwnd is
+ * below half of ssthresh, so that slow start can still double per round
+ * trip, and by tcp_pacing_ca_ratio (120 %) after; never above
+ * max_pacing_rate. It is kept (and reported in tcp_info) whether or not the
+ * connection paces.
+ *
+ * Departures are earliest-departure times (Linux's tcp_wstamp_ns): a
+ * segment of len payload bytes moves the next one's slot len / rate later.
+ * A connection whose next slot is in the future sends nothing: it arms
+ * TCP_T_PACE on the timer wheel and sleeps like any other timer, and the
+ * timer's tcp_output sends on. The wheel has 1 ms slots, so the timer
+ * fires up to a tick after the slot; a slot may therefore lie up to one
+ * tick in the past (no further: an idle connection builds no burst), and a
+ * wake sends every segment whose slot has come. At rates below one
+ * segment a tick that is one segment, two when a late wake meets the next
+ * slot; above, about rate × 1 ms, which is the burst Linux's own pacing
+ * quantum allows (tcp_tso_autosize: rate >> sk_pacing_shift 10 bytes, at
+ * least tcp_min_tso_segs 2 segments) with TSO. As Linux, the first 10 data
+ * segments of a connection leave unpaced (the initial window). */
+#include "tcp_int.h"
+
+/* data segments sent before pacing delays any (Linux tcp_update_skb_after_send) */
+#define PACE_FREE_SEGS 10u
+
+bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb)
+{
+	return tcb->pace_req || tcp->cfg.pacing ||
+	       (tcb->cc && (tcb->cc->flags & TCP_CC_NEEDS_PACING));
+}
+
+void tcp_pace_update(struct tcp *tcp, struct tcb *tcb)
+{
+	uint64_t rate = UINT64_MAX; /* no RTT yet: no estimate to pace at */
+	if (tcb->srtt_us8 && tcb->mss) {
+		uint32_t segs = tcb->cwnd;
+		uint32_t out = (tcb->snd_nxt - tcb->snd_una + tcb->mss - 1u) / tcb->mss;
+		if (out > segs)
+			segs = out;
+		uint32_t ratio = tcb->cwnd < tcb->ssthresh / 2 ? tcp->cfg.pacing_ss_ratio
+							       : tcp->cfg.pacing_ca_ratio;
+		/* bytes a second = mss · segs · ratio/100 · 10^6 / srtt_us, with
+		 * srtt in eighths of µs: q · 80000 / srtt_us8, split so that the
+		 * product cannot overflow (q < 2^58) and saturating. */
+		uint64_t q = (uint64_t)tcb->mss * segs * ratio;
+		uint64_t hi = q / tcb->srtt_us8, lo = q % tcb->srtt_us8;
+		if (hi <= (UINT64_MAX - 80000u) / 80000u)
+			rate = hi * 80000u + lo * 80000u / tcb->srtt_us8;
+	}
+	tcb->pacing_rate = rate < tcb->max_pacing_rate ? rate : tcb->max_pacing_rate;
+}
+
+void tcp_pace_set_max(struct tcb *tcb, uint64_t rate)
+{
+	/* Linux sk_setsockopt: any finite cap turns pacing on for good. */
+	if (rate != UINT64_MAX)
+		tcb->pace_req = true;
+	tcb->max_pacing_rate = rate;
+	if (tcb->pacing_rate > rate)
+		tcb->pacing_rate = rate;
+}
+
+bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb)
+{
+	if (tcb->pace_next_ns <= tcp->now || !tcp_pace_on(tcp, tcb))
+		return false;
+	if (tcb->tmr[TCP_T_PACE] != tcb->pace_next_ns)
+		tcp_timer_set(tcp, tcb, TCP_T_PACE, tcb->pace_next_ns);
+	return true;
+}
+
+void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len)
+{
+	uint64_t rate = tcb->pacing_rate;
+	/* rate 0 (SO_MAX_PACING_RATE 0) paces nothing, as in Linux */
+	if (!len || rate == UINT64_MAX || rate == 0 || tcb->data_segs_out < PACE_FREE_SEGS ||
+	    !tcp_pace_on(tcp, tcb))
+		return;
+	uint64_t floor = tcp->now > TCP_TICK_NS ? tcp->now - TCP_TICK_NS : 0;
+	if (tcb->pace_next_ns < floor)
+		tcb->pace_next_ns = floor;
+	tcb->pace_next_ns += (uint64_t)len * CLK_NS_PER_S / rate;
+}
