@@ -12,6 +12,7 @@
 
 #include "bpfvm.h"
 #include "hooks.h"
+#include "loadpriv.h"
 #include "skopsctl_jited.h"
 
 #define EXIT_REJECTED 1
@@ -22,6 +23,7 @@ struct ctl_opts {
 	const char *file;
 	const char *section;
 	bool strict, verbose, json, jited, blind;
+	bool privileged; /* allow_ptr_leaks: this process's capabilities unless --unprivileged */
 };
 
 struct ctl_verb {
@@ -102,8 +104,10 @@ static int prog_verify(const struct ctl_opts *o)
 		log.used = 0;
 		log.truncated = false;
 		buf[0] = 0;
-		struct bpfvm_load_opts lo = {
-		    .type = type_for(sec), .strict = o->strict, .log = &log};
+		struct bpfvm_load_opts lo = {.type = type_for(sec),
+					     .strict = o->strict,
+					     .allow_ptr_leaks = o->privileged,
+					     .log = &log};
 		struct bpfvm_prog *prog = NULL;
 		uint64_t t0 = now_ns();
 		int err = bpfvm_obj_load_prog(obj, sec, &lo, &prog);
@@ -139,8 +143,9 @@ static int prog_verify(const struct ctl_opts *o)
 		} else {
 			fputs(buf, stdout);
 			if (err)
-				printf("skopsctl: %s: section '%s': rejected (%s)\n", o->file, sec,
-				       strerror(-err));
+				printf("skopsctl: %s: section '%s': rejected (%s)%s\n", o->file,
+				       sec, strerror(-err),
+				       o->privileged ? "" : " for an unprivileged loader");
 			else
 				printf("skopsctl: %s: section '%s': accepted as %s, %zu insns, "
 				       "%llu us\n",
@@ -200,6 +205,7 @@ static int prog_dump(const struct ctl_opts *o)
 				     .strict = o->strict,
 				     .jit = o->jited,
 				     .jit_blind = o->blind,
+				     .allow_ptr_leaks = o->privileged,
 				     .log = &log};
 	struct bpfvm_prog *prog = NULL;
 	int status = 0;
@@ -281,8 +287,10 @@ static int btf_dump(const struct ctl_opts *o)
 }
 
 static const struct ctl_verb verbs[] = {
-    {"prog", "verify", prog_verify, "prog verify FILE.o [--strict] [--section S] [-v] [-j]"},
-    {"prog", "dump", prog_dump, "prog dump FILE.o [--section S] [--jited [--blind]] [-j]"},
+    {"prog", "verify", prog_verify,
+     "prog verify FILE.o [--strict] [--unprivileged] [--section S] [-v] [-j]"},
+    {"prog", "dump", prog_dump,
+     "prog dump FILE.o [--unprivileged] [--section S] [--jited [--blind]] [-j]"},
     {"btf", "dump", btf_dump, "btf dump sock_ops"},
 };
 
@@ -296,12 +304,19 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"strict", no_argument, NULL, 's'},	 {"section", required_argument, NULL, 'S'},
-	    {"verbose", no_argument, NULL, 'v'}, {"json", no_argument, NULL, 'j'},
-	    {"jited", no_argument, NULL, 'J'},	 {"blind", no_argument, NULL, 'B'},
-	    {"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+	    {"strict", no_argument, NULL, 's'},
+	    {"section", required_argument, NULL, 'S'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"jited", no_argument, NULL, 'J'},
+	    {"blind", no_argument, NULL, 'B'},
+	    {"unprivileged", no_argument, NULL, 'U'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct ctl_opts o = {0};
+	/* privileged as the kernel would judge this process (CAP_PERFMON or
+	 * CAP_SYS_ADMIN); --unprivileged checks as a loader without them */
+	struct ctl_opts o = {.privileged = loadpriv_allow_ptr_leaks()};
 	int c;
 	while ((c = getopt_long(argc, argv, "vjh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -322,6 +337,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			o.blind = true;
+			break;
+		case 'U':
+			o.privileged = false;
 			break;
 		case 'h':
 			usage(stdout);

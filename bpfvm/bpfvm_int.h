@@ -267,6 +267,7 @@ struct bpfvm_prog {
 	char name[BPFVM_OBJ_NAME_LEN];
 	uint8_t tag[BPFVM_TAG_SIZE];
 	bool strict;
+	bool allow_ptr_leaks; /* bpfvm_load_opts.allow_ptr_leaks */
 
 	/* After relocation: ld_imm64 with src BPF_PSEUDO_MAP_FD carries the
 	 * struct bpfvm_map pointer in its imm pair (low, high) and keeps src so

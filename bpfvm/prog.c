@@ -242,6 +242,7 @@ int bpfvm_prog_load_core(struct bpfvm_registry *reg, const struct bpfvm_insn *in
 	atomic_init(&prog->refcnt, 1);
 	prog->type = type;
 	prog->strict = opts->strict;
+	prog->allow_ptr_leaks = opts->allow_ptr_leaks;
 	prog->no_verify = opts->no_verify;
 	prog->uid = opts->uid;
 	if (opts->name)

@@ -196,12 +196,17 @@ struct skops_tcp_info {
 };
 int skops_tcp_info(struct stack *st, int sd, struct skops_tcp_info *out);
 /* The stack's TCP counters, named as Linux's netstat: SyncookiesSent,
- * SyncookiesRecv, SyncookiesFailed, ListenOverflows, ListenDrops; and how
- * often receive autotuning grew a buffer. */
+ * SyncookiesRecv, SyncookiesFailed, ListenOverflows, ListenDrops; how often
+ * receive autotuning grew a buffer; and loss recovery: RetransSegs,
+ * TCPTimeouts, TCPFastRetrans (recovery episodes entered), segments RACK
+ * marked lost, TCPLossProbes, TCPLossProbeRecovery, TCPSpuriousRTOs, and
+ * segments dropped out of order for want of room (TCPOFODrop). */
 struct skops_tcp_counters {
 	uint64_t syncookies_sent, syncookies_recv, syncookies_failed;
 	uint64_t listen_overflows, listen_drops;
 	uint64_t rcvbuf_grown;
+	uint64_t retrans_segs, timeouts, fast_retrans, rack_lost;
+	uint64_t loss_probes, loss_probe_recovery, spurious_rtos, ofo_drop;
 };
 int skops_tcp_counters(struct stack *st, struct skops_tcp_counters *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */

@@ -10,6 +10,7 @@
 #include "bpfvm.h"
 #include "cgroup.h"
 #include "hooks.h"
+#include "loadpriv.h"
 
 int appport_set(struct appport *p, const char *key, const char *val, char *err, size_t elen)
 {
@@ -84,8 +85,12 @@ int appport_attach_jit(struct bpfvm_registry *reg, struct cg_tree *tree, const c
 	struct bpfvm_log log = {.level = 1, .buf = lb, .size = sizeof(lb)};
 	struct bpfvm_obj *obj = NULL;
 	struct bpfvm_prog *prog = NULL;
-	struct bpfvm_load_opts o = {
-	    .type = &hooks_sock_ops_type, .name = name, .strict = strict, .jit = jit, .log = &log};
+	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type,
+				    .name = name,
+				    .strict = strict,
+				    .jit = jit,
+				    .allow_ptr_leaks = loadpriv_allow_ptr_leaks(),
+				    .log = &log};
 	int rc = bpfvm_obj_open(reg, obj_path, NULL, 0, &log, &obj);
 	if (!rc)
 		rc = bpfvm_obj_load_prog(obj, NULL, &o, &prog);

@@ -31,6 +31,8 @@ int appport_set(struct appport *p, const char *key, const char *val, char *err, 
 
 /* Loads the sock_ops program of obj_path and attaches it to cgroup path cg
  * (created if missing) with CG_F_* flags. strict checks the return range.
+ * The load is privileged (pointers may be stored in map values) when this
+ * process holds CAP_PERFMON or CAP_SYS_ADMIN, as in the kernel (loadpriv.h).
  * The tree holds the program. err gets "FILE: reason" and the verifier log. */
 int appport_attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char *obj_path,
 		   const char *cg, uint32_t flags, bool strict, const char *name, char *err,

@@ -254,6 +254,36 @@ static void hooks_emit(struct sp_test *t, struct sp_jw *w, bool text)
 		       (unsigned long long)runs, runs ? (double)ns / (double)runs : 0.0);
 }
 
+/* The stack's loss-recovery counters (Linux's netstat names in skops.h):
+ * how a lossy run spent its retransmissions. */
+static void counters_emit(struct sp_test *t, struct sp_jw *w)
+{
+	struct skops_tcp_counters c;
+	if (skops_tcp_counters(t->app->st, &c))
+		return;
+	if (!w) {
+		printf("skops: retransmitted %llu segments: %llu recoveries, %llu timeouts "
+		       "(%llu spurious), %llu marked lost by RACK, %llu loss probes "
+		       "(%llu repaired a loss)\n",
+		       (unsigned long long)c.retrans_segs, (unsigned long long)c.fast_retrans,
+		       (unsigned long long)c.timeouts, (unsigned long long)c.spurious_rtos,
+		       (unsigned long long)c.rack_lost, (unsigned long long)c.loss_probes,
+		       (unsigned long long)c.loss_probe_recovery);
+		return;
+	}
+	sp_jw_obj(w, "counters");
+	sp_jw_u64(w, "retrans_segs", c.retrans_segs);
+	sp_jw_u64(w, "fast_retrans", c.fast_retrans);
+	sp_jw_u64(w, "timeouts", c.timeouts);
+	sp_jw_u64(w, "spurious_rtos", c.spurious_rtos);
+	sp_jw_u64(w, "rack_lost", c.rack_lost);
+	sp_jw_u64(w, "loss_probes", c.loss_probes);
+	sp_jw_u64(w, "loss_probe_recovery", c.loss_probe_recovery);
+	sp_jw_u64(w, "ofo_drop", c.ofo_drop);
+	sp_jw_u64(w, "rcvbuf_grown", c.rcvbuf_grown);
+	sp_jw_end_obj(w);
+}
+
 static void skops_emit(struct sp_test *t, struct sp_jw *w)
 {
 	sp_jw_obj(w, "skops");
@@ -282,6 +312,7 @@ static void skops_emit(struct sp_test *t, struct sp_jw *w)
 	}
 	sp_jw_end_arr(w);
 	sp_jw_u64(w, "retransmits", retr);
+	counters_emit(t, w);
 	hooks_emit(t, w, false);
 	sp_jw_end_obj(w);
 }
@@ -510,5 +541,6 @@ static void report_text_end(struct sp_test *t)
 		       t->s[i].id, ti->state_name, ti->cwnd, ti->max_cwnd, ti->srtt_us,
 		       ti->rttvar_us, ti->mss, ti->total_retrans, ti->cc);
 	}
+	counters_emit(t, NULL);
 	hooks_emit(t, NULL, true);
 }

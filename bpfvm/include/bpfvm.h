@@ -269,7 +269,12 @@ struct bpfvm_load_opts {
 	bool no_verify;			    /* generic type only: the conformance runner */
 	bool jit;			    /* try the JIT; falls back to the interpreter */
 	bool jit_blind; /* blind immediates in the JIT image (untrusted loads, docs/jit.md) */
-	uint32_t uid;	/* created_by_uid */
+	/* The loader is privileged (the kernel's allow_ptr_leaks: CAP_PERFMON or
+	 * CAP_SYS_ADMIN; apps decide): the program may store pointers into map
+	 * values, which user space can read. Nothing else is relaxed
+	 * (docs/verifier-diff.md). */
+	bool allow_ptr_leaks;
+	uint32_t uid; /* created_by_uid */
 	struct bpfvm_log *log;
 };
 

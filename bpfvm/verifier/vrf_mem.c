@@ -343,7 +343,13 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 
 	if (p->type == VRF_NOT_INIT)
 		return vrf_err(env, -EACCES, "R%d !read_ok", regno);
-	if (val && write && vrf_reg_is_ptr(val) && p->type != VRF_PTR_STACK)
+	/* A privileged loader may keep pointers in map values, as the kernel's
+	 * allow_ptr_leaks does: loads from a map value are scalars whatever was
+	 * stored, so the bytes are only ever numbers to the program. Into ctx,
+	 * records and packets pointers stay refused for everyone. */
+	bool leak_ok =
+	    p->type == VRF_PTR_STACK || (p->type == VRF_MAP_VALUE && env->prog->allow_ptr_leaks);
+	if (val && write && vrf_reg_is_ptr(val) && !leak_ok)
 		return vrf_err(env, -EACCES, "R%d leaks addr into %s", valno,
 			       p->type == VRF_PTR_CTX	  ? "ctx"
 			       : p->type == VRF_MAP_VALUE ? "map"

@@ -187,7 +187,11 @@ struct dev_opts {
 	bool promisc, no_offload;
 };
 
-/* Builds the EAL arguments: the vdevs, then, with vdevs only, the defaults
+/* Frames in each ring of an af_packet vdev whose devargs name none. */
+#define DEV_AF_PACKET_FRAMES 4096u
+
+/* Builds the EAL arguments: the vdevs (an af_packet one with
+ * framecnt=DEV_AF_PACKET_FRAMES unless it sets framecnt), then, with vdevs only, the defaults
  * --no-pci --no-huge -m 256 (each left out when the extra arguments set a
  * conflicting option), a unique --file-prefix unless one is given,
  * --log-level=error, then the extra arguments. Writes up to max pointers into

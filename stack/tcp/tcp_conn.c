@@ -194,6 +194,14 @@ void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
 	o->listen_overflows = tcp->stats.listen_overflows;
 	o->listen_drops = tcp->stats.listen_drops;
 	o->rcvbuf_grown = tcp->stats.rcvbuf_grown;
+	o->retrans_segs = tcp->stats.retrans;
+	o->timeouts = tcp->stats.rto;
+	o->fast_retrans = tcp->stats.fast_retrans;
+	o->rack_lost = tcp->stats.rack_lost;
+	o->loss_probes = tcp->stats.tlp_probes;
+	o->loss_probe_recovery = tcp->stats.tlp_recovered;
+	o->spurious_rtos = tcp->stats.frto_spurious;
+	o->ofo_drop = tcp->stats.ooo_drop;
 }
 
 uint32_t tcp_conn_count(const struct tcp *tcp)

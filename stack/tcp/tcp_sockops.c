@@ -269,11 +269,12 @@ void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb)
  * skb_len the whole segment. On a data segment the options and the payload
  * stay within the MSS (RFC 6691 §2): a program that reserves more than it did
  * when asked for the current MSS gets -ENOSPC for the excess where Linux
- * would send a segment larger than the MSS. */
+ * would send a segment larger than the MSS. A SYN cookie's SYN-ACK (built
+ * on the scratch request) tells both callbacks so in args[0], as Linux's
+ * TCP_SYNACK_COOKIE: nothing the programs keep about it survives. */
 void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32_t len)
 {
 	uint8_t hdr[TCP_HDR_MIN + TCP_OPT_SPACE];
-	(void)tcp;
 	r->xopt_len = 0;
 	bool syn = (r->flags & TCP_SYN) != 0;
 	if (!so_writes(tcb, syn))
@@ -307,14 +308,15 @@ void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32
 		skb.syn = synbuf;
 		skb.syn_len = TCP_HDR_MIN + tcb->syn_opt_len;
 	}
-	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, room, 0);
+	uint32_t arg0 = tcb == tcp->cookie_req ? 2 /* BPF_WRITE_HDR_TCP_SYNACK_COOKIE */ : 0;
+	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, room, arg0);
 	if (!reserved)
 		return;
 	tcp_emit(r, hdr);
 	hdr[12] = (uint8_t)(((hl + reserved) / 4) << 4);
 	skb.hdr_len = (uint32_t)hl;
 	skb.skb_len = (uint32_t)hl + reserved + len;
-	(void)hooks_write_hdr_opt(&tcb->hs, &skb, reserved, 0);
+	(void)hooks_write_hdr_opt(&tcb->hs, &skb, reserved, arg0);
 	memcpy(r->xopt, hdr + hl, reserved);
 	r->xopt_len = (uint8_t)reserved;
 }

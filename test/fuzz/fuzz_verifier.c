@@ -1,8 +1,9 @@
 /* libFuzzer target for the verifier: bytes become an instruction stream (and
- * a choice of program type, strict mode and ctx contents); every program
- * the verifier accepts runs in the bounds-checked interpreter, and any stop
- * other than a normal exit means an unsafe program was accepted: abort.
- * Input layout: byte 0 flags, bytes 1..32 ctx seed, then 8-byte insns. */
+ * a choice of program type, strict mode, loader privilege and ctx contents);
+ * every program the verifier accepts runs in the bounds-checked interpreter,
+ * and any stop other than a normal exit means an unsafe program was
+ * accepted: abort. Input layout: byte 0 flags (1 sock_ops, 2 strict, 4
+ * structured, 8 privileged), bytes 1..32 ctx seed, then 8-byte insns. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bpfvm_load_opts o = {
 	    .type = (flags & 1) ? &fuzz_sock_type : &fuzz_generic_type,
 	    .strict = (flags & 2) != 0,
+	    .allow_ptr_leaks = (flags & 8) != 0, /* a privileged loader */
 	    .log = &log,
 	};
 	struct bpfvm_prog *prog = NULL;

@@ -67,8 +67,15 @@ def bulk(cpath, spath, nbytes):
             fail(f"{name}: bits_per_second {d['bits_per_second']} seconds {d['seconds']}")
     for doc, path in ((c, cpath), (s, spath)):
         sk = doc["end"].get("skops")
-        if sk is not None and not sk.get("streams"):
+        if sk is None:
+            continue
+        if not sk.get("streams"):
             fail(f"{path}: end.skops has no streams")
+        # the stack's counters cover every connection, the test's streams
+        # among them: never fewer retransmissions than the streams made
+        cnt = sk.get("counters", {})
+        if cnt.get("retrans_segs", -1) < sk["retransmits"]:
+            fail(f"{path}: end.skops.counters {cnt} against {sk['retransmits']} retransmits")
     print(f"{counts['client sum_sent']} bytes on both ends; "
           f"sender {csent['bits_per_second'] / 1e6:.0f} Mbit/s, "
           f"receiver {crcvd['bits_per_second'] / 1e6:.0f} Mbit/s")

@@ -7,7 +7,14 @@
  *           with the exact reason line of the EXPECT file in the log; an
  *           EXPECT line "[SECTION] reason" is that section's, a plain line
  *           every other section's (variants of one class in one object)
- * Prints how many programs were verified and the time of the largest. */
+ *   priv    the verdicts of an unprivileged and a privileged loader
+ *           (allow_ptr_leaks) differ or may: the EXPECT lines
+ *           "unprivileged: R" and "privileged: R", R a reason line or
+ *           "accept" (accepted in both modes)
+ * Every mode but priv is checked for both loaders and must get the same
+ * verdict and reason from each: privilege relaxes nothing those programs
+ * touch. Prints how many programs were verified and the time of the largest. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +50,15 @@ static bool has_line(const char *log, const char *line)
 }
 
 /* Load one section; returns the error, fills log and timing. */
-static int load(struct bpfvm_obj *obj, const char *sec, bool strict, char *buf, struct tally *t,
-		const char *file)
+static int load(struct bpfvm_obj *obj, const char *sec, bool strict, bool priv, char *buf,
+		struct tally *t, const char *file)
 {
 	struct bpfvm_log log = {.level = 1, .buf = buf, .size = LOG_SIZE};
 	buf[0] = 0;
 	struct bpfvm_load_opts o = {
 	    .type = strncmp(sec, "sockops", 7) == 0 ? &hooks_sock_ops_type : &bpfvm_type_generic,
 	    .strict = strict,
+	    .allow_ptr_leaks = priv,
 	    .log = &log,
 	};
 	struct bpfvm_prog *prog = NULL;
@@ -60,8 +68,8 @@ static int load(struct bpfvm_obj *obj, const char *sec, bool strict, char *buf, 
 	t->verified++;
 	if (ms > t->slowest_ms) {
 		t->slowest_ms = ms;
-		snprintf(t->slowest, sizeof t->slowest, "%s:%s%s", file, sec,
-			 strict ? " (strict)" : "");
+		snprintf(t->slowest, sizeof t->slowest, "%s:%s%s%s", file, sec,
+			 strict ? " (strict)" : "", priv ? " (privileged)" : "");
 	}
 	if (prog) {
 		size_t n;
@@ -122,6 +130,85 @@ static void fail(struct tally *t, const char *file, const char *sec, const char 
 	t->failed++;
 }
 
+/* fail() with the reason formatted */
+static void failf(struct tally *t, const char *file, const char *sec, const char *log,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void failf(struct tally *t, const char *file, const char *sec, const char *log,
+		  const char *fmt, ...)
+{
+	char what[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fail(t, file, sec, what, log);
+}
+
+/* One section of a seed/accept/reject/strict-reject object, as one loader
+ * (who: "" or "privileged: ", the failures' prefix). */
+static void check_section(struct bpfvm_obj *obj, const char *sec, const char *mode,
+			  const char *expect, bool priv, char *buf, struct tally *t,
+			  const char *file)
+{
+	bool seed = !strcmp(mode, "seed"), accept = !strcmp(mode, "accept");
+	const char *who = priv ? "privileged: " : "";
+	int compat = load(obj, sec, false, priv, buf, t, file);
+	if (seed || accept || !strcmp(mode, "strict-reject")) {
+		if (compat) {
+			failf(t, file, sec, buf, "%srejected in compatibility mode", who);
+			return;
+		}
+		int strict = load(obj, sec, true, priv, buf, t, file);
+		if (seed && (!strict || !strstr(buf, "At program exit the register R0")))
+			failf(t, file, sec, buf, "%sstrict mode must reject the seed's R0", who);
+		if (accept && strict)
+			failf(t, file, sec, buf, "%srejected in strict mode", who);
+		if (seed || accept)
+			return;
+		if (!strict) {
+			failf(t, file, sec, "", "%saccepted in strict mode", who);
+			return;
+		}
+	} else if (!compat) {
+		failf(t, file, sec, "", "%saccepted", who);
+		return;
+	}
+	char want[512];
+	if (!expect_for(expect, sec, want, sizeof want))
+		fail(t, file, sec, "no reason line for the section in the .expect file", "");
+	else if (!has_line(buf, want))
+		failf(t, file, sec, buf, "%sreason line missing: '%s'", who, want);
+}
+
+/* A priv object's section as one loader: its "privileged: " or
+ * "unprivileged: " line of the EXPECT text is "accept" or the reason. */
+static void check_priv(struct bpfvm_obj *obj, const char *sec, const char *expect, bool priv,
+		       char *buf, struct tally *t, const char *file)
+{
+	const char *key = priv ? "privileged: " : "unprivileged: ";
+	size_t kl = strlen(key);
+	char want[512] = "";
+	for (const char *p = expect; *p;) {
+		size_t len = strcspn(p, "\n");
+		if (len > kl && !strncmp(p, key, kl))
+			snprintf(want, sizeof want, "%.*s", (int)(len - kl), p + kl);
+		p += len + (p[len] == '\n');
+	}
+	if (!want[0]) {
+		failf(t, file, sec, "", "no '%s' line in the .expect file", key);
+		return;
+	}
+	int compat = load(obj, sec, false, priv, buf, t, file);
+	if (!strcmp(want, "accept")) {
+		if (compat || load(obj, sec, true, priv, buf, t, file))
+			failf(t, file, sec, buf, "%srejected", key);
+	} else if (!compat) {
+		failf(t, file, sec, "", "%saccepted", key);
+	} else if (!has_line(buf, want)) {
+		failf(t, file, sec, buf, "%sreason line missing: '%s'", key, want);
+	}
+}
+
 static void run_one(char *arg, char *buf, struct tally *t)
 {
 	char *mode = arg, *file = strchr(arg, ':');
@@ -135,9 +222,7 @@ static void run_one(char *arg, char *buf, struct tally *t)
 	if (expect_path)
 		*expect_path++ = 0;
 	char *expect = NULL;
-	bool seed = !strcmp(mode, "seed"), accept = !strcmp(mode, "accept");
-	bool strict_only = !strcmp(mode, "strict-reject");
-	if (!seed && !accept) {
+	if (strcmp(mode, "seed") && strcmp(mode, "accept")) {
 		expect = expect_path ? read_expect(expect_path) : NULL;
 		if (!expect) {
 			fail(t, file, "-", "no expected reason line (.expect file)", "");
@@ -160,41 +245,13 @@ static void run_one(char *arg, char *buf, struct tally *t)
 		fail(t, file, "-", "no program sections", "");
 	for (size_t i = 0; i < n; i++) {
 		const char *sec = bpfvm_obj_prog_section(obj, i);
-		int compat = load(obj, sec, false, buf, t, file);
-		if (seed || accept) {
-			if (compat) {
-				fail(t, file, sec, "rejected in compatibility mode", buf);
-				continue;
-			}
-			int strict = load(obj, sec, true, buf, t, file);
-			if (seed && (!strict || !strstr(buf, "At program exit the register R0")))
-				fail(t, file, sec, "strict mode must reject the seed's R0", buf);
-			if (accept && strict)
-				fail(t, file, sec, "rejected in strict mode", buf);
+		if (!strcmp(mode, "priv")) {
+			check_priv(obj, sec, expect, false, buf, t, file);
+			check_priv(obj, sec, expect, true, buf, t, file);
 			continue;
 		}
-		if (strict_only) {
-			if (compat) {
-				fail(t, file, sec, "rejected in compatibility mode", buf);
-				continue;
-			}
-			if (!load(obj, sec, true, buf, t, file))
-				fail(t, file, sec, "accepted in strict mode", "");
-		} else if (!compat) {
-			fail(t, file, sec, "accepted", "");
-			continue;
-		}
-		char want[512];
-		if (!expect_for(expect, sec, want, sizeof want)) {
-			fail(t, file, sec, "no reason line for the section in the .expect file",
-			     "");
-			continue;
-		}
-		if (!has_line(buf, want)) {
-			char what[700];
-			snprintf(what, sizeof what, "reason line missing: '%s'", want);
-			fail(t, file, sec, what, buf);
-		}
+		for (int priv = 0; priv < 2; priv++)
+			check_section(obj, sec, mode, expect, priv, buf, t, file);
 	}
 	bpfvm_obj_close(obj);
 	bpfvm_registry_destroy(reg);

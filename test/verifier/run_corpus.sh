@@ -66,6 +66,9 @@ for o in "$objdir"/reject_*.o "$objdir"/strict_reject_*.o; do
 	case $b in strict_*) m=strict-reject ;; *) m=reject ;; esac
 	set -- "$@" "$m:$o:$srcdir/progs/$b.expect"
 done
+for o in "$objdir"/priv_*.o; do
+	set -- "$@" "priv:$o:$srcdir/progs/$(basename "$o" .o).expect"
+done
 "$runner" "$@"
 # skopsctl: 0 accepted, 1 rejected, 2 unreadable / bad usage
 expect_rc() { # rc command...
@@ -105,5 +108,20 @@ expect_rc 2 "$ctl" prog verify --section nope "$objdir/accept_map.o"
 expect_rc 0 "$ctl" prog dump "$objdir/accept_map.o"
 need "^ *[0-9]*: (85) call bpf_map_lookup_elem#1$"
 need "r1 = map\[id:[0-9]*\]$"
-expect_rc 1 "$ctl" prog dump "$objdir/reject_leak.o"
+expect_rc 1 "$ctl" prog dump "$objdir/reject_null_deref.o"
+# the loader's privilege: --unprivileged refuses the pointer stored into a
+# map value; by default skopsctl judges as the kernel would judge this
+# process (CAP_PERFMON 38 or CAP_SYS_ADMIN 21 in the effective set)
+expect_rc 1 "$ctl" prog verify --unprivileged "$objdir/priv_map_ctx.o"
+need -xF "$(sed -n 's/^unprivileged: //p' "$srcdir/progs/priv_map_ctx.expect")"
+need "rejected (Permission denied) for an unprivileged loader$"
+expect_rc 1 "$ctl" prog dump --unprivileged "$objdir/priv_map_ctx.o"
+capeff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+if [ $(((0x$capeff >> 38 | 0x$capeff >> 21) & 1)) -eq 1 ]; then
+	expect_rc 0 "$ctl" prog verify "$objdir/priv_map_ctx.o"
+	expect_rc 0 "$ctl" prog dump "$objdir/priv_map_ctx.o"
+else
+	expect_rc 1 "$ctl" prog verify "$objdir/priv_map_ctx.o"
+	need "rejected (Permission denied) for an unprivileged loader$"
+fi
 echo "skopsctl: exit codes and output checked"

@@ -261,6 +261,10 @@ static void access(struct vd_g *g, int ptr, int off, int szi, bool ctx)
 		load(g, dst, ptr, off, szi);
 	} else if (c < 90 || ctx) {
 		int src = vd_chance(r, 40) ? -1 : get_scalar(g);
+		/* now and then a pointer (ctx, the frame): a leak only a
+		 * privileged loader may make, and only into map values */
+		if (vd_chance(r, 10))
+			src = g->ctx_ok && vd_chance(r, 50) ? 6 : 10;
 		store(g, ptr, off, szi, src);
 	} else {
 		int src = get_scalar(g);

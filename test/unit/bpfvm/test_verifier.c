@@ -451,6 +451,67 @@ START_TEST(through_prog_load)
 }
 END_TEST
 
+/* A privileged loader (allow_ptr_leaks) may store a pointer into a map value
+ * and nowhere else new; what it reads back is a scalar; a read-only map stays
+ * read-only. The accepted program runs and leaves the address in the map. */
+START_TEST(privileged_ptr_store)
+{
+	struct bpfvm_registry *reg = NULL;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_map *m = mk_array(), *ro = NULL;
+	struct bpfvm_map_def rd = {.type = BPFVM_MAP_ARRAY,
+				   .key_size = 4,
+				   .value_size = 16,
+				   .max_entries = 1,
+				   .map_flags = 0x80 /* BPF_F_RDONLY_PROG */};
+	ck_assert_int_eq(bpfvm_map_create(NULL, &rd, &ro), 0);
+	struct bpfvm_map *maps[2] = {m, ro};
+	const struct bpfvm_insn keep[] = {LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 1), STX(BPF_DW, 0, 10, 0),
+					  MOV64_K(0, 1), EXIT()};
+	const struct bpfvm_insn deref[] = {LOOKUP0,
+					   JMP_K(BPF_JEQ, 0, 0, 3),
+					   STX(BPF_DW, 0, 10, 0),
+					   LDX(BPF_DW, 2, 0, 0),
+					   LDX(BPF_DW, 2, 2, -8),
+					   MOV64_K(0, 1),
+					   EXIT()};
+	const struct bpfvm_insn into_ro[] = {LOOKUP1, JMP_K(BPF_JEQ, 0, 0, 1),
+					     STX(BPF_DW, 0, 10, 0), MOV64_K(0, 1), EXIT()};
+	const struct bpfvm_insn into_ctx[] = {STX(BPF_W, 1, 1, 4), MOV64_K(0, 1), EXIT()};
+	char buf[4096] = "";
+	struct bpfvm_log log = {.level = 1, .buf = buf, .size = sizeof buf};
+	struct bpfvm_load_opts o = {.type = &vt_type, .strict = true, .log = &log};
+	struct bpfvm_prog *prog = NULL;
+
+	ck_assert_int_eq(bpfvm_prog_load(reg, keep, 10, maps, 2, &o, &prog), -EACCES);
+	ck_assert_msg(has_line(buf, "verifier: insn 7: R10 leaks addr into map"), "%s", buf);
+	o.allow_ptr_leaks = true;
+	buf[0] = 0, log.used = 0;
+	ck_assert_int_eq(bpfvm_prog_load(reg, deref, 12, maps, 2, &o, &prog), -EACCES);
+	ck_assert_msg(has_line(buf, "verifier: insn 9: R2 invalid mem access 'scalar'"), "%s", buf);
+	buf[0] = 0, log.used = 0;
+	ck_assert_int_eq(bpfvm_prog_load(reg, into_ro, 10, maps, 2, &o, &prog), -EACCES);
+	ck_assert_msg(strstr(buf, "write into map forbidden"), "%s", buf);
+	buf[0] = 0, log.used = 0;
+	ck_assert_int_eq(bpfvm_prog_load(reg, into_ctx, 3, maps, 2, &o, &prog), -EACCES);
+	ck_assert_msg(has_line(buf, "verifier: insn 0: R1 leaks addr into ctx"), "%s", buf);
+
+	buf[0] = 0, log.used = 0;
+	ck_assert_msg(bpfvm_prog_load(reg, keep, 10, maps, 2, &o, &prog) == 0, "%s", buf);
+	uint8_t ctx[VT_CTX_SIZE] = {0};
+	int64_t stop = 0;
+	ck_assert_uint_eq(bpfvm_prog_run_checked(prog, ctx, sizeof ctx, &stop), 1);
+	ck_assert_int_eq(stop, -1);
+	uint32_t k = 0;
+	const uint64_t *v = bpfvm_map_lookup(m, &k);
+	ck_assert_uint_ne(*v, 0); /* the run's frame pointer */
+	bpfvm_prog_put(prog);
+	bpfvm_map_put(m);
+	bpfvm_map_put(ro);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 struct dcase {
 	struct bpfvm_insn in[2];
 	const char *text;
@@ -499,6 +560,7 @@ static Suite *verifier_suite(void)
 	tcase_add_test(tc, log_level2_and_truncation);
 	tcase_add_test(tc, rejection_has_state_line);
 	tcase_add_test(tc, through_prog_load);
+	tcase_add_test(tc, privileged_ptr_store);
 	tcase_add_test(tc, disasm_spelling);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,6 +1,7 @@
 /* Unit tests of stack/dev: the in-memory wire (delay, FIFO order, tail drop),
  * the fault injector (seeded and reproducible loss, duplication, reordering,
- * single-bit corruption, delay, rate, CE marking) and the pcap writer. */
+ * single-bit corruption, delay, rate, CE marking), the pcap writer and the
+ * EAL arguments built from the port options. */
 #include "test_net_util.h"
 
 static struct rte_mempool *pool;
@@ -375,6 +376,44 @@ START_TEST(pcap_writes_frames)
 }
 END_TEST
 
+/* argv as one string, arguments separated by blanks */
+static const char *eal_line(const struct dev_opts *o, char *line, size_t len)
+{
+	char buf[2048];
+	char *argv[32];
+	int n = dev_opts_eal_argv(o, buf, sizeof(buf), argv, 32);
+	ck_assert_int_gt(n, 0);
+	line[0] = 0;
+	for (int i = 0; i < n; i++)
+		snprintf(line + strlen(line), len - strlen(line), "%s%s", i ? " " : "", argv[i]);
+	return line;
+}
+
+START_TEST(eal_args_af_packet_ring)
+{
+	char line[2048];
+	struct dev_opts o = {.prog = "t", .nvdev = 2};
+	o.vdevs[0] = "net_af_packet0,iface=veth0";
+	o.vdevs[1] = "net_memif0,role=client";
+	eal_line(&o, line, sizeof(line));
+	ck_assert_msg(strstr(line, "--vdev=net_af_packet0,iface=veth0,framecnt=4096 "), "%s", line);
+	ck_assert_msg(strstr(line, "--vdev=net_memif0,role=client --no-pci --no-huge -m 256"), "%s",
+		      line);
+	/* the user's ring size and memory options stand */
+	o.vdevs[0] = "net_af_packet0,iface=veth0,framecnt=1024";
+	o.nvdev = 1;
+	o.eal = "-m 512 -l 1";
+	eal_line(&o, line, sizeof(line));
+	ck_assert_msg(strstr(line, "--vdev=net_af_packet0,iface=veth0,framecnt=1024 --no-pci "),
+		      "%s", line);
+	ck_assert_msg(!strstr(line, "--no-huge") && strstr(line, " -m 512 -l 1"), "%s", line);
+	/* a PCI port: no vdev defaults */
+	struct dev_opts p = {.prog = "t", .port = "0000:03:00.0"};
+	eal_line(&p, line, sizeof(line));
+	ck_assert_msg(!strstr(line, "--no-pci") && !strstr(line, "framecnt"), "%s", line);
+}
+END_TEST
+
 static Suite *dev_suite(void)
 {
 	Suite *s = suite_create("dev");
@@ -387,6 +426,7 @@ static Suite *dev_suite(void)
 	tcase_add_test(tc, fault_rate_limits);
 	tcase_add_test(tc, fault_ce_marks_above_threshold);
 	tcase_add_test(tc, pcap_writes_frames);
+	tcase_add_test(tc, eal_args_af_packet_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }

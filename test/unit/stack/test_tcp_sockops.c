@@ -32,7 +32,8 @@ static void with_hooks(struct tcp_config *c)
 	c->hz = E.hz;
 }
 
-static void env_init(const char *prog, uint32_t hz)
+/* rel: the object's path under the build directory, without ".o" */
+static void env_init_obj(const char *rel, uint32_t hz)
 {
 	memset(&E, 0, sizeof(E));
 	E.hz = hz;
@@ -44,7 +45,7 @@ static void env_init(const char *prog, uint32_t hz)
 	const char *b = getenv("SKOPS_BUILD");
 	ck_assert_msg(b != NULL, "SKOPS_BUILD unset");
 	char path[512];
-	snprintf(path, sizeof(path), "%s/hooks/progs/%s.o", b, prog);
+	snprintf(path, sizeof(path), "%s/%s.o", b, rel);
 	struct bpfvm_log log = {.level = 1, .buf = E.log, .size = sizeof(E.log)};
 	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type, .strict = true, .log = &log};
 	struct bpfvm_prog *p = NULL;
@@ -55,6 +56,14 @@ static void env_init(const char *prog, uint32_t hz)
 	ck_assert_int_eq(cg_attach(E.tree, E.root, CG_ATTACH_SOCK_OPS, p, CG_F_ALLOW_MULTI, NULL),
 			 0);
 	bpfvm_prog_put(p);
+}
+
+/* one of hooks/progs */
+static void env_init(const char *prog, uint32_t hz)
+{
+	char rel[128];
+	snprintf(rel, sizeof(rel), "hooks/progs/%s", prog);
+	env_init_obj(rel, hz);
 }
 
 static void env_fini(void)
@@ -492,6 +501,19 @@ START_TEST(tcp_sock_fields)
 }
 END_TEST
 
+/* An IPv4 listener on port 80 whose SYN queue one request fills: the next
+ * SYN is answered with a cookie. */
+static struct tcb *listen_backlog1(struct fx *f)
+{
+	struct tcb *l;
+	ck_assert_int_eq(tcp_open(f->tcp, AF_INET, &l), 0);
+	uint32_t any = 0;
+	ck_assert_int_eq(tcp_bind(f->tcp, l, &any, 80), 0);
+	ck_assert_int_eq(tcp_listen(f->tcp, l, 1, f->now), 0);
+	l->sd = 0;
+	return l;
+}
+
 /* A SYN cookie (docs/sockops.md, call order): the SYN's request gets
  * RWND_INIT and NEEDS_ECN for its SYN-ACK but no TIMEOUT_INIT, and the
  * child the cookie makes gets PASSIVE_ESTABLISHED_CB and nothing else. */
@@ -500,12 +522,7 @@ START_TEST(op_count_syncookie)
 	env_init("op_count", 1000);
 	struct fx f;
 	fx_init_cfg(&f, with_hooks);
-	struct tcb *l;
-	ck_assert_int_eq(tcp_open(f.tcp, AF_INET, &l), 0);
-	uint32_t any = 0;
-	ck_assert_int_eq(tcp_bind(f.tcp, l, &any, 80), 0);
-	ck_assert_int_eq(tcp_listen(f.tcp, l, 1, f.now), 0);
-	l->sd = 0;
+	struct tcb *l = listen_backlog1(&f);
 	/* a request fills the SYN queue; the next SYN gets a cookie */
 	struct tcp_repr syn = fx_repr(FX_PEER_ISN, 0, TCP_SYN, 65535);
 	f.t.rport = 40000;
@@ -551,6 +568,50 @@ START_TEST(op_count_syncookie)
 }
 END_TEST
 
+/* The SYN-ACK of a SYN cookie runs the header-option callbacks with args[0]
+ * 2 (BPF_WRITE_HDR_TCP_SYNACK_COOKIE), a request's with 0, as Linux's
+ * tcp_synack_options for TCP_SYNACK_COOKIE / TCP_SYNACK_NORMAL. */
+START_TEST(hdr_opt_syncookie_arg0)
+{
+	env_init_obj("test/unit/stack/hdr_opt_arg0", 1000);
+	struct fx f;
+	fx_init_cfg(&f, with_hooks);
+	(void)listen_backlog1(&f);
+	struct bpfvm_map *m = bpfvm_obj_map_by_name(E.obj, "synack_arg0");
+	ck_assert_ptr_nonnull(m);
+	struct arg0_counts {
+		uint32_t len_cbs, write_cbs;
+	} * c[4];
+	for (uint32_t k = 0; k < 4; k++) {
+		c[k] = bpfvm_map_lookup(m, &k);
+		ck_assert_ptr_nonnull(c[k]);
+	}
+	/* a request: its SYN-ACK carries the 4 reserved bytes (NOPs) */
+	struct tcp_repr syn = fx_repr(FX_PEER_ISN, 0, TCP_SYN, 65535);
+	f.t.rport = 40000;
+	fx_send(&f, &syn, NULL, 0);
+	struct fx_seg *sa = fx_pop(&f);
+	ck_assert_uint_eq(sa->r.flags & (TCP_SYN | TCP_ACK), TCP_SYN | TCP_ACK);
+	ck_assert_uint_eq(f.tcp->stats.syncookies_sent, 0);
+	ck_assert_uint_eq(c[0]->len_cbs, 1);
+	ck_assert_uint_eq(c[0]->write_cbs, 1);
+	ck_assert_uint_eq(c[2]->len_cbs + c[2]->write_cbs, 0);
+	/* the SYN queue is full: the next SYN is answered with a cookie */
+	f.t.rport = 40001;
+	fx_send(&f, &syn, NULL, 0);
+	sa = fx_pop(&f);
+	ck_assert_uint_eq(sa->r.flags & (TCP_SYN | TCP_ACK), TCP_SYN | TCP_ACK);
+	ck_assert_uint_eq(f.tcp->stats.syncookies_sent, 1);
+	ck_assert_uint_eq(c[2]->len_cbs, 1);
+	ck_assert_uint_eq(c[2]->write_cbs, 1);
+	ck_assert_uint_eq(c[0]->len_cbs, 1);
+	ck_assert_uint_eq(c[0]->write_cbs, 1);
+	ck_assert_uint_eq(c[1]->len_cbs + c[1]->write_cbs + c[3]->len_cbs + c[3]->write_cbs, 0);
+	fx_fini(&f);
+	env_fini();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_sockops");
@@ -566,6 +627,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, cwnd_clamp_and_bufs);
 	tcase_add_test(tc, op_count_each_open);
 	tcase_add_test(tc, op_count_syncookie);
+	tcase_add_test(tc, hdr_opt_syncookie_arg0);
 	tcase_add_test(tc, cb_flags_state_rto);
 	tcase_add_test(tc, tcp_sock_fields);
 	suite_add_tcase(s, tc);

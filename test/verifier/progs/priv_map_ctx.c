@@ -1,4 +1,5 @@
-/* The ctx pointer stored into a map value: an address leak. */
+/* The ctx pointer stored into a map value: an address leak, which only a
+ * privileged loader may make (the kernel's allow_ptr_leaks). */
 #include "common.h"
 
 struct bpf_map_def SEC("maps") m = {
