@@ -434,6 +434,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		return;
 	}
 	if (s->seq == tcb->rcv_nxt) {
+		uint32_t unread = tcb->rcv.len; /* before this segment */
 		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
 		if (n < s->len)
 			s->flags &= (uint8_t)~TCP_FIN; /* buffer full: the rest comes again */
@@ -449,7 +450,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->rcv.len += more;
 		tcb->rcv_nxt += more;
 		tcb->bytes_received += more;
-		tcp_rcvbuf_data(tcp, tcb, s->h, s->len);
+		tcp_rcvbuf_data(tcp, tcb, s->h, s->len, unread);
 		/* Linux tcp_grow_window, simplified: the offered window grows
 		 * with the data that arrives. */
 		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
@@ -481,9 +482,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	}
 	uint32_t n = ooo_write(tcb, s);
 	if (n) {
-		if (tcp_ooo_insert(tcb, s->seq, s->seq + n))
+		if (tcp_ooo_insert(tcb, s->seq, s->seq + n)) {
 			tcp_ooo_arrived(tcb, s->seq);
-		else
+			tcp_rcvbuf_ooo(tcp, tcb);
+		} else
 			tcp->stats.ooo_drop++;
 	}
 	if (n < s->len)
