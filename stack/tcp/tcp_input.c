@@ -452,10 +452,13 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->bytes_received += more;
 		tcp_rcvbuf_data(tcp, tcb, s->h, s->len, unread);
 		/* Linux tcp_grow_window, simplified: the offered window grows
-		 * with the data that arrives. */
+		 * with the data that arrives, up to the largest window the
+		 * buffer offers (Linux: window_clamp), so that a buffer
+		 * autotuning grew is opened two segments per segment, not at
+		 * once. */
 		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
-		if (tcb->rcv_ssthresh > tcb->rcvbuf)
-			tcb->rcv_ssthresh = tcb->rcvbuf;
+		if (tcb->rcv_ssthresh > tcp_rcvbuf_wnd_max(tcb))
+			tcb->rcv_ssthresh = tcp_rcvbuf_wnd_max(tcb);
 		/* RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second
 		 * full segment, at once when a hole was filled. */
 		uint32_t rmss = tcb->rcv_mss - ((tcb->flags & TCB_F_TS) ? 12u : 0u);
