@@ -54,6 +54,7 @@ struct tcb *tcb_alloc(struct tcp *tcp, int family)
 	tcb->sk_family = (uint8_t)family;
 	tcb->sd = -1;
 	tcb->state = TCP_CLOSED;
+	tcp_pathopt_init(tcp, tcb);
 	tcp->nconn++;
 	return tcb;
 }

@@ -708,6 +708,9 @@ static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void
 	int v = 0;
 	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION)
 		return set_cc(tcb, val, len);
+	int rc = tcp_pathopt_set(tcb, level, optname, val, len);
+	if (rc != -ENOPROTOOPT)
+		return rc;
 	if (get_int(val, len, &v) < 0)
 		return -EINVAL;
 	switch (level) {
@@ -819,7 +822,11 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 		return saved_syn_view(tcb, optname, val, len);
 	if (level == SOL_TCP && optname == TCP_OPT_SAVED_SYN)
 		return saved_syn_take(tcb, val, len);
+	if (level == SOL_SOCKET && optname == 25 /* SO_BINDTODEVICE */)
+		return val && len ? tcp_pathopt_devname(tcb, val, len) : -EINVAL;
 	int v;
+	if (tcp_pathopt_get(tcb, level, optname, &v) == 0)
+		return put_int(val, len, v);
 	switch (level) {
 	case SOL_SOCKET:
 		switch (optname) {
