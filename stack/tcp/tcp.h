@@ -294,6 +294,7 @@ struct tcb {
 	bool reuseport, thin_lto;
 	uint8_t txrehash;
 	int8_t autoflowlabel;
+	uint64_t max_pacing_rate; /* SO_MAX_PACING_RATE, bytes/s (UINT64_MAX: none) */
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */

@@ -112,8 +112,7 @@ static int listener_score(const struct tcb *l, const struct tcp_tuple *t)
 
 /* A listener bound to our port (SO_BINDTODEVICE) beats an unbound one of
  * the same kind; one bound to another port hears nothing. */
-static int listener_score_dev(const struct tcp *tcp, const struct tcb *l,
-			      const struct tcp_tuple *t)
+static int listener_score_dev(const struct tcp *tcp, const struct tcb *l, const struct tcp_tuple *t)
 {
 	if (!tcp_dev_ok(tcp, l))
 		return 0;
@@ -126,7 +125,8 @@ static int listener_score_dev(const struct tcp *tcp, const struct tcb *l,
 static bool same_group(const struct tcb *a, const struct tcb *b)
 {
 	return a->reuseport && b->reuseport && a->uid == b->uid && a->bound_if == b->bound_if &&
-	       a->t.family == b->t.family && memcmp(&a->t.laddr, &b->t.laddr, sizeof(a->t.laddr)) == 0;
+	       a->t.family == b->t.family &&
+	       memcmp(&a->t.laddr, &b->t.laddr, sizeof(a->t.laddr)) == 0;
 }
 
 struct tcb *tcp_listener_find(struct tcp *tcp, const struct tcp_tuple *t)
@@ -152,7 +152,8 @@ struct tcb *tcp_listener_find(struct tcp *tcp, const struct tcp_tuple *t)
 	uint32_t pick = tcp_tuple_hash(t) % group;
 	const struct tcb *first = best;
 	for (struct tcb *l = tcp->listeners; l; l = l->next)
-		if (l == first || (listener_score_dev(tcp, l, t) == best_score && same_group(l, first)))
+		if (l == first ||
+		    (listener_score_dev(tcp, l, t) == best_score && same_group(l, first)))
 			if (pick-- == 0)
 				return l;
 	return best;

@@ -57,6 +57,7 @@ void tcp_pathopt_init(struct tcp *tcp, struct tcb *tcb)
 	tcb->txhash = new_txhash(tcp);
 	tcb->txrehash = 1; /* net.core.txrehash's default, SOCK_TXREHASH_ENABLED */
 	tcb->autoflowlabel = -1;
+	tcb->max_pacing_rate = UINT64_MAX;
 }
 
 void tcp_pathopt_inherit(struct tcb *c, const struct tcb *l)
@@ -67,6 +68,7 @@ void tcp_pathopt_inherit(struct tcb *c, const struct tcb *l)
 	c->thin_lto = l->thin_lto;
 	c->txrehash = l->txrehash;
 	c->autoflowlabel = l->autoflowlabel;
+	c->max_pacing_rate = l->max_pacing_rate;
 }
 
 void tcp_set_owner(struct tcb *tcb, uint32_t uid)
@@ -167,9 +169,9 @@ int tcp_pathopt_get(const struct tcb *tcb, int level, int optname, int *v)
  * or an empty answer when unbound (Linux sock_getbindtodevice). */
 int tcp_pathopt_devname(const struct tcb *tcb, void *val, uint32_t *len)
 {
-	const char *n = tcb->bound_if == 0 ? "" : tcb->bound_if == port_ifindex(tcb->tcp)
-						    ? port_ifname(tcb->tcp)
-						    : NULL;
+	const char *n = tcb->bound_if == 0			  ? ""
+			: tcb->bound_if == port_ifindex(tcb->tcp) ? port_ifname(tcb->tcp)
+								  : NULL;
 	if (!n)
 		return -ENODEV; /* bound to an index no device has */
 	uint32_t l = (uint32_t)strlen(n);

@@ -584,7 +584,9 @@ static int set_sol_socket(struct tcb *tcb, int optname, int v)
 		tcb->rcvlowat = v < 1 ? 1 : (uint32_t)v;
 		return 0;
 	case SO_MAX_PACING_RATE:
-		return 0; /* no pacing yet: accepted as Linux without fq */
+		/* kept and read back; no pacing yet, as Linux without fq */
+		tcb->max_pacing_rate = v == -1 ? UINT64_MAX : (uint32_t)v;
+		return 0;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -853,6 +855,10 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 			break;
 		case SO_TYPE:
 			v = SOCK_STREAM;
+			break;
+		case SO_MAX_PACING_RATE: /* an int reads at most ~0U (Linux) */
+			v = (int)(tcb->max_pacing_rate > UINT32_MAX ? UINT32_MAX
+								    : tcb->max_pacing_rate);
 			break;
 		case SO_ERROR:
 			v = tcb->err;

@@ -63,13 +63,36 @@ static int64_t get_int(int level, int opt, int32_t *v)
 /* The int options of the table reach the socket, with their value. */
 START_TEST(setsockopt_table)
 {
-	static const int tab[][2] = {{1, 2},	{1, 7},	   {1, 8},    {1, 9},	 {1, 12}, {1, 18},
-				     {1, 36},	{1, 47},   {6, 1},    {6, 2},	 {6, 4},  {6, 5},
-				     {6, 6},	{6, 7},	   {6, 10},   {6, 18},	 {6, 25}, {6, 27},
-				     {6, 1001}, {6, 1002}, {6, 1003}, {6, 1004}, {41, 67},
+	static const int tab[][2] = {{1, 2},
+				     {1, 7},
+				     {1, 8},
+				     {1, 9},
+				     {1, 12},
+				     {1, 18},
+				     {1, 36},
+				     {1, 47},
+				     {6, 1},
+				     {6, 2},
+				     {6, 4},
+				     {6, 5},
+				     {6, 6},
+				     {6, 7},
+				     {6, 10},
+				     {6, 18},
+				     {6, 25},
+				     {6, 27},
+				     {6, 1001},
+				     {6, 1002},
+				     {6, 1003},
+				     {6, 1004},
+				     {41, 67},
 				     /* Linux 6.1's additions: SO_REUSEPORT, SO_BINDTOIFINDEX,
 				      * SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS, IPV6_AUTOFLOWLABEL */
-				     {1, 15},	{1, 62},   {1, 74},   {6, 16},	 {41, 70}};
+				     {1, 15},
+				     {1, 62},
+				     {1, 74},
+				     {6, 16},
+				     {41, 70}};
 	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
 		hkd_reset_calls(&d);
 		ck_assert_msg(set_int(tab[i][0], tab[i][1], 77) == 0, "%d/%d", tab[i][0],
