@@ -60,6 +60,7 @@ struct ip_meta {
 	uint8_t proto;	/* IPPROTO_TCP, IPPROTO_UDP, ... */
 	uint8_t tos;
 	uint8_t ttl;
+	uint32_t flow; /* IPv6 flow label on output (0: none) */
 	union {
 		uint32_t v4;
 		uint8_t v6[16];

@@ -106,6 +106,7 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		    .next_header = meta->proto,
 		    .hop_limit = meta->ttl ? meta->ttl : 64,
 		    .tclass = meta->tos,
+		    .flow = meta->flow,
 		    .payload_len = (uint16_t)l4,
 		};
 		memcpy(r.src, meta->src.v6, 16);

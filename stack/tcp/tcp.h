@@ -288,6 +288,13 @@ struct tcb {
 	 * header) and, on a listener's child, the SYN's headers it kept */
 	uint8_t save_syn;
 	struct tcp_saved_syn *saved_syn;
+	/* tcp_pathopt.c: SO_BINDTOIFINDEX (0: any port), SO_REUSEPORT and the
+	 * owner it shares with, SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS,
+	 * IPV6_AUTOFLOWLABEL (-1: not set, the default applies) */
+	uint32_t bound_if, uid;
+	bool reuseport, thin_lto;
+	uint8_t txrehash;
+	int8_t autoflowlabel;
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
@@ -390,6 +397,10 @@ struct tcp_config {
 	/* net.ipv4.tcp_abort_on_overflow: a final ACK finding the accept queue
 	 * full is answered with a reset instead of being dropped. */
 	bool abort_on_overflow;
+	/* The one port the stack sends and receives on, as SO_BINDTODEVICE and
+	 * SO_BINDTOIFINDEX name it (docs/sockops.md §5); NULL → "skops0", 0 → 1. */
+	const char *ifname;
+	uint32_t ifindex;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */
 	int (*xmit)(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,
@@ -462,6 +473,9 @@ int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uin
 		   bool from_bpf);
 int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t *len);
 int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg);
+/* The user owning the socket: SO_REUSEPORT shares a port between sockets of
+ * one owner only (0 until set). */
+void tcp_set_owner(struct tcb *tcb, uint32_t uid);
 struct skops_tcp_info;
 void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);

@@ -153,6 +153,7 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->save_syn = l->save_syn;
 	c->max_pacing_rate = c->pacing_rate = l->max_pacing_rate;
 	c->pace_req = l->pace_req;
+	tcp_pathopt_inherit(c, l);
 	c->rto_us = TCP_RTO_INIT_US;
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
@@ -1035,6 +1036,8 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 {
 	tcp->stats.in_segs++;
 	struct tcb *tcb = tcp_hash_find(tcp, t);
+	if (tcb && !tcp_dev_ok(tcp, tcb))
+		tcb = NULL; /* bound to another port: not for it (Linux inet_match) */
 	if (tcb && tcb->state == TCP_TIME_WAIT &&
 	    (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && tw_reusable(tcb, seg)) {
 		tcp_done(tcp, tcb, 0);

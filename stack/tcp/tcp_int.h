@@ -144,11 +144,23 @@ bool tcp_v6_is_mapped(const uint8_t a[16]);
 /* tcp_port.c: the port table of bound sockets (bind, listen) */
 bool tcp_port_in_use(const struct tcp *tcp, uint16_t port);
 /* 0, or -EADDRINUSE when a bound socket's address overlaps tcb->t.laddr on port
- * and SO_REUSEADDR does not let them share it (Linux inet_csk_bind_conflict
- * without SO_REUSEPORT and devices). Run at bind and again at listen. */
+ * and neither SO_REUSEADDR, SO_REUSEPORT nor their devices let them share
+ * it (Linux inet_csk_bind_conflict). Run at bind and again at listen. */
 int tcp_port_conflict(const struct tcp *tcp, const struct tcb *tcb, uint16_t port);
 void tcp_port_add(struct tcp *tcp, struct tcb *tcb);
 void tcp_port_remove(struct tcp *tcp, struct tcb *tcb);
+
+/* tcp_pathopt.c: device binding, SO_REUSEPORT, flow labels, thin-stream
+ * RTOs. set/get answer -ENOPROTOOPT for options that are not theirs. */
+void tcp_pathopt_init(struct tcp *tcp, struct tcb *tcb);
+void tcp_pathopt_inherit(struct tcb *c, const struct tcb *l);
+int tcp_pathopt_set(struct tcb *tcb, int level, int optname, const void *val, uint32_t len);
+int tcp_pathopt_get(const struct tcb *tcb, int level, int optname, int *v);
+int tcp_pathopt_devname(const struct tcb *tcb, void *val, uint32_t *len);
+bool tcp_dev_ok(const struct tcp *tcp, const struct tcb *tcb); /* sends/receives on our port */
+uint32_t tcp_flowlabel(const struct tcb *tcb);
+void tcp_rto_rehash(struct tcp *tcp, struct tcb *tcb);
+bool tcp_thin_linear(const struct tcb *tcb); /* this RTO does not back off */
 
 /* tcp_isn.c */
 uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now);

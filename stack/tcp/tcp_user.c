@@ -158,6 +158,8 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 		return -EINVAL; /* a failed connection is not reused */
 	if (rport == 0)
 		return -EINVAL;
+	if (!tcp_dev_ok(tcp, tcb))
+		return -ENETUNREACH; /* SO_BINDTODEVICE to a port without the route */
 	uint8_t v4[4];
 	if (tcb->t.family == AF_INET6 && tcp_v6_is_mapped(raddr)) {
 		int rc = connect_mapped(tcb, raddr, v4);
