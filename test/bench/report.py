@@ -5,7 +5,8 @@ PREFIX.json (machine, build, each figure's median, min, max and ratio to the
 kernel baseline of the same run), PREFIX.md (the table) and the plots
 (gnuplot): PREFIX-bulk.png (throughput bars per configuration, with loss),
 PREFIX-rr-cdf.png (RR latency CDFs), PREFIX-crr-progs.png (CRR rate vs
-programs attached), PREFIX-conns.png (memory vs connections); prints the
+programs attached), PREFIX-conns.png (memory vs connections),
+PREFIX-apps.png (nginx and redis requests/s, kernel and shim); prints the
 table.
   report.py RESULTS.jsonl PREFIX QUICK SECS REPS COMMIT BUILD_DIR"""
 import json
@@ -17,8 +18,9 @@ import sys
 
 BASELINE = "kernel_kernel_veth_offload"
 # a figure the first baseline lacks (loss runs need segments, not GSO
-# frames; idle connections run on loopback) compares with the next
-BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback")
+# frames; idle connections run on loopback; nginx and redis on the kernel
+# are their own) compares with the next
+BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback", "kernel_apps")
 
 
 def sh(*cmd):
@@ -96,6 +98,7 @@ def main(a):
     ok &= plot_cdf(cdfs, prefix)
     ok &= plot_progs(figs, prefix)
     ok &= plot_conns(figs, prefix)
+    ok &= plot_apps(figs, prefix)
     if not ok:
         sys.exit(1)
 
@@ -192,6 +195,28 @@ def plot_conns(figs, prefix):
     return gnuplot(prefix, "conns", 'set logscale xy; set xlabel "idle connections"; '
                    'set ylabel "MiB (both ends)"; set key top left; set grid; '
                    'set title "memory of idle connections"; plot ' + ", ".join(series))
+
+
+def plot_apps(figs, prefix):
+    """PREFIX-apps.png: requests/s of nginx and redis, kernel and shim, the
+    shim's ratio to the kernel over its bar."""
+    cols = [("nginx64_req_s", "nginx 64 B (wrk -c32)"), ("redis_get_req_s", "redis GET"),
+            ("redis_set_req_s", "redis SET")]
+    by = {(x["config"], x["figure"]): x for x in figs}
+    rows = [(t, by.get(("kernel_apps", f)), by.get(("shim_apps", f))) for f, t in cols]
+    rows = [r for r in rows if r[1] and r[2]]
+    if not rows:
+        return True
+    dat = prefix + "-apps.dat"
+    with open(dat, "w") as f:
+        for t, k, s in rows:
+            f.write(f'"{t}" {k["median"]} {s["median"]} "{s["ratio_to_kernel"]:.2f}x"\n')
+    return gnuplot(prefix, "apps", 'set style data histograms; set style fill solid 0.8; '
+                   'set boxwidth 0.9; set ylabel "requests/s"; set yrange [0:*]; '
+                   'set key top right; set title "unmodified servers: kernel and shim on skops '
+                   '(median; the shim\'s ratio to the kernel)"; '
+                   f'plot "{dat}" using 2:xtic(1) title "kernel", "" using 3 title "shim (skopsd, '
+                   'af_packet)", "" using 0:3:4 with labels offset 5,1 notitle')
 
 
 if __name__ == "__main__":
