@@ -1,8 +1,12 @@
 # Sourced by run.sh: unmodified programs on skopsd through the LD_PRELOAD
-# shim (skops-run) against the same programs on the kernel. The shim side's
-# core holds its skopsd (busy-polling, --eal "-l N") and its programs (they
-# spin briefly, then sleep on the daemon's eventfd); the kernel side has the
-# other core.
+# shim (skops-run) against the same programs on the kernel. skopsd
+# busy-polls (--eal "-l N"), so it gets a core to itself where it can: on
+# the af_packet veth, skopsd on C1 and the programs, the shim's and the
+# kernel peer's (they sleep while waiting: the shim on the daemon's
+# eventfd), on C2; the kernel's own server runs on C1. A program sharing the
+# core of a busy-polling skopsd waits for the scheduler's tick to run (p99 of
+# milliseconds): over memif both cores hold a skopsd, and each side's
+# programs share their daemon's.
 #   shim_shim: iperf3 and krr under skops-run on two skopsd over memif;
 #   shim_kernel: the same against the kernel's iperf3 and krr over the
 #     af_packet veth, both ways;
@@ -102,7 +106,7 @@ shim_shim() {
 SHIM_SOCK=$TMP/shim.sock
 # skopsd on the af_packet veth in a, on core C1
 shimd_veth() { SHIMD_NS=$NS_A shimd_start sdv $C1 "$SHIM_SOCK" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24"; }
-SHIM_A="ip netns exec $NS_A $RUN --sock $SHIM_SOCK -- taskset -c $C1"
+SHIM_A="ip netns exec $NS_A $RUN --sock $SHIM_SOCK -- taskset -c $C2"
 KERN_B="ip netns exec $NS_B taskset -c $C2"
 shim_client_a() { timeout 60 $SHIM_A iperf3 "$@"; }
 kernel_up() { wait_for 20 in_b timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" || fail "nothing listens on $1:$2"; }
