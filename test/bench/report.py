@@ -119,21 +119,29 @@ def plot(figs, prefix):
     """PREFIX-bulk.png: bulk throughput bars per configuration (gnuplot)."""
     cols = ["bulk_1", "bulk_4", "bulk_1_loss1pct", "bulk_1_loss5pct"]
     titles = ["1 flow", "4 flows", "1 flow, 1% loss", "1 flow, 5% loss"]
-    rows = {}
+    rows, ratios = {}, {}
     for x in figs:
         if x["figure"] in cols:
             rows.setdefault(x["config"], {})[x["figure"]] = x["median"]
+            ratios.setdefault(x["config"], {})[x["figure"]] = x["ratio_to_kernel"]
     if not rows:
         return True
     dat = prefix + "-bulk.dat"
     with open(dat, "w") as f:
         for cfg, v in rows.items():
-            f.write(f'"{cfg}" ' + " ".join(str(v.get(c, 0)) for c in cols) + "\n")
+            r = ratios[cfg]
+            f.write(f'"{cfg}" ' + " ".join(str(v.get(c, 0)) for c in cols) + " " +
+                    " ".join(f'"{r[c]:.2f}x"' if r.get(c) else '""' for c in cols) + "\n")
     series = ", ".join(f'"{dat}" using {i + 2}' + (":xtic(1)" if i == 0 else "") +
                        f' title "{t}"' for i, t in enumerate(titles))
+    # each ratio over its bar: clustered bars sit 1/(columns + gap 2) apart
+    w = 1 / (len(cols) + 2)
+    labels = ", ".join(f'"" using ($0{(i - (len(cols) - 1) / 2) * w:+.4f}):{i + 2}:{i + 2 + len(cols)} '
+                       'with labels offset 0,0.6 font ",8" notitle' for i in range(len(cols)))
     return gnuplot(prefix, "bulk", 'set style data histograms; set style fill solid 0.8; '
                    'set boxwidth 0.9; set ylabel "Mbit/s"; set xtics rotate by -20; '
-                   'set key top right; set title "bulk throughput (median)"; plot ' + series)
+                   'set key top right; set title "bulk throughput (median; over each bar its '
+                   'ratio to the kernel)"; plot ' + series + ", " + labels)
 
 
 def plot_cdf(cdfs, prefix):

@@ -35,7 +35,8 @@ shimd_stop() { # NAME
 	wait_pid 20 "$p" || fail "skopsd $1 did not drain and stop: $(tail -3 "$TMP/$1.err")"
 }
 # shim SOCK CORE: the command prefix running a program under the shim on
-# skopsd SOCK, pinned to CORE (external commands only: bg's pid gets kill)
+# skopsd SOCK, pinned to CORE; prefixes are external commands, never shell
+# functions, so that the pid bg records is the one a kill reaches
 shim() { echo "timeout 90 $RUN --sock $1 -- taskset -c $2"; }
 # shim_up SOCK HOST PORT: a connection to HOST:PORT opens through skopsd SOCK
 # (a listener under the shim lives in skopsd: ss does not see it)
