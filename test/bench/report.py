@@ -103,10 +103,10 @@ def main(a):
         sys.exit(1)
 
 
-def gnuplot(prefix, name, script):
+def gnuplot(prefix, name, script, size="1000,500"):
     """Runs script with the terminal set to PREFIX-NAME.png; False on failure."""
     out = f"{prefix}-{name}.png"
-    r = subprocess.run(["gnuplot", "-e", f'set terminal pngcairo noenhanced size 1000,500; '
+    r = subprocess.run(["gnuplot", "-e", f'set terminal pngcairo noenhanced size {size}; '
                         f'set output "{out}"; ' + script], capture_output=True, text=True)
     if r.returncode:
         print(f"report: gnuplot {name}: {r.stderr.strip()}", file=sys.stderr)
@@ -141,7 +141,7 @@ def plot(figs, prefix):
     return gnuplot(prefix, "bulk", 'set style data histograms; set style fill solid 0.8; '
                    'set boxwidth 0.9; set ylabel "Mbit/s"; set xtics rotate by -20; '
                    'set key top right; set title "bulk throughput (median; over each bar its '
-                   'ratio to the kernel)"; plot ' + series + ", " + labels)
+                   'ratio to the kernel)"; plot ' + series + ", " + labels, "1400,600")
 
 
 def plot_cdf(cdfs, prefix):
