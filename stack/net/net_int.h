@@ -82,6 +82,10 @@ struct net {
 	uint32_t mtu;
 	struct rnd rnd;
 	uint64_t now;
+	/* No neighbour or reassembly timer is due before this: net_poll scans
+	 * those tables only then, not on every busy poll. Lowered by whatever
+	 * sets a deadline; never later than the earliest one. */
+	uint64_t timers_at;
 	uint16_t ip4_id;
 
 	net_l4_fn l4_fn[256];
@@ -105,6 +109,12 @@ struct net {
 	struct net_stats st;
 	bool csum_notice_done;
 };
+
+static inline void net_timers_arm(struct net *n, uint64_t at)
+{
+	if (at < n->timers_at)
+		n->timers_at = at;
+}
 
 static inline size_t net_alen(uint8_t family)
 {
@@ -134,14 +144,16 @@ void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint
 		     bool create);
 /* Sends m (at L3) to nexthop, or holds it while resolving. Consumes m. */
 int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *nexthop);
-void net_neigh_timers(struct net *n);
+/* Probes and expires what is due; returns when it has work next. */
+uint64_t net_neigh_timers(struct net *n);
 uint64_t net_neigh_deadline(const struct net *n);
 void net_arp_announce(struct net *n);
 void net_neigh_fini(struct net *n);
 
 /* net_ip4.c */
 void net_ip4_input(struct net *n, struct rte_mbuf *m);
-void net_reasm_timers(struct net *n);
+/* Expires what is due; returns when it has work next. */
+uint64_t net_reasm_timers(struct net *n);
 uint64_t net_reasm_deadline(const struct net *n);
 void net_reasm_fini(struct net *n);
 /* Error about the datagram m (data at its IPv4 header); m is not consumed. */

@@ -4,7 +4,10 @@
 #   test/bench/run.sh [--quick] [BUILD_DIR]
 # Configurations: kernel<->kernel over a veth with offloads on and off,
 # skperf<->kernel over af_packet both ways, skperf<->skperf over memif (two
-# processes). Figures: bulk with 1 and 4 flows (iperf3 -J / skperf -J);
+# processes); unmodified programs under the shim (shim.sh): iperf3 and krr
+# shim<->shim over memif (two skopsd) and shim<->kernel over af_packet,
+# nginx + wrk and redis-server + redis-benchmark on the shim and on the
+# kernel. Figures: bulk with 1 and 4 flows (iperf3 -J / skperf -J);
 # 64-byte RR latency p50/p99/p99.9 with its distribution and CRR per second
 # (skperf --rr/--crr; against the kernel skperf --plain and test/bench/krr);
 # bulk under 1% and 5% loss of the data segments the kernel side receives
@@ -15,7 +18,9 @@
 # REPS runs (1 with --quick) with min and max, and its ratio to the kernel
 # baseline of the same run. Writes bench-results/bench-DATE.json, .md and
 # PNG plots (OUT=DIR to change) and prints the Markdown table. Root.
-# --quick (the test command's test_bench_quick, < 60 s on an idle machine):
+# STEPS="kernel_kernel shim_shim ..." runs only those sections (their
+# function names; the kernel baselines are kernel_kernel and apps' own).
+# --quick (the test command's test_bench_quick, < 90 s on an idle machine):
 # one run of 1 s a figure, one flow count, one loss rate, CRR with 8 JIT
 # programs only (test_skperf runs --no-jit), 10k connections; every tool
 # and plot still runs.
@@ -321,11 +326,14 @@ conns() {
 	done
 }
 
+. "$ROOT/test/bench/shim.sh"
+
 t0=$SECONDS
 section() { echo "bench: $1 at $((SECONDS - t0)) s" >&2; }
 echo "bench: ${SECS}s a figure, $REPS repetition(s), cores $C1 and $C2" >&2
 for step in "kernel_kernel kernel_kernel_veth_offload 0" "kernel_kernel kernel_kernel_veth_nooffload 1" \
-	skops_kernel skops_kernel_rr skops_skops conns; do
+	skops_kernel skops_kernel_rr skops_skops shim_shim shim_kernel apps conns; do
+	[ -n "${STEPS:-}" ] && [[ " $STEPS " != *" ${step%% *} "* ]] && continue
 	section "${step%% *}"
 	$step
 done
