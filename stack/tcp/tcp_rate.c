@@ -71,7 +71,8 @@ void tcp_rate_ack_begin(struct tcb *tcb)
 	r->rs_have = false;
 	r->ack_delivered = r->delivered;
 	r->ack_lost = tcb->rack.lost;
-	r->ack_inflight = tcp_inflight(tcb);
+	/* the pipe costs a walk of the scoreboard: only for its consumer */
+	r->ack_inflight = tcb->cc->cong_control ? tcp_inflight(tcb) : 0;
 }
 
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
@@ -111,6 +112,8 @@ void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 void tcp_rate_check_app_limited(struct tcb *tcb)
 {
 	struct tcp_rate *r = &tcb->rate;
+	if (!tcb->cc || !tcb->cc->cong_control)
+		return; /* only a cong_control CC reads the mark */
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 	uint32_t out = tcb->snd_nxt - tcb->snd_una;
 	uint32_t unsent = tcb->snd.len > out ? tcb->snd.len - out : 0;

@@ -112,7 +112,8 @@ struct result {
 
 /* A bulk transfer of `secs` seconds from A to B with congestion control
  * cc; record: BBR's rate samples after the first second are kept. */
-static struct result run(const char *cc, uint32_t loss_ppm, unsigned secs, bool record)
+static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, bool record,
+			      bool no_sack)
 {
 	struct result res;
 	memset(&res, 0, sizeof(res));
@@ -129,6 +130,7 @@ static struct result run(const char *cc, uint32_t loss_ppm, unsigned secs, bool 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.seed = 11 + (uint64_t)i;
 		cfg.max_conns = 8;
+		cfg.no_sack = no_sack;
 		cfg.xmit = path_xmit;
 		cfg.route = tpath_route;
 		p->ep[i].p = p;
@@ -216,6 +218,7 @@ static struct result run(const char *cc, uint32_t loss_ppm, unsigned secs, bool 
 			tcp_timers(p->tcp[i], p->now);
 	}
 	ck_assert_msg(!bad && t1 && p->now >= end_ns, "%s: %s", cc, bad ? bad : "did not finish");
+	ck_assert(!no_sack || !(a->flags & TCB_F_SACK));
 	res.mbps = (double)(rcvd - rcvd_1s) * 8 / ((double)(p->now - t1) / 1e9) / 1e6;
 	res.q_mean_ms = p->qn ? (double)p->qsum_ns / (double)p->qn / 1e6 : 0;
 	res.q_max_ms = (double)p->qmax_ns / 1e6;
@@ -234,6 +237,11 @@ static struct result run(const char *cc, uint32_t loss_ppm, unsigned secs, bool 
 	free(p->w.q);
 	free(p);
 	return res;
+}
+
+static struct result run(const char *cc, uint32_t loss_ppm, unsigned secs, bool record)
+{
+	return run_opts(cc, loss_ppm, secs, record, false);
 }
 
 START_TEST(clean_path)
@@ -270,6 +278,19 @@ START_TEST(probe_rtt)
 	ck_assert_uint_ge(bbr.min_rtt_us, 20000);
 	ck_assert_uint_lt(bbr.min_rtt_us, 21000);
 	ck_assert_msg(bbr.mbps >= 0.85 * GOODPUT_MAX / 1e6, "bbr %.1f Mbit/s", bbr.mbps);
+}
+END_TEST
+
+/* Without SACK the rate records see cumulative ACKs only (and RACK stays
+ * off): still the line rate, and through a loss too. */
+START_TEST(no_sack)
+{
+	struct result bbr = run_opts("bbr", 0, 4, false, true);
+	ck_assert_msg(bbr.mbps >= 0.9 * GOODPUT_MAX / 1e6, "bbr %.1f Mbit/s without SACK",
+		      bbr.mbps);
+	bbr = run_opts("bbr", 5000, 4, false, true);
+	ck_assert_msg(bbr.mbps >= 0.3 * GOODPUT_MAX / 1e6,
+		      "bbr %.1f Mbit/s without SACK, 0.5%% loss", bbr.mbps);
 }
 END_TEST
 
@@ -313,6 +334,7 @@ int main(void)
 	tcase_add_test(tc, random_loss);
 	tcase_add_test(tc, probe_rtt);
 	tcase_add_test(tc, rate_samples);
+	tcase_add_test(tc, no_sack);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
