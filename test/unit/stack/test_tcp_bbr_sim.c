@@ -198,15 +198,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		}
 		if (t0 && p->now >= end_ns)
 			break;
-		uint64_t next = UINT64_MAX;
-		for (unsigned i = 0; i < p->w.nq; i++)
-			if (p->w.q[i].at < next)
-				next = p->w.q[i].at;
-		for (int i = 0; i < 2; i++) {
-			uint64_t d = tcp_next_deadline(p->tcp[i]);
-			if (d < next)
-				next = d;
-		}
+		uint64_t next = tpath_next(&p->w, p->tcp, UINT64_MAX);
 		if (next == UINT64_MAX) {
 			bad = "stalled";
 			break;
