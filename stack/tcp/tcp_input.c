@@ -656,7 +656,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		}
 		if (tcb->cwnd > tcb->cwnd_clamp)
 			tcb->cwnd = tcb->cwnd_clamp;
-		if (tcb->cwnd > tcb->max_cwnd)
+		/* (cong_control: the window is the CC's, below) */
+		if (tcb->cwnd > tcb->max_cwnd && !tcb->cc->cong_control)
 			tcb->max_cwnd = tcb->cwnd;
 		tcp_sndbuf_expand(tcb);
 		tcb->dupacks = 0;
