@@ -138,9 +138,8 @@ static void bw_update(struct bbr *b, uint32_t t, uint32_t v)
 }
 
 /* gain × bandwidth as bytes a second, less the margin. */
-static uint64_t pacing_rate_of(const struct tcb *tcb, uint64_t bw, uint32_t gain)
+static uint64_t pacing_rate_of(uint64_t bw, uint32_t gain)
 {
-	(void)tcb;
 	uint64_t r = bw * gain >> BBR_SCALE;
 	r = r * 1000000u >> BW_SCALE;
 	return r * (100u - PACING_MARGIN) / 100u;
@@ -157,13 +156,13 @@ static void init_pacing_rate(struct tcb *tcb)
 		b->has_seen_rtt = true;
 	}
 	uint64_t bw = (uint64_t)tcb->cwnd * mss_of(tcb) * BW_UNIT / rtt_us;
-	tcb->pacing_rate = pacing_rate_of(tcb, bw, HIGH_GAIN);
+	tcb->pacing_rate = pacing_rate_of(bw, HIGH_GAIN);
 }
 
 static void set_pacing_rate(struct tcb *tcb, uint32_t bw, uint32_t gain)
 {
 	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	uint64_t rate = pacing_rate_of(tcb, bw, gain);
+	uint64_t rate = pacing_rate_of(bw, gain);
 	if (!b->has_seen_rtt && tcb->srtt_us8)
 		init_pacing_rate(tcb);
 	/* Until the pipe is full the rate only grows: an early low sample
