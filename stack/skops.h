@@ -59,8 +59,8 @@ struct stack_config {
 	 * when a listener's SYN queue is full; 0 never, 2 always (docs/tcp.md) */
 	bool tcp_syncookies_set;
 	uint8_t tcp_syncookies;
-	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic" or
-	 * "dctcp"; NULL → "cubic", Linux's default. Any other name fails
+	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic", "dctcp"
+	 * or "bbr"; NULL → "cubic", Linux's default. Any other name fails
 	 * stack_create with -ENOENT. */
 	const char *cc;
 	/* Pacing (docs/tcp.md): every connection paces at its CC-driven rate;

@@ -311,6 +311,23 @@ uint32_t tcp_rack_lost_bytes(struct tcb *tcb);
 bool tcp_rack_next_lost(struct tcb *tcb, uint32_t *s, uint32_t *e);
 void tcp_rack_free(struct tcb *tcb);
 
+/* tcp_rate.c: delivery-rate samples over the RACK records (docs/tcp.md).
+ * on: the records are kept (SACK with RACK, or a cong_control CC). idle
+ * when a send leaves an empty flight, sent for each record that leaves,
+ * delivered for each record an ACK delivers; ack_begin before an ACK's
+ * processing, gen after it; check_app_limited when the application
+ * writes. */
+struct tcp_rate_sample;
+bool tcp_rate_on(const struct tcp *tcp, const struct tcb *tcb);
+void tcp_rate_idle(struct tcb *tcb, uint64_t now);
+void tcp_rate_sent(struct tcb *tcb, struct tcp_rack_seg *g);
+void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
+void tcp_rate_ack_begin(struct tcb *tcb);
+void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs);
+void tcp_rate_check_app_limited(struct tcb *tcb);
+/* Bytes in flight: the SACK pipe (RFC 6675), else snd_nxt - snd_una. */
+uint32_t tcp_inflight(struct tcb *tcb);
+
 /* tcp_tlp.c: the tail loss probe (RFC 8985 §7) */
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb); /* (re)starts or stops the PTO */
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb);

@@ -38,6 +38,12 @@ bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb)
 
 void tcp_pace_update(struct tcp *tcp, struct tcb *tcb)
 {
+	if (tcb->cc && tcb->cc->cong_control) {
+		/* the algorithm sets its own rate (Linux's BBR); the cap holds */
+		if (tcb->pacing_rate > tcb->max_pacing_rate)
+			tcb->pacing_rate = tcb->max_pacing_rate;
+		return;
+	}
 	uint64_t rate = UINT64_MAX; /* no RTT yet: no estimate to pace at */
 	if (tcb->srtt_us8 && tcb->mss) {
 		uint32_t segs = tcb->cwnd;

@@ -253,6 +253,7 @@ static int32_t send_call(struct tcp *tcp, struct tcb *tcb, const void *buf, uint
 		return 0;
 	if (ring_reserve(tcp, &tcb->snd, tcb->sndbuf) < 0)
 		return -ENOMEM;
+	tcp_rate_check_app_limited(tcb); /* before the new data: was the sender dry? */
 	ring_write_at(&tcb->snd, tcb->snd.len, buf, len);
 	tcp_output(tcp, tcb);
 	return (int32_t)len;
