@@ -420,13 +420,35 @@ static bool recover_or_restore(struct tcb *tcb, const struct tcp_rate_sample *rs
 	return false;
 }
 
+/* Whether the stack paces this connection at tcb->pacing_rate. Until it
+ * does, the window must carry the pacing gain: sending at the delivery
+ * rate, an ACK-clocked sender drains a queue only by lowering what it has
+ * in flight, so DRAIN would never end and PROBE_BW's 2 BDP would keep a BDP
+ * queued. */
+static bool paced(const struct tcb *tcb)
+{
+	(void)tcb;
+	return false;
+}
+
+/* The window's gain: cwnd_gain when paced; else the pacing gain, at
+ * least 1 (a window below the BDP would leave the line idle). */
+static uint32_t window_gain(const struct tcb *tcb)
+{
+	const struct bbr *b = cpriv(tcb);
+	if (paced(tcb))
+		return b->cwnd_gain;
+	uint32_t g = b->pacing_gain > BBR_UNIT ? b->pacing_gain : BBR_UNIT;
+	return g < b->cwnd_gain ? g : b->cwnd_gain;
+}
+
 static void set_cwnd(struct tcb *tcb, const struct tcp_rate_sample *rs, uint32_t bw)
 {
 	struct bbr *b = CC_PRIV(tcb, struct bbr);
 	uint32_t acked = rs->acked_sacked ? segs_of(tcb, rs->acked_sacked) : 0;
 	uint32_t cwnd = tcb->cwnd;
 	if (acked && !recover_or_restore(tcb, rs, acked, &cwnd)) {
-		uint32_t target = inflight_target(tcb, bw, cpriv(tcb)->cwnd_gain);
+		uint32_t target = inflight_target(tcb, bw, window_gain(tcb));
 		if (b->full_bw_reached) {
 			/* grow towards the target, cut to it at once */
 			cwnd = cwnd + acked < target ? cwnd + acked : target;
@@ -535,7 +557,6 @@ const struct tcp_cc_ops cc_bbr_ops = {
     .set_state = bbr_set_state,
     .cwnd_event = bbr_cwnd_event,
     .undo_cwnd = bbr_undo_cwnd,
-    .flags = TCP_CC_NEEDS_PACING,
     .name = "bbr",
     .init = bbr_init,
 };
