@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -50,6 +51,10 @@ struct shim_real {
 	pid_t (*fork)(void);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
 	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
@@ -166,6 +171,17 @@ int shim_dg_next_len(struct ssock *s); /* FIONREAD: the next datagram's size */
  * the option is not one of these (the daemon's), else 0 or -1 and errno */
 int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, socklen_t len);
 int shim_dg_getopt(struct ssock *s, int level, int name, void *val, socklen_t *len);
+/* A vfork child (posix_spawn, system) shares its parent's memory until it
+ * execs: true there. Its dups and closes of skops fds are noted apart
+ * (shim_vf_*, at most SHIM_VF_MAX) instead of changing the parent's table,
+ * and its exec carries the sockets through a fork ticket. */
+#define SHIM_VF_MAX 32
+bool shim_foreign(void);
+void shim_vf_note(int fd, struct ssock *s);
+/* fd's socket as the vfork child sees it (noted: a dup/close of its own) */
+struct ssock *shim_vf_sock(int fd, bool *noted);
+/* the i-th noted fd (-1 past the last) and its socket (NULL: closed) */
+int shim_vf_fd(unsigned i, struct ssock **s);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
 /* epoll registrations of fd go away with it */

@@ -27,6 +27,18 @@ static _Atomic bool ctl_dead, announced;
 static struct shim_fd *fdtab;
 static size_t fdtab_len;
 static _Atomic int fd_hi = -1; /* the highest fd that ever named a skops socket */
+/* The process whose memory this is. A vfork child (vfork, posix_spawn,
+ * system) runs in its parent's memory until it execs: it must leave the
+ * parent's tables and connection alone (shim_foreign). */
+static pid_t owner_pid;
+/* A vfork child's dup/close of skops fds, kept apart from the parent's
+ * table (which stays the parent's) for its exec; pid: whose they are. */
+static struct {
+	pid_t pid;
+	unsigned n;
+	int fd[SHIM_VF_MAX];
+	struct ssock *s[SHIM_VF_MAX]; /* NULL: fd closed there */
+} vf;
 
 static void *sym(const char *name)
 {
@@ -49,6 +61,7 @@ static void atfork_child(void)
 	ctl_fd = kick_fd = -1;
 	atomic_store(&ctl_dead, false);
 	pthread_mutex_init(&ctl_lock, NULL);
+	owner_pid = getpid();
 }
 
 static void init_once(void)
@@ -82,6 +95,8 @@ static void init_once(void)
 	r->fork = sym("fork");
 	r->execve = sym("execve");
 	r->execvpe = sym("execvpe");
+	r->posix_spawn = sym("posix_spawn");
+	r->posix_spawnp = sym("posix_spawnp");
 	r->sigaction = sym("sigaction");
 	r->ppoll = sym("ppoll");
 	r->pselect = sym("pselect");
@@ -93,7 +108,53 @@ static void init_once(void)
 	    rl.rlim_cur < (1u << 20) && rl.rlim_cur > fdtab_len)
 		fdtab_len = rl.rlim_cur;
 	fdtab = calloc(fdtab_len, sizeof(*fdtab));
+	owner_pid = getpid();
 	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+bool shim_foreign(void)
+{
+	shim_init();
+	return getpid() != owner_pid;
+}
+
+void shim_vf_note(int fd, struct ssock *s)
+{
+	pid_t me = getpid();
+	if (vf.pid != me) {
+		vf.pid = me;
+		vf.n = 0;
+	}
+	unsigned i = 0;
+	while (i < vf.n && vf.fd[i] != fd)
+		i++;
+	if (i == vf.n && vf.n < SHIM_VF_MAX)
+		vf.n++;
+	if (i < vf.n) {
+		vf.fd[i] = fd;
+		vf.s[i] = s;
+	}
+}
+
+struct ssock *shim_vf_sock(int fd, bool *noted)
+{
+	*noted = false;
+	if (vf.pid != getpid())
+		return shim_sock(fd);
+	for (unsigned i = 0; i < vf.n; i++)
+		if (vf.fd[i] == fd) {
+			*noted = true;
+			return vf.s[i];
+		}
+	return shim_sock(fd);
+}
+
+int shim_vf_fd(unsigned i, struct ssock **s)
+{
+	if (vf.pid != getpid() || i >= vf.n)
+		return -1;
+	*s = vf.s[i];
+	return vf.fd[i];
 }
 
 void shim_init(void)
@@ -115,6 +176,8 @@ __attribute__((constructor)) static void shim_ctor(void)
  * process holds is flushed and FINed by the daemon. */
 __attribute__((destructor)) static void shim_dtor(void)
 {
+	if (shim_foreign()) /* a vfork child's exit(): the sockets are its parent's */
+		return;
 	for (int fd = 0, hi = shim_fd_hi(); fd <= hi; fd++)
 		if (shim_sock(fd))
 			shim_fd_release(fd);
@@ -466,8 +529,12 @@ ssize_t shim_ret(ssize_t ret)
 void shim_fd_release(int fd)
 {
 	struct shim_fd *e = shim_fd(fd);
-	if (!e)
+	if (!e || (!e->s && !e->c))
 		return;
+	if (shim_foreign()) { /* a vfork child: the entry is its parent's */
+		shim_vf_note(fd, NULL);
+		return;
+	}
 	struct ssock *s = e->s;
 	struct shim_cand *c = e->c;
 	e->s = NULL;

@@ -466,6 +466,10 @@ static int dup_done(int fd, int newfd)
 	struct shim_fd *e = shim_fd(fd), *ne = shim_fd(newfd);
 	if (newfd < 0 || !e || !ne)
 		return newfd;
+	if (e->s && shim_foreign()) {
+		shim_vf_note(newfd, e->s);
+		return newfd;
+	}
 	if (e->c)
 		stay_kernel(e); /* two fds on one undecided socket: the kernel keeps it */
 	if (e->s) {
