@@ -126,6 +126,10 @@ bool shim_daemon_dead(void);
 /* One request and its reply; fds (up to 2) received into fds. Returns the
  * reply's rc, or -ECONNRESET when the daemon is gone. */
 int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds);
+/* shim_rpc sending sfds (up to 2) with the request */
+int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
+		 int *nfds);
+uint32_t shim_hello_flags(void); /* SKP_F_* of the daemon this process talks to */
 void shim_send_only(struct skp_req *req);
 void shim_kick(void);
 /* A socket from SOCKET/ACCEPT's reply and memfd; NULL on failure (fds closed). */
@@ -150,8 +154,8 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
 /* exec (shim_exec.c): the control connection and the sockets without
  * FD_CLOEXEC go to the new image, which maps them again at its start. */
 int shim_fd_hi(void);
-int shim_ctl_get(int *kick); /* -1 when there is no live connection */
-void shim_ctl_set(int ctl, int kick);
+int shim_ctl_get(int *kick, uint32_t *flags); /* -1 when there is no live connection */
+void shim_ctl_set(int ctl, int kick, uint32_t flags);
 void shim_exec_adopt(void);
 /* A signal handler that interrupted a wait asked for SA_RESTART (shim_sig.c):
  * blocking calls without a timeout then go on waiting, as the kernel's. */
@@ -182,6 +186,10 @@ void shim_vf_note(int fd, struct ssock *s);
 struct ssock *shim_vf_sock(int fd, bool *noted);
 /* the i-th noted fd (-1 past the last) and its socket (NULL: closed) */
 int shim_vf_fd(unsigned i, struct ssock **s);
+/* shim_loop.c, loopback-listen: the kernel listeners on loopback that a
+ * wildcard stream socket s about to listen also gets (fds; the count, 0
+ * when none, or -errno) */
+int shim_loop_listen(struct ssock *s, int backlog, int fds[2]);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
 /* epoll registrations of fd go away with it */

@@ -23,6 +23,7 @@ struct shim_real shim_real;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ctl_fd = -1, kick_fd = -1;
+static uint32_t hello_flags; /* HELLO's SKP_F_*: the daemon's settings */
 static _Atomic bool ctl_dead, announced;
 static struct shim_fd *fdtab;
 static size_t fdtab_len;
@@ -199,14 +200,21 @@ int shim_fd_hi(void)
 	return atomic_load(&fd_hi);
 }
 
-int shim_ctl_get(int *kick)
+uint32_t shim_hello_flags(void)
+{
+	return hello_flags;
+}
+
+int shim_ctl_get(int *kick, uint32_t *flags)
 {
 	*kick = kick_fd;
+	*flags = hello_flags;
 	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
 }
 
-void shim_ctl_set(int ctl, int kick)
+void shim_ctl_set(int ctl, int kick, uint32_t flags)
 {
+	hello_flags = flags;
 	ctl_fd = ctl;
 	kick_fd = kick;
 	atomic_store(&ctl_dead, false);
@@ -259,6 +267,11 @@ static void announce(const char *path, int err)
 		fb && !strcmp(fb, "fail") ? "socket() fails" : "using the kernel's sockets");
 }
 
+static void drop_fd(int fd)
+{
+	shim_real.close(fd);
+}
+
 static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 {
 	union {
@@ -276,20 +289,7 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*rep))
 		return -ECONNRESET;
-	int got = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		for (int i = 0; i < k; i++) {
-			int f;
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fds && got < 2)
-				fds[got++] = f;
-			else
-				shim_real.close(f);
-		}
-	}
+	int got = skp_fds_take(&m, fds, fds ? 2 : 0, drop_fd);
 	if (nfds)
 		*nfds = got;
 	else
@@ -298,11 +298,20 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 	return 0;
 }
 
-static int xfer(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+/* One request (with sfds, up to 2, as SCM_RIGHTS) and its reply. */
+static int xfer(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
+		int *nfds)
 {
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = req, .iov_len = sizeof(*req)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	skp_fds_put(&m, u.buf, sfds, nsfds);
 	ssize_t n;
 	do
-		n = shim_real.sendto(ctl_fd, req, sizeof(*req), MSG_NOSIGNAL, NULL, 0);
+		n = shim_real.sendmsg(ctl_fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*req) || (rep && recv_rep(rep, fds, nfds))) {
 		atomic_store(&ctl_dead, true);
@@ -346,7 +355,7 @@ bool shim_daemon(void)
 		req.len = (uint32_t)snprintf((char *)req.data, sizeof(req.data), "%s", cg);
 	struct skp_rep rep;
 	int fds[2], nfds = 0;
-	int rc = xfer(&req, &rep, fds, &nfds);
+	int rc = xfer(&req, NULL, 0, &rep, fds, &nfds);
 	if (rc || nfds != 1) {
 		for (int i = 0; i < nfds; i++)
 			shim_real.close(fds[i]);
@@ -357,6 +366,7 @@ bool shim_daemon(void)
 		return false;
 	}
 	kick_fd = fds[0];
+	hello_flags = rep.flags;
 	pthread_mutex_unlock(&ctl_lock);
 	return true;
 }
@@ -366,21 +376,28 @@ bool shim_daemon_dead(void)
 	return atomic_load(&ctl_dead);
 }
 
-int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
+		 int *nfds)
 {
 	if (nfds)
 		*nfds = 0;
 	pthread_mutex_lock(&ctl_lock);
-	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET : xfer(req, rep, fds, nfds);
+	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET
+						       : xfer(req, sfds, nsfds, rep, fds, nfds);
 	pthread_mutex_unlock(&ctl_lock);
 	return rc;
+}
+
+int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+{
+	return shim_rpc_fds(req, NULL, 0, rep, fds, nfds);
 }
 
 void shim_send_only(struct skp_req *req)
 {
 	pthread_mutex_lock(&ctl_lock);
 	if (ctl_fd >= 0 && !atomic_load(&ctl_dead))
-		xfer(req, NULL, NULL, NULL);
+		xfer(req, NULL, 0, NULL, NULL, NULL);
 	pthread_mutex_unlock(&ctl_lock);
 }
 

@@ -1,8 +1,8 @@
 /* shim_exec: exec keeps the skops sockets that are not close-on-exec, as the
  * kernel keeps its sockets. Before the exec the control connection (and the
- * kick eventfd) lose FD_CLOEXEC and SKOPS_EXEC describes them and each kept
- * socket ("ctl,kick;fd,id,family,nonblock,listening,type;..."); the socket's fd is
- * its eventfd and survives by itself. The shim in the new image (same pid,
+ * kick eventfd) lose FD_CLOEXEC and SKOPS_EXEC describes them, HELLO's flags
+ * and each kept socket ("ctl,kick,flags;fd,id,family,nonblock,listening,type;
+ * ..."); the socket's fd is its eventfd and survives by itself. The shim in the new image (same pid,
  * same connection) asks skopsd for each socket's memfd again (MEMFD), maps
  * it, and ends with EXEC_DONE: skopsd then lets go of the sockets the new
  * image did not ask for (they were close-on-exec). A failed exec puts the
@@ -85,8 +85,9 @@ static unsigned exec_socks(char *v, size_t room)
 static bool exec_state(char *v, bool ticket, int *ctl, int *kick, uint64_t *token)
 {
 	char list[EXEC_ROOM - sizeof(ENV_NAME) - 40];
+	uint32_t flags;
 	*token = 0;
-	*ctl = shim_ctl_get(kick);
+	*ctl = shim_ctl_get(kick, &flags);
 	if (*ctl < 0 || shim_fd_hi() < 0 || !exec_socks(list, sizeof(list)))
 		return false;
 	if (ticket) {
@@ -98,7 +99,7 @@ static bool exec_state(char *v, bool ticket, int *ctl, int *kick, uint64_t *toke
 		snprintf(v, EXEC_ROOM, "%sT%llx%s", ENV_NAME, (unsigned long long)*token, list);
 		return true;
 	}
-	snprintf(v, EXEC_ROOM, "%s%d,%d%s", ENV_NAME, *ctl, *kick, list);
+	snprintf(v, EXEC_ROOM, "%s%d,%d,%u%s", ENV_NAME, *ctl, *kick, flags, list);
 	shim_real.fcntl(*ctl, F_SETFD, 0);
 	shim_real.fcntl(*kick, F_SETFD, 0);
 	return true;
@@ -244,6 +245,7 @@ static bool is_eventfd(int fd)
 static int adopt_conn(const char *v)
 {
 	int ctl, kick, off = 0;
+	unsigned flags;
 	unsigned long long token;
 	if (sscanf(v, "T%llx%n", &token, &off) == 1 && off) {
 		struct skp_req claim = {.op = SKP_CLAIM, .token = token};
@@ -256,11 +258,11 @@ static int adopt_conn(const char *v)
 		}
 		return off;
 	}
-	if (sscanf(v, "%d,%d%n", &ctl, &kick, &off) != 2 || !off)
+	if (sscanf(v, "%d,%d,%u%n", &ctl, &kick, &flags, &off) != 3 || !off)
 		return -1;
 	shim_real.fcntl(ctl, F_SETFD, FD_CLOEXEC);
 	shim_real.fcntl(kick, F_SETFD, FD_CLOEXEC);
-	shim_ctl_set(ctl, kick);
+	shim_ctl_set(ctl, kick, flags);
 	return off;
 }
 
