@@ -182,8 +182,8 @@ int shim_dg_getopt(struct ssock *s, int level, int name, void *val, socklen_t *l
 #define SHIM_VF_MAX 32
 bool shim_foreign(void);
 void shim_vf_note(int fd, struct ssock *s);
-/* fd's socket as the vfork child sees it (noted: a dup/close of its own) */
-struct ssock *shim_vf_sock(int fd, bool *noted);
+/* fd's socket as the vfork child sees it (its own dups and closes first) */
+struct ssock *shim_vf_sock(int fd);
 /* the i-th noted fd (-1 past the last) and its socket (NULL: closed) */
 int shim_vf_fd(unsigned i, struct ssock **s);
 /* shim_loop.c, loopback-listen: the kernel listeners on loopback that a

@@ -137,16 +137,12 @@ void shim_vf_note(int fd, struct ssock *s)
 	}
 }
 
-struct ssock *shim_vf_sock(int fd, bool *noted)
+struct ssock *shim_vf_sock(int fd)
 {
-	*noted = false;
-	if (vf.pid != getpid())
-		return shim_sock(fd);
-	for (unsigned i = 0; i < vf.n; i++)
-		if (vf.fd[i] == fd) {
-			*noted = true;
-			return vf.s[i];
-		}
+	if (vf.pid == getpid())
+		for (unsigned i = 0; i < vf.n; i++)
+			if (vf.fd[i] == fd)
+				return vf.s[i];
 	return shim_sock(fd);
 }
 
@@ -383,7 +379,7 @@ int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep
 		*nfds = 0;
 	pthread_mutex_lock(&ctl_lock);
 	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET
-						       : xfer(req, sfds, nsfds, rep, fds, nfds);
+						      : xfer(req, sfds, nsfds, rep, fds, nfds);
 	pthread_mutex_unlock(&ctl_lock);
 	return rc;
 }

@@ -1,12 +1,13 @@
 /* shim_exec: exec keeps the skops sockets that are not close-on-exec, as the
  * kernel keeps its sockets. Before the exec the control connection (and the
  * kick eventfd) lose FD_CLOEXEC and SKOPS_EXEC describes them, HELLO's flags
- * and each kept socket ("ctl,kick,flags;fd,id,family,nonblock,listening,type;
- * ..."); the socket's fd is its eventfd and survives by itself. The shim in the new image (same pid,
- * same connection) asks skopsd for each socket's memfd again (MEMFD), maps
- * it, and ends with EXEC_DONE: skopsd then lets go of the sockets the new
- * image did not ask for (they were close-on-exec). A failed exec puts the
- * flags back and nothing else changed.
+ * and each kept socket ("ctl,kick,flags;fd,id,family,nonblock,listening,
+ * type;..."); the socket's fd is its eventfd and survives by itself. The
+ * shim in the new image (same pid, same connection) asks skopsd for each
+ * socket's memfd again (MEMFD), maps it, and ends with EXEC_DONE: skopsd
+ * then lets go of the sockets the new image did not ask for (they were
+ * close-on-exec). A failed exec puts the flags back and nothing else
+ * changed.
  * A vfork child shares its parent's memory and connection until it execs,
  * and posix_spawn's child execs inside libc: there a fork ticket
  * ("Ttoken;fd,...") holds the sockets, and the new image claims it on a
@@ -54,16 +55,14 @@ static size_t env_count(char *const envp[])
  * without FD_CLOEXEC (a vfork child's own dups and closes counted). */
 static unsigned exec_socks(char *v, size_t room)
 {
-	int hi = shim_fd_hi();
+	int hi = shim_fd_hi(), vfd;
 	struct ssock *s;
-	for (unsigned i = 0; shim_vf_fd(i, &s) >= 0; i++)
-		if (shim_vf_fd(i, &s) > hi)
-			hi = shim_vf_fd(i, &s);
+	for (unsigned i = 0; (vfd = shim_vf_fd(i, &s)) >= 0; i++)
+		hi = vfd > hi ? vfd : hi;
 	size_t len = 0;
 	unsigned n = 0;
 	for (int fd = 0; fd <= hi && n < EXEC_MAX; fd++) {
-		bool noted;
-		s = shim_vf_sock(fd, &noted);
+		s = shim_vf_sock(fd);
 		int fl = s ? shim_real.fcntl(fd, F_GETFD) : -1;
 		if (fl < 0 || (fl & FD_CLOEXEC))
 			continue;
@@ -154,7 +153,7 @@ static int do_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions
 		exec_env(envp, var, env);
 	char *const *use = carry ? env : envp;
 	int rc = (search ? shim_real.posix_spawnp : shim_real.posix_spawn)(pid, path, fa, attr,
-									    argv, use);
+									   argv, use);
 	if (rc && carry)
 		exec_undo(ctl, kick, token);
 	return rc;
@@ -252,7 +251,8 @@ static int adopt_conn(const char *v)
 		struct skp_rep rep;
 		int rc = shim_daemon() ? shim_rpc(&claim, &rep, NULL, NULL) : -ECONNREFUSED;
 		if (rc) {
-			fprintf(stderr, "skops: exec: pid %d does not get its parent's sockets (%s)\n",
+			fprintf(stderr,
+				"skops: exec: pid %d does not get its parent's sockets (%s)\n",
 				(int)getpid(), strerror(-rc));
 			return -1;
 		}

@@ -164,8 +164,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,  "vdev", "addr",   "gw",    "mtu",  "eal",
-					   "sock", "attach", "group", NULL, "loopback-listen"};
+	static const char *const keys[] = {NULL,    "vdev", "addr",	      "gw",
+					   "mtu",   "eal",  "sock",	      "attach",
+					   "group", NULL,   "loopback-listen"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {

@@ -529,8 +529,10 @@ static ssize_t recv_req(int fd, struct skp_req *r, int *fds, int *nfds)
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = u.buf,
+			   .msg_controllen = sizeof(u.buf)};
 	ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	*nfds = n >= 0 ? skp_fds_take(&m, fds, 2, drop_fd) : 0;
 	if (n >= 0 && (m.msg_flags & MSG_CTRUNC)) { /* more fds than a request carries */

@@ -507,8 +507,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "spawned"))
 		return run_spawned(atoi(argv[2]), argv[3]);
 	if (argc != 4)
-		check(0, "usage: shim_probe epoll|eintr|restart|exec|spawn|hold|orphan|fork|forkconn "
-			 "HOST PORT");
+		check(0,
+		      "usage: shim_probe epoll|eintr|restart|exec|spawn|hold|orphan|fork|forkconn "
+		      "HOST PORT");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(argv[1], "epoll"))
 		return run_epoll(argv[2], argv[3]);
