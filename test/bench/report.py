@@ -117,8 +117,10 @@ def gnuplot(prefix, name, script, size="1000,500"):
 
 def plot(figs, prefix):
     """PREFIX-bulk.png: bulk throughput bars per configuration (gnuplot)."""
-    cols = ["bulk_1", "bulk_4", "bulk_1_loss1pct", "bulk_1_loss5pct"]
-    titles = ["1 flow", "4 flows", "1 flow, 1% loss", "1 flow, 5% loss"]
+    cols = ["bulk_1", "bulk_4", "bulk_1_loss1pct", "bulk_1_loss5pct", "bulk_1_loss1pct_bbr",
+            "bulk_1_loss5pct_bbr"]
+    titles = ["1 flow", "4 flows", "1% loss, cubic", "5% loss, cubic", "1% loss, bbr",
+              "5% loss, bbr"]
     rows, ratios = {}, {}
     for x in figs:
         if x["figure"] in cols:
