@@ -155,6 +155,11 @@ COMPAT_SCENARIOS = {
                       ("server", "v4", "-", ["sockopt_flips"]),
                       ("client", "v6", "same", ["sockopt_flips"]),
                       ("server", "v6", "same", ["sockopt_flips"])],
+    # the socket put into a SOCKMAP and a SOCKHASH at the ESTABLISHED
+    # callbacks: what each update answered (a second NOEXIST insert, one at
+    # TCP_CONNECT_CB, where updates are refused) and whether a cookie was seen
+    "sockmap_insert": [("client", "v4", "-", ["sockmap_insert"]),
+                       ("server", "v4", "-", ["sockmap_insert"])],
 }
 CLOSE_SLOT = {"client": 0, "server": 1}
 
@@ -178,6 +183,23 @@ def close_counts(entries, role):
         out += "; listener closes %d from state %d" % (int.from_bytes(lv[32:36], "little"),
                                                         int.from_bytes(lv[36:40], "little"))
     return out
+
+
+def sockmap_insert(entries, role):
+    """The sockmap_insert program's result for the program side's socket
+    (slot 0 active, 1 passive); cookies differ between stacks, so only
+    whether one was recorded."""
+    for e in entries:
+        if int(e["key"][0], 16) != CLOSE_SLOT[role]:
+            continue
+        v = bytes(int(b, 16) for b in e["value"])
+        connect, first, again, hsh = (int.from_bytes(v[i:i + 4], "little", signed=True)
+                                      for i in range(0, 16, 4))
+        cookie = int.from_bytes(v[16:24], "little")
+        inserted = int.from_bytes(v[24:28], "little")
+        return ("connect %d map %d again %d hash %d inserted %d cookie %s" % (
+            connect, first, again, hsh, inserted, "set" if cookie else "0"))
+    return "no entry"
 
 
 FLIP_SLOTS = ("listen", "connect", "active", "passive")
@@ -474,6 +496,9 @@ def run_once(side, topo, role, drop=None):
     entries = map_entries_by_name(maps, "flips")
     if entries is not None:
         res["sockopt_flips"] = sockopt_flips(entries)
+    entries = map_entries_by_name(maps, "results")
+    if entries is not None:
+        res["sockmap_insert"] = sockmap_insert(entries, role)
     shutil.rmtree(tmp, ignore_errors=True)
     return res
 
