@@ -6,10 +6,7 @@
  * reading SO_BINDTODEVICE -EINVAL, SO_BINDTOIFINDEX 0 reads back 0. */
 #include <time.h>
 
-#include "../sim/sim_harness.h"
-#include "bpfvm.h"
-#include "cgroup.h"
-#include "hooks.h"
+#include "compat_sim.h"
 
 struct flips {
 	uint32_t runs, fails, sock_fail, tcp_fail, ip_fail;
@@ -22,35 +19,11 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_eal_init("compat_sockopt");
-	struct bpfvm_registry *reg = NULL;
-	struct cg_tree *tree = NULL;
-	struct cg_node *root = NULL;
-	struct hooks *hk = NULL;
-	struct bpfvm_obj *obj = NULL;
-	struct bpfvm_prog *prog = NULL;
-	char log[8192] = "", path[512];
-	const char *b = getenv("SKOPS_BUILD");
-	if (!b) {
-		printf("compat_sockopt: FAIL: SKOPS_BUILD unset (run through meson test)\n");
-		return EXIT_FAILURE;
-	}
-	snprintf(path, sizeof(path), "%s/test/compat/sockopt_flips.o", b);
-	struct bpfvm_log bl = {.level = 1, .buf = log, .size = sizeof(log)};
-	struct bpfvm_load_opts lo = {.type = &hooks_sock_ops_type, .strict = true, .log = &bl};
-	if (bpfvm_registry_create(&reg) < 0 || cg_tree_create(&hooks_cg_prog_ops, 2, &tree) < 0 ||
-	    cg_lookup(tree, "/", false, &root) < 0) {
-		printf("compat_sockopt: FAIL: registry/cgroup setup\n");
-		return EXIT_FAILURE;
-	}
-	struct hooks_config hc = {.tree = tree, .reg = reg, .netns_cookie = 1};
-	if (hooks_create(&hc, &hk) < 0 || bpfvm_obj_open(reg, path, NULL, 0, &bl, &obj) < 0 ||
-	    bpfvm_obj_load_prog(obj, NULL, &lo, &prog) < 0 ||
-	    cg_attach(tree, root, CG_ATTACH_SOCK_OPS, prog, 0, NULL) < 0) {
-		printf("compat_sockopt: FAIL: load/attach %s: %s\n", path, log);
-		return EXIT_FAILURE;
-	}
+	struct compat_env e;
+	compat_env_init(&e, "compat_sockopt");
+	struct bpfvm_obj *obj = compat_attach(&e, "sockopt_flips", "/");
 	struct sim s;
-	if (sim_create_hooks(&s, "compat_sockopt", 1, NULL, 8, 0, false, tree, hk) < 0) {
+	if (sim_create_hooks(&s, "compat_sockopt", 1, NULL, 8, 0, false, e.tree, e.hk) < 0) {
 		printf("compat_sockopt: FAIL: sim setup\n");
 		return EXIT_FAILURE;
 	}
@@ -91,12 +64,8 @@ int main(void)
 		}
 	}
 	sim_destroy(&s, false);
-	bpfvm_prog_put(prog);
 	bpfvm_obj_close(obj);
-	cg_node_put(root);
-	hooks_destroy(hk);
-	cg_tree_destroy(tree);
-	bpfvm_registry_destroy(reg);
+	compat_env_fini(&e);
 	rte_eal_cleanup();
 	return fails ? EXIT_FAILURE : EXIT_SUCCESS;
 }
