@@ -151,28 +151,7 @@ shim_kernel() {
 NGX=$TMP/ngx
 mkdir -p "$NGX/www" "$NGX/tmp"
 head -c 64 /dev/urandom | base64 -w0 | head -c 64 >"$NGX/www/r64"
-cat >"$NGX/nginx.conf" <<CONF
-daemon off;
-master_process on;
-worker_processes 1;
-user root;
-pid $NGX/nginx.pid;
-error_log $NGX/error.log notice;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	keepalive_requests 1000000;
-	client_body_temp_path $NGX/tmp/body;
-	proxy_temp_path $NGX/tmp/proxy;
-	fastcgi_temp_path $NGX/tmp/fastcgi;
-	uwsgi_temp_path $NGX/tmp/uwsgi;
-	scgi_temp_path $NGX/tmp/scgi;
-	server {
-		listen 8081;
-		root $NGX/www;
-	}
-}
-CONF
+nginx_conf "$NGX" 1 1024 "keepalive_requests 1000000;"
 # us VALUE: wrk's "123.45us" / "1.20ms" / "1.00s" in microseconds
 us() { /usr/bin/python3 -c 'import sys; v=sys.argv[1]; u={"us":1,"ms":1e3,"s":1e6}
 n=v.rstrip("usm"); print(float(n)*u[v[len(n):]])' "$1"; }
