@@ -420,15 +420,14 @@ static bool recover_or_restore(struct tcb *tcb, const struct tcp_rate_sample *rs
 	return false;
 }
 
-/* Whether the stack paces this connection at tcb->pacing_rate. Until it
- * does, the window must carry the pacing gain: sending at the delivery
- * rate, an ACK-clocked sender drains a queue only by lowering what it has
- * in flight, so DRAIN would never end and PROBE_BW's 2 BDP would keep a BDP
- * queued. */
+/* Whether the stack paces this connection at tcb->pacing_rate: with SACK
+ * (its TCP_CC_NEEDS_PACING counts only then, tcp_pace_on). Without, the window must carry
+ * the pacing gain: sending at the delivery rate, an ACK-clocked sender
+ * drains a queue only by lowering what it has in flight, so DRAIN would
+ * never end and PROBE_BW's 2 BDP would keep a BDP queued. */
 static bool paced(const struct tcb *tcb)
 {
-	(void)tcb;
-	return false;
+	return (tcb->flags & TCB_F_SACK) != 0;
 }
 
 /* The window's gain: cwnd_gain when paced; else the pacing gain, at
@@ -557,6 +556,7 @@ const struct tcp_cc_ops cc_bbr_ops = {
     .set_state = bbr_set_state,
     .cwnd_event = bbr_cwnd_event,
     .undo_cwnd = bbr_undo_cwnd,
+    .flags = TCP_CC_NEEDS_PACING,
     .name = "bbr",
     .init = bbr_init,
 };
