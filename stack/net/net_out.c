@@ -132,8 +132,7 @@ int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_
 	for (uint32_t off = 0; off < total; off += step) {
 		uint32_t k = total - off < step ? total - off : step;
 		struct rte_mbuf *m = net_alloc(n);
-		uint8_t *p = m && rte_pktmbuf_headroom(m) >= room &&
-				     rte_pktmbuf_tailroom(m) >= k
+		uint8_t *p = m && rte_pktmbuf_headroom(m) >= room && rte_pktmbuf_tailroom(m) >= k
 				 ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)k)
 				 : NULL;
 		if (!p) {
@@ -145,8 +144,7 @@ int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_
 		uint32_t h = off < hlen ? (hlen - off < k ? hlen - off : k) : 0;
 		memcpy(p, l4hdr + off, h);
 		memcpy(p + h, data + (off + h - hlen), k - h);
-		struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, IP4_HDR_LEN),
-				      IP4_HDR_LEN};
+		struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, IP4_HDR_LEN), IP4_HDR_LEN};
 		m->l3_len = IP4_HDR_LEN;
 		struct ip4_repr r = {
 		    .src = meta->src.v4,

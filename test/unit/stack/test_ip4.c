@@ -234,8 +234,7 @@ START_TEST(udp_send_fragments)
 	/* the largest IPv4 datagram (65507 bytes of data), and one over */
 	static uint8_t max[65508];
 	ck_assert_int_eq(net_udp_sendto(x.p.a, x.s, max, 65507, AF_INET, &x.p.b4, 1234), 0);
-	ck_assert_int_eq(net_udp_sendto(x.p.a, x.s, max, 65508, AF_INET, &x.p.b4, 1234),
-			 -EMSGSIZE);
+	ck_assert_int_eq(net_udp_sendto(x.p.a, x.s, max, 65508, AF_INET, &x.p.b4, 1234), -EMSGSIZE);
 	tnu_pair_fini(&x.p);
 }
 END_TEST
