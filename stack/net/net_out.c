@@ -65,6 +65,19 @@ int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void 
 	return net_neigh_output(n, m, family, hop);
 }
 
+static struct ip4_repr ip4_repr_of(const struct ip_meta *meta, uint16_t payload_len, uint16_t id)
+{
+	return (struct ip4_repr){
+	    .src = meta->src.v4,
+	    .dst = meta->dst.v4,
+	    .proto = meta->proto,
+	    .tos = meta->tos,
+	    .ttl = meta->ttl ? meta->ttl : 64,
+	    .payload_len = payload_len,
+	    .id = id,
+	};
+}
+
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 {
 	uint32_t l4 = rte_pktmbuf_pkt_len(m);
@@ -87,17 +100,10 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 	m->l3_len = hl;
 	if (meta->family == AF_INET) {
 		bool off = n->caps.tx_ip4_csum;
-		struct ip4_repr r = {
-		    .src = meta->src.v4,
-		    .dst = meta->dst.v4,
-		    .proto = meta->proto,
-		    .tos = meta->tos,
-		    .ttl = meta->ttl ? meta->ttl : 64,
-		    .payload_len = (uint16_t)l4,
-		    .id = n->ip4_id++,
-		    /* DF on everything: we never fragment (RFC 1191 §3). */
-		    .df = true,
-		};
+		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)l4, n->ip4_id++);
+		/* DF on all we do not fragment ourselves: path MTU discovery
+		 * (RFC 1191 §3). */
+		r.df = true;
 		ip4_emit(&r, &v, off);
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
 		if (off)
@@ -146,17 +152,9 @@ int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_
 		memcpy(p + h, data + (off + h - hlen), k - h);
 		struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, IP4_HDR_LEN), IP4_HDR_LEN};
 		m->l3_len = IP4_HDR_LEN;
-		struct ip4_repr r = {
-		    .src = meta->src.v4,
-		    .dst = meta->dst.v4,
-		    .proto = meta->proto,
-		    .tos = meta->tos,
-		    .ttl = meta->ttl ? meta->ttl : 64,
-		    .payload_len = (uint16_t)k,
-		    .id = id,
-		    .frag_off = (uint16_t)off,
-		    .mf = off + k < total,
-		};
+		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)k, id);
+		r.frag_off = (uint16_t)off;
+		r.mf = off + k < total;
 		/* no offload for a fragment: its L4 checksum is already final */
 		ip4_emit(&r, &v, false);
 		m->ol_flags = RTE_MBUF_F_TX_IPV4;
