@@ -132,6 +132,11 @@ bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *met
 int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *dst);
 /* m at L4; builds the IP header (no L4 checksum work) and sends. */
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
+/* An IPv4 datagram whose L4 bytes are l4hdr (hlen) then data (len), checksum
+ * already final, sent as fragments of at most mtu bytes (RFC 791 §3.2).
+ * Returns 0, -EMSGSIZE (over 65535 bytes) or the first fragment's error. */
+int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
+			 uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu);
 /* Queues a complete Ethernet frame for net_flush. */
 int net_tx_frame(struct net *n, struct rte_mbuf *m);
 /* Prepends an Ethernet header and queues the frame. */

@@ -297,6 +297,11 @@ void net_ip4_input(struct net *n, struct rte_mbuf *m)
 	if (rc) {
 		if (rc == -EBADMSG)
 			n->st.ip4_bad_csum++;
+		/* Shorter than its total length: over net_af_packet this is a
+		 * datagram the kernel reassembled (the PMD's fanout asks for
+		 * PACKET_FANOUT_FLAG_DEFRAG) cut to the ring's frame size. */
+		else if (v.len >= 4 && wire_get16(v.p + 2) > v.len)
+			n->st.ip4_bad_len++;
 		else
 			n->st.ip4_bad_hdr++;
 		rte_pktmbuf_free(m);
