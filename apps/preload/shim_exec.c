@@ -192,16 +192,22 @@ EXPORT int execvp(const char *file, char *const argv[])
 }
 
 /* the execl family: the arguments (and execle's envp) into an array on
- * the stack (execl is what a vfork child calls: no heap, see exec_state) */
+ * the stack (execl is what a vfork child calls: no heap, see exec_state).
+ * A call's arguments are written out in its source, so a few thousand is
+ * plenty; the array (32 KiB) is on a stack a vfork child shares with its
+ * parent. */
+#define EXECL_MAX_ARGS 4096
+
+/* arguments after arg0 up to and including the NULL; 0: more than the cap */
 static size_t va_count(va_list ap)
 {
 	va_list c;
 	va_copy(c, ap);
 	size_t n = 1;
-	while (va_arg(c, char *))
+	while (va_arg(c, char *) && n <= EXECL_MAX_ARGS)
 		n++;
 	va_end(c);
-	return n;
+	return n > EXECL_MAX_ARGS ? 0 : n;
 }
 
 static void va_argv(const char *arg0, va_list ap, size_t n, char **v, char ***envp)
@@ -220,7 +226,12 @@ static void va_argv(const char *arg0, va_list ap, size_t n, char **v, char ***en
 		char **envp = environ;                                                             \
 		va_start(ap, arg);                                                                 \
 		size_t n = va_count(ap);                                                           \
-		char *v[n + 1];                                                                    \
+		if (n == 0) {                                                                      \
+			va_end(ap);                                                                \
+			errno = E2BIG;                                                             \
+			return -1;                                                                 \
+		}                                                                                  \
+		char *v[EXECL_MAX_ARGS + 1];                                                       \
 		va_argv(arg, ap, n, v, with_env ? &envp : NULL);                                   \
 		va_end(ap);                                                                        \
 		return do_exec(path, v, envp, search);                                             \
