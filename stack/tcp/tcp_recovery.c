@@ -345,6 +345,13 @@ int tcp_rec_send_lost(struct tcp *tcp, struct tcb *tcb)
 
 int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb)
 {
+	/* With RACK only what it marked lost goes again, as in Linux: a
+	 * segment resent on suspicion whose original is merely queued gets
+	 * the original's SACK credited to it (RACK's only ambiguity test is
+	 * an RTT below min_rtt), and RACK then takes everything sent before
+	 * the resend for lost. The tail is the loss probe's (RFC 8985 §7). */
+	if (tcp_rack_on(tcb))
+		return 0;
 	int sent = 0;
 	struct tcp_sb_seg g;
 	for (int guard = 0; guard < 1024 && tcb->sb.mode != TCP_SB_OPEN; guard++) {
