@@ -56,6 +56,18 @@ static inline void sim_fail(const char *test, const char *fmt, ...)
 	sim_report()->fails++;
 }
 
+/* Reads what socket sd of st holds, up to 64 reads, counting the bytes. */
+static inline void sim_drain(struct stack *st, int sd, uint64_t *rcvd)
+{
+	static uint8_t buf[65536];
+	for (int i = 0; i < 64; i++) {
+		ssize_t r = skops_recv(st, sd, buf, sizeof(buf), 0);
+		if (r <= 0)
+			break;
+		*rcvd += (uint64_t)r;
+	}
+}
+
 static inline void sim_eal_init(const char *name)
 {
 	sim_report()->name = name;

@@ -43,12 +43,7 @@ static void pump(struct flow *fl)
 			break;
 	if (fl->b < 0)
 		return;
-	for (int i = 0; i < 64; i++) {
-		ssize_t r = skops_recv(fl->s.b, fl->b, buf, sizeof(buf), 0);
-		if (r <= 0)
-			break;
-		fl->rcvd += (uint64_t)r;
-	}
+	sim_drain(fl->s.b, fl->b, &fl->rcvd);
 }
 
 static bool step(struct flow *fl)

@@ -97,12 +97,7 @@ static bool step(struct flow *fl, uint64_t limit, uint64_t *written)
 			break;
 		*written += (uint64_t)w;
 	}
-	for (int i = 0; i < 64; i++) {
-		ssize_t r = skops_recv(fl->s.b, fl->b, buf, sizeof(buf), 0);
-		if (r <= 0)
-			break;
-		fl->rcvd += (uint64_t)r;
-	}
+	sim_drain(fl->s.b, fl->b, &fl->rcvd);
 	bool more = sim_step(&fl->s);
 	fl->steps++;
 	struct skops_tcp_info ti;
