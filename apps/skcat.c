@@ -7,7 +7,7 @@
  *   --mtu N --eal "ARGS" --sockops FILE.o [--cgroup PATH] [--strict]
  *   --cc NAME --info --trace --config FILE --pcap FILE --timeout SECONDS
  *   (--cc: the stack's default congestion control, reno, newreno, cubic —
- *   the default — or dctcp; a sock_ops program may still change it)
+ *   the default —, dctcp or bbr; a sock_ops program may still change it)
  *   -v (one line per accepted connection: peer and local address)
  *   --echo (send back what each connection receives instead of using
  *   stdin/stdout) --conns N (with -l --echo: serve N connections at once)

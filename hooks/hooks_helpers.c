@@ -9,32 +9,36 @@
 
 #include "hooks_int.h"
 
-#define HK_SOL_IP	  0
-#define HK_SOL_SOCKET	  1
-#define HK_SOL_TCP	  6
-#define HK_SOL_IPV6	  41
-#define HK_TCP_CONGESTION 13
-#define HK_TCP_SAVED_SYN  28
-#define HK_CA_NAME_MAX	  16 /* TCP_CA_NAME_MAX, with the NUL */
+#define HK_SOL_IP	   0
+#define HK_SOL_SOCKET	   1
+#define HK_SOL_TCP	   6
+#define HK_SOL_IPV6	   41
+#define HK_TCP_CONGESTION  13
+#define HK_TCP_SAVED_SYN   28
+#define HK_SO_BINDTODEVICE 25
+#define HK_CA_NAME_MAX	   16 /* TCP_CA_NAME_MAX, with the NUL */
 
 /* The int-valued options of the §5 table, per level. */
-static const int hooks_sol_socket_opts[] = {
-    2 /* SO_REUSEADDR */, 7 /* SO_SNDBUF */,	8 /* SO_RCVBUF */, 9 /* SO_KEEPALIVE */,
-    12 /* SO_PRIORITY */, 18 /* SO_RCVLOWAT */, 36 /* SO_MARK */,  47 /* SO_MAX_PACING_RATE */};
-static const int hooks_sol_tcp_opts[] = {1 /* TCP_NODELAY */,
-					 2 /* TCP_MAXSEG */,
-					 4 /* TCP_KEEPIDLE */,
-					 5 /* TCP_KEEPINTVL */,
-					 6 /* TCP_KEEPCNT */,
-					 7 /* TCP_SYNCNT */,
-					 10 /* TCP_WINDOW_CLAMP */,
-					 18 /* TCP_USER_TIMEOUT */,
-					 25 /* TCP_NOTSENT_LOWAT */,
-					 27 /* TCP_SAVE_SYN */,
-					 HOOKS_TCP_IW,
-					 HOOKS_TCP_SNDCWND_CLAMP,
-					 HOOKS_TCP_DELACK_MAX,
-					 HOOKS_TCP_RTO_MIN};
+static const int hooks_sol_socket_opts[] = {2 /* SO_REUSEADDR */,
+					    7 /* SO_SNDBUF */,
+					    8 /* SO_RCVBUF */,
+					    9 /* SO_KEEPALIVE */,
+					    12 /* SO_PRIORITY */,
+					    15 /* SO_REUSEPORT */,
+					    18 /* SO_RCVLOWAT */,
+					    36 /* SO_MARK */,
+					    47 /* SO_MAX_PACING_RATE */,
+					    62 /* SO_BINDTOIFINDEX */,
+					    74 /* SO_TXREHASH */};
+static const int hooks_sol_tcp_opts[] = {
+    1 /* TCP_NODELAY */,       2 /* TCP_MAXSEG */,
+    4 /* TCP_KEEPIDLE */,      5 /* TCP_KEEPINTVL */,
+    6 /* TCP_KEEPCNT */,       7 /* TCP_SYNCNT */,
+    10 /* TCP_WINDOW_CLAMP */, 16 /* TCP_THIN_LINEAR_TIMEOUTS */,
+    18 /* TCP_USER_TIMEOUT */, 25 /* TCP_NOTSENT_LOWAT */,
+    27 /* TCP_SAVE_SYN */,     HOOKS_TCP_IW,
+    HOOKS_TCP_SNDCWND_CLAMP,   HOOKS_TCP_DELACK_MAX,
+    HOOKS_TCP_RTO_MIN};
 
 static bool hooks_in(const int *tab, size_t n, int v)
 {
@@ -71,7 +75,9 @@ static bool hooks_int_opt(const struct hooks_sock *hs, int level, int optname)
 	case HK_SOL_IP:
 		return optname == 1 /* IP_TOS */ && hooks_sock_family(hs) == HOOKS_AF_INET;
 	case HK_SOL_IPV6:
-		return optname == 67 /* IPV6_TCLASS */ && hooks_sock_family(hs) == HOOKS_AF_INET6;
+		return (optname == 67 /* IPV6_TCLASS */ ||
+			optname == 70 /* IPV6_AUTOFLOWLABEL */) &&
+		       hooks_sock_family(hs) == HOOKS_AF_INET6;
 	default:
 		return false;
 	}
@@ -108,6 +114,10 @@ static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *
 		name[n] = '\0';
 		return hs->ops->setsockopt(hs, level, optname, name, (uint32_t)strlen(name));
 	}
+	/* Linux sol_socket_sockopt: a device name of any length (the socket
+	 * reads at most IFNAMSIZ - 1 bytes of it); set only. */
+	if (level == HK_SOL_SOCKET && optname == HK_SO_BINDTODEVICE)
+		return hs->ops->setsockopt(hs, level, optname, optval, (uint32_t)optlen);
 	if (optlen != sizeof(val))
 		return -EINVAL;
 	memcpy(&val, optval, sizeof(val));

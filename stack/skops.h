@@ -59,8 +59,8 @@ struct stack_config {
 	 * when a listener's SYN queue is full; 0 never, 2 always (docs/tcp.md) */
 	bool tcp_syncookies_set;
 	uint8_t tcp_syncookies;
-	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic" or
-	 * "dctcp"; NULL → "cubic", Linux's default. Any other name fails
+	/* net.ipv4.tcp_congestion_control: "reno", "newreno", "cubic", "dctcp"
+	 * or "bbr"; NULL → "cubic", Linux's default. Any other name fails
 	 * stack_create with -ENOENT. */
 	const char *cc;
 	/* Pacing (docs/tcp.md): every connection paces at its CC-driven rate;
@@ -74,6 +74,11 @@ struct stack_config {
 	 * finds the accept queue full (else the ACK is dropped and the peer's
 	 * next one may find room). */
 	bool tcp_abort_on_overflow;
+	/* The stack's port as SO_BINDTODEVICE / SO_BINDTOIFINDEX name it: a
+	 * socket bound to another sends and receives nothing (docs/sockops.md
+	 * §5). NULL → "skops0", 0 → 1. */
+	const char *ifname;
+	uint32_t ifindex;
 };
 
 /* Copies cfg (not what it points at); creates net on cfg->net. */
@@ -150,6 +155,9 @@ int skops_set_callback(struct stack *st, int sd, void (*fn)(void *arg, int sd, u
 /* Moves the socket to cgroup path (created if missing); before connect/listen
  * this decides which programs see the socket's callbacks. */
 int skops_set_cgroup(struct stack *st, int sd, const char *path);
+/* The user owning the socket (Linux sk_uid): SO_REUSEPORT lets sockets of
+ * one owner share a port (skopsd sets the client's uid; 0 until set). */
+int skops_set_owner(struct stack *st, int sd, uint32_t uid);
 
 /* Per-connection information, in the spirit of struct tcp_info. */
 #define SKOPS_ECN_OK	   (1u << 0) /* negotiated */

@@ -574,6 +574,17 @@ int skops_set_cgroup(struct stack *st, int sd, const char *path)
 	return rc;
 }
 
+int skops_set_owner(struct stack *st, int sd, uint32_t uid)
+{
+	struct skops_sock *s = stack_sock(st, sd);
+	if (!s)
+		return -EBADF;
+	if (s->type != SOCK_STREAM)
+		return -EOPNOTSUPP;
+	tcp_set_owner(s->tcb, uid);
+	return 0;
+}
+
 const char *skops_cc_available(void)
 {
 	return tcp_cc_available();

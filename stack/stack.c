@@ -41,6 +41,7 @@ static int st_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const stru
 	meta.family = t->family;
 	meta.proto = IPPROTO_TCP;
 	meta.tos = tos;
+	meta.flow = r->ip6_flow;
 	memcpy(&meta.src, &t->laddr, sizeof(meta.src));
 	memcpy(&meta.dst, &t->raddr, sizeof(meta.dst));
 	return net_output(st->net, m, &meta);
@@ -201,6 +202,8 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .pacing_ca_ratio = cfg->tcp_pacing_ca_ratio,
 	    .abort_on_overflow = cfg->tcp_abort_on_overflow,
 	    .cc = cfg->cc,
+	    .ifname = cfg->ifname,
+	    .ifindex = cfg->ifindex,
 	    .xmit = st_xmit,
 	    .tx_room = st_tx_room,
 	    .route = st_route,

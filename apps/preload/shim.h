@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -50,6 +51,10 @@ struct shim_real {
 	pid_t (*fork)(void);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
 	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
@@ -121,6 +126,10 @@ bool shim_daemon_dead(void);
 /* One request and its reply; fds (up to 2) received into fds. Returns the
  * reply's rc, or -ECONNRESET when the daemon is gone. */
 int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds);
+/* shim_rpc sending sfds (up to 2) with the request */
+int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
+		 int *nfds);
+uint32_t shim_hello_flags(void); /* SKP_F_* of the daemon this process talks to */
 void shim_send_only(struct skp_req *req);
 void shim_kick(void);
 /* A socket from SOCKET/ACCEPT's reply and memfd; NULL on failure (fds closed). */
@@ -145,8 +154,8 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
 /* exec (shim_exec.c): the control connection and the sockets without
  * FD_CLOEXEC go to the new image, which maps them again at its start. */
 int shim_fd_hi(void);
-int shim_ctl_get(int *kick); /* -1 when there is no live connection */
-void shim_ctl_set(int ctl, int kick);
+int shim_ctl_get(int *kick, uint32_t *flags); /* -1 when there is no live connection */
+void shim_ctl_set(int ctl, int kick, uint32_t flags);
 void shim_exec_adopt(void);
 /* A signal handler that interrupted a wait asked for SA_RESTART (shim_sig.c):
  * blocking calls without a timeout then go on waiting, as the kernel's. */
@@ -166,6 +175,21 @@ int shim_dg_next_len(struct ssock *s); /* FIONREAD: the next datagram's size */
  * the option is not one of these (the daemon's), else 0 or -1 and errno */
 int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, socklen_t len);
 int shim_dg_getopt(struct ssock *s, int level, int name, void *val, socklen_t *len);
+/* A vfork child (posix_spawn, system) shares its parent's memory until it
+ * execs: true there. Its dups and closes of skops fds are noted apart
+ * (shim_vf_*, at most SHIM_VF_MAX) instead of changing the parent's table,
+ * and its exec carries the sockets through a fork ticket. */
+#define SHIM_VF_MAX 32
+bool shim_foreign(void);
+void shim_vf_note(int fd, struct ssock *s);
+/* fd's socket as the vfork child sees it (its own dups and closes first) */
+struct ssock *shim_vf_sock(int fd);
+/* the i-th noted fd (-1 past the last) and its socket (NULL: closed) */
+int shim_vf_fd(unsigned i, struct ssock **s);
+/* shim_loop.c, loopback-listen: the kernel listeners on loopback that a
+ * wildcard stream socket s about to listen also gets (fds; the count, 0
+ * when none, or -errno) */
+int shim_loop_listen(struct ssock *s, int backlog, int fds[2]);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
 /* epoll registrations of fd go away with it */

@@ -23,10 +23,23 @@ struct shim_real shim_real;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ctl_fd = -1, kick_fd = -1;
+static uint32_t hello_flags; /* HELLO's SKP_F_*: the daemon's settings */
 static _Atomic bool ctl_dead, announced;
 static struct shim_fd *fdtab;
 static size_t fdtab_len;
 static _Atomic int fd_hi = -1; /* the highest fd that ever named a skops socket */
+/* The process whose memory this is. A vfork child (vfork, posix_spawn,
+ * system) runs in its parent's memory until it execs: it must leave the
+ * parent's tables and connection alone (shim_foreign). */
+static pid_t owner_pid;
+/* A vfork child's dup/close of skops fds, kept apart from the parent's
+ * table (which stays the parent's) for its exec; pid: whose they are. */
+static struct {
+	pid_t pid;
+	unsigned n;
+	int fd[SHIM_VF_MAX];
+	struct ssock *s[SHIM_VF_MAX]; /* NULL: fd closed there */
+} vf;
 
 static void *sym(const char *name)
 {
@@ -49,6 +62,7 @@ static void atfork_child(void)
 	ctl_fd = kick_fd = -1;
 	atomic_store(&ctl_dead, false);
 	pthread_mutex_init(&ctl_lock, NULL);
+	owner_pid = getpid();
 }
 
 static void init_once(void)
@@ -82,6 +96,8 @@ static void init_once(void)
 	r->fork = sym("fork");
 	r->execve = sym("execve");
 	r->execvpe = sym("execvpe");
+	r->posix_spawn = sym("posix_spawn");
+	r->posix_spawnp = sym("posix_spawnp");
 	r->sigaction = sym("sigaction");
 	r->ppoll = sym("ppoll");
 	r->pselect = sym("pselect");
@@ -93,7 +109,49 @@ static void init_once(void)
 	    rl.rlim_cur < (1u << 20) && rl.rlim_cur > fdtab_len)
 		fdtab_len = rl.rlim_cur;
 	fdtab = calloc(fdtab_len, sizeof(*fdtab));
+	owner_pid = getpid();
 	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+bool shim_foreign(void)
+{
+	shim_init();
+	return getpid() != owner_pid;
+}
+
+void shim_vf_note(int fd, struct ssock *s)
+{
+	pid_t me = getpid();
+	if (vf.pid != me) {
+		vf.pid = me;
+		vf.n = 0;
+	}
+	unsigned i = 0;
+	while (i < vf.n && vf.fd[i] != fd)
+		i++;
+	if (i == vf.n && vf.n < SHIM_VF_MAX)
+		vf.n++;
+	if (i < vf.n) {
+		vf.fd[i] = fd;
+		vf.s[i] = s;
+	}
+}
+
+struct ssock *shim_vf_sock(int fd)
+{
+	if (vf.pid == getpid())
+		for (unsigned i = 0; i < vf.n; i++)
+			if (vf.fd[i] == fd)
+				return vf.s[i];
+	return shim_sock(fd);
+}
+
+int shim_vf_fd(unsigned i, struct ssock **s)
+{
+	if (vf.pid != getpid() || i >= vf.n)
+		return -1;
+	*s = vf.s[i];
+	return vf.fd[i];
 }
 
 void shim_init(void)
@@ -115,6 +173,8 @@ __attribute__((constructor)) static void shim_ctor(void)
  * process holds is flushed and FINed by the daemon. */
 __attribute__((destructor)) static void shim_dtor(void)
 {
+	if (shim_foreign()) /* a vfork child's exit(): the sockets are its parent's */
+		return;
 	for (int fd = 0, hi = shim_fd_hi(); fd <= hi; fd++)
 		if (shim_sock(fd))
 			shim_fd_release(fd);
@@ -136,14 +196,21 @@ int shim_fd_hi(void)
 	return atomic_load(&fd_hi);
 }
 
-int shim_ctl_get(int *kick)
+uint32_t shim_hello_flags(void)
+{
+	return hello_flags;
+}
+
+int shim_ctl_get(int *kick, uint32_t *flags)
 {
 	*kick = kick_fd;
+	*flags = hello_flags;
 	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
 }
 
-void shim_ctl_set(int ctl, int kick)
+void shim_ctl_set(int ctl, int kick, uint32_t flags)
 {
+	hello_flags = flags;
 	ctl_fd = ctl;
 	kick_fd = kick;
 	atomic_store(&ctl_dead, false);
@@ -196,6 +263,11 @@ static void announce(const char *path, int err)
 		fb && !strcmp(fb, "fail") ? "socket() fails" : "using the kernel's sockets");
 }
 
+static void drop_fd(int fd)
+{
+	shim_real.close(fd);
+}
+
 static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 {
 	union {
@@ -213,20 +285,7 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*rep))
 		return -ECONNRESET;
-	int got = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		for (int i = 0; i < k; i++) {
-			int f;
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fds && got < 2)
-				fds[got++] = f;
-			else
-				shim_real.close(f);
-		}
-	}
+	int got = skp_fds_take(&m, fds, fds ? 2 : 0, drop_fd);
 	if (nfds)
 		*nfds = got;
 	else
@@ -235,11 +294,20 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 	return 0;
 }
 
-static int xfer(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+/* One request (with sfds, up to 2, as SCM_RIGHTS) and its reply. */
+static int xfer(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
+		int *nfds)
 {
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = req, .iov_len = sizeof(*req)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	skp_fds_put(&m, u.buf, sfds, nsfds);
 	ssize_t n;
 	do
-		n = shim_real.sendto(ctl_fd, req, sizeof(*req), MSG_NOSIGNAL, NULL, 0);
+		n = shim_real.sendmsg(ctl_fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*req) || (rep && recv_rep(rep, fds, nfds))) {
 		atomic_store(&ctl_dead, true);
@@ -283,7 +351,7 @@ bool shim_daemon(void)
 		req.len = (uint32_t)snprintf((char *)req.data, sizeof(req.data), "%s", cg);
 	struct skp_rep rep;
 	int fds[2], nfds = 0;
-	int rc = xfer(&req, &rep, fds, &nfds);
+	int rc = xfer(&req, NULL, 0, &rep, fds, &nfds);
 	if (rc || nfds != 1) {
 		for (int i = 0; i < nfds; i++)
 			shim_real.close(fds[i]);
@@ -294,6 +362,7 @@ bool shim_daemon(void)
 		return false;
 	}
 	kick_fd = fds[0];
+	hello_flags = rep.flags;
 	pthread_mutex_unlock(&ctl_lock);
 	return true;
 }
@@ -303,21 +372,28 @@ bool shim_daemon_dead(void)
 	return atomic_load(&ctl_dead);
 }
 
-int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
+		 int *nfds)
 {
 	if (nfds)
 		*nfds = 0;
 	pthread_mutex_lock(&ctl_lock);
-	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET : xfer(req, rep, fds, nfds);
+	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET
+						      : xfer(req, sfds, nsfds, rep, fds, nfds);
 	pthread_mutex_unlock(&ctl_lock);
 	return rc;
+}
+
+int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
+{
+	return shim_rpc_fds(req, NULL, 0, rep, fds, nfds);
 }
 
 void shim_send_only(struct skp_req *req)
 {
 	pthread_mutex_lock(&ctl_lock);
 	if (ctl_fd >= 0 && !atomic_load(&ctl_dead))
-		xfer(req, NULL, NULL, NULL);
+		xfer(req, NULL, 0, NULL, NULL, NULL);
 	pthread_mutex_unlock(&ctl_lock);
 }
 
@@ -466,8 +542,12 @@ ssize_t shim_ret(ssize_t ret)
 void shim_fd_release(int fd)
 {
 	struct shim_fd *e = shim_fd(fd);
-	if (!e)
+	if (!e || (!e->s && !e->c))
 		return;
+	if (shim_foreign()) { /* a vfork child: the entry is its parent's */
+		shim_vf_note(fd, NULL);
+		return;
+	}
 	struct ssock *s = e->s;
 	struct shim_cand *c = e->c;
 	e->s = NULL;

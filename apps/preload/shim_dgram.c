@@ -20,14 +20,17 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 }
 
 /* The largest payload one datagram may carry on this socket: the kernel's
- * limit, and the link MTU's (skops does not fragment: docs/skopsd.md). */
+ * limit, and on IPv6 the link MTU's (docs/skopsd.md). */
 static size_t dg_max(const struct ssock *s)
 {
-	size_t ip = s->family == AF_INET ? 20 : 40;
-	size_t lim = s->family == AF_INET ? 65507 : SKP_DGRAM_MAX;
+	/* IPv4 is fragmented by the stack (RFC 791 §3.2); IPv6 is not: over
+	 * the path MTU it is EMSGSIZE, as Linux under IP_PMTUDISC_DO. */
+	if (s->family == AF_INET)
+		return 65507;
+	size_t lim = SKP_DGRAM_MAX;
 	uint32_t mtu = s->shm->mtu;
-	if (mtu > ip + 8 && mtu - ip - 8 < lim)
-		lim = mtu - ip - 8;
+	if (mtu > 40 + 8 && mtu - 40 - 8 < lim)
+		lim = mtu - 40 - 8;
 	return lim;
 }
 

@@ -157,13 +157,42 @@ EXPORT int listen(int fd, int backlog)
 		return shim_real.listen(fd, backlog);
 	if (e->s->type == SOCK_DGRAM)
 		return fail(EOPNOTSUPP);
+	int kfds[2], nk = e->s->listening ? 0 : shim_loop_listen(e->s, backlog, kfds);
+	if (nk < 0)
+		return fail(-nk);
 	struct skp_req req = {.op = SKP_LISTEN, .id = e->s->id, .a = backlog};
 	struct skp_rep rep;
-	int rc = shim_rpc(&req, &rep, NULL, NULL);
+	int rc = shim_rpc_fds(&req, kfds, nk, &rep, NULL, NULL);
+	for (int i = 0; i < nk; i++)
+		shim_real.close(kfds[i]); /* skopsd has them now */
 	if (rc)
 		return fail(-rc);
 	e->s->listening = true;
 	return 0;
+}
+
+static void peer_out(const struct skp_rep *rep, struct sockaddr *sa, socklen_t *len)
+{
+	if (sa && len) {
+		socklen_t l = rep->len < *len ? rep->len : *len;
+		memcpy(sa, rep->data, l);
+		*len = rep->len;
+	}
+}
+
+/* loopback-listen: a connection of the kernel's loopback listeners, a
+ * kernel socket of this process's from now on (it came close-on-exec and
+ * non-blocking) */
+static int kernel_conn(int c, const struct skp_rep *rep, struct sockaddr *sa, socklen_t *len,
+		       int flags)
+{
+	if (!(flags & SOCK_NONBLOCK))
+		shim_real.fcntl(c, F_SETFL, shim_real.fcntl(c, F_GETFL) & ~O_NONBLOCK);
+	if (!(flags & SOCK_CLOEXEC))
+		shim_real.fcntl(c, F_SETFD, 0);
+	shim_fd_release(c); /* a stale entry of a number closed behind our back */
+	peer_out(rep, sa, len);
+	return c;
 }
 
 EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
@@ -185,6 +214,8 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 			if (!rc)
 				continue;
 		}
+		if (!rc && rep.id == 0 && nfds == 1)
+			return kernel_conn(fds[0], &rep, sa, len, flags);
 		if (rc || nfds != 2) {
 			for (int i = 0; i < nfds; i++)
 				shim_real.close(fds[i]);
@@ -204,11 +235,7 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 		n->nonblock = flags & SOCK_NONBLOCK;
 		shim_fd_release(fds[1]);
 		shim_fd_set(fds[1], n);
-		if (sa && len) {
-			socklen_t l = rep.len < *len ? rep.len : *len;
-			memcpy(sa, rep.data, l);
-			*len = rep.len;
-		}
+		peer_out(&rep, sa, len);
 		return fds[1];
 	}
 }
@@ -466,6 +493,10 @@ static int dup_done(int fd, int newfd)
 	struct shim_fd *e = shim_fd(fd), *ne = shim_fd(newfd);
 	if (newfd < 0 || !e || !ne)
 		return newfd;
+	if (e->s && shim_foreign()) {
+		shim_vf_note(newfd, e->s);
+		return newfd;
+	}
 	if (e->c)
 		stay_kernel(e); /* two fds on one undecided socket: the kernel keeps it */
 	if (e->s) {

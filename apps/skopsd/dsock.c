@@ -54,6 +54,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd)
 	}
 	s->shm->magic = SKP_MAGIC;
 	s->mfd = mfd;
+	s->kfd[0] = s->kfd[1] = -1;
 	s->pid = cl->pid;
 	dsock_hold(s, cl, id);
 	s->sd = sd;
@@ -104,6 +105,7 @@ void dsock_log(struct skopsd *d, unsigned id, const char *why)
 static void dsock_free(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
+	kloop_close(d, s);
 	munmap(s->shm, sizeof(struct skp_shm));
 	close(s->efd);
 	close(s->mfd);
@@ -219,7 +221,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	uint32_t ev = skops_events(d->st, s->sd);
 	int work = 0;
 	if (s->listening) {
-		bool acc = ev & SKOPS_EV_IN;
+		bool acc = (ev & SKOPS_EV_IN) || s->kpend;
 		if (acc != s->acc_ready) {
 			s->acc_ready = acc;
 			if (acc)

@@ -3,7 +3,7 @@
  *   skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]
  *          [--mtu N] [--eal "ARGS"] [--sock PATH]
  *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
- *          [--group NAME] [-v]
+ *          [--group NAME] [--loopback-listen yes|no] [-v]
  * The port keys are skcat's (apps/lib/appport.c); the config file takes
  * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
  * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
@@ -46,7 +46,7 @@ struct opts {
 	const char *sock_path, *group;
 	struct attach att[SKOPSD_MAX_ATTACH];
 	unsigned natt;
-	bool verbose;
+	bool verbose, loopback_listen;
 	char sock_buf[256], group_buf[64];
 };
 
@@ -119,6 +119,13 @@ static int opt_set(struct opts *o, const char *key, const char *val, char *err, 
 			return -E2BIG;
 		}
 		return parse_attach(&o->att[o->natt++], val, err, elen);
+	} else if (!strcmp(key, "loopback-listen")) {
+		bool yes = !strcmp(val, "yes"), no = !strcmp(val, "no");
+		if (!yes && !no) {
+			snprintf(err, elen, "loopback-listen '%s': yes or no", val);
+			return -EINVAL;
+		}
+		o->loopback_listen = yes;
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -136,7 +143,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]\n"
 		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
-		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME] [-v]\n");
+		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
+		"  [--loopback-listen yes|no] [-v]\n");
 	exit(2);
 }
 
@@ -152,11 +160,13 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"attach", required_argument, NULL, 7},
 	    {"group", required_argument, NULL, 8},
 	    {"config", required_argument, NULL, 9},
+	    {"loopback-listen", required_argument, NULL, 10},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,  "vdev", "addr",   "gw",   "mtu",
-					   "eal", "sock", "attach", "group"};
+	static const char *const keys[] = {NULL,    "vdev", "addr",	      "gw",
+					   "mtu",   "eal",  "sock",	      "attach",
+					   "group", NULL,   "loopback-listen"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -165,7 +175,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		} else if (c == 9) {
 			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 8) {
+		} else if ((c >= 1 && c <= 8) || c == 10) {
 			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -269,6 +279,12 @@ static void run(struct skopsd *d)
 				if (cl && read(cl->kick, &v, sizeof(v)) < 0 && errno != EAGAIN)
 					perror("skopsd: kick");
 				idle = 0;
+			} else if (u & SKOPSD_TAG_KLOOP) {
+				/* a kernel loopback listener has a connection */
+				struct dsock *s = d->socks[u & ~SKOPSD_TAG_KLOOP];
+				if (s)
+					s->kpend = true;
+				idle = 0;
 			} else if (d->clients[u]) {
 				srv_client(d, u);
 				idle = 0;
@@ -297,6 +313,7 @@ int main(int argc, char **argv)
 	char err[10240], log[2048];
 	d.sock_path = o.sock_path;
 	d.verbose = o.verbose;
+	d.loopback_listen = o.loopback_listen;
 	/* the socket path first: a second daemon must fail before touching the port */
 	if (srv_listen(&d, err, sizeof(err)))
 		die("%s", err);

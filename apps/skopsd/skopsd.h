@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "skp_proto.h"
@@ -32,6 +33,10 @@ struct dsock {
 	bool started;			    /* connect called, or accepted */
 	bool listening, eof, err, closing, shut_wr_pending;
 	bool acc_ready;
+	/* loopback-listen (kloop.c): kernel listeners on loopback, -1: none;
+	 * kpend: one may have a connection waiting; kturn: which goes first */
+	int kfd[2];
+	bool kpend, kturn, kfirst;
 	bool linger0;	      /* SO_LINGER {1, 0}: the last close resets */
 	bool dgram;	      /* UDP: records in the rings (dgram.c) */
 	uint64_t dgram_drops; /* datagrams the stack refused to send */
@@ -64,6 +69,7 @@ struct skopsd {
 	int lfd, epfd;
 	const char *sock_path;
 	bool verbose, draining;
+	bool loopback_listen; /* wildcard listeners also take the kernel's loopback */
 	struct client *clients[SKOPSD_MAX_CLIENTS];
 	struct dsock *socks[SKOPSD_MAX_SOCKS]; /* index: the id the app names */
 	struct client *tickets[SKOPSD_MAX_TICKETS];
@@ -79,6 +85,19 @@ void srv_client(struct skopsd *d, unsigned ci);
 void srv_drop_client(struct skopsd *d, unsigned ci, bool reset);
 /* Fork tickets nobody claimed in time release their holds. */
 void srv_expire_tickets(struct skopsd *d);
+
+/* epoll data of a kernel loopback listener: this tag | the socket's id
+ * (clients' are their index, their kick eventfds' 0x80000000 | index) */
+#define SKOPSD_TAG_KLOOP 0x40000000u
+
+/* kloop.c: a wildcard listener's kernel listeners on loopback */
+/* Keeps fds (up to 2 listening kernel sockets) with s; on failure closes
+ * them and any kept before. */
+int kloop_adopt(struct skopsd *d, struct dsock *s, unsigned id, const int *fds, int nfds);
+/* A connection from them (its fd, non-blocking, close-on-exec; its peer
+ * in sa) or -EAGAIN */
+int kloop_accept(struct dsock *s, void *sa, socklen_t *len);
+void kloop_close(struct skopsd *d, struct dsock *s);
 
 /* sockopt.c: SO_LINGER and TCP_INFO here, the rest by the stack */
 int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r);

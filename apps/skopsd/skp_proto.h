@@ -105,10 +105,14 @@ struct skp_req {
 	uint8_t data[SKP_DATA_MAX];
 };
 
+/* skp_rep.flags of HELLO: the daemon's settings the shim follows */
+#define SKP_F_LOOPBACK_LISTEN (1u << 0) /* a wildcard listener also listens on loopback */
+
 struct skp_rep {
 	int32_t rc; /* >= 0 or -errno */
 	uint32_t id;
 	uint32_t len;
+	uint32_t flags; /* HELLO: SKP_F_* */
 	uint64_t token; /* FORK: the ticket, known only to the parent and its child */
 	uint8_t data[SKP_DATA_MAX];
 };
@@ -126,5 +130,13 @@ uint32_t skp_ring_span(uint32_t idx, uint32_t n);
 /* n bytes from/to the ring at index idx, wrapping */
 void skp_ring_read(const uint8_t *ring, uint32_t idx, void *dst, uint32_t n);
 void skp_ring_write(uint8_t *ring, uint32_t idx, const void *src, uint32_t n);
+
+/* SCM_RIGHTS (skp_fds.c): at most SKP_FDS_MAX fds go with one message */
+#define SKP_FDS_MAX 2
+struct msghdr;
+/* n fds as m's control message, in buf (CMSG_SPACE(SKP_FDS_MAX * sizeof(int))) */
+void skp_fds_put(struct msghdr *m, void *buf, const int *fds, int n);
+/* The fds m brought, up to room into fds; drop closes the rest. Returns the count. */
+int skp_fds_take(struct msghdr *m, int *fds, int room, void (*drop)(int));
 
 #endif

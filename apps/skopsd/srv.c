@@ -152,15 +152,7 @@ static int send_rep(int fd, const struct skp_rep *rep, const int *fds, int nfds)
 		struct cmsghdr align;
 	} u;
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (nfds) {
-		m.msg_control = u.buf;
-		m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
+	skp_fds_put(&m, u.buf, fds, nfds);
 	return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(*rep) ? 0 : -errno;
 }
 
@@ -325,8 +317,53 @@ void srv_expire_tickets(struct skopsd *d)
 			ticket_end(d, t, NULL);
 }
 
-static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
+/* ACCEPT: a skops connection (its memfd and eventfd), or with
+ * loopback-listen one the kernel's loopback listeners took (its socket
+ * alone, id 0), taking turns. 0 when answered, else the stack's error
+ * (-EAGAIN when neither has one). */
+static int accept_one(struct skopsd *d, struct client *cl, struct dsock *s, unsigned id)
 {
+	struct skp_rep rep = {.id = id};
+	struct sockaddr_storage ss;
+	int fds[2], err = -EAGAIN;
+	for (int k = 0; k < 2; k++, s->kfirst = !s->kfirst) {
+		socklen_t l = sizeof(ss);
+		int rc = s->kfirst ? kloop_accept(s, &ss, &l)
+				   : skops_accept(d->st, s->sd, (struct sockaddr *)&ss, &l);
+		if (rc < 0 && !s->kfirst)
+			err = rc;
+		if (rc < 0)
+			continue;
+		memcpy(rep.data, &ss, l < sizeof(rep.data) ? l : sizeof(rep.data));
+		rep.len = l;
+		s->kfirst = !s->kfirst; /* the other one goes first next time */
+		if (!s->kfirst) {	/* the kernel's */
+			rep.id = 0;
+			send_rep(cl->fd, &rep, &rc, 1);
+			close(rc); /* the app has its own */
+		} else if ((rep.rc = new_sock(d, cl, rc, &rep, fds))) {
+			skops_abort(d->st, rc);
+			send_rep(cl->fd, &rep, NULL, 0);
+		} else {
+			d->socks[rep.id]->started = true;
+			dsock_pump(d, rep.id);
+			send_rep(cl->fd, &rep, fds, 2);
+		}
+		dsock_pump(d, id); /* the accept queues may be empty now */
+		return 0;
+	}
+	dsock_pump(d, id);
+	return err;
+}
+
+/* rfds: the fds that came with the request (LISTEN's loopback listeners);
+ * the request keeps them or closes them */
+static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
+		  int nrfds)
+{
+	int nk = r->op == SKP_LISTEN && d->loopback_listen ? nrfds : 0;
+	for (int i = nk; i < nrfds; i++)
+		close(rfds[i]);
 	struct skp_rep rep = {.id = r->id};
 	int fds[2], nfds = 0, rc;
 	struct dsock *s = NULL;
@@ -334,11 +371,15 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 	    r->op != SKP_CLAIM && !(s = own(d, cl, r->id))) {
 		rep.rc = -EBADF;
 		send_rep(cl->fd, &rep, NULL, 0);
+		for (int i = 0; i < nk; i++)
+			close(rfds[i]);
 		return;
 	}
 	if (s && s->sd < 0 && r->op != SKP_CLOSE && r->op != SKP_MEMFD) {
 		rep.rc = -ECONNRESET;
 		send_rep(cl->fd, &rep, NULL, 0);
+		for (int i = 0; i < nk; i++)
+			close(rfds[i]);
 		return;
 	}
 	switch (r->op) {
@@ -356,6 +397,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		}
 		fds[0] = cl->kick;
 		nfds = rc ? 0 : 1;
+		rep.flags = d->loopback_listen ? SKP_F_LOOPBACK_LISTEN : 0;
 		break;
 	}
 	case SKP_SOCKET: {
@@ -383,6 +425,11 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		break;
 	case SKP_LISTEN:
 		rc = skops_listen(d->st, s->sd, r->a);
+		if (!rc && nk)
+			rc = kloop_adopt(d, s, r->id, rfds, nk);
+		else
+			for (int i = 0; i < nk; i++)
+				close(rfds[i]);
 		if (!rc) {
 			s->listening = true;
 			atomic_fetch_or(&s->shm->state, SKP_ST_LISTEN);
@@ -396,26 +443,10 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 		rc = skops_connect(d->st, s->sd, (const void *)r->data, sa_len(r));
 		s->started = !rc || rc == -EINPROGRESS;
 		break;
-	case SKP_ACCEPT: {
-		struct sockaddr_storage ss;
-		socklen_t l = sizeof(ss);
-		rc = skops_accept(d->st, s->sd, (struct sockaddr *)&ss, &l);
-		if (rc >= 0) {
-			int sd = rc;
-			rc = new_sock(d, cl, sd, &rep, fds);
-			if (rc) {
-				skops_abort(d->st, sd);
-			} else {
-				nfds = 2;
-				d->socks[rep.id]->started = true;
-				memcpy(rep.data, &ss, l < sizeof(rep.data) ? l : sizeof(rep.data));
-				rep.len = l;
-				dsock_pump(d, rep.id);
-			}
-		}
-		dsock_pump(d, r->id); /* the accept queue may be empty now */
+	case SKP_ACCEPT:
+		if (!(rc = accept_one(d, cl, s, r->id)))
+			return; /* answered */
 		break;
-	}
 	case SKP_SHUTDOWN:
 		if (s->dgram) {
 			rc = skops_shutdown(d->st, s->sd, r->a);
@@ -485,18 +516,47 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r)
 	/* the daemon keeps its own memfd and eventfd (dsock) and kick */
 }
 
+static void drop_fd(int fd)
+{
+	close(fd);
+}
+
+/* One request and the fds that came with it (up to 2, close-on-exec). */
+static ssize_t recv_req(int fd, struct skp_req *r, int *fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = u.buf,
+			   .msg_controllen = sizeof(u.buf)};
+	ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	*nfds = n >= 0 ? skp_fds_take(&m, fds, 2, drop_fd) : 0;
+	if (n >= 0 && (m.msg_flags & MSG_CTRUNC)) { /* more fds than a request carries */
+		errno = EPROTO;
+		n = -1;
+	}
+	return n;
+}
+
 void srv_client(struct skopsd *d, unsigned ci)
 {
 	struct client *cl = d->clients[ci];
 	for (int i = 0; i < 64; i++) {
 		struct skp_req r;
-		ssize_t n = recv(cl->fd, &r, sizeof(r), MSG_DONTWAIT);
+		int fds[2], nfds;
+		ssize_t n = recv_req(cl->fd, &r, fds, &nfds);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n != (ssize_t)sizeof(r) || r.op == 0 || r.op >= SKP_OP_MAX) {
+			for (int k = 0; k < nfds; k++)
+				close(fds[k]);
 			srv_drop_client(d, ci, false);
 			return;
 		}
-		serve(d, cl, &r);
+		serve(d, cl, &r, fds, nfds);
 	}
 }

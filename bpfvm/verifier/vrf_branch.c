@@ -480,6 +480,22 @@ int vrf_check_cond_jmp(struct vrf_env *env, const struct bpfvm_insn *insn, int *
 	}
 	if (vrf_reg_is_ptr(dst) || vrf_reg_is_ptr(src))
 		return ptr_cond(env, insn, dst, src, target, next);
+	if (x && insn->src == insn->dst) {
+		/* a register against itself: the op alone decides, and refining
+		 * a register from itself would narrow it by one on every pass
+		 * of a loop (kernel: is_scalar_branch_taken with reg1 == reg2);
+		 * r & r is r != 0 */
+		if (op != BPF_JSET) {
+			bool t = op == BPF_JEQ || op == BPF_JGE || op == BPF_JLE ||
+				 op == BPF_JSGE || op == BPF_JSLE;
+			*next = t ? target : idx + 1;
+			return 0;
+		}
+		op = BPF_JNE;
+		x = false;
+		vrf_mark_const(&srcv, 0);
+		src = &srcv;
+	}
 
 	struct vrf_reg td = *dst, ts = *src, fd = *dst, fs = *src;
 	bool take = refine_side(&td, &ts, op, is32, true);

@@ -113,6 +113,7 @@ struct vrf_state {
 	uint32_t branches;
 	int insn_idx;
 	struct vrf_state *next_at_insn;
+	uint32_t hits, misses; /* checkpoint: prunes it made, visits it failed */
 };
 
 struct vrf_pending {

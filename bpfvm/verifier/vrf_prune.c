@@ -372,6 +372,42 @@ static void pruned_by(struct vrf_env *env, const struct vrf_state *old)
 		vrf_propagate_precision(env, old);
 }
 
+/* The infinite-loop test needs both states equal; their live registers in
+ * the current frame differ far more often than their stacks do, so compare
+ * those both ways first (kernel: states_maybe_looping). */
+static bool regs_maybe_looping(struct vrf_env *env, const struct vrf_state *o,
+			       const struct vrf_state *c, int insn)
+{
+	if (o->curframe != c->curframe)
+		return false;
+	const struct vrf_frame *of = o->frames[o->curframe], *cf = c->frames[c->curframe];
+	uint16_t live = env->ia[insn].live_in;
+	struct idmap m1, m2; /* only n is read before written */
+	m1.n = m2.n = 0;
+	for (int r = 0; r < VRF_NREGS; r++)
+		if ((live & (1u << r)) && (!regsafe(&of->regs[r], &cf->regs[r], &m1, true) ||
+					   !regsafe(&cf->regs[r], &of->regs[r], &m2, true)))
+			return false;
+	return true;
+}
+
+/* A checkpoint that keeps failing to prune costs a comparison at every visit
+ * and saves nothing: a loop whose iterations each refine a bound by one
+ * would otherwise compare every visit against PER_INSN_STATES checkpoints
+ * until the processed-insn limit (kernel: miss_cnt > hit_cnt * 3 + 3).
+ * Unlinked, it stays allocated: parent chains may still lead through it. */
+static bool evict(struct vrf_iaux *ia, struct vrf_state ***link, bool add)
+{
+	struct vrf_state *sl = **link;
+	if (add)
+		sl->misses++;
+	if (ia->cb_entry || sl->misses <= sl->hits * 3 + 3)
+		return false;
+	**link = sl->next_at_insn;
+	ia->nexplored--;
+	return true;
+}
+
 int vrf_is_state_visited(struct vrf_env *env, int insn)
 {
 	struct vrf_iaux *ia = &env->ia[insn];
@@ -380,26 +416,32 @@ int vrf_is_state_visited(struct vrf_env *env, int insn)
 
 	if (!ia->prune)
 		return 0;
-	for (struct vrf_state *sl = ia->explored; sl; sl = sl->next_at_insn) {
+	/* inside a loop: iterations rarely help pruning, keep few */
+	bool in_loop_burst =
+	    env->jmps - env->prev_jmps < 20 && env->processed - env->prev_processed < 100;
+	struct vrf_state **link = &ia->explored;
+	while (*link) {
+		struct vrf_state *sl = *link;
 		if (sl->branches && !ia->cb_entry) {
-			if (states_equal(env, sl, cur, insn, true) &&
+			if (regs_maybe_looping(env, sl, cur, insn) &&
+			    states_equal(env, sl, cur, insn, true) &&
 			    states_equal(env, cur, sl, insn, true)) {
 				env->insn_idx = insn;
 				return vrf_err(env, -EINVAL, "infinite loop detected at insn %d",
 					       insn);
 			}
-			/* inside a loop: iterations rarely help pruning, keep few */
-			if (env->jmps - env->prev_jmps < 20 &&
-			    env->processed - env->prev_processed < 100)
+			if (in_loop_burst)
 				add = false;
-			continue;
-		}
-		/* an in-progress callback entry has not learnt its precision yet:
-		 * only full inclusion proves the new entry safe */
-		if (states_equal(env, sl, cur, insn, sl->branches != 0)) {
+		} else if (states_equal(env, sl, cur, insn, sl->branches != 0)) {
+			/* an in-progress callback entry has not learnt its
+			 * precision yet: only full inclusion proves the new
+			 * entry safe */
+			sl->hits++;
 			pruned_by(env, sl);
 			return 1;
 		}
+		if (!evict(ia, &link, add))
+			link = &sl->next_at_insn;
 	}
 	if (ia->cb_entry && ia->explored && ia->explored->curframe == cur->curframe &&
 	    ia->explored->frames[cur->curframe]->callsite == cur->frames[cur->curframe]->callsite) {

@@ -395,8 +395,10 @@ int net_poll(struct net *n, uint64_t now_ns)
 	uint16_t k = dev_rx_burst(n->dev, pkts, NET_BURST);
 	for (uint16_t i = 0; i < k; i++)
 		net_eth_input(n, pkts[i]);
-	net_neigh_timers(n);
-	net_reasm_timers(n);
+	if (n->timers_at <= now_ns) {
+		uint64_t a = net_neigh_timers(n), b = net_reasm_timers(n);
+		n->timers_at = a < b ? a : b;
+	}
 	return k;
 }
 

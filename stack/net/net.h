@@ -60,6 +60,7 @@ struct ip_meta {
 	uint8_t proto;	/* IPPROTO_TCP, IPPROTO_UDP, ... */
 	uint8_t tos;
 	uint8_t ttl;
+	uint32_t flow; /* IPv6 flow label on output (0: none) */
 	union {
 		uint32_t v4;
 		uint8_t v6[16];
@@ -98,6 +99,7 @@ struct net_stats {
 	uint64_t neigh_queue_drop, neigh_failed, neigh_table_full;
 	uint64_t ip4_in, ip4_bad_hdr, ip4_bad_csum, ip4_bad_len, ip4_not_for_us, ip4_options;
 	uint64_t ip4_frag_in, ip4_reasm_ok, ip4_reasm_timeout, ip4_reasm_drop, ip4_frag_out_drop;
+	uint64_t ip4_frag_out; /* fragments sent (UDP over the path MTU) */
 	uint64_t ip6_in, ip6_bad_hdr, ip6_bad_len, ip6_not_for_us, ip6_ext_drop, ip6_frag_drop;
 	uint64_t icmp_in, icmp_bad, icmp_echo_replies, icmp_errors_in, icmp_errors_out;
 	uint64_t icmp6_in, icmp6_bad, icmp6_echo_replies, icmp6_errors_in, ndp_ns_in, ndp_na_in,

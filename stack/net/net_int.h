@@ -82,6 +82,10 @@ struct net {
 	uint32_t mtu;
 	struct rnd rnd;
 	uint64_t now;
+	/* No neighbour or reassembly timer is due before this: net_poll scans
+	 * those tables only then, not on every busy poll. Lowered by whatever
+	 * sets a deadline; never later than the earliest one. */
+	uint64_t timers_at;
 	uint16_t ip4_id;
 
 	net_l4_fn l4_fn[256];
@@ -106,6 +110,12 @@ struct net {
 	bool csum_notice_done;
 };
 
+static inline void net_timers_arm(struct net *n, uint64_t at)
+{
+	if (at < n->timers_at)
+		n->timers_at = at;
+}
+
 static inline size_t net_alen(uint8_t family)
 {
 	return family == AF_INET ? 4 : 16;
@@ -122,6 +132,11 @@ bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *met
 int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *dst);
 /* m at L4; builds the IP header (no L4 checksum work) and sends. */
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
+/* An IPv4 datagram whose L4 bytes are l4hdr (hlen) then data (len), checksum
+ * already final, sent as fragments of at most mtu bytes (RFC 791 §3.2).
+ * Returns 0, -EMSGSIZE (over 65535 bytes) or the first fragment's error. */
+int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
+			 uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu);
 /* Queues a complete Ethernet frame for net_flush. */
 int net_tx_frame(struct net *n, struct rte_mbuf *m);
 /* Prepends an Ethernet header and queues the frame. */
@@ -134,14 +149,16 @@ void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint
 		     bool create);
 /* Sends m (at L3) to nexthop, or holds it while resolving. Consumes m. */
 int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *nexthop);
-void net_neigh_timers(struct net *n);
+/* Probes and expires what is due; returns when it has work next. */
+uint64_t net_neigh_timers(struct net *n);
 uint64_t net_neigh_deadline(const struct net *n);
 void net_arp_announce(struct net *n);
 void net_neigh_fini(struct net *n);
 
 /* net_ip4.c */
 void net_ip4_input(struct net *n, struct rte_mbuf *m);
-void net_reasm_timers(struct net *n);
+/* Expires what is due; returns when it has work next. */
+uint64_t net_reasm_timers(struct net *n);
 uint64_t net_reasm_deadline(const struct net *n);
 void net_reasm_fini(struct net *n);
 /* Error about the datagram m (data at its IPv4 header); m is not consumed. */

@@ -171,15 +171,19 @@ void net_reasm_fini(struct net *n)
 			reasm_free(&n->reasm[i]);
 }
 
-void net_reasm_timers(struct net *n)
+uint64_t net_reasm_timers(struct net *n)
 {
+	uint64_t next = UINT64_MAX;
 	for (unsigned i = 0; i < NET_REASM_MAX; i++) {
 		struct net_reasm *q = &n->reasm[i];
 		if (q->used && q->expires <= n->now) {
 			n->st.ip4_reasm_timeout++;
 			reasm_free(q);
+		} else if (q->used && q->expires < next) {
+			next = q->expires;
 		}
 	}
+	return next;
 }
 
 uint64_t net_reasm_deadline(const struct net *n)
@@ -222,6 +226,7 @@ static struct rte_mbuf *reasm_add(struct net *n, struct rte_mbuf *m, const struc
 		q->id = ip->id;
 		q->proto = ip->proto;
 		q->expires = n->now + n->cfg.frag_timeout_ms * CLK_NS_PER_MS;
+		net_timers_arm(n, q->expires);
 	}
 	uint32_t off = ip->frag_off, len = ip->payload_len, end = off + len;
 	/* RFC 791: every fragment but the last carries a multiple of 8. */
@@ -292,6 +297,11 @@ void net_ip4_input(struct net *n, struct rte_mbuf *m)
 	if (rc) {
 		if (rc == -EBADMSG)
 			n->st.ip4_bad_csum++;
+		/* Shorter than its total length: over net_af_packet this is a
+		 * datagram the kernel reassembled (the PMD's fanout asks for
+		 * PACKET_FANOUT_FLAG_DEFRAG) cut to the ring's frame size. */
+		else if (v.len >= 4 && wire_get16(v.p + 2) > v.len)
+			n->st.ip4_bad_len++;
 		else
 			n->st.ip4_bad_hdr++;
 		rte_pktmbuf_free(m);

@@ -128,6 +128,7 @@ static void neigh_probe(struct net *n, struct net_neigh *e)
 	}
 	e->probes++;
 	e->next_probe = n->now + n->cfg.neigh_retrans_ms * CLK_NS_PER_MS;
+	net_timers_arm(n, e->next_probe);
 }
 
 static void neigh_send_queue(struct net *n, struct net_neigh *e)
@@ -204,34 +205,42 @@ int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const vo
 	return 0;
 }
 
-void net_neigh_timers(struct net *n)
+/* How long a failed entry keeps its slot after its failure aged out. */
+#define NEIGH_FAILED_KEEP_NS (60 * CLK_NS_PER_S)
+
+/* When net_neigh_timers has work for e next. */
+static uint64_t neigh_due(const struct net_neigh *e)
 {
+	if (e->state == NET_NEIGH_INCOMPLETE || e->state == NET_NEIGH_STALE)
+		return e->next_probe;
+	if (e->state == NET_NEIGH_FAILED)
+		return e->expires + NEIGH_FAILED_KEEP_NS;
+	return UINT64_MAX;
+}
+
+uint64_t net_neigh_timers(struct net *n)
+{
+	uint64_t next = UINT64_MAX;
 	for (unsigned i = 0; i < NET_NEIGH_MAX; i++) {
 		struct net_neigh *e = &n->neigh[i];
-		switch (e->state) {
-		case NET_NEIGH_INCOMPLETE:
-		case NET_NEIGH_STALE:
-			if (e->next_probe > n->now)
-				break;
-			if (e->probes >= n->cfg.neigh_max_probes) {
+		if (neigh_due(e) <= n->now) {
+			if (e->state == NET_NEIGH_FAILED) {
+				/* Freed lazily: a later output retries after expiry. */
+				memset(e, 0, sizeof(*e));
+			} else if (e->probes >= n->cfg.neigh_max_probes) {
 				neigh_drop_queue(n, e);
 				/* Remember the failure for one probe round so that
 				 * senders see -EHOSTUNREACH instead of queueing again. */
 				e->state = NET_NEIGH_FAILED;
 				e->expires = n->now + n->cfg.neigh_retrans_ms * CLK_NS_PER_MS;
-				break;
+			} else {
+				neigh_probe(n, e);
 			}
-			neigh_probe(n, e);
-			break;
-		case NET_NEIGH_FAILED:
-			/* Freed lazily: a later output retries after expiry. */
-			if (e->expires + 60 * CLK_NS_PER_S <= n->now)
-				memset(e, 0, sizeof(*e));
-			break;
-		default:
-			break;
 		}
+		uint64_t due = neigh_due(e);
+		next = due < next ? due : next;
 	}
+	return next;
 }
 
 uint64_t net_neigh_deadline(const struct net *n)

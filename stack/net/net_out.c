@@ -1,7 +1,8 @@
 /* net: the IP and Ethernet output path: header construction (RFC 791 §3.1,
- * RFC 8200 §3), the MTU check (we never fragment: TCP sets DF and sizes its
- * segments from the path MTU, RFC 1191; UDP gets -EMSGSIZE), next-hop choice
- * and the hand-over to neighbour resolution. */
+ * RFC 8200 §3), the MTU check (TCP sets DF and sizes its segments from the
+ * path MTU, RFC 1191; an IPv4 UDP datagram over the path MTU is fragmented,
+ * RFC 791 §3.2, as Linux does without IP_PMTUDISC_DO; IPv6 UDP gets
+ * -EMSGSIZE), next-hop choice and the hand-over to neighbour resolution. */
 #include "net_int.h"
 
 #include <errno.h>
@@ -64,6 +65,19 @@ int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void 
 	return net_neigh_output(n, m, family, hop);
 }
 
+static struct ip4_repr ip4_repr_of(const struct ip_meta *meta, uint16_t payload_len, uint16_t id)
+{
+	return (struct ip4_repr){
+	    .src = meta->src.v4,
+	    .dst = meta->dst.v4,
+	    .proto = meta->proto,
+	    .tos = meta->tos,
+	    .ttl = meta->ttl ? meta->ttl : 64,
+	    .payload_len = payload_len,
+	    .id = id,
+	};
+}
+
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 {
 	uint32_t l4 = rte_pktmbuf_pkt_len(m);
@@ -86,17 +100,10 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 	m->l3_len = hl;
 	if (meta->family == AF_INET) {
 		bool off = n->caps.tx_ip4_csum;
-		struct ip4_repr r = {
-		    .src = meta->src.v4,
-		    .dst = meta->dst.v4,
-		    .proto = meta->proto,
-		    .tos = meta->tos,
-		    .ttl = meta->ttl ? meta->ttl : 64,
-		    .payload_len = (uint16_t)l4,
-		    .id = n->ip4_id++,
-		    /* DF on everything: we never fragment (RFC 1191 §3). */
-		    .df = true,
-		};
+		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)l4, n->ip4_id++);
+		/* DF on all we do not fragment ourselves: path MTU discovery
+		 * (RFC 1191 §3). */
+		r.df = true;
 		ip4_emit(&r, &v, off);
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
 		if (off)
@@ -106,6 +113,7 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		    .next_header = meta->proto,
 		    .hop_limit = meta->ttl ? meta->ttl : 64,
 		    .tclass = meta->tos,
+		    .flow = meta->flow,
 		    .payload_len = (uint16_t)l4,
 		};
 		memcpy(r.src, meta->src.v6, 16);
@@ -114,4 +122,46 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
 	}
 	return net_l2_output(n, m, meta->family, dst);
+}
+
+int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
+			 uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu)
+{
+	uint32_t total = hlen + len;
+	if (mtu < 68 || total > 65535 - IP4_HDR_LEN)
+		return -EMSGSIZE;
+	/* RFC 791 §3.2: every fragment but the last carries a multiple of 8
+	 * bytes; all share one identification. */
+	uint32_t step = (mtu - IP4_HDR_LEN) & ~7u;
+	uint16_t id = n->ip4_id++;
+	uint16_t room = (uint16_t)(IP4_HDR_LEN + ETH_HDR_LEN);
+	for (uint32_t off = 0; off < total; off += step) {
+		uint32_t k = total - off < step ? total - off : step;
+		struct rte_mbuf *m = net_alloc(n);
+		uint8_t *p = m && rte_pktmbuf_headroom(m) >= room && rte_pktmbuf_tailroom(m) >= k
+				 ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)k)
+				 : NULL;
+		if (!p) {
+			rte_pktmbuf_free(m);
+			n->st.out_nobufs++;
+			return -ENOBUFS;
+		}
+		/* the fragment's bytes of the L4 header, then of the data */
+		uint32_t h = off < hlen ? (hlen - off < k ? hlen - off : k) : 0;
+		memcpy(p, l4hdr + off, h);
+		memcpy(p + h, data + (off + h - hlen), k - h);
+		struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, IP4_HDR_LEN), IP4_HDR_LEN};
+		m->l3_len = IP4_HDR_LEN;
+		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)k, id);
+		r.frag_off = (uint16_t)off;
+		r.mf = off + k < total;
+		/* no offload for a fragment: its L4 checksum is already final */
+		ip4_emit(&r, &v, false);
+		m->ol_flags = RTE_MBUF_F_TX_IPV4;
+		n->st.ip4_frag_out++;
+		int rc = net_l2_output(n, m, AF_INET, &meta->dst);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

@@ -154,10 +154,15 @@ struct tcp_sack_sb {
 #define TCP_RS_RTX    1u /* retransmitted at least once */
 #define TCP_RS_LOST   2u /* deemed lost and not resent since */
 #define TCP_RS_SACKED 4u /* delivered (SACKed) */
+#define TCP_RS_APPLIM 8u /* sent while the sender was application-limited (tcp_rate.c) */
 struct tcp_rack_seg {
 	uint64_t xmit_ns;
 	uint32_t seq, end;
 	uint32_t flags; /* TCP_RS_* */
+	/* delivery-rate state when it was sent (tcp_rate.c): the
+	 * connection's delivered bytes, when they last grew, and when the
+	 * send phase of the window it belongs to began */
+	uint64_t delivered, delivered_ns, first_tx_ns;
 };
 struct tcp_rack {
 	struct tcp_rack_seg *s;
@@ -179,6 +184,23 @@ struct tcp_rack {
 	bool tlp_rtx;	   /* the probe was a retransmission */
 	/* per connection counts, for tcp_info */
 	uint32_t lost, probes, probe_recovered, spurious_rto;
+};
+
+/* Delivery-rate estimation (tcp_rate.c, Linux's tcp_rate.c) over the RACK
+ * records; bytes and ns. The rs_* fields build this ACK's sample. */
+struct tcp_rate {
+	uint64_t delivered;	/* bytes cumulatively acked or SACKed, ever */
+	uint64_t delivered_ns;	/* when delivered last grew */
+	uint64_t first_tx_ns;	/* send time of the latest segment delivered */
+	uint64_t app_limited;	/* delivered + in flight when the sender ran dry; 0: not */
+	uint64_t ack_delivered; /* delivered when this ACK began */
+	uint32_t ack_lost;	/* rack.lost when this ACK began */
+	uint32_t ack_inflight;	/* bytes in flight when this ACK began */
+	bool rs_have;		/* a segment this ACK delivered had rate state */
+	bool rs_app_limited, rs_retrans;
+	uint32_t rs_end;
+	uint64_t rs_prior_delivered, rs_prior_ns, rs_xmit_ns;
+	int64_t rs_send_us; /* the send phase of the sampled window */
 };
 
 /* Receive-buffer autotuning (tcp_rcvbuf.c; Linux's rcvq_space and
@@ -288,6 +310,13 @@ struct tcb {
 	 * header) and, on a listener's child, the SYN's headers it kept */
 	uint8_t save_syn;
 	struct tcp_saved_syn *saved_syn;
+	/* tcp_pathopt.c: SO_BINDTOIFINDEX (0: any port), SO_REUSEPORT and the
+	 * owner it shares with, SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS,
+	 * IPV6_AUTOFLOWLABEL (-1: not set, the default applies) */
+	uint32_t bound_if, uid;
+	bool reuseport, thin_lto;
+	uint8_t txrehash;
+	int8_t autoflowlabel;
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
@@ -299,6 +328,7 @@ struct tcb {
 	 * sk_pacing_status); pace_next_ns: the next segment's departure. */
 	uint64_t pacing_rate, max_pacing_rate, pace_next_ns;
 	bool pace_req;
+	struct tcp_rate rate;
 };
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
@@ -390,6 +420,10 @@ struct tcp_config {
 	/* net.ipv4.tcp_abort_on_overflow: a final ACK finding the accept queue
 	 * full is answered with a reset instead of being dropped. */
 	bool abort_on_overflow;
+	/* The one port the stack sends and receives on, as SO_BINDTODEVICE and
+	 * SO_BINDTOIFINDEX name it (docs/sockops.md §5); NULL → "skops0", 0 → 1. */
+	const char *ifname;
+	uint32_t ifindex;
 	/* The owner's output: one segment for tuple t with IP tos (ECN in the low
 	 * bits). Returns 0 or -errno (the segment is lost; timers recover). */
 	int (*xmit)(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,
@@ -462,6 +496,9 @@ int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uin
 		   bool from_bpf);
 int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t *len);
 int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg);
+/* The user owning the socket: SO_REUSEPORT shares a port between sockets of
+ * one owner only (0 until set). */
+void tcp_set_owner(struct tcb *tcb, uint32_t uid);
 struct skops_tcp_info;
 void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *out);
 uint32_t tcp_sndbuf_free(const struct tcb *tcb);

@@ -153,6 +153,7 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->save_syn = l->save_syn;
 	c->max_pacing_rate = c->pacing_rate = l->max_pacing_rate;
 	c->pace_req = l->pace_req;
+	tcp_pathopt_inherit(c, l);
 	c->rto_us = TCP_RTO_INIT_US;
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
@@ -600,6 +601,10 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcb->backoff = 0;
 		}
 	}
+	/* cong_control: the CC alone sizes the window after this ACK; what
+	 * recovery writes to cwnd meanwhile is put back before it runs. */
+	uint32_t cwnd_before = tcb->cwnd;
+	tcp_rate_ack_begin(tcb);
 	bool ece = (tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE);
 	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
 	 * takes the handshake's ACK before the CC's init, so it never sees it. */
@@ -641,7 +646,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
 				if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
 					cc_set_state(tcb, TCP_CA_OPEN);
-				tcb->cc->cong_avoid(tcb, ack, segs);
+				cc_cong_avoid(tcb, ack, segs);
 			}
 		} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 			if (SEQ_GEQ(ack, tcb->recover)) {
@@ -658,11 +663,12 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		} else {
 			if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
 				cc_set_state(tcb, TCP_CA_OPEN);
-			tcb->cc->cong_avoid(tcb, ack, segs);
+			cc_cong_avoid(tcb, ack, segs);
 		}
 		if (tcb->cwnd > tcb->cwnd_clamp)
 			tcb->cwnd = tcb->cwnd_clamp;
-		if (tcb->cwnd > tcb->max_cwnd)
+		/* (cong_control: the window is the CC's, below) */
+		if (tcb->cwnd > tcb->max_cwnd && !tcb->cc->cong_control)
 			tcb->max_cwnd = tcb->cwnd;
 		tcp_sndbuf_expand(tcb);
 		tcb->dupacks = 0;
@@ -713,6 +719,20 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcb->cwnd = tcb->ssthresh + 3;
 			tcp_retransmit_head(tcp, tcb);
 		}
+	}
+	if (tcb->cc->cong_control && SEQ_GEQ(ack, prior_una) && !s->handshake) {
+		if (!sack) {
+			/* the rate records see the cumulative ACK alone */
+			struct tcp_sb_res none = {0};
+			struct tcp_rack_ack ra;
+			tcp_rack_ack(tcp, tcb, h, &none, &ra);
+		}
+		struct tcp_rate_sample rs;
+		tcp_rate_gen(tcp, tcb, &rs);
+		tcb->cwnd = cwnd_before;
+		tcb->cc->cong_control(tcb, ack, &rs);
+		if (tcb->cwnd > tcb->max_cwnd)
+			tcb->max_cwnd = tcb->cwnd;
 	}
 	tcp_pace_update(tcp, tcb); /* Linux tcp_cong_control, every ACK */
 	return true;
@@ -1040,6 +1060,8 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 {
 	tcp->stats.in_segs++;
 	struct tcb *tcb = tcp_hash_find(tcp, t);
+	if (tcb && !tcp_dev_ok(tcp, tcb))
+		tcb = NULL; /* bound to another port: not for it (Linux inet_match) */
 	if (tcb && tcb->state == TCP_TIME_WAIT &&
 	    (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && tw_reusable(tcb, seg)) {
 		tcp_done(tcp, tcb, 0);

@@ -144,11 +144,23 @@ bool tcp_v6_is_mapped(const uint8_t a[16]);
 /* tcp_port.c: the port table of bound sockets (bind, listen) */
 bool tcp_port_in_use(const struct tcp *tcp, uint16_t port);
 /* 0, or -EADDRINUSE when a bound socket's address overlaps tcb->t.laddr on port
- * and SO_REUSEADDR does not let them share it (Linux inet_csk_bind_conflict
- * without SO_REUSEPORT and devices). Run at bind and again at listen. */
+ * and neither SO_REUSEADDR, SO_REUSEPORT nor their devices let them share
+ * it (Linux inet_csk_bind_conflict). Run at bind and again at listen. */
 int tcp_port_conflict(const struct tcp *tcp, const struct tcb *tcb, uint16_t port);
 void tcp_port_add(struct tcp *tcp, struct tcb *tcb);
 void tcp_port_remove(struct tcp *tcp, struct tcb *tcb);
+
+/* tcp_pathopt.c: device binding, SO_REUSEPORT, flow labels, thin-stream
+ * RTOs. set/get answer -ENOPROTOOPT for options that are not theirs. */
+void tcp_pathopt_init(struct tcp *tcp, struct tcb *tcb);
+void tcp_pathopt_inherit(struct tcb *c, const struct tcb *l);
+int tcp_pathopt_set(struct tcb *tcb, int level, int optname, const void *val, uint32_t len);
+int tcp_pathopt_get(const struct tcb *tcb, int level, int optname, int *v);
+int tcp_pathopt_devname(const struct tcb *tcb, void *val, uint32_t *len);
+bool tcp_dev_ok(const struct tcp *tcp, const struct tcb *tcb); /* sends/receives on our port */
+uint32_t tcp_flowlabel(const struct tcb *tcb);
+void tcp_rto_rehash(struct tcp *tcp, struct tcb *tcb);
+bool tcp_thin_linear(const struct tcb *tcb); /* this RTO does not back off */
 
 /* tcp_isn.c */
 uint32_t tcp_isn(struct tcp *tcp, const struct tcp_tuple *t, uint64_t now);
@@ -301,6 +313,23 @@ uint32_t tcp_rack_lost_bytes(struct tcb *tcb);
 /* The lowest un-SACKed part of a segment deemed lost: [s, e). */
 bool tcp_rack_next_lost(struct tcb *tcb, uint32_t *s, uint32_t *e);
 void tcp_rack_free(struct tcb *tcb);
+
+/* tcp_rate.c: delivery-rate samples over the RACK records (docs/tcp.md).
+ * on: the records are kept (SACK with RACK, or a cong_control CC). idle
+ * when a send leaves an empty flight, sent for each record that leaves,
+ * delivered for each record an ACK delivers; ack_begin before an ACK's
+ * processing, gen after it; check_app_limited when the application
+ * writes. */
+struct tcp_rate_sample;
+bool tcp_rate_on(const struct tcp *tcp, const struct tcb *tcb);
+void tcp_rate_idle(struct tcb *tcb, uint64_t now);
+void tcp_rate_sent(struct tcb *tcb, struct tcp_rack_seg *g);
+void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
+void tcp_rate_ack_begin(struct tcb *tcb);
+void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs);
+void tcp_rate_check_app_limited(struct tcb *tcb);
+/* Bytes in flight: the SACK pipe (RFC 6675), else snd_nxt - snd_una. */
+uint32_t tcp_inflight(struct tcb *tcb);
 
 /* tcp_tlp.c: the tail loss probe (RFC 8985 §7) */
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb); /* (re)starts or stops the PTO */

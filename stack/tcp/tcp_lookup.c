@@ -110,17 +110,52 @@ static int listener_score(const struct tcb *l, const struct tcp_tuple *t)
 	return a == t->laddr.v4 ? 3 + fam_bonus : 0;
 }
 
+/* A listener bound to our port (SO_BINDTODEVICE) beats an unbound one of
+ * the same kind; one bound to another port hears nothing. */
+static int listener_score_dev(const struct tcp *tcp, const struct tcb *l, const struct tcp_tuple *t)
+{
+	if (!tcp_dev_ok(tcp, l))
+		return 0;
+	int sc = listener_score(l, t);
+	return sc ? 2 * sc + (l->bound_if != 0) : 0;
+}
+
+/* Members of one SO_REUSEPORT group (Linux reuseport_add_sock: same port,
+ * address, device and owner). */
+static bool same_group(const struct tcb *a, const struct tcb *b)
+{
+	return a->reuseport && b->reuseport && a->uid == b->uid && a->bound_if == b->bound_if &&
+	       a->t.family == b->t.family &&
+	       memcmp(&a->t.laddr, &b->t.laddr, sizeof(a->t.laddr)) == 0;
+}
+
 struct tcb *tcp_listener_find(struct tcp *tcp, const struct tcp_tuple *t)
 {
 	struct tcb *best = NULL;
 	int best_score = 0;
+	uint32_t group = 0;
 	for (struct tcb *l = tcp->listeners; l; l = l->next) {
-		int sc = listener_score(l, t);
+		int sc = listener_score_dev(tcp, l, t);
 		if (sc > best_score) {
 			best = l;
 			best_score = sc;
+			group = 1;
+		} else if (sc && sc == best_score && same_group(l, best)) {
+			group++;
 		}
 	}
+	if (group < 2)
+		return best;
+	/* SO_REUSEPORT: the SYN's 4-tuple picks one of the group, so every
+	 * segment of a handshake (and a retransmitted SYN) finds the same
+	 * one (Linux reuseport_select_sock without a BPF selector). */
+	uint32_t pick = tcp_tuple_hash(t) % group;
+	const struct tcb *first = best;
+	for (struct tcb *l = tcp->listeners; l; l = l->next)
+		if (l == first ||
+		    (listener_score_dev(tcp, l, t) == best_score && same_group(l, first)))
+			if (pick-- == 0)
+				return l;
 	return best;
 }
 

@@ -150,7 +150,10 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		if (tcb->tmr[TCP_T_DELACK])
 			tcp_timer_clear(tcp, tcb, TCP_T_DELACK);
 	}
+	if (!tcp_dev_ok(tcp, tcb))
+		return -ENETUNREACH; /* bound to a port that is not ours */
 	tcp_so_hdr_opt(tcp, tcb, r, d ? d->n[0] + d->n[1] : 0);
+	r->ip6_flow = tcp_flowlabel(tcb);
 	tcb->segs_out++;
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
@@ -243,7 +246,8 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	if (r.flags & TCP_ACK)
 		tcb->ts_last_ack_sent = r.ack;
 	tcp_so_hdr_opt(tcp, tcb, &r, 0);
-	if (tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, &r, &none) < 0)
+	r.ip6_flow = tcp_flowlabel(tcb);
+	if (!tcp_dev_ok(tcp, tcb) || tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, &r, &none) < 0)
 		tcp->stats.out_err++;
 }
 

@@ -5,7 +5,9 @@
  * addresses overlap when they are equal or one is a wildcard, where an
  * AF_INET6 socket on :: also covers IPv4 unless it is IPV6_V6ONLY, and
  * SO_REUSEADDR on both lets them share a port while the holder is not
- * listening. Accepted and connected sockets do not hold their port here
+ * listening; SO_REUSEPORT on both, with one owner, lets them share it
+ * even then; sockets bound to two different devices never conflict.
+ * Accepted and connected sockets do not hold their port here
  * (Linux also counts them and TIME_WAIT sockets). */
 #include <errno.h>
 #include <string.h>
@@ -103,7 +105,13 @@ int tcp_port_conflict(const struct tcp *tcp, const struct tcb *tcb, uint16_t por
 	for (const struct tcb *b = tcp->bind_ht[port % TCP_BIND_SLOTS]; b; b = b->bind_next) {
 		if (b == tcb || b->t.lport != port)
 			continue;
+		/* bound to two different devices: no common address */
+		if (tcb->bound_if && b->bound_if && tcb->bound_if != b->bound_if)
+			continue;
 		if (reuse && (b->flags & TCB_F_REUSEADDR) && b->state != TCP_LISTEN)
+			continue;
+		/* SO_REUSEPORT on both, one owner: they share (listeners too) */
+		if (tcb->reuseport && b->reuseport && tcb->uid == b->uid)
 			continue;
 		view_of(b, &other);
 		if (overlap(&me, &other))

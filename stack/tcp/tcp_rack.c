@@ -4,7 +4,8 @@
  * sent, which also finds lost retransmissions, which DupThresh cannot.
  * What needs a send time is kept in a compact record of the segments in
  * flight (struct tcp_rack in tcp.h); the SACK scoreboard (tcp_sack.c)
- * stays the truth about what the peer holds. */
+ * stays the truth about what the peer holds. The records also carry the
+ * delivery-rate state of tcp_rate.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,7 @@ static bool split_at(struct tcb *tcb, uint32_t seq)
 void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 {
 	struct tcp_rack *r = &tcb->rack;
-	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_rack || !SEQ_LT(seq, end))
+	if (!tcp_rate_on(tcp, tcb) || !SEQ_LT(seq, end))
 		return;
 	/* The stack's clock stands still for a poll, in which new data and
 	 * a retransmission may both leave: a stamp 1 ns past the last one
@@ -108,6 +109,7 @@ void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 		r->head = r->n = r->nlost = 0;
 		r->whole = true;
 		r->fack = tcb->snd_una; /* all before it was delivered */
+		tcp_rate_idle(tcb, now);
 	}
 	if (!r->whole)
 		return;
@@ -124,6 +126,7 @@ void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 				r->nlost--;
 			g->flags = (g->flags & ~TCP_RS_LOST) | TCP_RS_RTX;
 			g->xmit_ns = now;
+			tcp_rate_sent(tcb, g);
 		}
 	}
 	if (SEQ_GT(end, tcb->snd_max)) {
@@ -136,6 +139,7 @@ void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 		g->end = end;
 		g->xmit_ns = now;
 		g->flags = 0;
+		tcp_rate_sent(tcb, g);
 	}
 }
 
@@ -152,6 +156,7 @@ static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_rack_se
 		      struct tcp_rack_ack *out)
 {
 	struct tcp_rack *r = &tcb->rack;
+	tcp_rate_delivered(tcb, g);
 	if (!(g->flags & TCP_RS_RTX)) {
 		if (SEQ_LT(g->end, r->fack))
 			r->reord = true;

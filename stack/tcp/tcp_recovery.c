@@ -20,6 +20,12 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
 	uint32_t mss = mss_of(tcb);
+	if (tcb->cc->cong_control) {
+		/* The CC sizes the window in recovery too (Linux's
+		 * tcp_cong_control skips tcp_cwnd_reduction): cwnd alone limits. */
+		sb->snd_budget = UINT32_MAX;
+		return;
+	}
 	sb->prr_delivered += delivered;
 	uint64_t pipe = tcp_sb_pipe(tcb);
 	uint64_t ss = (uint64_t)tcb->ssthresh * mss;

@@ -720,6 +720,9 @@ static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void
 		tcp_pace_set_max(tcb, rate);
 		return 0;
 	}
+	int rc = tcp_pathopt_set(tcb, level, optname, val, len);
+	if (rc != -ENOPROTOOPT)
+		return rc;
 	if (get_int(val, len, &v) < 0)
 		return -EINVAL;
 	switch (level) {
@@ -839,7 +842,11 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 		*len = sizeof(uint64_t);
 		return 0;
 	}
+	if (level == SOL_SOCKET && optname == 25 /* SO_BINDTODEVICE */)
+		return val && len ? tcp_pathopt_devname(tcb, val, len) : -EINVAL;
 	int v;
+	if (tcp_pathopt_get(tcb, level, optname, &v) == 0)
+		return put_int(val, len, v);
 	switch (level) {
 	case SOL_SOCKET:
 		switch (optname) {
@@ -864,12 +871,12 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 		case SO_RCVLOWAT:
 			v = tcb->rcvlowat ? (int)tcb->rcvlowat : 1;
 			break;
-		case SO_MAX_PACING_RATE:
-			v = (int)(uint32_t)(tcb->max_pacing_rate < UINT32_MAX ? tcb->max_pacing_rate
-									      : UINT32_MAX);
-			break;
 		case SO_TYPE:
 			v = SOCK_STREAM;
+			break;
+		case SO_MAX_PACING_RATE: /* an int reads at most ~0U (Linux) */
+			v = (int)(tcb->max_pacing_rate > UINT32_MAX ? UINT32_MAX
+								    : tcb->max_pacing_rate);
 			break;
 		case SO_ERROR:
 			v = tcb->err;

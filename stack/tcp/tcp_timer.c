@@ -163,6 +163,7 @@ static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
 	}
+	tcp_rto_rehash(tcp, tcb); /* SO_TXREHASH, as Linux tcp_write_timeout */
 	tcb->retransmits++;
 	tcb->total_retrans++;
 	tcp->stats.retrans++;
@@ -210,6 +211,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
 	}
+	tcp_rto_rehash(tcp, tcb);
 	if (tcb->retransmits == 0)
 		tcb->rtx_first_ns = tcp->now;
 	tcb->retransmits++;
@@ -236,7 +238,9 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcp_rec_rto(tcp, tcb);
 	else
 		tcb->snd_nxt = tcb->snd_una;
-	if (tcb->backoff < 16)
+	if (tcp_thin_linear(tcb))
+		tcb->backoff = 0; /* TCP_THIN_LINEAR_TIMEOUTS */
+	else if (tcb->backoff < 16)
 		tcb->backoff++;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);

@@ -158,6 +158,8 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 		return -EINVAL; /* a failed connection is not reused */
 	if (rport == 0)
 		return -EINVAL;
+	if (!tcp_dev_ok(tcp, tcb))
+		return -ENETUNREACH; /* SO_BINDTODEVICE to a port without the route */
 	uint8_t v4[4];
 	if (tcb->t.family == AF_INET6 && tcp_v6_is_mapped(raddr)) {
 		int rc = connect_mapped(tcb, raddr, v4);
@@ -251,6 +253,7 @@ static int32_t send_call(struct tcp *tcp, struct tcb *tcb, const void *buf, uint
 		return 0;
 	if (ring_reserve(tcp, &tcb->snd, tcb->sndbuf) < 0)
 		return -ENOMEM;
+	tcp_rate_check_app_limited(tcb); /* before the new data: was the sender dry? */
 	ring_write_at(&tcb->snd, tcb->snd.len, buf, len);
 	tcp_output(tcp, tcb);
 	return (int32_t)len;

@@ -286,6 +286,9 @@ struct tcp_repr {
 	 * above take (Linux's "unknown" option for PARSE_UNKNOWN_HDR_OPT). */
 	uint8_t xopt_len, rxopt_len;
 	bool unknown_opt;
+	/* Emit only, not a TCP field: the flow label the sender wants in the
+	 * IPv6 header carrying the segment (0: none; IPV6_AUTOFLOWLABEL). */
+	uint32_t ip6_flow;
 	uint8_t xopt[TCP_OPT_SPACE], rxopt[TCP_OPT_SPACE];
 };
 

@@ -13,6 +13,11 @@
  *   shim_probe exec HOST PORT   connects twice (the second close-on-exec),
  *       execs itself: the new image echoes "ping" over the first socket,
  *       and the second fd is gone
+ *   shim_probe spawn HOST PORT  connects, then system("exit 3"), posix_spawn
+ *       of itself and vfork (the child dups the socket to fd 100, closes the
+ *       original, execs itself): each spawned image sees its inherited fd
+ *       as a skops socket and echoes a line over it; afterwards the
+ *       parent's socket still echoes (its shim state untouched)
  *   shim_probe recvmmsg HOST PORT recvmmsg's timeout as Linux applies it:
  *       an end time checked after each message (one-byte messages here), the
  *       time left written back, {0, 0} stopping after the first, a wait
@@ -37,11 +42,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -421,11 +428,88 @@ static int run_execd(int keep, int gone)
 	return 0;
 }
 
+static void echo_line(int sk, const char *line, const char *who)
+{
+	size_t n = strlen(line);
+	char buf[64], what[96];
+	snprintf(what, sizeof(what), "%s: send", who);
+	check(send(sk, line, n, 0) == (ssize_t)n, what);
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = recv(sk, buf + got, n - got, 0);
+		snprintf(what, sizeof(what), "%s: recv", who);
+		check(k > 0, what);
+		got += (size_t)k;
+	}
+	snprintf(what, sizeof(what), "%s: echo differs", who);
+	check(!memcmp(buf, line, n), what);
+}
+
+static void reap(pid_t pid, const char *who)
+{
+	int st;
+	char what[64];
+	snprintf(what, sizeof(what), "%s: the child failed", who);
+	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, what);
+}
+
+extern char **environ;
+
+static int run_spawn(const char *host, const char *port, char *self)
+{
+	int sk = dial(host, port);
+	echo_line(sk, "parent before\n", "parent");
+	int st = system("exit 3");
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 3, "system: not the shell's status");
+	echo_line(sk, "parent after system\n", "parent after system");
+	char fd[16];
+	snprintf(fd, sizeof(fd), "%d", sk);
+	char *av[] = {self, "spawned", fd, "posix_spawn", NULL};
+	pid_t pid;
+	errno = posix_spawn(&pid, self, NULL, NULL, av, environ);
+	if (errno)
+		die("posix_spawn");
+	reap(pid, "posix_spawn");
+	echo_line(sk, "parent after posix_spawn\n", "parent after posix_spawn");
+	pid = vfork();
+	if (pid == 0) {
+		/* the child's dup and close are its own: the parent's sk stays */
+		if (dup2(sk, 100) != 100)
+			_exit(2);
+		close(sk);
+		execl(self, self, "spawned", "100", "vfork", (char *)NULL);
+		_exit(3);
+	}
+	if (pid < 0)
+		die("vfork");
+	reap(pid, "vfork");
+	check(fcntl(100, F_GETFD) < 0, "vfork: the child's dup2 reached the parent");
+	echo_line(sk, "parent after vfork\n", "parent after vfork");
+	close(sk);
+	printf("spawn: system, posix_spawn and vfork children; the parent's socket works\n");
+	return 0;
+}
+
+static int run_spawned(int sk, const char *how)
+{
+	int type = 0;
+	socklen_t l = sizeof(type);
+	char what[96], line[64];
+	snprintf(what, sizeof(what), "%s: fd %d is not a socket in the new image", how, sk);
+	check(!getsockopt(sk, SOL_SOCKET, SO_TYPE, &type, &l) && type == SOCK_STREAM, what);
+	snprintf(line, sizeof(line), "child of %s\n", how);
+	echo_line(sk, line, how);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "spawned"))
+		return run_spawned(atoi(argv[2]), argv[3]);
 	if (argc != 4)
-		check(0, "usage: shim_probe epoll|eintr|restart|exec|hold|orphan|fork|forkconn "
-			 "HOST PORT");
+		check(0,
+		      "usage: shim_probe epoll|eintr|restart|exec|spawn|hold|orphan|fork|forkconn "
+		      "HOST PORT");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(argv[1], "epoll"))
 		return run_epoll(argv[2], argv[3]);
@@ -433,6 +517,8 @@ int main(int argc, char **argv)
 		return run_eintr(argv[2], argv[3]);
 	if (!strcmp(argv[1], "exec"))
 		return run_exec(argv[2], argv[3], argv[0]);
+	if (!strcmp(argv[1], "spawn"))
+		return run_spawn(argv[2], argv[3], argv[0]);
 	if (!strcmp(argv[1], "execd"))
 		return run_execd(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(argv[1], "restart"))

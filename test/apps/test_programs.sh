@@ -16,6 +16,8 @@
 #  5. fork after listen: parent and child both accept; accept, fork, close
 #     in the parent: the child still owns the connection;
 #  6. exec keeps a socket (the new image uses it), not a close-on-exec one;
+#     system(), posix_spawn and vfork children (the latter two using the
+#     inherited socket) leave the parent's socket working;
 #  7. a blocking recv and a signal: EINTR without SA_RESTART, restarted
 #     with it (and EINTR again once SO_RCVTIMEO makes the wait a timed one).
 . "$(dirname "$0")/../interop/lib.sh"
@@ -240,10 +242,11 @@ echo "accept, fork, close in the parent: each child served its connection"
 
 # ---- 6: exec
 app "$PROBE" exec $IP4_B 7001 || fail "exec"
+app "$PROBE" spawn $IP4_B 7001 || fail "system, posix_spawn, vfork"
 
 # ---- 7: signals
 app "$PROBE" eintr $IP4_B 7001 || fail "EINTR"
 app "$PROBE" restart $IP4_B 7001 || fail "SA_RESTART"
 
 echo "PASS: iperf3 ($up/$down Mbit/s, kernel $kup/$kdown), curl, socat, SO_LINGER 0, asyncio," \
-	"epoll, recvmmsg, fork, exec, EINTR, SA_RESTART"
+	"epoll, recvmmsg, fork, exec, spawn, EINTR, SA_RESTART"

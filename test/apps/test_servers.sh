@@ -29,29 +29,7 @@ NG=$TMP/ngx
 mkdir -p "$NG/www" "$NG/tmp"
 head -c $((10 * 1024 * 1024)) /dev/urandom >"$NG/www/big"
 for i in 1 2 3 4 5; do head -c $((i * 700)) /dev/urandom >"$NG/www/s$i"; done
-cat >"$NG/nginx.conf" <<CONF
-daemon off;
-master_process on;
-worker_processes 2;
-user root;
-pid $NG/nginx.pid;
-error_log $NG/error.log notice;
-events { worker_connections 512; }
-http {
-	access_log off;
-	sendfile on;
-	keepalive_timeout 10;
-	client_body_temp_path $NG/tmp/body;
-	proxy_temp_path $NG/tmp/proxy;
-	fastcgi_temp_path $NG/tmp/fastcgi;
-	uwsgi_temp_path $NG/tmp/uwsgi;
-	scgi_temp_path $NG/tmp/scgi;
-	server {
-		listen 8081;
-		root $NG/www;
-	}
-}
-CONF
+nginx_conf "$NG" 2 512 "sendfile on; keepalive_timeout 10;"
 bg nginx "${APP[@]}" nginx -p "$NG" -c "$NG/nginx.conf" -e "$NG/error.log"
 # ss in the skops netns sees nothing: the listener is skopsd's; ask over TCP
 up() { in_b curl -s -o /dev/null "http://$IP4_A:8081/s1"; }

@@ -5,7 +5,8 @@ PREFIX.json (machine, build, each figure's median, min, max and ratio to the
 kernel baseline of the same run), PREFIX.md (the table) and the plots
 (gnuplot): PREFIX-bulk.png (throughput bars per configuration, with loss),
 PREFIX-rr-cdf.png (RR latency CDFs), PREFIX-crr-progs.png (CRR rate vs
-programs attached), PREFIX-conns.png (memory vs connections); prints the
+programs attached), PREFIX-conns.png (memory vs connections),
+PREFIX-apps.png (nginx and redis requests/s, kernel and shim); prints the
 table.
   report.py RESULTS.jsonl PREFIX QUICK SECS REPS COMMIT BUILD_DIR"""
 import json
@@ -17,8 +18,9 @@ import sys
 
 BASELINE = "kernel_kernel_veth_offload"
 # a figure the first baseline lacks (loss runs need segments, not GSO
-# frames; idle connections run on loopback) compares with the next
-BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback")
+# frames; idle connections run on loopback; nginx and redis on the kernel
+# are their own) compares with the next
+BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback", "kernel_apps")
 
 
 def sh(*cmd):
@@ -96,14 +98,15 @@ def main(a):
     ok &= plot_cdf(cdfs, prefix)
     ok &= plot_progs(figs, prefix)
     ok &= plot_conns(figs, prefix)
+    ok &= plot_apps(figs, prefix)
     if not ok:
         sys.exit(1)
 
 
-def gnuplot(prefix, name, script):
+def gnuplot(prefix, name, script, size="1000,500"):
     """Runs script with the terminal set to PREFIX-NAME.png; False on failure."""
     out = f"{prefix}-{name}.png"
-    r = subprocess.run(["gnuplot", "-e", f'set terminal pngcairo noenhanced size 1000,500; '
+    r = subprocess.run(["gnuplot", "-e", f'set terminal pngcairo noenhanced size {size}; '
                         f'set output "{out}"; ' + script], capture_output=True, text=True)
     if r.returncode:
         print(f"report: gnuplot {name}: {r.stderr.strip()}", file=sys.stderr)
@@ -114,23 +117,33 @@ def gnuplot(prefix, name, script):
 
 def plot(figs, prefix):
     """PREFIX-bulk.png: bulk throughput bars per configuration (gnuplot)."""
-    cols = ["bulk_1", "bulk_4", "bulk_1_loss1pct", "bulk_1_loss5pct"]
-    titles = ["1 flow", "4 flows", "1 flow, 1% loss", "1 flow, 5% loss"]
-    rows = {}
+    cols = ["bulk_1", "bulk_4", "bulk_1_loss1pct", "bulk_1_loss5pct", "bulk_1_loss1pct_bbr",
+            "bulk_1_loss5pct_bbr"]
+    titles = ["1 flow", "4 flows", "1% loss, cubic", "5% loss, cubic", "1% loss, bbr",
+              "5% loss, bbr"]
+    rows, ratios = {}, {}
     for x in figs:
         if x["figure"] in cols:
             rows.setdefault(x["config"], {})[x["figure"]] = x["median"]
+            ratios.setdefault(x["config"], {})[x["figure"]] = x["ratio_to_kernel"]
     if not rows:
         return True
     dat = prefix + "-bulk.dat"
     with open(dat, "w") as f:
         for cfg, v in rows.items():
-            f.write(f'"{cfg}" ' + " ".join(str(v.get(c, 0)) for c in cols) + "\n")
+            r = ratios[cfg]
+            f.write(f'"{cfg}" ' + " ".join(str(v.get(c, 0)) for c in cols) + " " +
+                    " ".join(f'"{r[c]:.2f}x"' if r.get(c) else '""' for c in cols) + "\n")
     series = ", ".join(f'"{dat}" using {i + 2}' + (":xtic(1)" if i == 0 else "") +
                        f' title "{t}"' for i, t in enumerate(titles))
+    # each ratio over its bar: clustered bars sit 1/(columns + gap 2) apart
+    w = 1 / (len(cols) + 2)
+    labels = ", ".join(f'"" using ($0{(i - (len(cols) - 1) / 2) * w:+.4f}):{i + 2}:{i + 2 + len(cols)} '
+                       'with labels offset 0,0.6 font ",8" notitle' for i in range(len(cols)))
     return gnuplot(prefix, "bulk", 'set style data histograms; set style fill solid 0.8; '
                    'set boxwidth 0.9; set ylabel "Mbit/s"; set xtics rotate by -20; '
-                   'set key top right; set title "bulk throughput (median)"; plot ' + series)
+                   'set key top right; set title "bulk throughput (median; over each bar its '
+                   'ratio to the kernel)"; plot ' + series + ", " + labels, "1400,600")
 
 
 def plot_cdf(cdfs, prefix):
@@ -192,6 +205,28 @@ def plot_conns(figs, prefix):
     return gnuplot(prefix, "conns", 'set logscale xy; set xlabel "idle connections"; '
                    'set ylabel "MiB (both ends)"; set key top left; set grid; '
                    'set title "memory of idle connections"; plot ' + ", ".join(series))
+
+
+def plot_apps(figs, prefix):
+    """PREFIX-apps.png: requests/s of nginx and redis, kernel and shim, the
+    shim's ratio to the kernel over its bar."""
+    cols = [("nginx64_req_s", "nginx 64 B (wrk -c32)"), ("redis_get_req_s", "redis GET"),
+            ("redis_set_req_s", "redis SET")]
+    by = {(x["config"], x["figure"]): x for x in figs}
+    rows = [(t, by.get(("kernel_apps", f)), by.get(("shim_apps", f))) for f, t in cols]
+    rows = [r for r in rows if r[1] and r[2]]
+    if not rows:
+        return True
+    dat = prefix + "-apps.dat"
+    with open(dat, "w") as f:
+        for t, k, s in rows:
+            f.write(f'"{t}" {k["median"]} {s["median"]} "{s["ratio_to_kernel"]:.2f}x"\n')
+    return gnuplot(prefix, "apps", 'set style data histograms; set style fill solid 0.8; '
+                   'set boxwidth 0.9; set ylabel "requests/s"; set yrange [0:*]; '
+                   'set key top right; set title "unmodified servers: kernel and shim on skops '
+                   '(median; the shim\'s ratio to the kernel)"; '
+                   f'plot "{dat}" using 2:xtic(1) title "kernel", "" using 3 title "shim (skopsd, '
+                   'af_packet)", "" using 0:3:4 with labels offset 5,1 notitle')
 
 
 if __name__ == "__main__":

@@ -4,10 +4,14 @@
 #   test/bench/run.sh [--quick] [BUILD_DIR]
 # Configurations: kernel<->kernel over a veth with offloads on and off,
 # skperf<->kernel over af_packet both ways, skperf<->skperf over memif (two
-# processes). Figures: bulk with 1 and 4 flows (iperf3 -J / skperf -J);
+# processes); unmodified programs under the shim (shim.sh): iperf3 and krr
+# shim<->shim over memif (two skopsd) and shim<->kernel over af_packet,
+# nginx + wrk and redis-server + redis-benchmark on the shim and on the
+# kernel. Figures: bulk with 1 and 4 flows (iperf3 -J / skperf -J);
 # 64-byte RR latency p50/p99/p99.9 with its distribution and CRR per second
 # (skperf --rr/--crr; against the kernel skperf --plain and test/bench/krr);
-# bulk under 1% and 5% loss of the data segments the kernel side receives
+# bulk under 1% and 5% loss of the data segments the kernel side receives,
+# with cubic (the kernel set to it too) and again with bbr on both sides
 # (nft numgen, as test/interop/test_tcp_sack.sh); the CRR and RR cost of 0,
 # 1 and 8 sock_ops programs (op_count.o) with the JIT and the interpreter;
 # 10k and 100k idle connections: memory per connection end and set-up time
@@ -15,7 +19,9 @@
 # REPS runs (1 with --quick) with min and max, and its ratio to the kernel
 # baseline of the same run. Writes bench-results/bench-DATE.json, .md and
 # PNG plots (OUT=DIR to change) and prints the Markdown table. Root.
-# --quick (the test command's test_bench_quick, < 60 s on an idle machine):
+# STEPS="kernel_kernel shim_shim ..." runs only those sections (their
+# function names; the kernel baselines are kernel_kernel and apps' own).
+# --quick (the test command's test_bench_quick, < 90 s on an idle machine):
 # one run of 1 s a figure, one flow count, one loss rate, CRR with 8 JIT
 # programs only (test_skperf runs --no-jit), 10k connections; every tool
 # and plot still runs.
@@ -53,6 +59,11 @@ setup_netns
 # within 2 MSL: reuse TIME_WAIT ports as a benchmark client would
 in_a sysctl -qw net.ipv4.tcp_tw_reuse=1
 in_b sysctl -qw net.ipv4.tcp_tw_reuse=1
+# Kernel senders run skops's default CC, cubic (iperf3 -C, which root may
+# ask for where a namespace's sysctl may not), whatever the host's default
+# (bbr on some: against its bbr, cubic under loss looks 10-100x worse);
+# the loss figures are taken with cubic and again with bbr on both sides.
+LOSS_CCS="cubic bbr"
 port=7000
 
 # record CONFIG FIGURE UNIT VALUE...: one line per figure, every repetition
@@ -119,6 +130,18 @@ LOSS_PM=0
 kernel_client_a() { timeout 60 ip netns exec "$NS_A" taskset -c $C1 iperf3 "$@"; }
 skops_client_a() { timeout 60 ip netns exec "$NS_A" "$SKPERF" "${SK[@]}" "$@"; }
 
+# record_loss CONFIG: the caller's lo[PERMILLE CC] as bulk_1_lossNpct
+# (cubic) and bulk_1_lossNpct_bbr
+record_loss() {
+	local pm cc
+	for cc in $LOSS_CCS; do
+		for pm in $LOSS; do
+			record "$1" "bulk_1_loss$((pm / 10))pct$([ $cc = cubic ] || echo _$cc)" Mbit/s \
+				${lo[$pm$cc]:-}
+		done
+	done
+}
+
 # kernel <-> kernel over the veth: a gets its address back for these
 kernel_kernel() {
 	local tag=$1 off=$2 P v1=() v4=() rr50=() rr99=() rr999=() crr=()
@@ -130,7 +153,7 @@ kernel_kernel() {
 			port=$((port + 1))
 			bg ks timeout 60 ip netns exec "$NS_A" taskset -c $C1 iperf3 -s -1 -p $port
 			listening "$NS_A" $port || fail "iperf3 -s in a did not listen"
-			timeout 60 ip netns exec "$NS_B" taskset -c $C2 iperf3 -c $IP4_A -p $port -t "$SECS" -P $P -J \
+			timeout 60 ip netns exec "$NS_B" taskset -c $C2 iperf3 -c $IP4_A -p $port -t "$SECS" -P $P -C cubic -J \
 				>"$TMP/k.json" || fail "kernel iperf3 $tag"
 			wait_pid 20 "$PID_ks"
 			v=$(jq_py "$TMP/k.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')
@@ -138,9 +161,11 @@ kernel_kernel() {
 		done
 		# loss on segments, so without offloads (a GSO frame is many)
 		if [ "$off" = 1 ]; then
-			for LOSS_PM in $LOSS; do
-				bulk_to_b kernel_client_a
-				lo[$LOSS_PM]="${lo[$LOSS_PM]:-} $BULK"
+			for cc in $LOSS_CCS; do
+				for LOSS_PM in $LOSS; do
+					bulk_to_b kernel_client_a -C $cc
+					lo[$LOSS_PM$cc]="${lo[$LOSS_PM$cc]:-} $BULK"
+				done
 			done
 			LOSS_PM=0
 		fi
@@ -160,7 +185,7 @@ kernel_kernel() {
 	offloads off
 	record "$tag" bulk_1 Mbit/s "${v1[@]}"
 	record "$tag" bulk_4 Mbit/s "${v4[@]}"
-	for pm in $LOSS; do record "$tag" "bulk_1_loss$((pm / 10))pct" Mbit/s ${lo[$pm]:-}; done
+	record_loss "$tag"
 	record_rr "$tag"
 	record "$tag" crr64 per_s "${crr[@]}"
 }
@@ -177,21 +202,23 @@ skops_kernel() {
 			bg ss timeout 60 ip netns exec "$NS_A" "$SKPERF" "${SK[@]}" -s -1 -p $port
 			wait_for 20 grep -q "port ready" "$TMP/ss.err" || fail "skperf -s did not start"
 			sleep 0.3
-			timeout 60 ip netns exec "$NS_B" taskset -c $C2 iperf3 -c $IP4_A -p $port -t "$SECS" -P $P -J \
+			timeout 60 ip netns exec "$NS_B" taskset -c $C2 iperf3 -c $IP4_A -p $port -t "$SECS" -P $P -C cubic -J \
 				>"$TMP/k.json" || fail "iperf3 -c to skperf"
 			wait_pid 20 "$PID_ss"
 			v=$(jq_py "$TMP/k.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')
 			[ $P = 1 ] && rx1+=("$v") || rx4+=("$v")
 		done
-		for LOSS_PM in $LOSS; do
-			bulk_to_b skops_client_a
-			lo[$LOSS_PM]="${lo[$LOSS_PM]:-} $BULK"
+		for cc in $LOSS_CCS; do
+			for LOSS_PM in $LOSS; do
+				bulk_to_b skops_client_a -C $cc
+				lo[$LOSS_PM$cc]="${lo[$LOSS_PM$cc]:-} $BULK"
+			done
 		done
 		LOSS_PM=0
 	done
 	record skops_to_kernel bulk_1 Mbit/s "${tx1[@]}"
 	record skops_to_kernel bulk_4 Mbit/s "${tx4[@]}"
-	for pm in $LOSS; do record skops_to_kernel "bulk_1_loss$((pm / 10))pct" Mbit/s ${lo[$pm]:-}; done
+	record_loss skops_to_kernel
 	record kernel_to_skops bulk_1 Mbit/s "${rx1[@]}"
 	record kernel_to_skops bulk_4 Mbit/s "${rx4[@]}"
 }
@@ -321,11 +348,14 @@ conns() {
 	done
 }
 
+. "$ROOT/test/bench/shim.sh"
+
 t0=$SECONDS
 section() { echo "bench: $1 at $((SECONDS - t0)) s" >&2; }
 echo "bench: ${SECS}s a figure, $REPS repetition(s), cores $C1 and $C2" >&2
 for step in "kernel_kernel kernel_kernel_veth_offload 0" "kernel_kernel kernel_kernel_veth_nooffload 1" \
-	skops_kernel skops_kernel_rr skops_skops conns; do
+	skops_kernel skops_kernel_rr skops_skops shim_shim shim_kernel apps conns; do
+	[ -n "${STEPS:-}" ] && [[ " $STEPS " != *" ${step%% *} "* ]] && continue
 	section "${step%% *}"
 	$step
 done

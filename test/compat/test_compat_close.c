@@ -7,10 +7,7 @@
  * offer window scale 0 (tcp_select_initial_window), 7 without. */
 #include <time.h>
 
-#include "../sim/sim_harness.h"
-#include "bpfvm.h"
-#include "cgroup.h"
-#include "hooks.h"
+#include "compat_sim.h"
 
 #define N_BYTES 27019u /* the kernel comparison's transfer */
 
@@ -33,41 +30,15 @@ static int fails;
 
 static void run(uint32_t clamp, uint8_t want_ws)
 {
-	struct bpfvm_registry *reg = NULL;
-	struct cg_tree *tree = NULL;
-	struct cg_node *root = NULL;
-	struct hooks *hk = NULL;
-	struct bpfvm_obj *obj = NULL;
-	struct bpfvm_prog *prog = NULL;
-	char log[8192] = "", path[512];
-	const char *b = getenv("SKOPS_BUILD");
-
-	if (!b) {
-		printf("compat_close: FAIL: SKOPS_BUILD unset (run through meson test)\n");
-		fails++;
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/test/compat/close_counts.o", b);
-	struct bpfvm_log bl = {.level = 1, .buf = log, .size = sizeof(log)};
-	struct bpfvm_load_opts lo = {.type = &hooks_sock_ops_type, .strict = true, .log = &bl};
-	if (bpfvm_registry_create(&reg) < 0 || cg_tree_create(&hooks_cg_prog_ops, 2, &tree) < 0 ||
-	    cg_lookup(tree, "/", false, &root) < 0) {
-		printf("compat_close: FAIL: registry/cgroup setup\n");
-		exit(EXIT_FAILURE);
-	}
-	struct hooks_config hc = {.tree = tree, .reg = reg, .netns_cookie = 1};
-	if (hooks_create(&hc, &hk) < 0 || bpfvm_obj_open(reg, path, NULL, 0, &bl, &obj) < 0 ||
-	    bpfvm_obj_load_prog(obj, NULL, &lo, &prog) < 0 ||
-	    cg_attach(tree, root, CG_ATTACH_SOCK_OPS, prog, 0, NULL) < 0) {
-		printf("compat_close: FAIL: load/attach %s: %s\n", path, log);
-		exit(EXIT_FAILURE);
-	}
+	struct compat_env e;
+	compat_env_init(&e, "compat_close");
+	struct bpfvm_obj *obj = compat_attach(&e, "close_counts", "/");
 	uint32_t k0 = 0;
 	bpfvm_map_update(bpfvm_obj_map_by_name(obj, "cfg"), &k0, &clamp, BPFVM_ANY);
 
 	struct sim s;
 	const char *fail = NULL;
-	if (sim_create_hooks(&s, "compat_close", 1, NULL, 8, 262144, false, tree, hk) < 0)
+	if (sim_create_hooks(&s, "compat_close", 1, NULL, 8, 262144, false, e.tree, e.hk) < 0)
 		fail = "sim setup";
 	int l = -1, a = -1, c = -1;
 	uint32_t sent = 0, rcvd = 0;
@@ -174,12 +145,8 @@ static void run(uint32_t clamp, uint8_t want_ws)
 
 	if (!fail || s.a)
 		sim_destroy(&s, false);
-	bpfvm_prog_put(prog);
 	bpfvm_obj_close(obj);
-	cg_node_put(root);
-	hooks_destroy(hk);
-	cg_tree_destroy(tree);
-	bpfvm_registry_destroy(reg);
+	compat_env_fini(&e);
 }
 
 int main(void)

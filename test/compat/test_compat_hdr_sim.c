@@ -14,10 +14,7 @@
 #include <netinet/tcp.h>
 #include <time.h>
 
-#include "../sim/sim_harness.h"
-#include "bpfvm.h"
-#include "cgroup.h"
-#include "hooks.h"
+#include "compat_sim.h"
 
 struct synread_stat {
 	int32_t syn_rc;
@@ -50,34 +47,6 @@ static int fails;
 			fails++;                                                                   \
 		}                                                                                  \
 	} while (0)
-
-static struct bpfvm_obj *attach(struct bpfvm_registry *reg, struct cg_tree *tree, const char *name,
-				const char *cg)
-{
-	char log[8192] = "", path[512];
-	const char *b = getenv("SKOPS_BUILD");
-	struct bpfvm_log bl = {.level = 1, .buf = log, .size = sizeof(log)};
-	struct bpfvm_load_opts lo = {.type = &hooks_sock_ops_type, .strict = true, .log = &bl};
-	struct bpfvm_obj *obj = NULL;
-	struct bpfvm_prog *prog = NULL;
-	struct cg_node *node = NULL;
-
-	if (!b) {
-		printf("compat_hdr_sim: FAIL: SKOPS_BUILD unset (run through meson test)\n");
-		exit(EXIT_FAILURE);
-	}
-	snprintf(path, sizeof(path), "%s/test/compat/%s.o", b, name);
-	if (bpfvm_obj_open(reg, path, NULL, 0, &bl, &obj) < 0 ||
-	    bpfvm_obj_load_prog(obj, NULL, &lo, &prog) < 0 ||
-	    cg_lookup(tree, cg, true, &node) < 0 ||
-	    cg_attach(tree, node, CG_ATTACH_SOCK_OPS, prog, 0, NULL) < 0) {
-		printf("compat_hdr_sim: FAIL: load/attach %s: %s\n", path, log);
-		exit(EXIT_FAILURE);
-	}
-	bpfvm_prog_put(prog);
-	cg_node_put(node);
-	return obj;
-}
 
 /* The kind-254 option of the first SYN in the capture, or an empty result. */
 static int syn_option(const char *pcap, uint8_t out[8])
@@ -314,27 +283,15 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_eal_init("compat_hdr_sim");
-	struct bpfvm_registry *reg = NULL;
-	struct cg_tree *tree = NULL;
-	struct cg_node *root = NULL;
-	struct hooks *hk = NULL;
-	if (bpfvm_registry_create(&reg) < 0 || cg_tree_create(&hooks_cg_prog_ops, 2, &tree) < 0 ||
-	    cg_lookup(tree, "/", false, &root) < 0) {
-		printf("compat_hdr_sim: FAIL: registry/cgroup setup\n");
-		return EXIT_FAILURE;
-	}
-	struct hooks_config hc = {.tree = tree, .reg = reg, .netns_cookie = 1};
-	if (hooks_create(&hc, &hk) < 0) {
-		printf("compat_hdr_sim: FAIL: hooks_create\n");
-		return EXIT_FAILURE;
-	}
-	struct bpfvm_obj *wobj = attach(reg, tree, "hdr_opt_write", "/w");
-	struct bpfvm_obj *robj = attach(reg, tree, "hdr_opt_synread", "/r");
-	struct bpfvm_obj *dobj = attach(reg, tree, "hdr_opt_data", "/d");
+	struct compat_env e;
+	compat_env_init(&e, "compat_hdr_sim");
+	struct bpfvm_obj *wobj = compat_attach(&e, "hdr_opt_write", "/w");
+	struct bpfvm_obj *robj = compat_attach(&e, "hdr_opt_synread", "/r");
+	struct bpfvm_obj *dobj = compat_attach(&e, "hdr_opt_data", "/d");
 
 	struct sim s;
 	const char *fail = NULL;
-	if (sim_create_hooks(&s, "compat_hdr", 1, NULL, 8, 262144, true, tree, hk) < 0)
+	if (sim_create_hooks(&s, "compat_hdr", 1, NULL, 8, 262144, true, e.tree, e.hk) < 0)
 		fail = "sim setup";
 	int l = -1, a = -1, c = -1;
 	if (!fail) {
@@ -439,10 +396,7 @@ int main(void)
 	bpfvm_obj_close(dobj);
 	bpfvm_obj_close(wobj);
 	bpfvm_obj_close(robj);
-	cg_node_put(root);
-	hooks_destroy(hk);
-	cg_tree_destroy(tree);
-	bpfvm_registry_destroy(reg);
+	compat_env_fini(&e);
 	rte_eal_cleanup();
 	return fails ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -152,6 +152,19 @@ COMPAT_SCENARIOS = {
     # the kernel's FIN)
     "hdr_opt_data": [("client", "v4", "-", ["data_exp_opt", "ack_exp_opt"]),
                      ("server", "v4", "-", ["data_exp_opt", "ack_exp_opt"])],
+    # every option Linux 6.1's bpf_setsockopt takes, read, changed, read
+    # back and restored at LISTEN/CONNECT/ESTABLISHED (setget_sockopt's
+    # idea in our words): which failed, per callback, and the device
+    # options' errnos
+    "sockopt_flips": [("client", "v4", "-", ["sockopt_flips"]),
+                      ("server", "v4", "-", ["sockopt_flips"]),
+                      ("client", "v6", "same", ["sockopt_flips"]),
+                      ("server", "v6", "same", ["sockopt_flips"])],
+    # the socket put into a SOCKMAP and a SOCKHASH at the ESTABLISHED
+    # callbacks: what each update answered (a second NOEXIST insert, one at
+    # TCP_CONNECT_CB, where updates are refused) and whether a cookie was seen
+    "sockmap_insert": [("client", "v4", "-", ["sockmap_insert"]),
+                       ("server", "v4", "-", ["sockmap_insert"])],
 }
 CLOSE_SLOT = {"client": 0, "server": 1}
 
@@ -175,6 +188,41 @@ def close_counts(entries, role):
         out += "; listener closes %d from state %d" % (int.from_bytes(lv[32:36], "little"),
                                                         int.from_bytes(lv[36:40], "little"))
     return out
+
+
+def sockmap_insert(entries, role):
+    """The sockmap_insert program's result for the program side's socket
+    (slot 0 active, 1 passive); cookies differ between stacks, so only
+    whether one was recorded."""
+    for e in entries:
+        if int(e["key"][0], 16) != CLOSE_SLOT[role]:
+            continue
+        v = bytes(int(b, 16) for b in e["value"])
+        connect, first, again, hsh = (int.from_bytes(v[i:i + 4], "little", signed=True)
+                                      for i in range(0, 16, 4))
+        cookie = int.from_bytes(v[16:24], "little")
+        inserted = int.from_bytes(v[24:28], "little")
+        return ("connect %d map %d again %d hash %d inserted %d cookie %s" % (
+            connect, first, again, hsh, inserted, "set" if cookie else "0"))
+    return "no entry"
+
+
+FLIP_SLOTS = ("listen", "connect", "active", "passive")
+
+
+def sockopt_flips(entries):
+    """The sockopt_flips map: per callback that ran, the runs, the options
+    that failed (bit masks per level) and the device options' errnos."""
+    out = []
+    for e in sorted(entries, key=lambda e: int(e["key"][0], 16)):
+        v = bytes(int(b, 16) for b in e["value"])
+        runs, fails, sock, tcp, ip = (int.from_bytes(v[i:i + 4], "little") for i in range(0, 20, 4))
+        dev = [int.from_bytes(v[i:i + 4], "little", signed=True) for i in range(20, 36, 4)]
+        if runs:
+            out.append("%s: runs %d fails %d sock %#x tcp %#x ip %#x dev %s" % (
+                FLIP_SLOTS[int(e["key"][0], 16)], runs, fails, sock, tcp, ip,
+                "/".join(str(d) for d in dev)))
+    return "; ".join(out) or "no runs"
 
 
 def map_entries_by_name(dump, name):
@@ -478,9 +526,16 @@ def run_once(side, topo, role, drop=None):
             raise RuntimeError("%s exited %d: %s" % (p.args[:80], p.returncode, err[-800:]))
     res = side.result(*outs[prog_idx])
     res.update(wire(pkts, topo.paddr))
-    entries = map_entries_by_name(res.pop("maps", []), "counts")
+    maps = res.pop("maps", [])
+    entries = map_entries_by_name(maps, "counts")
     if entries is not None:
         res["close_counts"] = close_counts(entries, role)
+    entries = map_entries_by_name(maps, "flips")
+    if entries is not None:
+        res["sockopt_flips"] = sockopt_flips(entries)
+    entries = map_entries_by_name(maps, "results")
+    if entries is not None:
+        res["sockmap_insert"] = sockmap_insert(entries, role)
     shutil.rmtree(tmp, ignore_errors=True)
     return res
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # run_fuzz.sh FUZZER CORPUS_DIR REGRESSIONS_DIR [SECONDS]: replay every kept
-# crasher, then fuzz for a fixed budget from the committed seed corpus,
-# mutating into a temporary copy. A crash leaves its input in the temp dir
-# (printed) to be added to REGRESSIONS_DIR.
+# crasher (one that turns slow again fails too), then fuzz for a fixed budget
+# from the committed seed corpus, mutating into a temporary copy. A crash
+# leaves its input in the temp dir (printed) to be added to REGRESSIONS_DIR.
 set -eu
 fuzzer=$1
 corpus=$2
@@ -12,7 +12,7 @@ name=$(basename "$fuzzer")
 for f in "$regressions"/*; do
 	[ -f "$f" ] || continue
 	case $(basename "$f") in README*) continue ;; esac
-	"$fuzzer" -runs=1 "$f" >/dev/null 2>&1 || { echo "regression $f fails"; "$fuzzer" "$f"; exit 1; }
+	"$fuzzer" -runs=1 -timeout=30 "$f" >/dev/null 2>&1 || { echo "regression $f fails"; "$fuzzer" "$f"; exit 1; }
 done
 work=$(mktemp -d "/tmp/skops-$name.XXXXXX")
 cp "$corpus"/* "$work"/

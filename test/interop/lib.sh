@@ -107,3 +107,33 @@ wait_pid() {
 }
 
 AF_PACKET_VDEV="net_af_packet0,iface=$VETH_A"
+
+# nginx_conf DIR WORKERS CONNECTIONS ["HTTP DIRECTIVES;"]: DIR/nginx.conf
+# for a foreground nginx serving DIR/www on port 8081, its pid, log and
+# temporary files under DIR (DIR/tmp must exist)
+nginx_conf() {
+	local d=$1 workers=$2 conns=$3
+	shift 3
+	cat >"$d/nginx.conf" <<CONF
+daemon off;
+master_process on;
+worker_processes $workers;
+user root;
+pid $d/nginx.pid;
+error_log $d/error.log notice;
+events { worker_connections $conns; }
+http {
+	access_log off;
+	$*
+	client_body_temp_path $d/tmp/body;
+	proxy_temp_path $d/tmp/proxy;
+	fastcgi_temp_path $d/tmp/fastcgi;
+	uwsgi_temp_path $d/tmp/uwsgi;
+	scgi_temp_path $d/tmp/scgi;
+	server {
+		listen 8081;
+		root $d/www;
+	}
+}
+CONF
+}

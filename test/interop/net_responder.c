@@ -114,19 +114,25 @@ static void print_stats(const struct resp *r)
 {
 	struct net_stats s;
 	net_get_stats(r->n, &s);
-	printf("{\"rx_frames\":%llu,\"tx_frames\":%llu,\"arp_requests_in\":%llu,"
-	       "\"arp_replies_out\":%llu,\"icmp_echo_replies\":%llu,\"icmp6_echo_replies\":%llu,"
-	       "\"ndp_ns_in\":%llu,\"ndp_na_out\":%llu,\"udp_in\":%llu,\"udp_echoed\":%llu,"
-	       "\"udp_no_port\":%llu,\"icmp_errors_out\":%llu,\"ip4_reasm_ok\":%llu,"
-	       "\"l4_bad_csum\":%llu,\"ip4_bad_csum\":%llu}\n",
-	       (unsigned long long)s.rx_frames, (unsigned long long)s.tx_frames,
-	       (unsigned long long)s.arp_requests_in, (unsigned long long)s.arp_replies_out,
-	       (unsigned long long)s.icmp_echo_replies, (unsigned long long)s.icmp6_echo_replies,
-	       (unsigned long long)s.ndp_ns_in, (unsigned long long)s.ndp_na_out,
-	       (unsigned long long)s.udp_in, (unsigned long long)r->echoed,
-	       (unsigned long long)s.udp_no_port, (unsigned long long)s.icmp_errors_out,
-	       (unsigned long long)s.ip4_reasm_ok, (unsigned long long)s.l4_bad_csum,
-	       (unsigned long long)s.ip4_bad_csum);
+	printf(
+	    "{\"rx_frames\":%llu,\"tx_frames\":%llu,\"arp_requests_in\":%llu,"
+	    "\"arp_replies_out\":%llu,\"icmp_echo_replies\":%llu,\"icmp6_echo_replies\":%llu,"
+	    "\"ndp_ns_in\":%llu,\"ndp_na_out\":%llu,\"udp_in\":%llu,\"udp_echoed\":%llu,"
+	    "\"udp_no_port\":%llu,\"icmp_errors_out\":%llu,\"ip4_reasm_ok\":%llu,"
+	    "\"l4_bad_csum\":%llu,\"ip4_bad_csum\":%llu,\"ip4_frag_in\":%llu,"
+	    "\"ip4_reasm_drop\":%llu,\"udp_bad\":%llu,\"udp_bad_csum\":%llu,\"ip4_bad_len\":%llu,"
+	    "\"ip4_frag_out\":%llu}\n",
+	    (unsigned long long)s.rx_frames, (unsigned long long)s.tx_frames,
+	    (unsigned long long)s.arp_requests_in, (unsigned long long)s.arp_replies_out,
+	    (unsigned long long)s.icmp_echo_replies, (unsigned long long)s.icmp6_echo_replies,
+	    (unsigned long long)s.ndp_ns_in, (unsigned long long)s.ndp_na_out,
+	    (unsigned long long)s.udp_in, (unsigned long long)r->echoed,
+	    (unsigned long long)s.udp_no_port, (unsigned long long)s.icmp_errors_out,
+	    (unsigned long long)s.ip4_reasm_ok, (unsigned long long)s.l4_bad_csum,
+	    (unsigned long long)s.ip4_bad_csum, (unsigned long long)s.ip4_frag_in,
+	    (unsigned long long)s.ip4_reasm_drop, (unsigned long long)s.udp_bad,
+	    (unsigned long long)s.udp_bad_csum, (unsigned long long)s.ip4_bad_len,
+	    (unsigned long long)s.ip4_frag_out);
 	fflush(stdout);
 }
 

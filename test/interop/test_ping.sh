@@ -25,6 +25,18 @@ got=$(echo "hello-udp4" | timeout 5 ip netns exec "$NS_B" socat -T 2 - "UDP4:$IP
 [ "$got" = "hello-udp4" ] || fail "UDP echo v4 returned '$got'"
 got=$(echo "hello-udp6" | timeout 5 ip netns exec "$NS_B" socat -T 2 - "UDP6:[$IP6_A]:7")
 [ "$got" = "hello-udp6" ] || fail "UDP echo v6 returned '$got'"
+# 1800 bytes: the kernel fragments it, the af_packet PMD's fanout has the
+# kernel of skops's netns reassemble it (PACKET_FANOUT_FLAG_DEFRAG), the echo
+# goes back as IPv4 fragments from skops (RFC 791 §3.2). 4000 bytes: the
+# reassembled frame is cut to the ring's 2048-byte frame (ip4_bad_len).
+in_b timeout 10 /usr/bin/python3 -c '
+import socket, sys
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); c.settimeout(2)
+d = bytes((k * 7) & 255 for k in range(1800))
+c.sendto(d, (sys.argv[1], 7))
+r = c.recvfrom(65536)[0]
+assert r == d, "%d bytes back" % len(r)
+c.sendto(bytes(4000), (sys.argv[1], 7))' "$IP4_A" || fail "UDP echo of a fragmented 1800-byte datagram"
 # closed port: the kernel sees ICMP port unreachable as ECONNREFUSED
 out=$(echo x | timeout 5 ip netns exec "$NS_B" socat -T 2 - "UDP4:$IP4_A:9" 2>&1; echo x | timeout 5 ip netns exec "$NS_B" socat -T 2 - "UDP4:$IP4_A:9" 2>&1)
 echo "$out" | grep -qi "refused" || fail "no port unreachable seen by the kernel: $out"
@@ -39,7 +51,8 @@ s = json.load(sys.stdin)
 assert s["icmp_echo_replies"] >= 7, s
 assert s["icmp6_echo_replies"] >= 5, s
 assert s["ndp_na_out"] >= 1 and s["arp_replies_out"] >= 1, s
-assert s["udp_echoed"] == 2, s
+assert s["udp_echoed"] == 3, s
+assert s["ip4_frag_out"] >= 2 and s["ip4_bad_len"] == 1, s
 assert s["icmp_errors_out"] >= 1, s
 assert s["l4_bad_csum"] == 0 and s["ip4_bad_csum"] == 0, s
 ' || fail "counters"

@@ -6,6 +6,7 @@
 #define SKOPS_TEST_SIM_HARNESS_H
 
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,46 @@ struct sim {
 	char pcap[256];
 };
 
+/* Failures of this test program: sim_fail reports one under the program's
+ * name (sim_eal_init's) and the test it belongs to, counts it and goes on. */
+struct sim_report {
+	const char *name;
+	int fails;
+};
+static inline struct sim_report *sim_report(void)
+{
+	static struct sim_report r;
+	return &r;
+}
+
+static inline void sim_fail(const char *test, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void sim_fail(const char *test, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: %s: FAIL: ", sim_report()->name, test);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	sim_report()->fails++;
+}
+
+/* Reads what socket sd of st holds, up to 64 reads, counting the bytes. */
+static inline void sim_drain(struct stack *st, int sd, uint64_t *rcvd)
+{
+	static uint8_t buf[65536];
+	for (int i = 0; i < 64; i++) {
+		ssize_t r = skops_recv(st, sd, buf, sizeof(buf), 0);
+		if (r <= 0)
+			break;
+		*rcvd += (uint64_t)r;
+	}
+}
+
 static inline void sim_eal_init(const char *name)
 {
+	sim_report()->name = name;
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "--file-prefix=skops-%s-%d", name, (int)getpid());
 	char *argv[] = {(char *)name, "--no-huge",	   "--no-pci",	     "-m", "256",

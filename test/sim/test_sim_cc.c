@@ -15,7 +15,6 @@
  *   on stacks that default to cubic: both ends run DCTCP with ECN.
  * Tolerances are stated where they are checked. */
 #include <math.h>
-#include <stdarg.h>
 #include <time.h>
 
 #include "../unit/hooks/hk_insn.h"
@@ -36,20 +35,6 @@ struct flow {
 	uint64_t rcvd;
 };
 
-static int fails;
-
-static void fail(const char *test, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(const char *test, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "sim_cc: %s: FAIL: ", test);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	fails++;
-}
-
 static void pump(struct flow *fl)
 {
 	static uint8_t buf[65536];
@@ -58,12 +43,7 @@ static void pump(struct flow *fl)
 			break;
 	if (fl->b < 0)
 		return;
-	for (int i = 0; i < 64; i++) {
-		ssize_t r = skops_recv(fl->s.b, fl->b, buf, sizeof(buf), 0);
-		if (r <= 0)
-			break;
-		fl->rcvd += (uint64_t)r;
-	}
+	sim_drain(fl->s.b, fl->b, &fl->rcvd);
 }
 
 static bool step(struct flow *fl)
@@ -90,12 +70,12 @@ static int flow_open(struct flow *fl, const char *tag, uint64_t seed,
 	memset(fl, 0, sizeof(*fl));
 	fl->b = -1;
 	if (sim_create_cc(&fl->s, tag, seed, f, 8, bufsz, false, tree, hk, cc) < 0) {
-		fail(tag, "sim setup");
+		sim_fail(tag, "sim setup");
 		return -1;
 	}
 	const char *why;
 	if (sim_connect(&fl->s, PORT, &fl->ls, &fl->a, &fl->b, &why) < 0) {
-		fail(tag, "%s", why);
+		sim_fail(tag, "%s", why);
 		return -1;
 	}
 	return 0;
@@ -159,13 +139,13 @@ static void cubic_curve(void)
 		return;
 	uint32_t at = 160;
 	if (!run_until(&fl, fl.s.now + 30000 * MS, cwnd_at_least, &at)) {
-		fail(T, "slow start never reached cwnd %u", at);
+		sim_fail(T, "slow start never reached cwnd %u", at);
 		goto out;
 	}
 	dev_fault_drop_next(fl.s.fa, 1);
 	struct rec_point rp = {0};
 	if (!run_until(&fl, fl.s.now + 10000 * MS, recovered, &rp)) {
-		fail(T, "no recovery from the scripted loss");
+		sim_fail(T, "no recovery from the scripted loss");
 		goto out;
 	}
 	struct skops_tcp_info ti;
@@ -174,10 +154,10 @@ static void cubic_curve(void)
 	double w_max = ti.max_cwnd, s = ti.ssthresh;
 	uint32_t want_s = (uint32_t)(ti.max_cwnd * 717u / 1024u);
 	if (ti.ssthresh != want_s)
-		fail(T, "ssthresh %u after W_max %u, want %u (beta 717/1024)", ti.ssthresh,
-		     ti.max_cwnd, want_s);
+		sim_fail(T, "ssthresh %u after W_max %u, want %u (beta 717/1024)", ti.ssthresh,
+			 ti.max_cwnd, want_s);
 	if (strcmp(ti.cc, "cubic"))
-		fail(T, "cc %s, want the default cubic", ti.cc);
+		sim_fail(T, "cc %s, want the default cubic", ti.cc);
 	double k = cbrt((w_max - s) / CUBIC_C);
 	double rtt = 0.1;
 	/* Sample every 25 ms up to K + 1.5 s (concave, plateau, convex). cwnd
@@ -203,14 +183,14 @@ static void cubic_curve(void)
 	       "off [W(t), W(t+RTT)] at t %.3f s, cwnd at end %u, retrans %u\n",
 	       T, w_max, s, k, n, worst, worst_t, ti.cwnd, ti.total_retrans);
 	if (n < 100)
-		fail(T, "only %u samples", n);
+		sim_fail(T, "only %u samples", n);
 	if (worst > CURVE_TOL)
-		fail(T, "cwnd %.2f segments off the curve at t = %.3f s (tolerance %.1f)", worst,
-		     worst_t, CURVE_TOL);
+		sim_fail(T, "cwnd %.2f segments off the curve at t = %.3f s (tolerance %.1f)",
+			 worst, worst_t, CURVE_TOL);
 	if (ti.total_retrans != 1)
-		fail(T, "%u retransmissions, want the one scripted loss", ti.total_retrans);
+		sim_fail(T, "%u retransmissions, want the one scripted loss", ti.total_retrans);
 	if (ti.cwnd <= w_max)
-		fail(T, "cwnd %u never passed W_max %.0f (the convex region)", ti.cwnd, w_max);
+		sim_fail(T, "cwnd %u never passed W_max %.0f (the convex region)", ti.cwnd, w_max);
 out:
 	sim_destroy(&fl.s, false);
 }
@@ -241,7 +221,7 @@ static int slow_start_exit(const char *T, const char *cc, struct skops_tcp_info 
 	info(&fl, true, ti);
 	sim_destroy(&fl.s, false);
 	if (!over) {
-		fail(T, "%s: slow start did not end in 20 s", cc);
+		sim_fail(T, "%s: slow start did not end in 20 s", cc);
 		return -1;
 	}
 	return 0;
@@ -257,11 +237,13 @@ static void hystart(void)
 	       "retransmissions; reno at cwnd %u with %u\n",
 	       T, c.cwnd, c.ssthresh, c.srtt_us, c.total_retrans, r.cwnd, r.total_retrans);
 	if (c.total_retrans)
-		fail(T, "HyStart++ left slow start by loss (%u retransmissions)", c.total_retrans);
+		sim_fail(T, "HyStart++ left slow start by loss (%u retransmissions)",
+			 c.total_retrans);
 	if (c.ssthresh < 172)
-		fail(T, "ssthresh %u below the path's BDP of 172 segments", c.ssthresh);
+		sim_fail(T, "ssthresh %u below the path's BDP of 172 segments", c.ssthresh);
 	if (!r.total_retrans)
-		fail(T, "control: reno left slow start without loss; the path does not test delay");
+		sim_fail(
+		    T, "control: reno left slow start without loss; the path does not test delay");
 }
 
 /* ---- DCTCP ---- */
@@ -306,20 +288,21 @@ static void dctcp_check(const char *T, struct flow *fl, double tol, double want_
 	       T, ca.cc, cb.cc, ca.ecn, cb.ecn, f, mean, av.n, ca.cwnd, ca.total_retrans,
 	       fl->rcvd / 1e6);
 	if (strcmp(ca.cc, "dctcp") || strcmp(cb.cc, "dctcp"))
-		fail(T, "cc %s/%s, want dctcp at both ends", ca.cc, cb.cc);
+		sim_fail(T, "cc %s/%s, want dctcp at both ends", ca.cc, cb.cc);
 	if (!(ca.ecn & 1) || !(cb.ecn & 1))
-		fail(T, "ECN not negotiated");
+		sim_fail(T, "ECN not negotiated");
 	if (av.n < 1000)
-		fail(T, "%u alpha samples", av.n);
+		sim_fail(T, "%u alpha samples", av.n);
 	if (want_f >= 0 && fabs(f - want_f) > 0.02)
-		fail(T, "the path marked %.4f of ECT frames, configured %.2f", f, want_f);
+		sim_fail(T, "the path marked %.4f of ECT frames, configured %.2f", f, want_f);
 	if (f <= 0)
-		fail(T, "nothing was marked");
+		sim_fail(T, "nothing was marked");
 	if (fabs(mean - f) > tol)
-		fail(T, "mean alpha %.4f vs marked fraction %.4f (tolerance %.2f)", mean, f, tol);
+		sim_fail(T, "mean alpha %.4f vs marked fraction %.4f (tolerance %.2f)", mean, f,
+			 tol);
 	if (ca.total_retrans)
-		fail(T, "%u retransmissions: marking alone should control the queue",
-		     ca.total_retrans);
+		sim_fail(T, "%u retransmissions: marking alone should control the queue",
+			 ca.total_retrans);
 }
 
 static void dctcp_threshold(void)
@@ -391,12 +374,12 @@ static void dctcp_program(void)
 	char log[4096] = "";
 	if (bpfvm_registry_create(&reg) < 0 || cg_tree_create(&hooks_cg_prog_ops, 2, &tree) < 0 ||
 	    cg_lookup(tree, "/", false, &root) < 0) {
-		fail(T, "registry/cgroup setup");
+		sim_fail(T, "registry/cgroup setup");
 		return;
 	}
 	struct hooks_config hc = {.tree = tree, .reg = reg, .netns_cookie = 1};
 	if (hooks_create(&hc, &hk) < 0) {
-		fail(T, "hooks_create");
+		sim_fail(T, "hooks_create");
 		return;
 	}
 	struct bpfvm_insn insns[32];
@@ -406,7 +389,7 @@ static void dctcp_program(void)
 	struct bpfvm_prog *prog = NULL;
 	int rc = bpfvm_prog_load(reg, insns, ni, NULL, 0, &lo, &prog);
 	if (rc < 0 || cg_attach(tree, root, CG_ATTACH_SOCK_OPS, prog, CG_F_ALLOW_MULTI, NULL) < 0) {
-		fail(T, "load/attach %d: %s", rc, log);
+		sim_fail(T, "load/attach %d: %s", rc, log);
 		return;
 	}
 	bpfvm_prog_put(prog);
@@ -440,10 +423,10 @@ int main(void)
 	};
 	unsigned passed = 0, failed = 0;
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		int before = fails;
+		int before = sim_report()->fails;
 		clock_t c0 = clock();
 		tests[i].fn();
-		bool ok = fails == before;
+		bool ok = sim_report()->fails == before;
 		printf("sim_cc: %s: %s (%.1f s cpu)\n", tests[i].name, ok ? "ok" : "FAILED",
 		       (double)(clock() - c0) / CLOCKS_PER_SEC);
 		ok ? passed++ : failed++;

@@ -17,7 +17,6 @@
  *   segments; the transfer completes.
  * - sockopt: SO_MAX_PACING_RATE reads back as an int (capped at ~0U) and
  *   as an unsigned long; tcp_info carries both rates. */
-#include <stdarg.h>
 
 #include "sim_harness.h"
 
@@ -35,20 +34,6 @@ struct flow {
 	uint32_t ndep, capdep;
 };
 
-static int fails;
-
-static void fail(const char *test, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(const char *test, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "sim_pacing: %s: FAIL: ", test);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	fails++;
-}
-
 static void pacing_on(struct stack_config *c)
 {
 	c->pacing = true;
@@ -61,12 +46,12 @@ static int flow_open(struct flow *fl, const char *tag, uint64_t seed,
 	fl->b = -1;
 	if (sim_create_tweak(&fl->s, tag, seed, f, 8, 1u << 20, false, NULL, NULL, NULL,
 			     stack_pacing ? pacing_on : NULL) < 0) {
-		fail(tag, "sim setup");
+		sim_fail(tag, "sim setup");
 		return -1;
 	}
 	const char *why;
 	if (sim_connect(&fl->s, PORT, &fl->ls, &fl->a, &fl->b, &why) < 0) {
-		fail(tag, "%s", why);
+		sim_fail(tag, "%s", why);
 		return -1;
 	}
 	/* on the established connection: its first 10 segments leave unpaced
@@ -75,7 +60,7 @@ static int flow_open(struct flow *fl, const char *tag, uint64_t seed,
 		int rc = skops_setsockopt(fl->s.a, fl->a, SOL_SOCKET, SO_MAX_PACING_RATE, &max_rate,
 					  sizeof(max_rate));
 		if (rc) {
-			fail(tag, "SO_MAX_PACING_RATE: %d", rc);
+			sim_fail(tag, "SO_MAX_PACING_RATE: %d", rc);
 			return -1;
 		}
 	}
@@ -112,12 +97,7 @@ static bool step(struct flow *fl, uint64_t limit, uint64_t *written)
 			break;
 		*written += (uint64_t)w;
 	}
-	for (int i = 0; i < 64; i++) {
-		ssize_t r = skops_recv(fl->s.b, fl->b, buf, sizeof(buf), 0);
-		if (r <= 0)
-			break;
-		fl->rcvd += (uint64_t)r;
-	}
+	sim_drain(fl->s.b, fl->b, &fl->rcvd);
 	bool more = sim_step(&fl->s);
 	fl->steps++;
 	struct skops_tcp_info ti;
@@ -176,31 +156,31 @@ static void capped(const char *T, uint64_t rate, uint64_t run_ns, uint64_t seed)
 	       hi / 1e3, (unsigned long long)(fl.steps - steps0));
 	bool bad = false;
 	if (ti.max_pacing_rate != rate || ti.pacing_rate != rate) {
-		fail(T, "tcp_info max_pacing_rate %llu pacing_rate %llu, want %llu both",
-		     (unsigned long long)ti.max_pacing_rate, (unsigned long long)ti.pacing_rate,
-		     (unsigned long long)rate);
+		sim_fail(T, "tcp_info max_pacing_rate %llu pacing_rate %llu, want %llu both",
+			 (unsigned long long)ti.max_pacing_rate, (unsigned long long)ti.pacing_rate,
+			 (unsigned long long)rate);
 		bad = true;
 	}
 	if (got > rate * (1 + RATE_TOL) || got < rate * (1 - RATE_TOL)) {
-		fail(T, "%.0f B/s delivered, want %llu ± %.0f %%", got, (unsigned long long)rate,
-		     RATE_TOL * 100);
+		sim_fail(T, "%.0f B/s delivered, want %llu ± %.0f %%", got,
+			 (unsigned long long)rate, RATE_TOL * 100);
 		bad = true;
 	}
 	if (n < 20 || mean > slot * (1 + GAP_MEAN_TOL) || mean < slot * (1 - GAP_MEAN_TOL)) {
-		fail(T, "%u segments %.1f µs apart on average, want %.1f ± %.0f %%", n, mean / 1e3,
-		     slot / 1e3, GAP_MEAN_TOL * 100);
+		sim_fail(T, "%u segments %.1f µs apart on average, want %.1f ± %.0f %%", n,
+			 mean / 1e3, slot / 1e3, GAP_MEAN_TOL * 100);
 		bad = true;
 	}
 	if (lo < slot - (double)MS || hi > slot + (double)MS) {
-		fail(T, "gaps %.1f..%.1f µs, want within a tick (1 ms) of %.1f", lo / 1e3, hi / 1e3,
-		     slot / 1e3);
+		sim_fail(T, "gaps %.1f..%.1f µs, want within a tick (1 ms) of %.1f", lo / 1e3,
+			 hi / 1e3, slot / 1e3);
 		bad = true;
 	}
 	/* asleep between departures: a few wakes per segment (its slot, the
 	 * ACK coming back, the receiver's delayed ACK), not one per µs */
 	if (fl.steps - steps0 > 20ull * n + 1000) {
-		fail(T, "%llu simulation steps for %u segments: the stack does not sleep",
-		     (unsigned long long)(fl.steps - steps0), n);
+		sim_fail(T, "%llu simulation steps for %u segments: the stack does not sleep",
+			 (unsigned long long)(fl.steps - steps0), n);
 		bad = true;
 	}
 	flow_close(&fl, bad);
@@ -243,8 +223,8 @@ static void cc_rate(void)
 			uint32_t allow = (uint32_t)((double)ti.pacing_rate / 1e3 / ti.mss) + 2;
 			if (burst > allow && burst > worst_burst) {
 				worst_burst = burst;
-				fail(T, "%u segments at one instant, rate %llu allows %u", burst,
-				     (unsigned long long)ti.pacing_rate, allow);
+				sim_fail(T, "%u segments at one instant, rate %llu allows %u",
+					 burst, (unsigned long long)ti.pacing_rate, allow);
 				bad = true;
 			}
 		}
@@ -254,16 +234,16 @@ static void cc_rate(void)
 	       T, (unsigned long long)fl.rcvd, (double)(fl.s.now - 1000000000ull) / 1e9, checked,
 	       ss, ca, worst * 100);
 	if (fl.rcvd < limit) {
-		fail(T, "%llu of %llu bytes arrived", (unsigned long long)fl.rcvd,
-		     (unsigned long long)limit);
+		sim_fail(T, "%llu of %llu bytes arrived", (unsigned long long)fl.rcvd,
+			 (unsigned long long)limit);
 		bad = true;
 	}
 	if (!ss || !ca) {
-		fail(T, "samples: %u in slow start, %u after; want both phases", ss, ca);
+		sim_fail(T, "samples: %u in slow start, %u after; want both phases", ss, ca);
 		bad = true;
 	}
 	if (worst > RATE_TOL) {
-		fail(T, "pacing_rate off Linux's formula by %.2f %%", worst * 100);
+		sim_fail(T, "pacing_rate off Linux's formula by %.2f %%", worst * 100);
 		bad = true;
 	}
 	flow_close(&fl, bad);
@@ -283,19 +263,20 @@ static void sockopt(void)
 	info(&fl, &ti);
 	if (skops_getsockopt(fl.s.a, fl.a, SOL_SOCKET, SO_MAX_PACING_RATE, &u, &l) ||
 	    l != sizeof(u) || u != UINT64_MAX || ti.max_pacing_rate != UINT64_MAX) {
-		fail(T, "default max rate %llu (len %u), tcp_info %llu; want ~0UL",
-		     (unsigned long long)u, (unsigned)l, (unsigned long long)ti.max_pacing_rate);
+		sim_fail(T, "default max rate %llu (len %u), tcp_info %llu; want ~0UL",
+			 (unsigned long long)u, (unsigned)l,
+			 (unsigned long long)ti.max_pacing_rate);
 		bad = true;
 	}
 	l = sizeof(v);
 	if (skops_getsockopt(fl.s.a, fl.a, SOL_SOCKET, SO_MAX_PACING_RATE, &v, &l) ||
 	    l != sizeof(v) || v != -1) {
-		fail(T, "default as an int %d, want ~0U", v);
+		sim_fail(T, "default as an int %d, want ~0U", v);
 		bad = true;
 	}
 	v = 123456;
 	if (skops_setsockopt(fl.s.a, fl.a, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v))) {
-		fail(T, "set as an int");
+		sim_fail(T, "set as an int");
 		bad = true;
 	}
 	u = 0;
@@ -303,15 +284,16 @@ static void sockopt(void)
 	info(&fl, &ti);
 	if (skops_getsockopt(fl.s.a, fl.a, SOL_SOCKET, SO_MAX_PACING_RATE, &u, &l) || u != 123456 ||
 	    ti.max_pacing_rate != 123456 || ti.pacing_rate > 123456) {
-		fail(T, "after 123456: %llu, tcp_info max %llu rate %llu", (unsigned long long)u,
-		     (unsigned long long)ti.max_pacing_rate, (unsigned long long)ti.pacing_rate);
+		sim_fail(T, "after 123456: %llu, tcp_info max %llu rate %llu",
+			 (unsigned long long)u, (unsigned long long)ti.max_pacing_rate,
+			 (unsigned long long)ti.pacing_rate);
 		bad = true;
 	}
 	u = 5000000000ull; /* above what an int holds */
 	skops_setsockopt(fl.s.a, fl.a, SOL_SOCKET, SO_MAX_PACING_RATE, &u, sizeof(u));
 	l = sizeof(v);
 	if (skops_getsockopt(fl.s.a, fl.a, SOL_SOCKET, SO_MAX_PACING_RATE, &v, &l) || v != -1) {
-		fail(T, "5e9 read as an int: %d, want ~0U (capped)", v);
+		sim_fail(T, "5e9 read as an int: %d, want ~0U (capped)", v);
 		bad = true;
 	}
 	flow_close(&fl, bad);
@@ -324,8 +306,8 @@ int main(void)
 	capped("slow_rate", 100000, 1000 * MS, 2);
 	cc_rate();
 	sockopt();
-	if (fails) {
-		fprintf(stderr, "sim_pacing: %d failures\n", fails);
+	if (sim_report()->fails) {
+		fprintf(stderr, "sim_pacing: %d failures\n", sim_report()->fails);
 		return 1;
 	}
 	printf("sim_pacing: all passed\n");

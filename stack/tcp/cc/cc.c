@@ -10,11 +10,11 @@
 _Static_assert(sizeof(((struct tcb *)0)->cc_priv) == TCP_CC_PRIV_SIZE, "cc_priv size");
 
 static const struct tcp_cc_ops *const cc_builtin[] = {&cc_reno_ops, &cc_newreno_ops, &cc_cubic_ops,
-						      &cc_dctcp_ops};
+						      &cc_dctcp_ops, &cc_bbr_ops};
 
 int cc_validate(const struct tcp_cc_ops *ops)
 {
-	if (!ops || !ops->ssthresh || !ops->cong_avoid || !ops->name[0])
+	if (!ops || !ops->ssthresh || !(ops->cong_avoid || ops->cong_control) || !ops->name[0])
 		return -EINVAL;
 	return 0;
 }
@@ -34,7 +34,7 @@ const struct tcp_cc_ops *cc_default(void)
 
 const char *cc_available(void)
 {
-	return "reno newreno cubic dctcp";
+	return "reno newreno cubic dctcp bbr";
 }
 
 void cc_init(struct tcb *tcb)
@@ -72,4 +72,10 @@ void cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags)
 {
 	if (tcb->cc->in_ack_event)
 		tcb->cc->in_ack_event(tcb, ack, flags);
+}
+
+void cc_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked)
+{
+	if (!tcb->cc->cong_control)
+		tcb->cc->cong_avoid(tcb, ack, acked);
 }

@@ -2,7 +2,8 @@
  * tcp_congestion_ops (include/net/tcp.h), and a registry by name for
  * TCP_CONGESTION. cwnd and ssthresh are in segments, as Linux keeps them.
  * Modules: reno/newreno (RFC 5681, RFC 6582), cubic (RFC 9438 with HyStart++,
- * RFC 9406; the default, as Linux's), dctcp (RFC 8257). An algorithm keeps
+ * RFC 9406; the default, as Linux's), dctcp (RFC 8257), bbr (BBR v1 as
+ * Linux's tcp_bbr, driven by delivery-rate samples). An algorithm keeps
  * its state in tcb->cc_priv (Linux's ICSK_CA_PRIV_SIZE, 104 bytes). */
 #ifndef SKOPS_STACK_TCP_CC_CC_H
 #define SKOPS_STACK_TCP_CC_CC_H
@@ -35,8 +36,23 @@ enum tcp_ca_event {
 #define TCP_CC_NAME_MAX	    16
 #define TCP_CC_PRIV_SIZE    104 /* bytes of tcb->cc_priv */
 
+/* One ACK's delivery-rate sample (tcp_rate.c; Linux's struct rate_sample),
+ * in bytes. delivered over interval_us is the delivery rate of the
+ * window the most recently sent segment this ACK delivered belonged to;
+ * both -1 when the ACK gives no sample. */
+struct tcp_rate_sample {
+	int64_t delivered, interval_us;
+	uint64_t prior_delivered; /* the connection's delivered when that segment left */
+	uint32_t acked_sacked;	  /* bytes this ACK newly delivered */
+	uint32_t losses;	  /* bytes this ACK newly marked lost */
+	uint32_t prior_in_flight; /* bytes in flight before the ACK */
+	int32_t rtt_us;		  /* of that segment when not resent; -1: none */
+	bool is_app_limited;	  /* the window was application-limited */
+	bool is_retrans;	  /* that segment was resent */
+};
+
 struct tcp_cc_ops {
-	/* required */
+	/* required: ssthresh and one of cong_avoid and cong_control */
 	uint32_t (*ssthresh)(struct tcb *tcb);
 	void (*cong_avoid)(struct tcb *tcb, uint32_t ack, uint32_t acked);
 	/* optional */
@@ -49,6 +65,11 @@ struct tcp_cc_ops {
 	 * snd_una) and flags CC_ACK_*. */
 	void (*in_ack_event)(struct tcb *tcb, uint32_t ack, uint32_t flags);
 	uint32_t (*undo_cwnd)(struct tcb *tcb);
+	/* Linux's cong_control: when present it runs after every ACK not older
+	 * than snd_una, once loss recovery took it, instead of cong_avoid and
+	 * of the recovery's own window sizing (PRR, deflation), which it
+	 * replaces entirely; it sets cwnd and tcb->pacing_rate itself. */
+	void (*cong_control)(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs);
 	uint32_t flags;
 	char name[TCP_CC_NAME_MAX];
 	void (*init)(struct tcb *tcb);
@@ -67,7 +88,7 @@ const char *cc_available(void);
 /* DCTCP's alpha in 1024ths (Linux's tcp_dctcp_info), -1 unless tcb runs dctcp. */
 int32_t cc_dctcp_alpha(const struct tcb *tcb);
 
-extern const struct tcp_cc_ops cc_reno_ops, cc_newreno_ops, cc_cubic_ops, cc_dctcp_ops;
+extern const struct tcp_cc_ops cc_reno_ops, cc_newreno_ops, cc_cubic_ops, cc_dctcp_ops, cc_bbr_ops;
 /* Checks the required ops of a table: 0 or -EINVAL. */
 int cc_validate(const struct tcp_cc_ops *ops);
 
@@ -87,6 +108,18 @@ void cc_set_state(struct tcb *tcb, uint8_t st);
 void cc_event(struct tcb *tcb, enum tcp_ca_event ev);
 void cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
 void cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
+/* cong_avoid, unless cong_control sizes the window. */
+void cc_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
+
+/* BBR's state for tcp_info (Linux's tcp_bbr_info): false unless tcb runs bbr. */
+struct cc_bbr_info {
+	uint64_t bw;			 /* bytes a second */
+	uint32_t min_rtt_us;		 /* UINT32_MAX: none yet */
+	uint32_t min_rtt_stamp_ms;	 /* when it was taken (stack clock) */
+	uint32_t pacing_gain, cwnd_gain; /* in 256ths */
+	uint8_t mode;			 /* 0 startup, 1 drain, 2 probe_bw, 3 probe_rtt */
+};
+bool cc_bbr_get_info(const struct tcb *tcb, struct cc_bbr_info *out);
 
 /* The algorithm's private state in tcb->cc_priv. */
 #define CC_PRIV(tcb, type) ((type *)(void *)(tcb)->cc_priv)

@@ -63,10 +63,36 @@ static int64_t get_int(int level, int opt, int32_t *v)
 /* The int options of the table reach the socket, with their value. */
 START_TEST(setsockopt_table)
 {
-	static const int tab[][2] = {{1, 2},	{1, 7},	   {1, 8},    {1, 9},	 {1, 12}, {1, 18},
-				     {1, 36},	{1, 47},   {6, 1},    {6, 2},	 {6, 4},  {6, 5},
-				     {6, 6},	{6, 7},	   {6, 10},   {6, 18},	 {6, 25}, {6, 27},
-				     {6, 1001}, {6, 1002}, {6, 1003}, {6, 1004}, {41, 67}};
+	static const int tab[][2] = {{1, 2},
+				     {1, 7},
+				     {1, 8},
+				     {1, 9},
+				     {1, 12},
+				     {1, 18},
+				     {1, 36},
+				     {1, 47},
+				     {6, 1},
+				     {6, 2},
+				     {6, 4},
+				     {6, 5},
+				     {6, 6},
+				     {6, 7},
+				     {6, 10},
+				     {6, 18},
+				     {6, 25},
+				     {6, 27},
+				     {6, 1001},
+				     {6, 1002},
+				     {6, 1003},
+				     {6, 1004},
+				     {41, 67},
+				     /* Linux 6.1's additions: SO_REUSEPORT, SO_BINDTOIFINDEX,
+				      * SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS, IPV6_AUTOFLOWLABEL */
+				     {1, 15},
+				     {1, 62},
+				     {1, 74},
+				     {6, 16},
+				     {41, 70}};
 	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
 		hkd_reset_calls(&d);
 		ck_assert_msg(set_int(tab[i][0], tab[i][1], 77) == 0, "%d/%d", tab[i][0],
@@ -82,7 +108,7 @@ END_TEST
 /* Options outside the table, bad sizes and request sockets never reach it. */
 START_TEST(setsockopt_refused)
 {
-	static const int bad[][2] = {{1, 15},	{1, 25},   {1, 6},    {6, 3},	 {6, 11}, {6, 28},
+	static const int bad[][2] = {{1, 26},	{6, 17},   {1, 6},    {6, 3},	 {6, 11}, {6, 28},
 				     {6, 1005}, {6, 1006}, {6, 1007}, {6, 1009}, {0, 1},  {0, 2},
 				     {41, 1},	{99, 7},   {-1, 7},   {255, 1}};
 	int64_t v8 = 1;
@@ -190,7 +216,11 @@ START_TEST(getsockopt_rules)
 	ck_assert_int_eq(get_int(6, 1001, &v), -EINVAL);
 	ck_assert_int_eq(v, 0);
 	v = 0x55555555;
-	ck_assert_int_eq(get_int(1, 15, &v), -EINVAL);
+	ck_assert_int_eq(get_int(1, 6, &v), -EINVAL);
+	ck_assert_int_eq(v, 0);
+	/* SO_BINDTODEVICE is set-only (Linux sol_socket_sockopt) */
+	v = 0x55555555;
+	ck_assert_int_eq(get_int(1, 25, &v), -EINVAL);
 	ck_assert_int_eq(v, 0);
 	char syn[64];
 	memset(syn, 1, sizeof syn);

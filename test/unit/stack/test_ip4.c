@@ -1,7 +1,8 @@
 /* Unit tests of IPv4 fragment reassembly in stack/net (RFC 791 §3.2, RFC
  * 815): in order, out of order, duplicates, overlaps (dropped, as Linux),
  * the limits on concurrent datagrams, fragment count and size, and the
- * reassembly timeout; plus IPv4 options ignored safely. */
+ * reassembly timeout; IPv4 options ignored safely; UDP over the MTU sent
+ * as fragments (RFC 791 §3.2) that reassemble to the datagram. */
 #include "test_net_util.h"
 
 struct got {
@@ -190,6 +191,80 @@ START_TEST(options_are_skipped)
 }
 END_TEST
 
+/* 4000 bytes to the raw side: three fragments of one ID, DF clear, MF on all
+ * but the last, offsets in 8-byte units, and the checksum of the whole. */
+START_TEST(udp_send_fragments)
+{
+	struct fx x;
+	fx_init(&x, NULL);
+	tnu_raw_drain(&x.p);
+	static uint8_t big[4000], whole[4008];
+	for (unsigned i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7 + 3);
+	ck_assert_int_eq(net_udp_sendto(x.p.a, x.s, big, sizeof(big), AF_INET, &x.p.b4, 1234), 0);
+	tnu_run(&x.p, 1);
+	uint8_t f[2048];
+	size_t n, got = 0;
+	unsigned k = 0;
+	uint16_t id = 0;
+	while ((n = tnu_raw_next(&x.p, f, sizeof(f))) && k < 8) {
+		const uint8_t *ip = f + ETH_HDR_LEN;
+		if (wire_get16(f + 12) != ETH_TYPE_IP4 || ip[9] != IPPROTO_UDP)
+			continue;
+		uint16_t fo = wire_get16(ip + 6), len = wire_get16(ip + 2);
+		ck_assert_uint_le(len, 1500);
+		ck_assert_uint_eq(fo & 0x4000, 0); /* DF clear */
+		ck_assert_uint_eq((fo & 0x1fff) * 8u, got);
+		ck_assert_uint_eq(wire_csum_fold(wire_csum_add(0, ip, 20)), 0xffff);
+		if (k == 0)
+			id = wire_get16(ip + 4);
+		ck_assert_uint_eq(wire_get16(ip + 4), id);
+		memcpy(whole + got, ip + 20, len - 20u);
+		got += len - 20u;
+		ck_assert_uint_eq((fo & 0x2000) != 0, got < sizeof(whole)); /* MF */
+		k++;
+	}
+	ck_assert_uint_eq(k, 3);
+	ck_assert_uint_eq(got, sizeof(whole));
+	ck_assert_uint_eq(wire_get16(whole + 4), sizeof(whole));
+	ck_assert_mem_eq(whole + 8, big, sizeof(big));
+	uint32_t ps = wire_csum_pseudo4(x.p.a4, x.p.b4, IPPROTO_UDP, sizeof(whole));
+	ck_assert_uint_eq(wire_csum_fold(wire_csum_add(ps, whole, sizeof(whole))), 0xffff);
+	ck_assert_uint_eq(stats(&x).ip4_frag_out, 3);
+	/* the largest IPv4 datagram (65507 bytes of data), and one over */
+	static uint8_t max[65508];
+	ck_assert_int_eq(net_udp_sendto(x.p.a, x.s, max, 65507, AF_INET, &x.p.b4, 1234), 0);
+	ck_assert_int_eq(net_udp_sendto(x.p.a, x.s, max, 65508, AF_INET, &x.p.b4, 1234), -EMSGSIZE);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
+/* Stack to stack: the fragments reassemble to the datagram sent. */
+START_TEST(udp_fragments_round_trip)
+{
+	struct tnu_pair p;
+	struct got g = {0};
+	tnu_pair_init(&p, NULL, true);
+	struct net_udp_sock *sa, *sb;
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 7000, udp_cb, &g, &sa), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 0, udp_cb, &g, &sb), 0);
+	static uint8_t big[3001];
+	for (unsigned i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 11 + 5);
+	/* the three fragments wait together for ARP (8 frames are queued) */
+	ck_assert_int_eq(net_udp_sendto(p.b, sb, big, 3001, AF_INET, &p.a4, 7000), 0);
+	tnu_run(&p, 50);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.len, 3001);
+	ck_assert_mem_eq(g.data, big, 3001);
+	struct net_stats s;
+	net_get_stats(p.a, &s);
+	ck_assert_uint_eq(s.ip4_reasm_ok, 1);
+	ck_assert_uint_eq(s.udp_bad_csum, 0);
+	tnu_pair_fini(&p);
+}
+END_TEST
+
 static Suite *ip4_suite(void)
 {
 	Suite *s = suite_create("ip4");
@@ -200,6 +275,8 @@ static Suite *ip4_suite(void)
 	tcase_add_test(tc, reasm_limits_and_timeout);
 	tcase_add_test(tc, reasm_too_many_fragments);
 	tcase_add_test(tc, options_are_skipped);
+	tcase_add_test(tc, udp_send_fragments);
+	tcase_add_test(tc, udp_fragments_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -472,6 +472,22 @@ START_TEST(l4_handler_gets_checked_trimmed_segments)
 	ck_assert_uint_eq(ir.tos, 0x02);
 	uint32_t ps = wire_csum_pseudo4(ir.src, ir.dst, 6, 24);
 	ck_assert_uint_eq(wire_csum_fold(wire_csum_add(ps, f + ETH_HDR_LEN + 20, 24)), 0xffff);
+	/* IPv6: the traffic class and the flow label TCP chose (IPV6_AUTOFLOWLABEL) */
+	m = net_alloc(p.a);
+	memcpy(rte_pktmbuf_append(m, 24), seg, 24);
+	struct ip_meta m6 = {
+	    .family = AF_INET6, .proto = IPPROTO_TCP, .tos = 0x28, .flow = 0xabcde};
+	memcpy(m6.src.v6, p.a6, 16);
+	memcpy(m6.dst.v6, p.b6, 16);
+	ck_assert_int_eq(net_output(p.a, m, &m6), 0);
+	net_flush(p.a);
+	n = tnu_raw_next(&p, f, sizeof(f));
+	ck_assert_uint_eq(n, ETH_HDR_LEN + IP6_HDR_LEN + 24);
+	struct wire_view v6 = {f + ETH_HDR_LEN, n - ETH_HDR_LEN};
+	struct ip6_repr r6;
+	ck_assert_int_eq(ip6_parse(&v6, &r6), 0);
+	ck_assert_uint_eq(r6.flow, 0xabcde);
+	ck_assert_uint_eq(r6.tclass, 0x28);
 	tnu_pair_fini(&p);
 }
 END_TEST

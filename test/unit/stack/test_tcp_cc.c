@@ -30,7 +30,7 @@ START_TEST(stack_default)
 	struct tcp *tcp = NULL;
 	ck_assert_int_eq(tcp_create(&c, &tcp), -ENOENT);
 	ck_assert_ptr_null(tcp);
-	ck_assert_str_eq(tcp_cc_available(), "reno newreno cubic dctcp");
+	ck_assert_str_eq(tcp_cc_available(), "reno newreno cubic dctcp bbr");
 }
 END_TEST
 

@@ -291,7 +291,7 @@ START_TEST(options_and_errors)
 	tcp_setsockopt(c, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v), false);
 	tcp_getsockopt(c, SOL_SOCKET, SO_RCVBUF, &v, &len);
 	ck_assert_int_eq(v, 200000);
-	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "bbr", 3, false), -ENOENT);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "vegas", 5, false), -ENOENT);
 	ck_assert_str_eq(c->cc->name, "cubic"); /* the default, unchanged */
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "newreno", 7, false), 0);
 	char name[16];

@@ -87,6 +87,21 @@ static inline void tpath_deliver(struct tpath *w, struct tcp *tcp[2], uint64_t n
 	}
 }
 
+/* The earliest of `next`, the segments' arrivals and both stacks' timers:
+ * when the simulation has something to do (UINT64_MAX: nothing, ever). */
+static inline uint64_t tpath_next(const struct tpath *w, struct tcp *tcp[2], uint64_t next)
+{
+	for (unsigned i = 0; i < w->nq; i++)
+		if (w->q[i].at < next)
+			next = w->q[i].at;
+	for (int i = 0; i < 2; i++) {
+		uint64_t d = tcp_next_deadline(tcp[i]);
+		if (d < next)
+			next = d;
+	}
+	return next;
+}
+
 /* Both ends route IPv4 only, from 198.18.0.1, over a 1500-byte MTU. */
 static inline int tpath_route(void *arg, uint8_t family, const void *dst, void *src, uint32_t *mtu)
 {

@@ -155,15 +155,8 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 		if (bad || (rcvd == TOTAL && a->snd_una == a->snd_max))
 			break;
 		/* a paced writer wakes every millisecond */
-		uint64_t next = pace_bps && sent < TOTAL ? p->now + MS : UINT64_MAX;
-		for (unsigned i = 0; i < p->w.nq; i++)
-			if (p->w.q[i].at < next)
-				next = p->w.q[i].at;
-		for (int i = 0; i < 2; i++) {
-			uint64_t d = tcp_next_deadline(p->tcp[i]);
-			if (d < next)
-				next = d;
-		}
+		uint64_t next =
+		    tpath_next(&p->w, p->tcp, pace_bps && sent < TOTAL ? p->now + MS : UINT64_MAX);
 		if (next == UINT64_MAX) {
 			bad = "stalled";
 			break;

@@ -1,0 +1,562 @@
+/* cc_bbr: BBR v1 (Cardwell et al., "BBR: Congestion-Based Congestion
+ * Control", ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00)
+ * as Linux's tcp_bbr.c runs it. BBR ignores loss as a signal (save for
+ * packet conservation in the first round of a recovery) and models the
+ * path instead: the bottleneck bandwidth, the windowed maximum of the
+ * delivery-rate samples of tcp_rate.c over 10 round trips, and the
+ * propagation delay, the minimum RTT over 10 s. It paces at a gain times
+ * that bandwidth and caps what is in flight at a gain times their product
+ * (the BDP):
+ *
+ *   STARTUP   gain 2/ln 2 both, until the bandwidth grew by less than 25 %
+ *             in 3 rounds that were not application-limited (full pipe);
+ *   DRAIN     pacing gain ln 2/2 until what is in flight is one BDP;
+ *   PROBE_BW  cwnd gain 2, pacing gains cycling 5/4, 3/4, then 1 for six
+ *             phases of a min_rtt each, starting at a random phase;
+ *   PROBE_RTT when min_rtt was not refreshed for 10 s: at most 4 segments
+ *             in flight for 200 ms and a round trip, so that queues drain
+ *             and the minimum is measured again.
+ *
+ * Rates are kept in bytes a µs << BW_SCALE (Linux keeps segments; this
+ * stack's rate samples are bytes). The long-term (policer) bandwidth model
+ * and the ACK-aggregation allowance of later kernels are not done. */
+#include "cc.h"
+
+#include "../tcp_int.h"
+
+#define BW_SCALE       16 /* bandwidth in bytes/µs << BW_SCALE */
+#define BW_UNIT	       (1ull << BW_SCALE)
+#define BBR_SCALE      8 /* gains in 256ths */
+#define BBR_UNIT       (1u << BBR_SCALE)
+#define HIGH_GAIN      (BBR_UNIT * 2885 / 1000 + 1) /* 2/ln 2: doubles a round trip */
+#define DRAIN_GAIN     (BBR_UNIT * 1000 / 2885)	    /* its inverse: drains STARTUP's queue */
+#define CWND_GAIN      (BBR_UNIT * 2)
+#define CYCLE_LEN      8
+#define BW_WIN_ROUNDS  10		  /* the max filter's window, in round trips */
+#define MIN_RTT_WIN_MS 10000u		  /* min_rtt's window */
+#define PROBE_RTT_MS   200u		  /* time in PROBE_RTT at the floor */
+#define CWND_MIN       4u		  /* segments: the floor, and PROBE_RTT's cap */
+#define FULL_BW_THRESH (BBR_UNIT * 5 / 4) /* growth that counts as growth */
+#define FULL_BW_ROUNDS 3
+#define PACING_MARGIN  1u /* percent below the estimate, to drain queues */
+#define MIN_RTT_NONE   UINT32_MAX
+
+enum bbr_mode { BBR_STARTUP, BBR_DRAIN, BBR_PROBE_BW, BBR_PROBE_RTT };
+
+static const uint16_t pacing_gain[CYCLE_LEN] = {
+    BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT,
+};
+
+/* A windowed maximum kept as the best three samples of the window, each
+ * younger than the one before (Kathleen Nichols' algorithm, as Linux's
+ * lib/minmax.c): the best expires when the window passes it and the next
+ * takes over. t is in round trips. */
+struct bbr_sample {
+	uint32_t t, v;
+};
+
+struct bbr {
+	struct bbr_sample bw[3];
+	uint32_t min_rtt_us;	     /* MIN_RTT_NONE before the first sample */
+	uint32_t min_rtt_ms;	     /* when it was taken (ms of the stack clock) */
+	uint32_t probe_rtt_done_ms;  /* PROBE_RTT ends after it; 0: not timing */
+	uint32_t rtt_cnt;	     /* round trips counted */
+	uint32_t next_rtt_delivered; /* the round ends when delivered passes it (low bits) */
+	uint32_t cycle_us;	     /* when the current gain phase began */
+	uint32_t prior_cwnd;	     /* before recovery or PROBE_RTT */
+	uint32_t full_bw;	     /* bandwidth when growth was last seen */
+	uint16_t pacing_gain, cwnd_gain;
+	uint8_t mode, prev_ca_state, cycle_idx, full_bw_cnt;
+	bool packet_conservation, round_start, idle_restart, probe_rtt_round_done;
+	bool full_bw_reached, has_seen_rtt;
+};
+_Static_assert(sizeof(struct bbr) <= TCP_CC_PRIV_SIZE, "bbr state exceeds cc_priv");
+
+static const struct bbr *cpriv(const struct tcb *tcb)
+{
+	const void *priv = tcb->cc_priv;
+	return priv;
+}
+
+static uint32_t ms_now(const struct tcb *tcb)
+{
+	return (uint32_t)(tcb->tcp->now / CLK_NS_PER_MS);
+}
+
+static uint32_t us_now(const struct tcb *tcb)
+{
+	return (uint32_t)(tcb->tcp->now / CLK_NS_PER_US);
+}
+
+static uint32_t mss_of(const struct tcb *tcb)
+{
+	return tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+}
+
+static uint32_t segs_of(const struct tcb *tcb, uint64_t bytes)
+{
+	return (uint32_t)((bytes + mss_of(tcb) - 1) / mss_of(tcb));
+}
+
+static uint32_t max_bw(const struct bbr *b)
+{
+	return b->bw[0].v;
+}
+
+static void bw_reset(struct bbr *b, uint32_t t, uint32_t v)
+{
+	b->bw[0] = b->bw[1] = b->bw[2] = (struct bbr_sample){t, v};
+}
+
+static void bw_update(struct bbr *b, uint32_t t, uint32_t v)
+{
+	struct bbr_sample s = {t, v};
+	if (v >= b->bw[0].v || t - b->bw[2].t > BW_WIN_ROUNDS) {
+		bw_reset(b, t, v); /* a new best, or nothing in the window is left */
+		return;
+	}
+	if (v >= b->bw[1].v)
+		b->bw[1] = b->bw[2] = s;
+	else if (v >= b->bw[2].v)
+		b->bw[2] = s;
+	uint32_t age = t - b->bw[0].t;
+	if (age > BW_WIN_ROUNDS) {
+		/* the best left the window: the others move up */
+		b->bw[0] = b->bw[1];
+		b->bw[1] = b->bw[2];
+		b->bw[2] = s;
+		if (t - b->bw[0].t > BW_WIN_ROUNDS) {
+			b->bw[0] = b->bw[1];
+			b->bw[1] = b->bw[2];
+		}
+	} else if (b->bw[1].t == b->bw[0].t && age > BW_WIN_ROUNDS / 4) {
+		/* a quarter of the window without a second best: take one */
+		b->bw[1] = b->bw[2] = s;
+	} else if (b->bw[2].t == b->bw[1].t && age > BW_WIN_ROUNDS / 2) {
+		b->bw[2] = s;
+	}
+}
+
+/* gain × bandwidth as bytes a second, less the margin. */
+static uint64_t pacing_rate_of(uint64_t bw, uint32_t gain)
+{
+	uint64_t r = bw * gain >> BBR_SCALE;
+	r = r * 1000000u >> BW_SCALE;
+	return r * (100u - PACING_MARGIN) / 100u;
+}
+
+/* Before any bandwidth sample: the initial window over the RTT (1 ms
+ * without one), at the high gain. */
+static void init_pacing_rate(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	uint32_t rtt_us = 1000;
+	if (tcb->srtt_us8) {
+		rtt_us = tcb->srtt_us8 >> 3 ? tcb->srtt_us8 >> 3 : 1;
+		b->has_seen_rtt = true;
+	}
+	uint64_t bw = (uint64_t)tcb->cwnd * mss_of(tcb) * BW_UNIT / rtt_us;
+	tcb->pacing_rate = pacing_rate_of(bw, HIGH_GAIN);
+}
+
+static void set_pacing_rate(struct tcb *tcb, uint32_t bw, uint32_t gain)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	uint64_t rate = pacing_rate_of(bw, gain);
+	if (!b->has_seen_rtt && tcb->srtt_us8)
+		init_pacing_rate(tcb);
+	/* Until the pipe is full the rate only grows: an early low sample
+	 * must not throttle STARTUP. */
+	if (b->full_bw_reached || rate > tcb->pacing_rate)
+		tcb->pacing_rate = rate;
+}
+
+/* Segments to send per pacing release: Linux sizes TSO bursts at about a
+ * millisecond of the rate (sk_pacing_shift 10), at least two segments
+ * above 1.2 Mbit/s, one below, at most 127. */
+static uint32_t tso_segs_goal(const struct tcb *tcb)
+{
+	uint64_t rate = tcb->pacing_rate == UINT64_MAX ? 0 : tcb->pacing_rate;
+	uint32_t min = rate < (1200000u / 8) ? 1u : 2u;
+	uint64_t segs = (rate >> 10) / mss_of(tcb);
+	return segs < min ? min : segs > 127 ? 127u : (uint32_t)segs;
+}
+
+/* gain × BDP in segments; the initial window without an RTT. */
+static uint32_t bdp(const struct tcb *tcb, uint32_t bw, uint32_t gain)
+{
+	const struct bbr *b = cpriv(tcb);
+	if (b->min_rtt_us == MIN_RTT_NONE)
+		return tcb->initial_cwnd ? tcb->initial_cwnd : TCP_INIT_CWND;
+	uint64_t w = (uint64_t)bw * b->min_rtt_us;
+	uint64_t bytes = ((w * gain >> BBR_SCALE) + BW_UNIT - 1) >> BW_SCALE;
+	return segs_of(tcb, bytes);
+}
+
+/* Room for the sender's and the receiver's batching (TSO bursts, delayed
+ * ACKs), even, and two more in the 5/4 phase so that it can probe. */
+static uint32_t quantization_budget(const struct tcb *tcb, uint32_t cwnd)
+{
+	const struct bbr *b = cpriv(tcb);
+	cwnd += 3 * tso_segs_goal(tcb);
+	cwnd = (cwnd + 1) & ~1u;
+	if (b->mode == BBR_PROBE_BW && b->cycle_idx == 0)
+		cwnd += 2;
+	return cwnd;
+}
+
+static uint32_t inflight_target(const struct tcb *tcb, uint32_t bw, uint32_t gain)
+{
+	return quantization_budget(tcb, bdp(tcb, bw, gain));
+}
+
+static void save_cwnd(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	if (b->prev_ca_state < TCP_CA_RECOVERY && b->mode != BBR_PROBE_RTT)
+		b->prior_cwnd = tcb->cwnd;
+	else if (tcb->cwnd > b->prior_cwnd)
+		b->prior_cwnd = tcb->cwnd; /* a reduction already ran: keep the larger */
+}
+
+static void advance_cycle(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	b->cycle_idx = (uint8_t)((b->cycle_idx + 1) % CYCLE_LEN);
+	b->cycle_us = us_now(tcb);
+}
+
+static void enter_probe_bw(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	b->mode = BBR_PROBE_BW;
+	/* Any phase but 3/4 first (so as not to start by draining), chosen
+	 * per connection so that flows sharing a bottleneck probe apart; from
+	 * the ISN, which the stack's seed makes reproducible. */
+	b->cycle_idx = (uint8_t)(CYCLE_LEN - 1 - (tcb->iss % (CYCLE_LEN - 1)));
+	advance_cycle(tcb);
+}
+
+static void enter_startup(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	b->mode = BBR_STARTUP;
+}
+
+static void reset_mode(struct tcb *tcb)
+{
+	if (cpriv(tcb)->full_bw_reached)
+		enter_probe_bw(tcb);
+	else
+		enter_startup(tcb);
+}
+
+static uint32_t inflight_segs(struct tcb *tcb)
+{
+	return segs_of(tcb, tcp_inflight(tcb));
+}
+
+static void update_bw(struct tcb *tcb, const struct tcp_rate_sample *rs)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	b->round_start = false;
+	if (rs->delivered < 0 || rs->interval_us <= 0)
+		return;
+	/* A round trip ends when a segment sent after the last one's end is
+	 * delivered. */
+	if ((int32_t)((uint32_t)rs->prior_delivered - b->next_rtt_delivered) >= 0) {
+		b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+		b->rtt_cnt++;
+		b->round_start = true;
+		b->packet_conservation = false;
+	}
+	uint64_t bw = (uint64_t)rs->delivered * BW_UNIT / (uint64_t)rs->interval_us;
+	if (bw > UINT32_MAX)
+		bw = UINT32_MAX;
+	/* An application-limited sample shows less than the path can do,
+	 * unless it beats the estimate anyway. */
+	if (!rs->is_app_limited || bw >= max_bw(b))
+		bw_update(b, b->rtt_cnt, (uint32_t)bw);
+}
+
+static bool next_cycle_phase(struct tcb *tcb, const struct tcp_rate_sample *rs)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	bool full_length = us_now(tcb) - b->cycle_us > b->min_rtt_us;
+	if (b->pacing_gain == BBR_UNIT)
+		return full_length;
+	uint32_t inflight = segs_of(tcb, rs->prior_in_flight);
+	/* Probing up lasts until the queue it builds shows (inflight at 5/4
+	 * BDP) or loss says there is no room; draining ends once inflight is
+	 * down to a BDP, or after a min_rtt at the latest. */
+	if (b->pacing_gain > BBR_UNIT)
+		return full_length &&
+		       (rs->losses || inflight >= inflight_target(tcb, max_bw(b), b->pacing_gain));
+	return full_length || inflight <= inflight_target(tcb, max_bw(b), BBR_UNIT);
+}
+
+static void check_full_bw(struct tcb *tcb, const struct tcp_rate_sample *rs)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	if (b->full_bw_reached || !b->round_start || rs->is_app_limited)
+		return;
+	if ((uint64_t)max_bw(b) * BBR_UNIT >= (uint64_t)b->full_bw * FULL_BW_THRESH) {
+		b->full_bw = max_bw(b);
+		b->full_bw_cnt = 0;
+		return;
+	}
+	b->full_bw_reached = ++b->full_bw_cnt >= FULL_BW_ROUNDS;
+}
+
+static void check_drain(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	if (b->mode == BBR_STARTUP && b->full_bw_reached) {
+		b->mode = BBR_DRAIN;
+		/* ssthresh shows the estimate (tcp_info), as Linux's does */
+		tcb->ssthresh = inflight_target(tcb, max_bw(b), BBR_UNIT);
+	}
+	if (b->mode == BBR_DRAIN && inflight_segs(tcb) <= inflight_target(tcb, max_bw(b), BBR_UNIT))
+		enter_probe_bw(tcb);
+}
+
+static void check_probe_rtt_done(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	if (!b->probe_rtt_done_ms || (int32_t)(ms_now(tcb) - b->probe_rtt_done_ms) <= 0)
+		return;
+	b->min_rtt_ms = ms_now(tcb); /* the next probe is 10 s away */
+	if (b->prior_cwnd > tcb->cwnd)
+		tcb->cwnd = b->prior_cwnd;
+	reset_mode(tcb);
+}
+
+static void update_min_rtt(struct tcb *tcb, const struct tcp_rate_sample *rs)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	bool expired = (int32_t)(ms_now(tcb) - (b->min_rtt_ms + MIN_RTT_WIN_MS)) > 0;
+	if (rs->rtt_us >= 0 && ((uint32_t)rs->rtt_us < b->min_rtt_us || expired)) {
+		b->min_rtt_us = (uint32_t)rs->rtt_us;
+		b->min_rtt_ms = ms_now(tcb);
+	}
+	if (expired && !b->idle_restart && b->mode != BBR_PROBE_RTT) {
+		b->mode = BBR_PROBE_RTT;
+		save_cwnd(tcb);
+		b->probe_rtt_done_ms = 0;
+	}
+	if (b->mode == BBR_PROBE_RTT) {
+		/* The bubble PROBE_RTT leaves is not the path's: no rate
+		 * sample from it may lower the estimate. */
+		uint32_t pipe = tcp_inflight(tcb);
+		tcb->rate.app_limited = tcb->rate.delivered + pipe ? tcb->rate.delivered + pipe : 1;
+		if (!b->probe_rtt_done_ms && inflight_segs(tcb) <= CWND_MIN) {
+			b->probe_rtt_done_ms = ms_now(tcb) + PROBE_RTT_MS;
+			if (!b->probe_rtt_done_ms)
+				b->probe_rtt_done_ms = 1;
+			b->probe_rtt_round_done = false;
+			b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+		} else if (b->probe_rtt_done_ms) {
+			if (b->round_start)
+				b->probe_rtt_round_done = true;
+			if (b->probe_rtt_round_done)
+				check_probe_rtt_done(tcb);
+		}
+	}
+	if (rs->delivered > 0)
+		b->idle_restart = false;
+}
+
+static void update_gains(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	switch (b->mode) {
+	case BBR_STARTUP:
+		b->pacing_gain = HIGH_GAIN;
+		b->cwnd_gain = HIGH_GAIN;
+		break;
+	case BBR_DRAIN:
+		b->pacing_gain = DRAIN_GAIN;
+		b->cwnd_gain = HIGH_GAIN; /* keep the window: only the rate drains */
+		break;
+	case BBR_PROBE_BW:
+		b->pacing_gain = pacing_gain[b->cycle_idx];
+		b->cwnd_gain = CWND_GAIN;
+		break;
+	default:
+		b->pacing_gain = BBR_UNIT;
+		b->cwnd_gain = BBR_UNIT;
+		break;
+	}
+}
+
+/* Loss: the losses come off the window; the first round of a recovery
+ * sends one segment per segment delivered (packet conservation); leaving
+ * recovery or a loss restores the window from before it. true: cwnd is
+ * set for this ACK. */
+static bool recover_or_restore(struct tcb *tcb, const struct tcp_rate_sample *rs, uint32_t acked,
+			       uint32_t *cwnd_out)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	uint8_t prev = b->prev_ca_state, st = tcb->cc_state;
+	uint32_t cwnd = tcb->cwnd;
+	uint32_t losses = segs_of(tcb, rs->losses);
+	cwnd = cwnd > losses ? cwnd - losses : 1;
+	if (st == TCP_CA_RECOVERY && prev != TCP_CA_RECOVERY) {
+		b->packet_conservation = true;
+		b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+		cwnd = inflight_segs(tcb) + acked;
+	} else if (prev >= TCP_CA_RECOVERY && st < TCP_CA_RECOVERY) {
+		if (b->prior_cwnd > cwnd)
+			cwnd = b->prior_cwnd;
+		b->packet_conservation = false;
+	}
+	b->prev_ca_state = st;
+	if (b->packet_conservation) {
+		uint32_t floor = inflight_segs(tcb) + acked;
+		*cwnd_out = cwnd > floor ? cwnd : floor;
+		return true;
+	}
+	*cwnd_out = cwnd;
+	return false;
+}
+
+/* Whether the stack paces this connection at tcb->pacing_rate: with SACK
+ * (its TCP_CC_NEEDS_PACING counts only then, tcp_pace_on). Without, the window must carry
+ * the pacing gain: sending at the delivery rate, an ACK-clocked sender
+ * drains a queue only by lowering what it has in flight, so DRAIN would
+ * never end and PROBE_BW's 2 BDP would keep a BDP queued. */
+static bool paced(const struct tcb *tcb)
+{
+	return (tcb->flags & TCB_F_SACK) != 0;
+}
+
+/* The window's gain: cwnd_gain when paced; else the pacing gain, at
+ * least 1 (a window below the BDP would leave the line idle). */
+static uint32_t window_gain(const struct tcb *tcb)
+{
+	const struct bbr *b = cpriv(tcb);
+	if (paced(tcb))
+		return b->cwnd_gain;
+	uint32_t g = b->pacing_gain > BBR_UNIT ? b->pacing_gain : BBR_UNIT;
+	return g < b->cwnd_gain ? g : b->cwnd_gain;
+}
+
+static void set_cwnd(struct tcb *tcb, const struct tcp_rate_sample *rs, uint32_t bw)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	uint32_t acked = rs->acked_sacked ? segs_of(tcb, rs->acked_sacked) : 0;
+	uint32_t cwnd = tcb->cwnd;
+	if (acked && !recover_or_restore(tcb, rs, acked, &cwnd)) {
+		uint32_t target = inflight_target(tcb, bw, window_gain(tcb));
+		if (b->full_bw_reached) {
+			/* grow towards the target, cut to it at once */
+			cwnd = cwnd + acked < target ? cwnd + acked : target;
+		} else if (cwnd < target ||
+			   tcb->rate.delivered < (uint64_t)TCP_INIT_CWND * mss_of(tcb)) {
+			cwnd += acked; /* STARTUP: slow start, never cut */
+		}
+		if (cwnd < CWND_MIN)
+			cwnd = CWND_MIN;
+	}
+	tcb->cwnd = cwnd < tcb->cwnd_clamp ? cwnd : tcb->cwnd_clamp;
+	if (b->mode == BBR_PROBE_RTT && tcb->cwnd > CWND_MIN)
+		tcb->cwnd = CWND_MIN;
+}
+
+static void bbr_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs)
+{
+	(void)ack;
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	update_bw(tcb, rs);
+	if (b->mode == BBR_PROBE_BW && next_cycle_phase(tcb, rs))
+		advance_cycle(tcb);
+	check_full_bw(tcb, rs);
+	check_drain(tcb);
+	update_min_rtt(tcb, rs);
+	update_gains(tcb);
+	set_pacing_rate(tcb, max_bw(b), b->pacing_gain);
+	set_cwnd(tcb, rs, max_bw(b));
+}
+
+static void bbr_init(struct tcb *tcb)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	*b = (struct bbr){0};
+	b->min_rtt_us = tcb->rtt_min_us ? tcb->rtt_min_us : MIN_RTT_NONE;
+	b->min_rtt_ms = ms_now(tcb);
+	b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+	b->prev_ca_state = TCP_CA_OPEN;
+	b->cycle_us = us_now(tcb);
+	tcb->pacing_rate = 0;
+	init_pacing_rate(tcb);
+	enter_startup(tcb);
+	update_gains(tcb);
+}
+
+static uint32_t bbr_ssthresh(struct tcb *tcb)
+{
+	/* Loss is no signal of BBR's: ssthresh stays, the window is
+	 * remembered for when recovery ends. */
+	save_cwnd(tcb);
+	return tcb->ssthresh;
+}
+
+static uint32_t bbr_undo_cwnd(struct tcb *tcb)
+{
+	/* The loss was spurious: growth may have stalled because of it, so
+	 * the full-pipe count starts over. */
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	b->full_bw = 0;
+	b->full_bw_cnt = 0;
+	return tcb->cwnd;
+}
+
+static void bbr_set_state(struct tcb *tcb, uint8_t st)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	if (st == TCP_CA_LOSS) {
+		/* An RTO: the next ACK starts a round, growth is measured anew. */
+		b->prev_ca_state = TCP_CA_LOSS;
+		b->full_bw = 0;
+		b->round_start = true;
+	}
+}
+
+static void bbr_cwnd_event(struct tcb *tcb, enum tcp_ca_event ev)
+{
+	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	if (ev != CA_EVENT_TX_START || !tcb->rate.app_limited)
+		return;
+	/* Restarting after idle: pace at the estimate, not above it, and
+	 * let a PROBE_RTT that is due end now. */
+	b->idle_restart = true;
+	if (b->mode == BBR_PROBE_BW)
+		set_pacing_rate(tcb, max_bw(b), BBR_UNIT);
+	else if (b->mode == BBR_PROBE_RTT)
+		check_probe_rtt_done(tcb);
+}
+
+bool cc_bbr_get_info(const struct tcb *tcb, struct cc_bbr_info *out)
+{
+	if (!tcb->cc || tcb->cc->init != cc_bbr_ops.init) /* bbr, or a table wrapping it */
+		return false;
+	const struct bbr *b = cpriv(tcb);
+	out->bw = (uint64_t)max_bw(b) * 1000000u >> BW_SCALE;
+	out->min_rtt_us = b->min_rtt_us;
+	out->min_rtt_stamp_ms = b->min_rtt_ms;
+	out->pacing_gain = b->pacing_gain;
+	out->cwnd_gain = b->cwnd_gain;
+	out->mode = b->mode;
+	return true;
+}
+
+const struct tcp_cc_ops cc_bbr_ops = {
+    .ssthresh = bbr_ssthresh,
+    .cong_control = bbr_cong_control,
+    .set_state = bbr_set_state,
+    .cwnd_event = bbr_cwnd_event,
+    .undo_cwnd = bbr_undo_cwnd,
+    .flags = TCP_CC_NEEDS_PACING,
+    .name = "bbr",
+    .init = bbr_init,
+};
