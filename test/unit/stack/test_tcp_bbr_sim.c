@@ -74,7 +74,7 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 		return 0;
 	}
 	uint64_t start;
-	uint64_t gone = tpath_line(&p->w, e->idx, p->w.now, len, &start);
+	uint64_t gone = tpath_line(&p->w, e->idx, len, &start);
 	if (e->idx == 0 && len && p->w.now >= p->measure_ns) {
 		uint64_t q = start - p->w.now;
 		p->qsum_ns += q;

@@ -91,13 +91,12 @@ static inline void tpath_fini(struct tpath *w)
 	free(w->q);
 }
 
-/* When a frame of len bytes from end `from`, offered at now, leaves its
+/* When a frame of len bytes from end `from`, offered now, leaves its
  * line (the line is busy for it whether it arrives or not). *start: when
  * it began to go out, so now..start is the queue it waited in. */
-static inline uint64_t tpath_line(struct tpath *w, int from, uint64_t now, uint32_t len,
-				  uint64_t *start)
+static inline uint64_t tpath_line(struct tpath *w, int from, uint32_t len, uint64_t *start)
 {
-	uint64_t s = w->busy[from] > now ? w->busy[from] : now;
+	uint64_t s = w->busy[from] > w->now ? w->busy[from] : w->now;
 	w->busy[from] = s + (uint64_t)(len + TPATH_WIRE) * 8 * 1000000000ull / w->rate_bps;
 	if (start)
 		*start = s;

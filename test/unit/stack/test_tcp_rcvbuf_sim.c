@@ -40,7 +40,7 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 		p->dropped++;
 		return 0;
 	}
-	uint64_t gone = tpath_line(&p->w, e->idx, p->w.now, d->n[0] + d->n[1], NULL);
+	uint64_t gone = tpath_line(&p->w, e->idx, d->n[0] + d->n[1], NULL);
 	tpath_put(&p->w, e->idx, gone + DELAY_NS, t, r, d);
 	return 0;
 }

@@ -134,7 +134,7 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 	bool lost = drop(p, e->idx, r, len);
 	if (e->idx == 0 && len && SEQ_GT(r->seq + len, p->high))
 		p->high = r->seq + len;
-	uint64_t start, gone = tpath_line(&p->w, e->idx, p->w.now, len, &start);
+	uint64_t start, gone = tpath_line(&p->w, e->idx, len, &start);
 	/* the queue the lost segment and its first retransmission waited in */
 	if (e->idx == 0 && len && p->one_drop_at && r->seq == p->one_seq) {
 		if (lost && !p->one_q_drop)
