@@ -435,6 +435,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		return;
 	}
 	if (s->seq == tcb->rcv_nxt) {
+		uint32_t unread = tcb->rcv.len; /* before this segment */
 		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
 		if (n < s->len)
 			s->flags &= (uint8_t)~TCP_FIN; /* buffer full: the rest comes again */
@@ -450,12 +451,15 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		tcb->rcv.len += more;
 		tcb->rcv_nxt += more;
 		tcb->bytes_received += more;
-		tcp_rcvbuf_data(tcp, tcb, s->h, s->len);
+		tcp_rcvbuf_data(tcp, tcb, s->h, s->len, unread);
 		/* Linux tcp_grow_window, simplified: the offered window grows
-		 * with the data that arrives. */
+		 * with the data that arrives, up to the largest window the
+		 * buffer offers (Linux: window_clamp), so that a buffer
+		 * autotuning grew is opened two segments per segment, not at
+		 * once. */
 		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
-		if (tcb->rcv_ssthresh > tcb->rcvbuf)
-			tcb->rcv_ssthresh = tcb->rcvbuf;
+		if (tcb->rcv_ssthresh > tcp_rcvbuf_wnd_max(tcb))
+			tcb->rcv_ssthresh = tcp_rcvbuf_wnd_max(tcb);
 		/* RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second
 		 * full segment, at once when a hole was filled. */
 		uint32_t rmss = tcb->rcv_mss - ((tcb->flags & TCB_F_TS) ? 12u : 0u);
@@ -482,9 +486,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	}
 	uint32_t n = ooo_write(tcb, s);
 	if (n) {
-		if (tcp_ooo_insert(tcb, s->seq, s->seq + n))
+		if (tcp_ooo_insert(tcb, s->seq, s->seq + n)) {
 			tcp_ooo_arrived(tcb, s->seq);
-		else
+			tcp_rcvbuf_ooo(tcp, tcb);
+		} else
 			tcp->stats.ooo_drop++;
 	}
 	if (n < s->len)

@@ -228,10 +228,13 @@ uint32_t tcp_rcv_space(const struct tcb *tcb);
 
 /* tcp_rcvbuf.c: receive-buffer autotuning (docs/tcp.md). init when the
  * connection is established, data for each in-order data segment (the
- * receiver's RTT), copied for the bytes the application read; wnd_max is
- * the largest window rcvbuf lets us offer. */
+ * receiver's RTT; unread: what the application had not read before it),
+ * ooo when a segment was held beyond a hole, copied for the bytes the
+ * application read; wnd_max is the largest window rcvbuf lets us offer. */
 void tcp_rcvbuf_init(struct tcp *tcp, struct tcb *tcb);
-void tcp_rcvbuf_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len);
+void tcp_rcvbuf_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len,
+		     uint32_t unread);
+void tcp_rcvbuf_ooo(struct tcp *tcp, struct tcb *tcb);
 void tcp_rcvbuf_copied(struct tcp *tcp, struct tcb *tcb, uint32_t n);
 uint32_t tcp_rcvbuf_wnd_max(const struct tcb *tcb);
 uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb);

@@ -15,22 +15,25 @@ import time
 
 TCP_INFO = 11
 TCP_CONGESTION = 13
+TCP_WINDOW_CLAMP = 10
 
 
 def tcp_info(sock):
-    # struct tcp_info (linux/tcp.h): u8 x8, u32 rto@8 .. snd_ssthresh@76, snd_cwnd@80
+    # struct tcp_info (linux/tcp.h): u8 x8, u32 rto@8 .. snd_ssthresh@76, snd_cwnd@80,
+    # rcv_rtt@92, rcv_space@96, total_retrans@100
     raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
     state, ca_state, retransmits = raw[0], raw[1], raw[2]
     wscale = raw[6]
     rto, _ato, snd_mss, rcv_mss = struct.unpack_from("<4I", raw, 8)
     rtt, rttvar, ssthresh, cwnd, advmss = struct.unpack_from("<5I", raw, 68)
-    total_retrans = struct.unpack_from("<I", raw, 100)[0]
+    rcv_rtt, rcv_space, total_retrans = struct.unpack_from("<3I", raw, 92)
     return {
         "state": state, "ca_state": ca_state, "retransmits": retransmits,
         "snd_wscale": wscale & 0xF, "rcv_wscale": wscale >> 4,
         "rto_us": rto, "snd_mss": snd_mss, "rcv_mss": rcv_mss,
         "srtt_us": rtt, "rttvar_us": rttvar, "snd_ssthresh": ssthresh,
         "snd_cwnd": cwnd, "advmss": advmss, "total_retrans": total_retrans,
+        "rcv_rtt_us": rcv_rtt, "rcv_space": rcv_space,
     }
 
 
@@ -39,6 +42,8 @@ def snapshot(sock):
     return {
         "sndbuf": sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF),
         "rcvbuf": sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+        # the largest window the buffer offers (Linux sets it with rcvbuf)
+        "window_clamp": sock.getsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP),
         "cc": cc.split(b"\0", 1)[0].decode(),
         "info": tcp_info(sock),
     }
@@ -66,6 +71,7 @@ def transfer(sock, send_bytes, deadline):
     out["end"] = snapshot(sock)
     sock.shutdown(socket.SHUT_WR)
     rx.join(max(0.1, deadline - time.monotonic()))
+    out["closed"] = snapshot(sock)  # what autotuning left, before close
     out["sent"] = sent
     return out
 

@@ -31,17 +31,8 @@
 #define GOODPUT_MAX ((double)RATE_BPS * MSS / (MSS + TPATH_WIRE))
 #define NSAMPLES    8192
 
-struct path;
-struct ep {
-	struct path *p;
-	int idx;
-};
-
 struct path {
-	uint64_t now;
-	struct tcp *tcp[2];
-	struct ep ep[2];
-	struct tpath w;
+	struct tpath w; /* the clock, both stacks, the segments in flight */
 	uint64_t rng;
 	uint32_t loss_ppm; /* random loss of A's segments */
 	uint64_t dropped, lost;
@@ -75,17 +66,17 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 		     const struct tcp_iov *d)
 {
 	(void)tos;
-	struct ep *e = arg;
-	struct path *p = e->p;
+	struct tpath_end *e = arg;
+	struct path *p = TPATH_OWNER(e, struct path, w);
 	uint32_t len = d->n[0] + d->n[1];
-	if (p->w.busy[e->idx] > p->now + QMAX_NS) {
+	if (p->w.busy[e->idx] > p->w.now + QMAX_NS) {
 		p->dropped++;
 		return 0;
 	}
 	uint64_t start;
-	uint64_t gone = tpath_line(&p->w, e->idx, p->now, len, &start);
-	if (e->idx == 0 && len && p->now >= p->measure_ns) {
-		uint64_t q = start - p->now;
+	uint64_t gone = tpath_line(&p->w, e->idx, len, &start);
+	if (e->idx == 0 && len && p->w.now >= p->measure_ns) {
+		uint64_t q = start - p->w.now;
 		p->qsum_ns += q;
 		p->qn++;
 		if (q > p->qmax_ns)
@@ -119,10 +110,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 	memset(&res, 0, sizeof(res));
 	struct path *p = calloc(1, sizeof(*p));
 	ck_assert_ptr_nonnull(p);
-	p->w.q = calloc(TPATH_QCAP, sizeof(*p->w.q));
-	ck_assert_ptr_nonnull(p->w.q);
-	p->w.rate_bps = RATE_BPS;
-	p->now = 1000 * MS;
+	tpath_init(&p->w, RATE_BPS);
 	p->rng = 0x5eed0bb1;
 	p->loss_ppm = loss_ppm;
 	for (int i = 0; i < 2; i++) {
@@ -132,19 +120,15 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		cfg.max_conns = 8;
 		cfg.no_sack = no_sack;
 		cfg.xmit = path_xmit;
-		cfg.route = tpath_route;
-		p->ep[i].p = p;
-		p->ep[i].idx = i;
-		cfg.arg = &p->ep[i];
-		ck_assert_int_eq(tcp_create(&cfg, &p->tcp[i]), 0);
+		tpath_stack(&p->w, i, &cfg);
 	}
 	uint32_t b4 = inet_addr("198.18.0.2");
 	struct tcb *l, *a, *b = NULL;
-	ck_assert_int_eq(tcp_open(p->tcp[1], AF_INET, &l), 0);
+	ck_assert_int_eq(tcp_open(p->w.tcp[1], AF_INET, &l), 0);
 	l->sd = 0;
-	ck_assert_int_eq(tcp_bind(p->tcp[1], l, &b4, 5001), 0);
-	ck_assert_int_eq(tcp_listen(p->tcp[1], l, 4, p->now), 0);
-	ck_assert_int_eq(tcp_open(p->tcp[0], AF_INET, &a), 0);
+	ck_assert_int_eq(tcp_bind(p->w.tcp[1], l, &b4, 5001), 0);
+	ck_assert_int_eq(tcp_listen(p->w.tcp[1], l, 4, p->w.now), 0);
+	ck_assert_int_eq(tcp_open(p->w.tcp[0], AF_INET, &a), 0);
 	a->sd = 0;
 	ck_assert_int_eq(tcp_setsockopt(a, IPPROTO_TCP, 13, cc, (uint32_t)strlen(cc), false), 0);
 	static struct tcp_cc_ops recorder;
@@ -154,18 +138,18 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		recorder.cong_control = record_cong_control;
 		a->cc = &recorder;
 		samples.n = 0;
-		samples.now = &p->now;
+		samples.now = &p->w.now;
 	}
-	ck_assert_int_eq(tcp_connect(p->tcp[0], a, &b4, 5001, p->now), -EINPROGRESS);
+	ck_assert_int_eq(tcp_connect(p->w.tcp[0], a, &b4, 5001, p->w.now), -EINPROGRESS);
 	static uint8_t buf[65536];
 	uint64_t t0 = 0, end_ns = 0, rcvd = 0, rcvd_1s = 0, t1 = 0;
 	uint32_t first_min_rtt_ms = 0;
 	const char *bad = NULL;
 	for (uint64_t steps = 0; steps < 50000000ull; steps++) {
-		if (!b && (b = tcp_accept(p->tcp[1], l)))
+		if (!b && (b = tcp_accept(p->w.tcp[1], l)))
 			b->sd = 1;
 		if (a->state == TCP_ESTABLISHED && !t0) {
-			t0 = p->now;
+			t0 = p->w.now;
 			end_ns = t0 + secs * 1000 * MS;
 			p->measure_ns = t0 + 1000 * MS;
 			samples.from_ns = p->measure_ns;
@@ -173,16 +157,17 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		if (a->state == TCP_ESTABLISHED) {
 			int32_t w;
 			do
-				w = tcp_send(p->tcp[0], a, buf, sizeof(buf), p->now);
+				w = tcp_send(p->w.tcp[0], a, buf, sizeof(buf), p->w.now);
 			while (w == (int32_t)sizeof(buf));
 		}
 		if (b) {
 			int32_t r;
-			while ((r = tcp_recv(p->tcp[1], b, buf, sizeof(buf), false, p->now)) > 0)
+			while ((r = tcp_recv(p->w.tcp[1], b, buf, sizeof(buf), false, p->w.now)) >
+			       0)
 				rcvd += (uint64_t)r;
 		}
-		if (t0 && !t1 && p->now >= p->measure_ns) {
-			t1 = p->now;
+		if (t0 && !t1 && p->w.now >= p->measure_ns) {
+			t1 = p->w.now;
 			rcvd_1s = rcvd;
 		}
 		struct cc_bbr_info bi;
@@ -196,22 +181,22 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 				res.min_rtt_renewed = true;
 			res.min_rtt_us = bi.min_rtt_us;
 		}
-		if (t0 && p->now >= end_ns)
+		if (t0 && p->w.now >= end_ns)
 			break;
-		uint64_t next = tpath_next(&p->w, p->tcp, UINT64_MAX);
+		uint64_t next = tpath_next(&p->w, UINT64_MAX);
 		if (next == UINT64_MAX) {
 			bad = "stalled";
 			break;
 		}
-		if (next > p->now)
-			p->now = next;
-		tpath_deliver(&p->w, p->tcp, p->now, -1, NULL, NULL);
+		if (next > p->w.now)
+			p->w.now = next;
+		tpath_deliver(&p->w, -1, NULL, NULL);
 		for (int i = 0; i < 2; i++)
-			tcp_timers(p->tcp[i], p->now);
+			tcp_timers(p->w.tcp[i], p->w.now);
 	}
-	ck_assert_msg(!bad && t1 && p->now >= end_ns, "%s: %s", cc, bad ? bad : "did not finish");
+	ck_assert_msg(!bad && t1 && p->w.now >= end_ns, "%s: %s", cc, bad ? bad : "did not finish");
 	ck_assert(!no_sack || !(a->flags & TCB_F_SACK));
-	res.mbps = (double)(rcvd - rcvd_1s) * 8 / ((double)(p->now - t1) / 1e9) / 1e6;
+	res.mbps = (double)(rcvd - rcvd_1s) * 8 / ((double)(p->w.now - t1) / 1e9) / 1e6;
 	res.q_mean_ms = p->qn ? (double)p->qsum_ns / (double)p->qn / 1e6 : 0;
 	res.q_max_ms = (double)p->qmax_ns / 1e6;
 	res.dropped = p->dropped;
@@ -224,9 +209,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		       (unsigned long long)res.dropped, (unsigned long long)p->lost,
 		       res.saw_probe_rtt ? ", PROBE_RTT seen" : "",
 		       res.min_rtt_renewed ? ", min_rtt renewed" : "");
-	tcp_destroy(p->tcp[0]);
-	tcp_destroy(p->tcp[1]);
-	free(p->w.q);
+	tpath_fini(&p->w);
 	free(p);
 	return res;
 }

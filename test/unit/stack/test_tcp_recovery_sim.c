@@ -44,18 +44,9 @@ struct pattern {
 	uint64_t freeze_ns;
 };
 
-struct path;
-struct ep {
-	struct path *p;
-	int idx;
-};
-
 struct path {
-	uint64_t now;
-	struct tcp *tcp[2];
-	struct ep ep[2];
+	struct tpath w; /* the clock, both stacks, the segments in flight */
 	struct tcb *c[2];
-	struct tpath w;
 	const struct pattern *pat;
 	uint64_t rng;
 	uint32_t burst_left;
@@ -102,7 +93,7 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 	bool first = !SEQ_LT(r->seq, p->high);
 	p->data_segs++;
 	if (pt->freeze_at && p->data_segs == pt->freeze_at && !p->frozen_until) {
-		p->frozen_until = p->now + pt->freeze_ns;
+		p->frozen_until = p->w.now + pt->freeze_ns;
 		p->rtx_after_freeze = p->c[0]->bytes_retrans;
 	}
 	bool d = false;
@@ -119,7 +110,7 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 		d = true;
 	if (pt->one && first && p->data_segs == pt->one && !p->one_drop_at) {
 		p->one_seq = r->seq;
-		p->one_drop_at = p->now;
+		p->one_drop_at = p->w.now;
 		d = true;
 	} else if (pt->one_rtx && !first && p->one_drop_at && r->seq == p->one_seq &&
 		   !p->one_rtx_dropped) {
@@ -137,19 +128,19 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 		     const struct tcp_iov *d)
 {
 	(void)tos;
-	struct ep *e = arg;
-	struct path *p = e->p;
+	struct tpath_end *e = arg;
+	struct path *p = TPATH_OWNER(e, struct path, w);
 	uint32_t len = d->n[0] + d->n[1];
 	bool lost = drop(p, e->idx, r, len);
 	if (e->idx == 0 && len && SEQ_GT(r->seq + len, p->high))
 		p->high = r->seq + len;
-	uint64_t start, gone = tpath_line(&p->w, e->idx, p->now, len, &start);
+	uint64_t start, gone = tpath_line(&p->w, e->idx, len, &start);
 	/* the queue the lost segment and its first retransmission waited in */
 	if (e->idx == 0 && len && p->one_drop_at && r->seq == p->one_seq) {
 		if (lost && !p->one_q_drop)
-			p->one_q_drop = start - p->now + 1;
+			p->one_q_drop = start - p->w.now + 1;
 		else if (!lost && !p->one_q_rtx)
-			p->one_q_rtx = start - p->now + 1;
+			p->one_q_rtx = start - p->w.now + 1;
 	}
 	if (lost)
 		return 0;
@@ -179,7 +170,7 @@ static void check_inv(void *arg)
 	if (!ok || sum != c->sb.sacked)
 		snprintf(p->bad, sizeof(p->bad),
 			 "invariant at %llu ns: una %u nxt %u max %u, %u blocks, %u sacked",
-			 (unsigned long long)p->now, c->snd_una, c->snd_nxt, c->snd_max, c->sb.n,
+			 (unsigned long long)p->w.now, c->snd_una, c->snd_nxt, c->snd_max, c->sb.n,
 			 c->sb.sacked);
 }
 
@@ -201,12 +192,9 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	memset(&res, 0, sizeof(res));
 	struct path *p = calloc(1, sizeof(*p));
 	ck_assert_ptr_nonnull(p);
-	p->w.q = calloc(TPATH_QCAP, sizeof(*p->w.q));
-	ck_assert_ptr_nonnull(p->w.q);
-	p->w.rate_bps = RATE_BPS;
+	tpath_init(&p->w, RATE_BPS);
 	p->pat = pt;
 	p->rng = seed * 0x9e3779b97f4a7c15ull + 1;
-	p->now = 1000 * MS;
 	for (int i = 0; i < 2; i++) {
 		struct tcp_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
@@ -219,50 +207,46 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		cfg.no_rack = pt->no_rack || getenv("SKOPS_REC_NORACK") != NULL;
 		cfg.no_tlp = pt->no_tlp;
 		cfg.no_frto = getenv("SKOPS_REC_NOFRTO") != NULL; /* to compare */
-		cfg.route = tpath_route;
-		p->ep[i].p = p;
-		p->ep[i].idx = i;
-		cfg.arg = &p->ep[i];
-		ck_assert_int_eq(tcp_create(&cfg, &p->tcp[i]), 0);
+		tpath_stack(&p->w, i, &cfg);
 	}
 	uint32_t b4 = inet_addr("198.18.0.2");
 	struct tcb *l;
-	ck_assert_int_eq(tcp_open(p->tcp[1], AF_INET, &l), 0);
+	ck_assert_int_eq(tcp_open(p->w.tcp[1], AF_INET, &l), 0);
 	l->sd = 0;
-	ck_assert_int_eq(tcp_bind(p->tcp[1], l, &b4, 5001), 0);
-	ck_assert_int_eq(tcp_listen(p->tcp[1], l, 4, p->now), 0);
-	ck_assert_int_eq(tcp_open(p->tcp[0], AF_INET, &p->c[0]), 0);
+	ck_assert_int_eq(tcp_bind(p->w.tcp[1], l, &b4, 5001), 0);
+	ck_assert_int_eq(tcp_listen(p->w.tcp[1], l, 4, p->w.now), 0);
+	ck_assert_int_eq(tcp_open(p->w.tcp[0], AF_INET, &p->c[0]), 0);
 	p->c[0]->sd = 0;
 	p->c[0]->sndbuf = 4u << 20;
-	ck_assert_int_eq(tcp_connect(p->tcp[0], p->c[0], &b4, 5001, p->now), -EINPROGRESS);
+	ck_assert_int_eq(tcp_connect(p->w.tcp[0], p->c[0], &b4, 5001, p->w.now), -EINPROGRESS);
 	static uint8_t buf[65536];
 	uint64_t sent = 0, rcvd = 0, t0 = 0;
 	bool one_seen = false;
 	for (uint64_t steps = 0; steps < 20000000ull && !p->bad[0]; steps++) {
 		struct tcb *a = p->c[0];
 		if (!p->c[1]) {
-			p->c[1] = tcp_accept(p->tcp[1], l);
+			p->c[1] = tcp_accept(p->w.tcp[1], l);
 			if (p->c[1])
 				p->c[1]->sd = 1;
 		}
-		bool frozen = p->frozen_until && p->now < p->frozen_until;
+		bool frozen = p->frozen_until && p->w.now < p->frozen_until;
 		if (a->state == TCP_ESTABLISHED && sent < TOTAL && !frozen) {
 			if (!t0) {
-				t0 = p->now;
+				t0 = p->w.now;
 				p->end = a->snd_una + TOTAL;
 			}
 			uint32_t n =
 			    TOTAL - sent < sizeof(buf) ? (uint32_t)(TOTAL - sent) : sizeof(buf);
 			for (uint32_t k = 0; k < n; k++)
 				buf[k] = pat_byte(sent + k);
-			int32_t w = tcp_send(p->tcp[0], a, buf, n, p->now);
+			int32_t w = tcp_send(p->w.tcp[0], a, buf, n, p->w.now);
 			if (w > 0)
 				sent += (uint64_t)w;
 		}
 		if (p->c[1]) {
 			int32_t r;
-			while ((r = tcp_recv(p->tcp[1], p->c[1], buf, sizeof(buf), false, p->now)) >
-			       0) {
+			while ((r = tcp_recv(p->w.tcp[1], p->c[1], buf, sizeof(buf), false,
+					     p->w.now)) > 0) {
 				for (int32_t k = 0; k < r; k++)
 					if (buf[k] != pat_byte(rcvd + (uint64_t)k) && !p->bad[0])
 						snprintf(p->bad, sizeof(p->bad), "byte %llu wrong",
@@ -272,7 +256,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		}
 		if (p->one_drop_at && !one_seen && SEQ_GT(a->snd_una, p->one_seq)) {
 			one_seen = true;
-			p->one_done_at = p->now;
+			p->one_done_at = p->w.now;
 		}
 		if (rcvd == TOTAL && a->snd_una == a->snd_max)
 			break;
@@ -291,7 +275,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 				next = at;
 		}
 		for (int i = 0; i < 2; i++) {
-			uint64_t d = tcp_next_deadline(p->tcp[i]);
+			uint64_t d = tcp_next_deadline(p->w.tcp[i]);
 			if (frozen && i == 0 && d < p->frozen_until)
 				d = p->frozen_until;
 			if (d < next)
@@ -301,42 +285,42 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			snprintf(p->bad, sizeof(p->bad), "stalled: nothing left to happen");
 			break;
 		}
-		if (next > p->now)
-			p->now = next;
-		if (p->now - 1000 * MS > 600ull * 1000 * MS) {
+		if (next > p->w.now)
+			p->w.now = next;
+		if (p->w.now - 1000 * MS > 600ull * 1000 * MS) {
 			snprintf(p->bad, sizeof(p->bad), "600 s of simulated time");
 			break;
 		}
-		frozen = p->frozen_until && p->now < p->frozen_until;
-		bool waking = p->frozen_until && p->now >= p->frozen_until && !p->woke;
+		frozen = p->frozen_until && p->w.now < p->frozen_until;
+		bool waking = p->frozen_until && p->w.now >= p->frozen_until && !p->woke;
 		if (waking) {
 			/* the clock moved on while A slept: its timers see it first */
 			p->woke = true;
-			tcp_timers(p->tcp[0], p->now);
+			tcp_timers(p->w.tcp[0], p->w.now);
 			check_inv(p);
 		}
-		tpath_deliver(&p->w, p->tcp, p->now, frozen ? 0 : -1, check_inv, p);
+		tpath_deliver(&p->w, frozen ? 0 : -1, check_inv, p);
 		for (int i = frozen ? 1 : 0; i < 2; i++)
-			tcp_timers(p->tcp[i], p->now);
+			tcp_timers(p->w.tcp[i], p->w.now);
 		check_inv(p);
 	}
 	struct tcb *a = p->c[0];
 	res.ok = !p->bad[0] && rcvd == TOTAL;
-	res.ns = p->now - t0;
+	res.ns = p->w.now - t0;
 	res.retrans_bytes = a->bytes_retrans;
 	res.lost_bytes = p->lost_bytes;
 	res.data_segs = p->data_segs;
-	res.fast = (uint32_t)p->tcp[0]->stats.fast_retrans;
-	res.rto = (uint32_t)p->tcp[0]->stats.rto;
-	res.rack_lost = p->tcp[0]->stats.rack_lost;
-	res.tlp_probes = p->tcp[0]->stats.tlp_probes;
-	res.tlp_recovered = p->tcp[0]->stats.tlp_recovered;
-	res.frto_spurious = p->tcp[0]->stats.frto_spurious;
+	res.fast = (uint32_t)p->w.tcp[0]->stats.fast_retrans;
+	res.rto = (uint32_t)p->w.tcp[0]->stats.rto;
+	res.rack_lost = p->w.tcp[0]->stats.rack_lost;
+	res.tlp_probes = p->w.tcp[0]->stats.tlp_probes;
+	res.tlp_recovered = p->w.tcp[0]->stats.tlp_recovered;
+	res.frto_spurious = p->w.tcp[0]->stats.frto_spurious;
 	res.freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
 	tcp_get_info(a, &res.ti);
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;
-	res.discarded_bytes = p->tcp[1]->stats.ooo_drop * MSS_BYTES;
+	res.discarded_bytes = p->w.tcp[1]->stats.ooo_drop * MSS_BYTES;
 	res.lost_segs = (uint32_t)p->lost_segs;
 	res.one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;
 	res.srtt_us = a->srtt_us8 >> 3;
@@ -361,9 +345,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	ck_assert_msg(res.ok, "%s seed %llu: %s (received %llu of %u)", pt->name,
 		      (unsigned long long)seed, p->bad[0] ? p->bad : "incomplete",
 		      (unsigned long long)rcvd, TOTAL);
-	tcp_destroy(p->tcp[0]);
-	tcp_destroy(p->tcp[1]);
-	free(p->w.q);
+	tpath_fini(&p->w);
 	free(p);
 	return res;
 }
