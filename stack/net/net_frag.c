@@ -75,6 +75,13 @@ uint64_t net_reasm_deadline(const struct net *n)
 	return d;
 }
 
+/* Field by field: the struct's padding is not part of the key. */
+static bool key_eq(const struct net_frag_key *a, const struct net_frag_key *b)
+{
+	return a->family == b->family && a->proto == b->proto && a->id == b->id &&
+	       !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
+}
+
 static struct net_reasm *reasm_find(struct net *n, const struct net_frag_key *k)
 {
 	struct net_reasm *free_slot = NULL;
@@ -87,7 +94,7 @@ static struct net_reasm *reasm_find(struct net *n, const struct net_frag_key *k)
 			continue;
 		}
 		in_use++;
-		if (!memcmp(&e->key, k, sizeof(*k)))
+		if (key_eq(&e->key, k))
 			return e;
 	}
 	/* frag_max_datagrams counts both families: one memory budget. */

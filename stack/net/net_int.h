@@ -55,8 +55,7 @@ struct net_frag {
 };
 
 /* What tells one datagram's fragments from another's (RFC 791 §3.2: src,
- * dst, protocol, ID; RFC 8200 §4.5: src, dst, ID). Compared with memcmp:
- * zero it before filling. */
+ * dst, protocol, ID; RFC 8200 §4.5: src, dst, ID). Addresses zero-padded. */
 struct net_frag_key {
 	uint8_t family;
 	uint8_t proto; /* IPv4's protocol; 0 for IPv6 */

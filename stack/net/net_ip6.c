@@ -136,7 +136,8 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 		net_udp_icmp(n, &e);
 }
 
-static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip)
+/* frag: the packet had a Fragment header (atomic or reassembled). */
+static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip, bool frag)
 {
 	n->st.icmp6_in++;
 	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m))
@@ -162,7 +163,9 @@ static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr
 	}
 	case NDP_NS:
 	case NDP_NA:
-		net_ndp_input(n, ip, &r);
+		/* RFC 6980 §5: never from a packet that was fragmented */
+		if (!frag)
+			net_ndp_input(n, ip, &r);
 		break;
 	case ICMP6_UNREACH:
 	case ICMP6_PACKET_TOO_BIG:
@@ -201,12 +204,12 @@ static bool ip6_for_us(const struct net *n, const uint8_t dst[16])
 
 /* The upper layer of a packet whole in front of us: m's data at its header,
  * l4 bytes; hdr the IPv6 headers still in front of m (0 after reassembly:
- * nothing to quote, so no unreachable errors). */
+ * nothing to quote, so no unreachable errors); frag as for icmp6_input. */
 static void ip6_upper(struct net *n, struct rte_mbuf *m, const struct ip6_repr *r, uint8_t nh,
-		      uint32_t l4, uint32_t hdr)
+		      uint32_t l4, uint32_t hdr, bool frag)
 {
 	if (nh == IP6_NH_ICMP6) {
-		icmp6_input(n, m, r);
+		icmp6_input(n, m, r, frag);
 		return;
 	}
 	if (nh == IP6_NH_NONE) {
@@ -277,7 +280,7 @@ static void ip6_frag_input(struct net *n, struct rte_mbuf *m, const struct ip6_r
 			return;
 		}
 		rte_pktmbuf_adj(m, (uint16_t)(data + (uint32_t)o));
-		ip6_upper(n, m, r, nh, len - (uint32_t)o, data + (uint32_t)o);
+		ip6_upper(n, m, r, nh, len - (uint32_t)o, data + (uint32_t)o, true);
 		return;
 	}
 	/* §4.5: a fragment that is not the last holds a multiple of 8 bytes
@@ -322,7 +325,7 @@ static void ip6_frag_input(struct net *n, struct rte_mbuf *m, const struct ip6_r
 		return;
 	}
 	rte_pktmbuf_adj(m, (uint16_t)o);
-	ip6_upper(n, m, r, nh, total - (uint32_t)o, 0);
+	ip6_upper(n, m, r, nh, total - (uint32_t)o, 0, true);
 }
 
 void net_ip6_input(struct net *n, struct rte_mbuf *m)
@@ -357,5 +360,5 @@ void net_ip6_input(struct net *n, struct rte_mbuf *m)
 	}
 	uint32_t hdr = IP6_HDR_LEN + (uint32_t)off;
 	rte_pktmbuf_adj(m, (uint16_t)hdr);
-	ip6_upper(n, m, &r, nh, r.payload_len - (uint32_t)off, hdr);
+	ip6_upper(n, m, &r, nh, r.payload_len - (uint32_t)off, hdr, false);
 }

@@ -52,9 +52,9 @@ static void fx_init(struct fx *x, const struct net_config *c)
 	    tnu_udp(dgram, AF_INET6, x->p.b6, x->p.a6, 1234, 7000, payload, sizeof(payload));
 }
 
-/* Sends bytes [off, off+len) of src as a fragment of id: an IPv6 header,
- * a hop-by-hop header when hbh, the Fragment header (next header nh, M as
- * more), the bytes. */
+/* Sends bytes [off, off+len) of src as a fragment of id: an IPv6 header
+ * (hop limit 255, as NDP wants), a hop-by-hop header when hbh, the Fragment header (next header nh,
+ * M as more), the bytes. */
 static void frag_of(struct fx *x, const uint8_t *src, uint32_t id, uint16_t off, uint16_t len,
 		    bool more, uint8_t nh, bool hbh)
 {
@@ -72,8 +72,8 @@ static void frag_of(struct fx *x, const uint8_t *src, uint32_t id, uint16_t off,
 	wire_put16(pl + k + 2, (uint16_t)(off | more));
 	wire_put32(pl + k + 4, id);
 	memcpy(pl + k + 8, src + off, len);
-	size_t n = tnu_ip6_frame(f, x->p.b6, x->p.a6, hbh ? IP6_NH_HOPOPT : IP6_NH_FRAGMENT, 64, pl,
-				 k + 8 + len);
+	size_t n = tnu_ip6_frame(f, x->p.b6, x->p.a6, hbh ? IP6_NH_HOPOPT : IP6_NH_FRAGMENT, 255,
+				 pl, k + 8 + len);
 	tnu_raw_send(&x->p, f, n);
 }
 
@@ -288,6 +288,20 @@ START_TEST(atomic_fragment)
 	ck_assert_uint_eq(x.g.n, 2);
 	ck_assert_mem_eq(x.g.data, payload, sizeof(payload));
 	ck_assert_uint_eq(stats(&x).ip6_reasm_ok, 1);
+	/* RFC 6980 §5: a Neighbor Solicitation in a fragment is ignored */
+	struct ndp_repr ns = {.type = NDP_NS, .has_lla = true};
+	memcpy(ns.target, x.p.a6, 16);
+	memcpy(ns.lla, tnu_mac_b, 6);
+	uint8_t body[32], msg[64];
+	struct icmp_repr ic;
+	ndp_emit_body(&ns, body, sizeof(body), &ic);
+	icmp6_emit(&ic, x.p.b6, x.p.a6, &(struct wire_view){msg, icmp_len(&ic)});
+	struct net_stats s0 = stats(&x);
+	frag_of(&x, msg, 18, 0, (uint16_t)icmp_len(&ic), false, IP6_NH_ICMP6, false);
+	tnu_run(&x.p, 1);
+	struct net_stats s = stats(&x);
+	ck_assert_uint_eq(s.ndp_ns_in, s0.ndp_ns_in);
+	ck_assert_uint_eq(s.icmp6_in, s0.icmp6_in + 1);
 	tnu_pair_fini(&x.p);
 }
 END_TEST
