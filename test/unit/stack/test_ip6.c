@@ -6,51 +6,7 @@
  * without the upper-layer header refused (RFC 7112); UDP over the path MTU
  * sent as fragments (sizes, offsets, flags, one random ID per datagram, the
  * PMTU of a Packet Too Big honoured) that reassemble to the datagram. */
-#include "test_net_util.h"
-
-struct got {
-	unsigned n;
-	uint8_t data[65536];
-	size_t len;
-};
-
-static void udp_cb(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
-		   uint16_t dport)
-{
-	(void)meta;
-	(void)sport;
-	(void)dport;
-	struct got *g = arg;
-	g->n++;
-	g->len = rte_pktmbuf_pkt_len(m);
-	ck_assert_uint_le(g->len, sizeof(g->data));
-	const void *d = rte_pktmbuf_read(m, 0, (uint32_t)g->len, g->data);
-	if (d != g->data)
-		memcpy(g->data, d, g->len);
-	rte_pktmbuf_free(m);
-}
-
-static uint8_t dgram[4000];
-static size_t dgram_len;
-static uint8_t payload[3000];
-
-struct fx {
-	struct tnu_pair p;
-	struct got g;
-	struct net_udp_sock *s;
-};
-
-static void fx_init(struct fx *x, const struct net_config *c)
-{
-	memset(&x->g, 0, sizeof(x->g));
-	tnu_pair_init(&x->p, c, false);
-	ck_assert_int_eq(net_udp_open(x->p.a, AF_INET6, NULL, 7000, udp_cb, &x->g, &x->s), 0);
-	tnu_raw_hello(&x->p);
-	for (unsigned i = 0; i < sizeof(payload); i++)
-		payload[i] = (uint8_t)(i * 13 + 1);
-	dgram_len =
-	    tnu_udp(dgram, AF_INET6, x->p.b6, x->p.a6, 1234, 7000, payload, sizeof(payload));
-}
+#include "test_frag_util.h"
 
 /* Sends bytes [off, off+len) of src as a fragment of id: an IPv6 header
  * (hop limit 255, as NDP wants), a hop-by-hop header when hbh, the Fragment header (next header nh,
@@ -83,13 +39,6 @@ static void frag(struct fx *x, uint32_t id, uint16_t off, uint16_t len)
 	frag_of(x, dgram, id, off, len, off + len < dgram_len, IPPROTO_UDP, false);
 }
 
-static struct net_stats stats(struct fx *x)
-{
-	struct net_stats s;
-	net_get_stats(x->p.a, &s);
-	return s;
-}
-
 /* The next ICMPv6 message a sent to the raw end, its type/code/rest and
  * the quote's first bytes in q; false when none. */
 static bool next_icmp6(struct fx *x, uint8_t *type, uint8_t *code, uint32_t *rest, uint8_t *q,
@@ -117,7 +66,7 @@ static bool next_icmp6(struct fx *x, uint8_t *type, uint8_t *code, uint32_t *res
 START_TEST(reasm_in_order)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	frag(&x, 1, 0, 1448);
 	frag(&x, 1, 1448, 1448);
 	frag(&x, 1, 2896, (uint16_t)(dgram_len - 2896));
@@ -142,7 +91,7 @@ END_TEST
 START_TEST(reasm_out_of_order_and_duplicate)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	frag(&x, 3, 2000, (uint16_t)(dgram_len - 2000));
 	frag(&x, 3, 1000, 1000);
 	frag(&x, 3, 1000, 1000); /* exact duplicate: ignored (RFC 8200 §4.5) */
@@ -150,7 +99,7 @@ START_TEST(reasm_out_of_order_and_duplicate)
 	tnu_run(&x.p, 1);
 	ck_assert_uint_eq(x.g.n, 1);
 	ck_assert_mem_eq(x.g.data, payload, sizeof(payload));
-	/* two datagrams interleaved, and an IPv4 one of the same ID beside */
+	/* two datagrams interleaved */
 	frag(&x, 4, 0, 1504);
 	frag(&x, 5, 1504, (uint16_t)(dgram_len - 1504));
 	frag(&x, 5, 0, 1504);
@@ -168,7 +117,7 @@ END_TEST
 START_TEST(reasm_overlap_drops_datagram)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	frag(&x, 6, 0, 1504);
 	frag(&x, 6, 1496, (uint16_t)(dgram_len - 1496)); /* overlaps by 8 */
 	tnu_run(&x.p, 1);
@@ -192,7 +141,7 @@ END_TEST
 START_TEST(reasm_timeout)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	frag(&x, 7, 0, 1448);	 /* first fragment: an error at expiry */
 	frag(&x, 8, 1448, 1448); /* a middle one only: silence */
 	tnu_run(&x.p, 1);
@@ -228,7 +177,7 @@ START_TEST(reasm_too_big_and_limits)
 {
 	struct fx x;
 	struct net_config c = {.frag_max_datagrams = 2, .frag_max_size = 2500};
-	fx_init(&x, &c);
+	fx_init(&x, &c, AF_INET6);
 	uint8_t t, code, q[IP6_HDR_LEN + 8];
 	uint32_t r;
 	static uint8_t junk[1024];
@@ -274,7 +223,7 @@ END_TEST
 START_TEST(atomic_fragment)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	frag(&x, 15, 0, 1448);
 	uint8_t small[64];
 	size_t sl = tnu_udp(small, AF_INET6, x.p.b6, x.p.a6, 1234, 7000, "atom", 4);
@@ -311,7 +260,7 @@ END_TEST
 START_TEST(first_fragment_without_upper_header)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	static uint8_t d[4016];
 	memset(d, 0, 8);
 	d[0] = IPPROTO_UDP; /* 8 bytes of destination options, PadN */
@@ -379,7 +328,7 @@ static unsigned read_frags(struct fx *x, uint8_t *whole, size_t cap, size_t *got
 START_TEST(udp_send_fragments)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET6);
 	tnu_raw_drain(&x.p);
 	static uint8_t big[4000], whole[4100];
 	for (unsigned i = 0; i < sizeof(big); i++)
