@@ -1,9 +1,10 @@
 /* net: the network layer of one stack instance (one lcore): Ethernet, ARP,
- * IPv4 and IPv6 with reassembly and UDP fragmentation, NDP, ICMP/ICMPv6 and UDP, over a struct dev.
- * TCP plugs in as an L4 handler and sends through net_output.
- * Read RFC 826 (ARP), RFC 791/815 (IPv4, reassembly), RFC 792/1191 (ICMP,
- * PMTUD), RFC 8200 (IPv6), RFC 5722/6946/7112/7739 (IPv6 fragments), RFC 4861 (NDP), RFC 4443/8201
- * (ICMPv6, PMTUD), RFC 768 (UDP), RFC 1122 (host requirements). */
+ * IPv4 and IPv6 with reassembly and UDP fragmentation, NDP, ICMP/ICMPv6 and
+ * UDP, over a struct dev. TCP plugs in as an L4 handler and sends through
+ * net_output. Read RFC 826 (ARP), RFC 791/815 (IPv4, reassembly), RFC
+ * 792/1191 (ICMP, PMTUD), RFC 8200 (IPv6), RFC 5722/6946/7112/7739 (IPv6
+ * fragments), RFC 4861 (NDP), RFC 4443/8201 (ICMPv6, PMTUD), RFC 768 (UDP),
+ * RFC 1122 (host requirements). */
 #ifndef SKOPS_STACK_NET_NET_H
 #define SKOPS_STACK_NET_NET_H
 

@@ -179,8 +179,8 @@ void net_neigh_fini(struct net *n);
 
 /* net_frag.c: adds a fragment (m at its data) to k's queue; when that
  * completes the datagram returns its fragmentable part as a chain (the first
- * fragment's segment first) and sets *nh_out (if not NULL) to the first fragment's d->nh,
- * else NULL. m is consumed. */
+ * fragment's segment first) and sets *nh_out (if not NULL) to the first
+ * fragment's d->nh, else NULL. m is consumed. */
 struct rte_mbuf *net_frag_add(struct net *n, const struct net_frag_key *k, struct rte_mbuf *m,
 			      const struct net_frag_desc *d, uint8_t *nh_out);
 /* Expires what is due; returns when it has work next. */

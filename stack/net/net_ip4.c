@@ -1,6 +1,6 @@
 /* net: IPv4 input (RFC 791, RFC 1122 §3.2.1), fragments handed to the
- * reassembly queues of net_frag.c, and ICMP (RFC 792: echo, errors in and out, frag-needed →
- * path MTU per RFC 1191). */
+ * reassembly queues of net_frag.c, and ICMP (RFC 792: echo, errors in and
+ * out, frag-needed → path MTU per RFC 1191). */
 #include "net_int.h"
 
 #include <errno.h>

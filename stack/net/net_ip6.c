@@ -1,7 +1,8 @@
 /* net: IPv6 input (RFC 8200: extension headers skipped; fragments, §4.5,
  * checked here, RFC 6946's atomic ones taken whole, RFC 7112's short first
- * fragments refused, and queued by net_frag.c) and ICMPv6 (RFC 4443: echo, errors in and out,
- * packet too big → path MTU per RFC 8201), handing NS/NA to the neighbour cache. */
+ * fragments refused, and queued by net_frag.c) and ICMPv6 (RFC 4443: echo,
+ * errors in and out, packet too big → path MTU per RFC 8201), handing NS/NA
+ * to the neighbour cache. */
 #include "net_int.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* net: the IP and Ethernet output path: header construction (RFC 791 §3.1,
  * RFC 8200 §3), the MTU check (TCP sets DF and sizes its segments from the
  * path MTU, RFC 1191; a UDP datagram over the path MTU is fragmented, RFC 791
- * §3.2 / RFC 8200 §4.5, as Linux does without IP_PMTUDISC_DO), next-hop choice and the hand-over to
- * neighbour resolution. */
+ * §3.2 / RFC 8200 §4.5, as Linux does without IP_PMTUDISC_DO), next-hop
+ * choice and the hand-over to neighbour resolution. */
 #include "net_int.h"
 
 #include <errno.h>
