@@ -20,18 +20,11 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 }
 
 /* The largest payload one datagram may carry on this socket: the kernel's
- * limit, and on IPv6 the link MTU's (docs/skopsd.md). */
+ * limit; over the path MTU the stack fragments (RFC 791 §3.2, RFC 8200
+ * §4.5). */
 static size_t dg_max(const struct ssock *s)
 {
-	/* IPv4 is fragmented by the stack (RFC 791 §3.2); IPv6 is not: over
-	 * the path MTU it is EMSGSIZE, as Linux under IP_PMTUDISC_DO. */
-	if (s->family == AF_INET)
-		return 65507;
-	size_t lim = SKP_DGRAM_MAX;
-	uint32_t mtu = s->shm->mtu;
-	if (mtu > 40 + 8 && mtu - 40 - 8 < lim)
-		lim = mtu - 40 - 8;
-	return lim;
+	return s->family == AF_INET ? 65507 : SKP_DGRAM_MAX;
 }
 
 /* The destination into the record header; -errno as the kernel's, 1 when

@@ -76,6 +76,8 @@ int net_create(const struct net_config *cfg, struct net **out)
 		c->neigh_queue = c->neigh_queue > 16 ? 16 : 8;
 	if (!c->frag_timeout_ms)
 		c->frag_timeout_ms = 30000;
+	if (!c->frag6_timeout_ms)
+		c->frag6_timeout_ms = 60000;
 	if (!c->frag_max_datagrams || c->frag_max_datagrams > NET_REASM_MAX)
 		c->frag_max_datagrams = c->frag_max_datagrams > NET_REASM_MAX ? NET_REASM_MAX : 16;
 	if (!c->frag_max_size || c->frag_max_size > 65535)

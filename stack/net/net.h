@@ -1,9 +1,10 @@
 /* net: the network layer of one stack instance (one lcore): Ethernet, ARP,
- * IPv4 with reassembly, IPv6 with NDP, ICMP/ICMPv6 and UDP, over a struct dev.
- * TCP plugs in as an L4 handler and sends through net_output.
- * Read RFC 826 (ARP), RFC 791/815 (IPv4, reassembly), RFC 792/1191 (ICMP,
- * PMTUD), RFC 8200 (IPv6), RFC 4861 (NDP), RFC 4443/8201 (ICMPv6, PMTUD),
- * RFC 768 (UDP), RFC 1122 (host requirements). */
+ * IPv4 and IPv6 with reassembly and UDP fragmentation, NDP, ICMP/ICMPv6 and
+ * UDP, over a struct dev. TCP plugs in as an L4 handler and sends through
+ * net_output. Read RFC 826 (ARP), RFC 791/815 (IPv4, reassembly), RFC
+ * 792/1191 (ICMP, PMTUD), RFC 8200 (IPv6), RFC 5722/6946/7112/7739 (IPv6
+ * fragments), RFC 4861 (NDP), RFC 4443/8201 (ICMPv6, PMTUD), RFC 768 (UDP),
+ * RFC 1122 (host requirements). */
 #ifndef SKOPS_STACK_NET_NET_H
 #define SKOPS_STACK_NET_NET_H
 
@@ -45,9 +46,10 @@ struct net_config {
 	uint32_t neigh_retrans_ms;   /* ARP request / NS retransmission [1000] */
 	uint32_t neigh_max_probes;   /* before the entry fails [3] */
 	uint32_t neigh_queue;	     /* packets held per unresolved entry [8] */
-	uint32_t frag_timeout_ms;    /* reassembly lifetime, RFC 791 [30000] */
-	uint32_t frag_max_datagrams; /* concurrent reassemblies [16] */
-	uint32_t frag_max_size;	     /* largest reassembled datagram [65535] */
+	uint32_t frag_timeout_ms;    /* IPv4 reassembly lifetime, RFC 791 [30000] */
+	uint32_t frag6_timeout_ms;   /* IPv6 reassembly lifetime, RFC 8200 §4.5 [60000] */
+	uint32_t frag_max_datagrams; /* concurrent reassemblies, both families [16] */
+	uint32_t frag_max_size;	     /* largest reassembled payload [65535] */
 	bool no_gratuitous_arp;	     /* skip the announcement at start */
 };
 
@@ -100,7 +102,9 @@ struct net_stats {
 	uint64_t ip4_in, ip4_bad_hdr, ip4_bad_csum, ip4_bad_len, ip4_not_for_us, ip4_options;
 	uint64_t ip4_frag_in, ip4_reasm_ok, ip4_reasm_timeout, ip4_reasm_drop, ip4_frag_out_drop;
 	uint64_t ip4_frag_out; /* fragments sent (UDP over the path MTU) */
-	uint64_t ip6_in, ip6_bad_hdr, ip6_bad_len, ip6_not_for_us, ip6_ext_drop, ip6_frag_drop;
+	uint64_t ip6_in, ip6_bad_hdr, ip6_bad_len, ip6_not_for_us, ip6_ext_drop;
+	uint64_t ip6_frag_in, ip6_reasm_ok, ip6_reasm_timeout, ip6_reasm_drop;
+	uint64_t ip6_frag_out; /* fragments sent (UDP over the path MTU) */
 	uint64_t icmp_in, icmp_bad, icmp_echo_replies, icmp_errors_in, icmp_errors_out;
 	uint64_t icmp6_in, icmp6_bad, icmp6_echo_replies, icmp6_errors_in, ndp_ns_in, ndp_na_in,
 	    ndp_ns_out, ndp_na_out;
@@ -140,8 +144,8 @@ struct rte_mbuf *net_alloc(struct net *n);
  * prepends IP and Ethernet, resolves the next hop (holding a few packets per
  * unresolved neighbour) and queues the frame for net_flush. Consumes m on
  * every path. Returns 0, or -ENETUNREACH (no route), -EHOSTUNREACH (neighbour
- * failed), -EMSGSIZE (larger than the path MTU; IPv4 datagrams are never
- * fragmented by us), -ENOBUFS (no headroom/mbuf or tx queue full), -EINVAL. */
+ * failed), -EMSGSIZE (larger than the path MTU: only net_udp_sendto
+ * fragments), -ENOBUFS (no headroom/mbuf or tx queue full), -EINVAL. */
 int net_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
 
 /* For dst: the source address to use (4 or 16 bytes, may be NULL) and the path
@@ -185,8 +189,9 @@ typedef void (*net_udp_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *
 int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port, net_udp_fn fn,
 		 void *arg, struct net_udp_sock **out);
 uint16_t net_udp_port(const struct net_udp_sock *s);
-/* Copies len bytes into a datagram to dst/dport. -EMSGSIZE when it does not fit
- * the path MTU (no fragmentation), else as net_output. */
+/* Copies len bytes into a datagram to dst/dport; over the path MTU it goes
+ * out as fragments (IPv4 and IPv6). -EMSGSIZE over 65507 (IPv4) / 65527
+ * (IPv6) bytes, else as net_output. */
 int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
 		   uint8_t family, const void *dst, uint16_t dport);
 void net_udp_close(struct net *n, struct net_udp_sock *s);

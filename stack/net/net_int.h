@@ -21,6 +21,7 @@
 #define NET_PMTU_LIFETIME_NS (600ull * CLK_NS_PER_S) /* RFC 1191 §6.3: 10 minutes */
 #define NET_ICMP_RATE	     100		     /* errors per second (RFC 4443 §2.4 f) */
 #define NET_HEADROOM	     (ETH_HDR_LEN + IP6_HDR_LEN)
+#define IP6_FRAG_HDR_LEN     8 /* RFC 8200 §4.5 */
 
 enum net_neigh_state {
 	NET_NEIGH_FREE = 0,
@@ -53,11 +54,31 @@ struct net_frag {
 	struct rte_mbuf *m; /* data at the fragment's payload */
 };
 
+/* What tells one datagram's fragments from another's (RFC 791 §3.2: src,
+ * dst, protocol, ID; RFC 8200 §4.5: src, dst, ID). Addresses zero-padded. */
+struct net_frag_key {
+	uint8_t family;
+	uint8_t proto; /* IPv4's protocol; 0 for IPv6 */
+	uint8_t src[16], dst[16];
+	uint32_t id;
+};
+
+/* One fragment as the family code parsed it: its bytes' place in the
+ * fragmentable part, whether more follow, the header bytes in front of its
+ * data (the first fragment's quote for Time Exceeded) and the protocol
+ * that follows (IPv6: its Fragment header's Next Header). */
+struct net_frag_desc {
+	uint32_t off, len;
+	bool more;
+	uint16_t hdr_len;
+	uint8_t nh;
+};
+
 struct net_reasm {
 	bool used;
-	uint32_t src, dst;
-	uint16_t id;
-	uint8_t proto, tos, ttl;
+	struct net_frag_key key;
+	uint8_t nh;	  /* the first fragment's, once it came */
+	uint16_t hdr_len; /* the first fragment's */
 	uint64_t expires;
 	uint32_t total; /* known once the last fragment came; 0 before */
 	uint32_t have;	/* payload bytes held */
@@ -132,11 +153,12 @@ bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *met
 int net_l2_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *dst);
 /* m at L4; builds the IP header (no L4 checksum work) and sends. */
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
-/* An IPv4 datagram whose L4 bytes are l4hdr (hlen) then data (len), checksum
- * already final, sent as fragments of at most mtu bytes (RFC 791 §3.2).
- * Returns 0, -EMSGSIZE (over 65535 bytes) or the first fragment's error. */
-int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
-			 uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu);
+/* A datagram whose L4 bytes are l4hdr (hlen) then data (len), checksum
+ * already final, sent as fragments of at most mtu bytes (RFC 791 §3.2; over
+ * IPv6 with a Fragment header, RFC 8200 §4.5). Returns 0, -EMSGSIZE (over
+ * the family's largest datagram) or the first fragment's error. */
+int net_ip_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
+			uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu);
 /* Queues a complete Ethernet frame for net_flush. */
 int net_tx_frame(struct net *n, struct rte_mbuf *m);
 /* Prepends an Ethernet header and queues the frame. */
@@ -155,12 +177,19 @@ uint64_t net_neigh_deadline(const struct net *n);
 void net_arp_announce(struct net *n);
 void net_neigh_fini(struct net *n);
 
-/* net_ip4.c */
-void net_ip4_input(struct net *n, struct rte_mbuf *m);
+/* net_frag.c: adds a fragment (m at its data) to k's queue; when that
+ * completes the datagram returns its fragmentable part as a chain (the first
+ * fragment's segment first) and sets *nh_out (if not NULL) to the first
+ * fragment's d->nh, else NULL. m is consumed. */
+struct rte_mbuf *net_frag_add(struct net *n, const struct net_frag_key *k, struct rte_mbuf *m,
+			      const struct net_frag_desc *d, uint8_t *nh_out);
 /* Expires what is due; returns when it has work next. */
 uint64_t net_reasm_timers(struct net *n);
 uint64_t net_reasm_deadline(const struct net *n);
 void net_reasm_fini(struct net *n);
+
+/* net_ip4.c */
+void net_ip4_input(struct net *n, struct rte_mbuf *m);
 /* Error about the datagram m (data at its IPv4 header); m is not consumed. */
 void net_icmp4_error(struct net *n, const struct rte_mbuf *m, uint8_t type, uint8_t code,
 		     uint32_t rest);

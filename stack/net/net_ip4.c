@@ -1,7 +1,6 @@
-/* net: IPv4 input (RFC 791, RFC 1122 §3.2.1), fragment reassembly (RFC 815
- * hole bookkeeping simplified to a sorted fragment list, with limits in time,
- * count and size) and ICMP (RFC 792: echo, errors in and out, frag-needed →
- * path MTU per RFC 1191). */
+/* net: IPv4 input (RFC 791, RFC 1122 §3.2.1), fragments handed to the
+ * reassembly queues of net_frag.c, and ICMP (RFC 792: echo, errors in and
+ * out, frag-needed → path MTU per RFC 1191). */
 #include "net_int.h"
 
 #include <errno.h>
@@ -155,135 +154,6 @@ bad:
 	rte_pktmbuf_free(m);
 }
 
-/* ---- reassembly ------------------------------------------------------ */
-
-static void reasm_free(struct net_reasm *q)
-{
-	for (uint32_t i = 0; i < q->nfrags; i++)
-		rte_pktmbuf_free(q->frags[i].m);
-	memset(q, 0, sizeof(*q));
-}
-
-void net_reasm_fini(struct net *n)
-{
-	for (unsigned i = 0; i < NET_REASM_MAX; i++)
-		if (n->reasm[i].used)
-			reasm_free(&n->reasm[i]);
-}
-
-uint64_t net_reasm_timers(struct net *n)
-{
-	uint64_t next = UINT64_MAX;
-	for (unsigned i = 0; i < NET_REASM_MAX; i++) {
-		struct net_reasm *q = &n->reasm[i];
-		if (q->used && q->expires <= n->now) {
-			n->st.ip4_reasm_timeout++;
-			reasm_free(q);
-		} else if (q->used && q->expires < next) {
-			next = q->expires;
-		}
-	}
-	return next;
-}
-
-uint64_t net_reasm_deadline(const struct net *n)
-{
-	uint64_t d = UINT64_MAX;
-	for (unsigned i = 0; i < NET_REASM_MAX; i++)
-		if (n->reasm[i].used && n->reasm[i].expires < d)
-			d = n->reasm[i].expires;
-	return d;
-}
-
-/* Adds the fragment (m at its payload); returns the whole datagram's payload
- * as a chain when complete, else NULL. m is consumed. */
-static struct rte_mbuf *reasm_add(struct net *n, struct rte_mbuf *m, const struct ip4_repr *ip)
-{
-	struct net_reasm *q = NULL, *free_slot = NULL;
-	unsigned in_use = 0;
-	for (unsigned i = 0; i < NET_REASM_MAX; i++) {
-		struct net_reasm *e = &n->reasm[i];
-		if (!e->used) {
-			if (!free_slot)
-				free_slot = e;
-			continue;
-		}
-		in_use++;
-		if (e->src == ip->src && e->dst == ip->dst && e->id == ip->id &&
-		    e->proto == ip->proto)
-			q = e;
-	}
-	if (!q) {
-		if (!free_slot || in_use >= n->cfg.frag_max_datagrams) {
-			n->st.ip4_reasm_drop++;
-			rte_pktmbuf_free(m);
-			return NULL;
-		}
-		q = free_slot;
-		q->used = true;
-		q->src = ip->src;
-		q->dst = ip->dst;
-		q->id = ip->id;
-		q->proto = ip->proto;
-		q->expires = n->now + n->cfg.frag_timeout_ms * CLK_NS_PER_MS;
-		net_timers_arm(n, q->expires);
-	}
-	uint32_t off = ip->frag_off, len = ip->payload_len, end = off + len;
-	/* RFC 791: every fragment but the last carries a multiple of 8. */
-	if ((ip->mf && (len % 8 || len == 0)) || end > n->cfg.frag_max_size ||
-	    (q->total && (end > q->total || (!ip->mf && end != q->total))))
-		goto drop_all;
-	/* Where it goes in the list sorted by offset; an exact duplicate is
-	 * ignored, any other overlap drops the datagram (as Linux since
-	 * 4.19, ip_frag_queue: overlaps are an attack, RFC 5722 for IPv6). */
-	uint32_t pos = 0;
-	while (pos < q->nfrags && q->frags[pos].off < off)
-		pos++;
-	if (pos < q->nfrags && q->frags[pos].off == off && q->frags[pos].len == len) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	if ((pos > 0 && q->frags[pos - 1].off + q->frags[pos - 1].len > off) ||
-	    (pos < q->nfrags && q->frags[pos].off < end))
-		goto drop_all;
-	if (q->nfrags == NET_REASM_FRAGS)
-		goto drop_all;
-	memmove(&q->frags[pos + 1], &q->frags[pos], (q->nfrags - pos) * sizeof(q->frags[0]));
-	q->frags[pos] = (struct net_frag){.off = (uint16_t)off, .len = (uint16_t)len, .m = m};
-	q->nfrags++;
-	q->have += len;
-	if (!ip->mf)
-		q->total = end;
-	if (off == 0) {
-		q->tos = ip->tos;
-		q->ttl = ip->ttl;
-	}
-	if (!q->total || q->have != q->total)
-		return NULL;
-	/* Complete: no overlaps and the byte count matches, so no holes. */
-	struct rte_mbuf *head = q->frags[0].m;
-	for (uint32_t i = 1; i < q->nfrags; i++) {
-		if (rte_pktmbuf_chain(head, q->frags[i].m)) {
-			for (uint32_t j = i; j < q->nfrags; j++)
-				rte_pktmbuf_free(q->frags[j].m);
-			rte_pktmbuf_free(head);
-			q->nfrags = 0;
-			n->st.ip4_reasm_drop++;
-			reasm_free(q);
-			return NULL;
-		}
-	}
-	q->nfrags = 0;
-	reasm_free(q);
-	n->st.ip4_reasm_ok++;
-	return head;
-drop_all:
-	n->st.ip4_reasm_drop++;
-	rte_pktmbuf_free(m);
-	reasm_free(q);
-	return NULL;
-}
-
 /* ---- input --------------------------------------------------------------- */
 
 void net_ip4_input(struct net *n, struct rte_mbuf *m)
@@ -339,7 +209,15 @@ void net_ip4_input(struct net *n, struct rte_mbuf *m)
 			return;
 		}
 		rte_pktmbuf_adj(m, r.hdr_len);
-		m = reasm_add(n, m, &r);
+		struct net_frag_key k = {.family = AF_INET, .proto = r.proto, .id = r.id};
+		memcpy(k.src, &r.src, 4);
+		memcpy(k.dst, &r.dst, 4);
+		struct net_frag_desc fd = {.off = r.frag_off,
+					   .len = r.payload_len,
+					   .more = r.mf,
+					   .hdr_len = r.hdr_len,
+					   .nh = r.proto};
+		m = net_frag_add(n, &k, m, &fd, NULL);
 		if (!m)
 			return;
 		struct ip_meta mt;

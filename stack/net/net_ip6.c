@@ -1,6 +1,8 @@
-/* net: IPv6 input (RFC 8200: extension headers skipped, fragments dropped
- * with a counter) and ICMPv6 (RFC 4443: echo, errors in and out, packet too
- * big → path MTU per RFC 8201), handing NS/NA to the neighbour cache. */
+/* net: IPv6 input (RFC 8200: extension headers skipped; fragments, §4.5,
+ * checked here, RFC 6946's atomic ones taken whole, RFC 7112's short first
+ * fragments refused, and queued by net_frag.c) and ICMPv6 (RFC 4443: echo,
+ * errors in and out, packet too big → path MTU per RFC 8201), handing NS/NA
+ * to the neighbour cache. */
 #include "net_int.h"
 
 #include <errno.h>
@@ -92,10 +94,24 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 		n->st.icmp6_bad++;
 		return;
 	}
+	/* The path MTU is the destination's, whatever the quote holds (a
+	 * fragment past the first has no L4 header). */
+	if (r->type == ICMP6_PACKET_TOO_BIG)
+		net_pmtu_update(n, AF_INET6, in.dst, r->rest);
 	struct wire_view rest = {q.p + IP6_HDR_LEN, q.len - IP6_HDR_LEN};
 	uint8_t nh = in.next_header;
 	int off = ip6_skip_ext(&rest, &nh);
-	if (off < 0 || rest.len < (size_t)off + 8)
+	/* our first fragment: the L4 header follows its Fragment header */
+	size_t fo = (size_t)off;
+	if (off >= 0 && nh == IP6_NH_FRAGMENT && rest.len >= fo + IP6_FRAG_HDR_LEN &&
+	    !(wire_get16(rest.p + fo + 2) & 0xfff8)) {
+		nh = rest.p[fo];
+		struct wire_view after = {rest.p + fo + IP6_FRAG_HDR_LEN,
+					  rest.len - fo - IP6_FRAG_HDR_LEN};
+		int o = ip6_skip_ext(&after, &nh);
+		off = o < 0 ? o : off + IP6_FRAG_HDR_LEN + o;
+	}
+	if (off < 0 || nh == IP6_NH_FRAGMENT || rest.len < (size_t)off + 8)
 		return;
 	struct net_icmp_err e = {.type = r->type, .code = r->code};
 	ip6_meta(&in, nh, &e.inner, 8);
@@ -103,7 +119,6 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 	switch (r->type) {
 	case ICMP6_PACKET_TOO_BIG:
 		e.kind = NET_ICMP_FRAG_NEEDED;
-		net_pmtu_update(n, AF_INET6, in.dst, r->rest);
 		e.mtu = net_path_mtu(n, AF_INET6, in.dst);
 		break;
 	case ICMP6_UNREACH:
@@ -122,7 +137,8 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 		net_udp_icmp(n, &e);
 }
 
-static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip)
+/* frag: the packet had a Fragment header (atomic or reassembled). */
+static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip, bool frag)
 {
 	n->st.icmp6_in++;
 	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m))
@@ -148,7 +164,9 @@ static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr
 	}
 	case NDP_NS:
 	case NDP_NA:
-		net_ndp_input(n, ip, &r);
+		/* RFC 6980 §5: never from a packet that was fragmented */
+		if (!frag)
+			net_ndp_input(n, ip, &r);
 		break;
 	case ICMP6_UNREACH:
 	case ICMP6_PACKET_TOO_BIG:
@@ -185,6 +203,132 @@ static bool ip6_for_us(const struct net *n, const uint8_t dst[16])
 	return false;
 }
 
+/* The upper layer of a packet whole in front of us: m's data at its header,
+ * l4 bytes; hdr the IPv6 headers still in front of m (0 after reassembly:
+ * nothing to quote, so no unreachable errors); frag as for icmp6_input. */
+static void ip6_upper(struct net *n, struct rte_mbuf *m, const struct ip6_repr *r, uint8_t nh,
+		      uint32_t l4, uint32_t hdr, bool frag)
+{
+	if (nh == IP6_NH_ICMP6) {
+		icmp6_input(n, m, r, frag);
+		return;
+	}
+	if (nh == IP6_NH_NONE) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (ip6_is_multicast(r->dst) && nh != IPPROTO_UDP) {
+		n->st.ip6_not_for_us++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	struct ip_meta mt;
+	ip6_meta(r, nh, &mt, (uint16_t)l4);
+	mt.l2_len = hdr ? ETH_HDR_LEN : 0;
+	mt.l3_len = (uint16_t)hdr;
+	net_l4_deliver(n, m, &mt, ip6_is_multicast(r->dst) ? 0 : (uint16_t)hdr);
+}
+
+/* What of the upper-layer header the first fragment must hold (RFC 7112 §5:
+ * the whole header chain, so a filter sees the ports): the fixed part. */
+static uint32_t ip6_upper_min(uint8_t nh)
+{
+	switch (nh) {
+	case IPPROTO_TCP:
+		return TCP_HDR_MIN;
+	case IPPROTO_UDP:
+		return UDP_HDR_LEN;
+	case IP6_NH_ICMP6:
+		return ICMP_HDR_LEN;
+	default:
+		return 0;
+	}
+}
+
+/* Drops a fragment with the Parameter Problem RFC 8200 §4.5 / RFC 7112 §5
+ * ask for (m at the IPv6 header). */
+static void ip6_frag_reject(struct net *n, struct rte_mbuf *m, uint8_t code, uint32_t ptr)
+{
+	n->st.ip6_reasm_drop++;
+	net_icmp6_error(n, m, ICMP6_PARAM_PROBLEM, code, ptr);
+	rte_pktmbuf_free(m);
+}
+
+/* A packet with a Fragment header at fh (m's data at the IPv6 header, its
+ * length trimmed to the payload length), RFC 8200 §4.5. */
+static void ip6_frag_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *r, uint32_t fh)
+{
+	n->st.ip6_frag_in++;
+	uint32_t plen = IP6_HDR_LEN + r->payload_len, data = fh + IP6_FRAG_HDR_LEN;
+	if (plen < data) {
+		n->st.ip6_bad_len++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	const uint8_t *f = rte_pktmbuf_mtod_offset(m, const uint8_t *, fh);
+	uint8_t nh = f[0];
+	uint16_t om = wire_get16(f + 2);
+	uint32_t off = om & 0xfff8u, len = plen - data;
+	bool more = om & 1;
+	struct wire_view rest = {rte_pktmbuf_mtod_offset(m, uint8_t *, data), len};
+	if (off == 0 && !more) {
+		/* RFC 6946: an atomic fragment is the whole packet; it never
+		 * joins (or disturbs) a queue. */
+		int o = ip6_skip_ext(&rest, &nh);
+		if (o < 0 || nh == IP6_NH_FRAGMENT) {
+			n->st.ip6_ext_drop++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		rte_pktmbuf_adj(m, (uint16_t)(data + (uint32_t)o));
+		ip6_upper(n, m, r, nh, len - (uint32_t)o, data + (uint32_t)o, true);
+		return;
+	}
+	/* §4.5: a fragment that is not the last holds a multiple of 8 bytes
+	 * (pointer: the Payload Length), and no fragment reaches past 65535
+	 * bytes of reassembled payload (pointer: the Fragment Offset). */
+	if (more && (len == 0 || len % 8)) {
+		ip6_frag_reject(n, m, 0, 4);
+		return;
+	}
+	if (fh - IP6_HDR_LEN + off + len > 65535) {
+		ip6_frag_reject(n, m, 0, fh + 2);
+		return;
+	}
+	if (off == 0) {
+		/* RFC 7112 §5: the first fragment carries every header up to
+		 * and through the upper-layer one, else Parameter Problem
+		 * code 3 (pointer 0). A second Fragment header is refused. */
+		uint8_t u = nh;
+		int o = ip6_skip_ext(&rest, &u);
+		if (o < 0 || u == IP6_NH_FRAGMENT || len < (uint32_t)o + ip6_upper_min(u)) {
+			ip6_frag_reject(n, m, 3, 0);
+			return;
+		}
+	}
+	struct net_frag_key k = {.family = AF_INET6, .id = wire_get32(f + 4)};
+	memcpy(k.src, r->src, 16);
+	memcpy(k.dst, r->dst, 16);
+	struct net_frag_desc d = {
+	    .off = off, .len = len, .more = more, .hdr_len = (uint16_t)data, .nh = nh};
+	rte_pktmbuf_adj(m, (uint16_t)data);
+	m = net_frag_add(n, &k, m, &d, &nh);
+	if (!m)
+		return;
+	/* Whole: the first fragment's segment holds the header chain (checked
+	 * above), the upper layer follows it. */
+	uint32_t total = rte_pktmbuf_pkt_len(m);
+	struct wire_view w = {rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m)};
+	int o = ip6_skip_ext(&w, &nh);
+	if (o < 0 || nh == IP6_NH_FRAGMENT) {
+		n->st.ip6_ext_drop++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rte_pktmbuf_adj(m, (uint16_t)o);
+	ip6_upper(n, m, r, nh, total - (uint32_t)o, 0, true);
+}
+
 void net_ip6_input(struct net *n, struct rte_mbuf *m)
 {
 	n->st.ip6_in++;
@@ -207,32 +351,15 @@ void net_ip6_input(struct net *n, struct rte_mbuf *m)
 	uint8_t nh = r.next_header;
 	int off = ip6_skip_ext(&pl, &nh);
 	if (off < 0) {
-		if (off == -EPROTO)
-			n->st.ip6_frag_drop++;
-		else
-			n->st.ip6_ext_drop++;
+		n->st.ip6_ext_drop++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	uint16_t hdr = (uint16_t)(IP6_HDR_LEN + off);
-	rte_pktmbuf_adj(m, hdr);
-	uint16_t l4 = (uint16_t)(r.payload_len - off);
-	if (nh == IP6_NH_ICMP6) {
-		icmp6_input(n, m, &r);
+	if (nh == IP6_NH_FRAGMENT) {
+		ip6_frag_input(n, m, &r, IP6_HDR_LEN + (uint32_t)off);
 		return;
 	}
-	if (nh == IP6_NH_NONE) {
-		rte_pktmbuf_free(m);
-		return;
-	}
-	if (ip6_is_multicast(r.dst) && nh != IPPROTO_UDP) {
-		n->st.ip6_not_for_us++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	struct ip_meta mt;
-	ip6_meta(&r, nh, &mt, l4);
-	mt.l2_len = ETH_HDR_LEN;
-	mt.l3_len = hdr;
-	net_l4_deliver(n, m, &mt, ip6_is_multicast(r.dst) ? 0 : hdr);
+	uint32_t hdr = IP6_HDR_LEN + (uint32_t)off;
+	rte_pktmbuf_adj(m, (uint16_t)hdr);
+	ip6_upper(n, m, &r, nh, r.payload_len - (uint32_t)off, hdr, false);
 }

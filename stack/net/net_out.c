@@ -1,8 +1,8 @@
 /* net: the IP and Ethernet output path: header construction (RFC 791 §3.1,
  * RFC 8200 §3), the MTU check (TCP sets DF and sizes its segments from the
- * path MTU, RFC 1191; an IPv4 UDP datagram over the path MTU is fragmented,
- * RFC 791 §3.2, as Linux does without IP_PMTUDISC_DO; IPv6 UDP gets
- * -EMSGSIZE), next-hop choice and the hand-over to neighbour resolution. */
+ * path MTU, RFC 1191; a UDP datagram over the path MTU is fragmented, RFC 791
+ * §3.2 / RFC 8200 §4.5, as Linux does without IP_PMTUDISC_DO), next-hop
+ * choice and the hand-over to neighbour resolution. */
 #include "net_int.h"
 
 #include <errno.h>
@@ -78,6 +78,20 @@ static struct ip4_repr ip4_repr_of(const struct ip_meta *meta, uint16_t payload_
 	};
 }
 
+static struct ip6_repr ip6_repr_of(const struct ip_meta *meta, uint8_t nh, uint16_t payload_len)
+{
+	struct ip6_repr r = {
+	    .next_header = nh,
+	    .hop_limit = meta->ttl ? meta->ttl : 64,
+	    .tclass = meta->tos,
+	    .flow = meta->flow,
+	    .payload_len = payload_len,
+	};
+	memcpy(r.src, meta->src.v6, 16);
+	memcpy(r.dst, meta->dst.v6, 16);
+	return r;
+}
+
 int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 {
 	uint32_t l4 = rte_pktmbuf_pkt_len(m);
@@ -109,32 +123,62 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		if (off)
 			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
 	} else {
-		struct ip6_repr r = {
-		    .next_header = meta->proto,
-		    .hop_limit = meta->ttl ? meta->ttl : 64,
-		    .tclass = meta->tos,
-		    .flow = meta->flow,
-		    .payload_len = (uint16_t)l4,
-		};
-		memcpy(r.src, meta->src.v6, 16);
-		memcpy(r.dst, meta->dst.v6, 16);
+		struct ip6_repr r = ip6_repr_of(meta, meta->proto, (uint16_t)l4);
 		ip6_emit(&r, &v);
 		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
 	}
 	return net_l2_output(n, m, meta->family, dst);
 }
 
-int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
-			 uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu)
+/* The IP header of one fragment in front of m's k bytes at off of total. */
+static void frag_header(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta, uint32_t id,
+			uint32_t off, uint32_t k, uint32_t total)
 {
+	bool more = off + k < total;
+	if (meta->family == AF_INET) {
+		struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, IP4_HDR_LEN), IP4_HDR_LEN};
+		m->l3_len = IP4_HDR_LEN;
+		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)k, (uint16_t)id);
+		r.frag_off = (uint16_t)off;
+		r.mf = more;
+		/* no offload for a fragment: its L4 checksum is already final */
+		ip4_emit(&r, &v, false);
+		m->ol_flags = RTE_MBUF_F_TX_IPV4;
+		n->st.ip4_frag_out++;
+		return;
+	}
+	uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, IP6_HDR_LEN + IP6_FRAG_HDR_LEN);
+	m->l3_len = IP6_HDR_LEN + IP6_FRAG_HDR_LEN;
+	struct ip6_repr r = ip6_repr_of(meta, IP6_NH_FRAGMENT, (uint16_t)(IP6_FRAG_HDR_LEN + k));
+	ip6_emit(&r, &(struct wire_view){p, IP6_HDR_LEN});
+	/* RFC 8200 §4.5: next header, reserved, offset in 8-byte units with
+	 * the M flag in bit 0, identification */
+	uint8_t *f = p + IP6_HDR_LEN;
+	f[0] = meta->proto;
+	f[1] = 0;
+	wire_put16(f + 2, (uint16_t)(off | more));
+	wire_put32(f + 4, id);
+	m->ol_flags = RTE_MBUF_F_TX_IPV6;
+	n->st.ip6_frag_out++;
+}
+
+int net_ip_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
+			uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu)
+{
+	bool v4 = meta->family == AF_INET;
 	uint32_t total = hlen + len;
-	if (mtu < 68 || total > 65535 - IP4_HDR_LEN)
+	/* IPv4: the whole datagram within 65535 bytes; IPv6: the payload of
+	 * the reassembled packet, which has no Fragment header (§4.5). */
+	uint32_t hl = v4 ? IP4_HDR_LEN : IP6_HDR_LEN + IP6_FRAG_HDR_LEN;
+	if (mtu < (v4 ? 68u : 1280u) || total > (v4 ? 65535u - IP4_HDR_LEN : 65535u))
 		return -EMSGSIZE;
-	/* RFC 791 §3.2: every fragment but the last carries a multiple of 8
-	 * bytes; all share one identification. */
-	uint32_t step = (mtu - IP4_HDR_LEN) & ~7u;
-	uint16_t id = n->ip4_id++;
-	uint16_t room = (uint16_t)(IP4_HDR_LEN + ETH_HDR_LEN);
+	/* Every fragment but the last carries a multiple of 8 bytes; all share
+	 * one identification. IPv6's is random per datagram (RFC 7739 §5.1:
+	 * a global counter would let anyone predict it and count our
+	 * traffic); IPv4's 16 bits stay a counter, as in Linux. */
+	uint32_t step = (mtu - hl) & ~7u;
+	uint32_t id = v4 ? n->ip4_id++ : rnd_u32(&n->rnd);
+	uint16_t room = (uint16_t)(hl + ETH_HDR_LEN);
 	for (uint32_t off = 0; off < total; off += step) {
 		uint32_t k = total - off < step ? total - off : step;
 		struct rte_mbuf *m = net_alloc(n);
@@ -150,16 +194,8 @@ int net_ip4_output_frags(struct net *n, const struct ip_meta *meta, const uint8_
 		uint32_t h = off < hlen ? (hlen - off < k ? hlen - off : k) : 0;
 		memcpy(p, l4hdr + off, h);
 		memcpy(p + h, data + (off + h - hlen), k - h);
-		struct wire_view v = {(uint8_t *)rte_pktmbuf_prepend(m, IP4_HDR_LEN), IP4_HDR_LEN};
-		m->l3_len = IP4_HDR_LEN;
-		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)k, id);
-		r.frag_off = (uint16_t)off;
-		r.mf = off + k < total;
-		/* no offload for a fragment: its L4 checksum is already final */
-		ip4_emit(&r, &v, false);
-		m->ol_flags = RTE_MBUF_F_TX_IPV4;
-		n->st.ip4_frag_out++;
-		int rc = net_l2_output(n, m, AF_INET, &meta->dst);
+		frag_header(n, m, meta, id, off, k, total);
+		int rc = net_l2_output(n, m, meta->family, &meta->dst);
 		if (rc)
 			return rc;
 	}

@@ -110,23 +110,27 @@ void net_udp_close(struct net *n, struct net_udp_sock *s)
 		memset(s, 0, sizeof(*s));
 }
 
-/* Over the path MTU on IPv4: the checksum covers the whole datagram, so it
- * is computed here, in software, before the datagram is cut (RFC 768). */
+/* Over the path MTU: the checksum covers the whole datagram, so it is
+ * computed here, in software, before the datagram is cut (RFC 768, RFC 8200
+ * §8.1). The largest: 65507 bytes on IPv4 (a 65535-byte datagram), 65527 on
+ * IPv6 (the UDP length field), as Linux. */
 static int udp_send_frags(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
 			  const struct ip_meta *mt, uint16_t dport, uint32_t mtu)
 {
-	if (len > 65535 - IP4_HDR_LEN - UDP_HDR_LEN)
+	if (len > 65535 - UDP_HDR_LEN - (mt->family == AF_INET ? IP4_HDR_LEN : 0))
 		return -EMSGSIZE;
 	uint8_t h[UDP_HDR_LEN];
 	struct udp_repr r = {
 	    .sport = s->port, .dport = dport, .len = (uint16_t)(UDP_HDR_LEN + len)};
 	udp_emit(&r, &(struct wire_view){h, UDP_HDR_LEN});
-	uint32_t sum = wire_csum_pseudo4(mt->src.v4, mt->dst.v4, IPPROTO_UDP, r.len);
+	uint32_t sum = mt->family == AF_INET
+			   ? wire_csum_pseudo4(mt->src.v4, mt->dst.v4, IPPROTO_UDP, r.len)
+			   : wire_csum_pseudo6(mt->src.v6, mt->dst.v6, IPPROTO_UDP, r.len);
 	sum = wire_csum_add(wire_csum_add(sum, h, UDP_HDR_LEN), buf, len);
 	uint16_t c = wire_csum_finish(sum);
 	wire_put16(h + UDP_CSUM_OFF, c ? c : 0xffff); /* RFC 768: zero sent as ones */
 	n->st.udp_out++;
-	return net_ip4_output_frags(n, mt, h, UDP_HDR_LEN, buf, (uint32_t)len, mtu);
+	return net_ip_output_frags(n, mt, h, UDP_HDR_LEN, buf, (uint32_t)len, mtu);
 }
 
 int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
@@ -143,10 +147,8 @@ int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_
 	if (!udp_addr_any(s))
 		memcpy(&mt.src, s->addr, net_alen(family));
 	uint32_t hl = family == AF_INET ? IP4_HDR_LEN : IP6_HDR_LEN;
-	if (len + UDP_HDR_LEN + hl > mtu && family == AF_INET)
-		return udp_send_frags(n, s, buf, len, &mt, dport, mtu);
 	if (len + UDP_HDR_LEN + hl > mtu)
-		return -EMSGSIZE;
+		return udp_send_frags(n, s, buf, len, &mt, dport, mtu);
 	struct rte_mbuf *m = net_alloc(n);
 	if (!m)
 		return -ENOBUFS;

@@ -61,9 +61,7 @@ int ip6_skip_ext(const struct wire_view *payload, uint8_t *nh)
 			off += hl;
 			break;
 		}
-		case IP6_NH_FRAGMENT:
-			return -EPROTO;
-		default:
+		default: /* the upper layer, or a Fragment header: the caller's */
 			return (int)off;
 		}
 	}

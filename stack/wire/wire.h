@@ -144,9 +144,10 @@ struct ip6_repr {
 int ip6_parse(const struct wire_view *v, struct ip6_repr *r);
 void ip6_emit(const struct ip6_repr *r, struct wire_view *v);
 /* Skips hop-by-hop, routing (segments left 0) and destination options headers
- * from *nh at off; returns the offset of the upper-layer header with *nh set,
- * -EPROTO for a fragment header or a routing header still to be processed,
- * -EINVAL when truncated. */
+ * from *nh on; returns the offset of the next other header with *nh set: the
+ * upper-layer header or a Fragment header (*nh IP6_NH_FRAGMENT, for the
+ * caller to reassemble or refuse). -EPROTO for a routing header still to be
+ * processed, -EINVAL when truncated. */
 int ip6_skip_ext(const struct wire_view *payload, uint8_t *nh);
 bool ip6_is_multicast(const uint8_t a[16]);
 bool ip6_is_unspecified(const uint8_t a[16]);

@@ -1,10 +1,14 @@
 /* net_responder: the network layer alone on a DPDK port, for the interop
  * tests that need no TCP: answers ARP, ICMP echo, NDP and ICMPv6 echo,
- * sends port unreachable, and echoes UDP datagrams on --udp-echo PORT. Runs
+ * sends port unreachable, and echoes UDP datagrams on --udp-echo PORT; with
+ * --udp-burst SIZES (comma-separated) a datagram "go" there is answered with
+ * one datagram of each size instead, byte k of a size-n one (k * 7 + n) %
+ * 256, so skops originates what the kernel checks. Runs
  * for --seconds (default 30) or until SIGINT/SIGTERM, then prints the net
  * counters as one JSON object on stdout.
  * Usage: net_responder --vdev DEVARGS --addr CIDR... [--gw ADDR] [--mtu N]
- *        [--eal "ARGS"] [--config FILE] [--udp-echo PORT] [--seconds N]
+ *        [--eal "ARGS"] [--config FILE] [--udp-echo PORT] [--udp-burst SIZES]
+ *        [--seconds N]
  *        [--pcap FILE] */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +43,9 @@ struct resp {
 	struct net *n;
 	struct net_udp_sock *us[2]; /* IPv4, IPv6 */
 	uint64_t echoed;
+	uint32_t burst[16];
+	unsigned nburst;
+	uint64_t burst_sent;
 };
 
 static int resp_opt(struct resp *r, const char *key, const char *val, char *err, size_t elen)
@@ -78,6 +85,16 @@ static int resp_opt(struct resp *r, const char *key, const char *val, char *err,
 		r->dev.port = v;
 	} else if (!strcmp(key, "udp-echo")) {
 		r->udp_port = (unsigned)strtoul(v, NULL, 10);
+	} else if (!strcmp(key, "udp-burst")) {
+		char *p = v, *end;
+		for (r->nburst = 0; *p && r->nburst < 16; p = *end ? end + 1 : end) {
+			unsigned long n = strtoul(p, &end, 10);
+			if (end == p || n > 65527 || (*end && *end != ',')) {
+				snprintf(err, elen, "bad size list '%s'", val);
+				return -EINVAL;
+			}
+			r->burst[r->nburst++] = (uint32_t)n;
+		}
 	} else if (!strcmp(key, "seconds")) {
 		r->seconds = strtod(v, NULL);
 	} else if (!strcmp(key, "pcap")) {
@@ -99,13 +116,24 @@ static void udp_echo(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, 
 {
 	(void)dport;
 	struct resp *r = arg;
-	uint8_t buf[9000];
+	static uint8_t buf[65536]; /* the largest datagram, fragmented */
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	if (len > sizeof(buf))
 		len = sizeof(buf);
 	const void *d = rte_pktmbuf_read(m, 0, len, buf);
-	if (d && net_udp_sendto(r->n, r->us[meta->family == 10], d, len, meta->family, &meta->src,
-				sport) == 0)
+	struct net_udp_sock *us = r->us[meta->family == 10];
+	if (d && r->nburst && len == 2 && !memcmp(d, "go", 2)) {
+		for (unsigned i = 0; i < r->nburst; i++) {
+			uint32_t n = r->burst[i];
+			for (uint32_t k = 0; k < n; k++)
+				buf[k] = (uint8_t)(k * 7 + n);
+			if (net_udp_sendto(r->n, us, buf, n, meta->family, &meta->src, sport) == 0)
+				r->burst_sent++;
+		}
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (d && net_udp_sendto(r->n, us, d, len, meta->family, &meta->src, sport) == 0)
 		r->echoed++;
 	rte_pktmbuf_free(m);
 }
@@ -121,7 +149,9 @@ static void print_stats(const struct resp *r)
 	    "\"udp_no_port\":%llu,\"icmp_errors_out\":%llu,\"ip4_reasm_ok\":%llu,"
 	    "\"l4_bad_csum\":%llu,\"ip4_bad_csum\":%llu,\"ip4_frag_in\":%llu,"
 	    "\"ip4_reasm_drop\":%llu,\"udp_bad\":%llu,\"udp_bad_csum\":%llu,\"ip4_bad_len\":%llu,"
-	    "\"ip4_frag_out\":%llu}\n",
+	    "\"ip4_frag_out\":%llu,\"ip6_frag_in\":%llu,\"ip6_reasm_ok\":%llu,"
+	    "\"ip6_reasm_drop\":%llu,\"ip6_reasm_timeout\":%llu,\"ip6_frag_out\":%llu,"
+	    "\"ip6_ext_drop\":%llu,\"udp_burst_sent\":%llu}\n",
 	    (unsigned long long)s.rx_frames, (unsigned long long)s.tx_frames,
 	    (unsigned long long)s.arp_requests_in, (unsigned long long)s.arp_replies_out,
 	    (unsigned long long)s.icmp_echo_replies, (unsigned long long)s.icmp6_echo_replies,
@@ -132,7 +162,10 @@ static void print_stats(const struct resp *r)
 	    (unsigned long long)s.ip4_bad_csum, (unsigned long long)s.ip4_frag_in,
 	    (unsigned long long)s.ip4_reasm_drop, (unsigned long long)s.udp_bad,
 	    (unsigned long long)s.udp_bad_csum, (unsigned long long)s.ip4_bad_len,
-	    (unsigned long long)s.ip4_frag_out);
+	    (unsigned long long)s.ip4_frag_out, (unsigned long long)s.ip6_frag_in,
+	    (unsigned long long)s.ip6_reasm_ok, (unsigned long long)s.ip6_reasm_drop,
+	    (unsigned long long)s.ip6_reasm_timeout, (unsigned long long)s.ip6_frag_out,
+	    (unsigned long long)s.ip6_ext_drop, (unsigned long long)r->burst_sent);
 	fflush(stdout);
 }
 
@@ -142,15 +175,22 @@ int main(int argc, char **argv)
 	r.seconds = 30;
 	r.dev.prog = "net_responder";
 	static const struct option longopts[] = {
-	    {"vdev", required_argument, NULL, 'v'},	{"addr", required_argument, NULL, 'a'},
-	    {"gw", required_argument, NULL, 'g'},	{"mtu", required_argument, NULL, 'm'},
-	    {"eal", required_argument, NULL, 'e'},	{"config", required_argument, NULL, 'c'},
-	    {"udp-echo", required_argument, NULL, 'u'}, {"seconds", required_argument, NULL, 's'},
-	    {"pcap", required_argument, NULL, 'p'},	{NULL, 0, NULL, 0},
+	    {"vdev", required_argument, NULL, 'v'},
+	    {"addr", required_argument, NULL, 'a'},
+	    {"gw", required_argument, NULL, 'g'},
+	    {"mtu", required_argument, NULL, 'm'},
+	    {"eal", required_argument, NULL, 'e'},
+	    {"config", required_argument, NULL, 'c'},
+	    {"udp-echo", required_argument, NULL, 'u'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"pcap", required_argument, NULL, 'p'},
+	    {"udp-burst", required_argument, NULL, 'b'},
+	    {NULL, 0, NULL, 0},
 	};
 	static const char *const keys[128] = {
-	    ['v'] = "vdev", ['a'] = "addr",	['g'] = "gw",	   ['m'] = "mtu",
-	    ['e'] = "eal",  ['u'] = "udp-echo", ['s'] = "seconds", ['p'] = "pcap"};
+	    ['v'] = "vdev",    ['a'] = "addr", ['g'] = "gw",
+	    ['m'] = "mtu",     ['e'] = "eal",  ['u'] = "udp-echo",
+	    ['s'] = "seconds", ['p'] = "pcap", ['b'] = "udp-burst"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {

@@ -1,53 +1,9 @@
 /* Unit tests of IPv4 fragment reassembly in stack/net (RFC 791 §3.2, RFC
  * 815): in order, out of order, duplicates, overlaps (dropped, as Linux),
  * the limits on concurrent datagrams, fragment count and size, and the
- * reassembly timeout; IPv4 options ignored safely; UDP over the MTU sent
+ * reassembly timeout (with Time Exceeded); IPv4 options ignored safely; UDP over the MTU sent
  * as fragments (RFC 791 §3.2) that reassemble to the datagram. */
-#include "test_net_util.h"
-
-struct got {
-	unsigned n;
-	uint8_t data[8192];
-	size_t len;
-};
-
-static void udp_cb(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
-		   uint16_t dport)
-{
-	(void)meta;
-	(void)sport;
-	(void)dport;
-	struct got *g = arg;
-	g->n++;
-	g->len = rte_pktmbuf_pkt_len(m);
-	ck_assert_uint_le(g->len, sizeof(g->data));
-	const void *d = rte_pktmbuf_read(m, 0, (uint32_t)g->len, g->data);
-	if (d != g->data)
-		memcpy(g->data, d, g->len);
-	rte_pktmbuf_free(m);
-}
-
-static uint8_t dgram[4000];
-static size_t dgram_len;
-static uint8_t payload[3000];
-
-struct fx {
-	struct tnu_pair p;
-	struct got g;
-	struct net_udp_sock *s;
-};
-
-static void fx_init(struct fx *x, const struct net_config *c)
-{
-	memset(&x->g, 0, sizeof(x->g));
-	tnu_pair_init(&x->p, c, false);
-	ck_assert_int_eq(net_udp_open(x->p.a, AF_INET, NULL, 7000, udp_cb, &x->g, &x->s), 0);
-	tnu_raw_hello(&x->p);
-	for (unsigned i = 0; i < sizeof(payload); i++)
-		payload[i] = (uint8_t)(i * 13 + 1);
-	dgram_len =
-	    tnu_udp(dgram, AF_INET, &x->p.b4, &x->p.a4, 1234, 7000, payload, sizeof(payload));
-}
+#include "test_frag_util.h"
 
 /* Sends bytes [off, off+len) of the UDP datagram as a fragment of id. */
 static void frag(struct fx *x, uint16_t id, uint16_t off, uint16_t len)
@@ -58,17 +14,10 @@ static void frag(struct fx *x, uint16_t id, uint16_t off, uint16_t len)
 	tnu_raw_send(&x->p, f, n);
 }
 
-static struct net_stats stats(struct fx *x)
-{
-	struct net_stats s;
-	net_get_stats(x->p.a, &s);
-	return s;
-}
-
 START_TEST(reasm_in_order)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET);
 	frag(&x, 1, 0, 1480);
 	frag(&x, 1, 1480, 1480);
 	frag(&x, 1, 2960, (uint16_t)(dgram_len - 2960));
@@ -84,7 +33,7 @@ END_TEST
 START_TEST(reasm_out_of_order_and_duplicate)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET);
 	frag(&x, 2, 2000, (uint16_t)(dgram_len - 2000));
 	frag(&x, 2, 1000, 1000);
 	frag(&x, 2, 1000, 1000); /* exact duplicate: ignored */
@@ -107,7 +56,7 @@ END_TEST
 START_TEST(reasm_overlap_drops_datagram)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET);
 	frag(&x, 5, 0, 1504);
 	frag(&x, 5, 1496, (uint16_t)(dgram_len - 1496)); /* overlaps by 8 */
 	tnu_run(&x.p, 1);
@@ -130,7 +79,7 @@ START_TEST(reasm_limits_and_timeout)
 	struct fx x;
 	struct net_config c = {
 	    .frag_max_datagrams = 2, .frag_timeout_ms = 500, .frag_max_size = 2500};
-	fx_init(&x, &c);
+	fx_init(&x, &c, AF_INET);
 	frag(&x, 10, 0, 800);
 	frag(&x, 11, 0, 800);
 	frag(&x, 12, 0, 800); /* a third concurrent datagram */
@@ -142,6 +91,9 @@ START_TEST(reasm_limits_and_timeout)
 	tnu_run(&x.p, 500);
 	s = stats(&x);
 	ck_assert_uint_eq(s.ip4_reasm_timeout, 2);
+	/* both had their first fragment: Time Exceeded code 1 for each (RFC
+	 * 1122 §3.3.2) */
+	ck_assert_uint_eq(s.icmp_errors_out, 2);
 	ck_assert_uint_eq(net_next_deadline_ns(x.p.a), UINT64_MAX);
 	/* a datagram beyond frag_max_size (2500) is dropped */
 	frag(&x, 13, 0, 1600);
@@ -156,7 +108,7 @@ END_TEST
 START_TEST(reasm_too_many_fragments)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET);
 	/* 3008 bytes as 8-byte fragments: 376 > the 64 a datagram may have */
 	for (uint16_t off = 0; off < 8 * 70; off += 8)
 		frag(&x, 20, off, 8);
@@ -170,7 +122,7 @@ END_TEST
 START_TEST(options_are_skipped)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET);
 	uint8_t f[256], u[64];
 	size_t ul = tnu_udp(u, AF_INET, &x.p.b4, &x.p.a4, 1234, 7000, "opt", 3);
 	size_t n = tnu_ip4_frame(f, x.p.b4, x.p.a4, IPPROTO_UDP, 30, 0, false, u, ul);
@@ -196,7 +148,7 @@ END_TEST
 START_TEST(udp_send_fragments)
 {
 	struct fx x;
-	fx_init(&x, NULL);
+	fx_init(&x, NULL, AF_INET);
 	tnu_raw_drain(&x.p);
 	static uint8_t big[4000], whole[4008];
 	for (unsigned i = 0; i < sizeof(big); i++)

@@ -214,7 +214,19 @@ START_TEST(ip6_roundtrip_ext_and_garbage)
 	e.len = 20;
 	nh = IP6_NH_HOPOPT;
 	ck_assert_int_eq(ip6_skip_ext(&e, &nh), -EINVAL);
+	/* a Fragment header stops the walk: reassembly is the caller's */
 	nh = IP6_NH_FRAGMENT;
+	ck_assert_int_eq(ip6_skip_ext(&e, &nh), 0);
+	ck_assert_uint_eq(nh, IP6_NH_FRAGMENT);
+	nh = IP6_NH_HOPOPT;
+	ext[8] = IP6_NH_FRAGMENT;
+	e.len = sizeof(ext);
+	ck_assert_int_eq(ip6_skip_ext(&e, &nh), 24);
+	ck_assert_uint_eq(nh, IP6_NH_FRAGMENT);
+	/* a routing header with segments left is not ours to skip */
+	memset(ext, 0, sizeof(ext));
+	ext[3] = 1;
+	nh = IP6_NH_ROUTING;
 	ck_assert_int_eq(ip6_skip_ext(&e, &nh), -EPROTO);
 	uint8_t sn[16], mac[6];
 	ip6_solicited_node(r.dst, sn);
