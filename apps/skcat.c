@@ -783,7 +783,7 @@ int main(int argc, char **argv)
 	sc.net.dev = dev;
 	sc.net.pool = dev_ethdev_pool(port);
 	sc.net.clk = &clk;
-	sc.net.seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	sc.net.seed = appport_seed();
 	sc.cg_tree = tree;
 	sc.reg = reg;
 	sc.default_cgroup = k.cgroup;
@@ -796,7 +796,7 @@ int main(int argc, char **argv)
 			die("hooks: %s", strerror(-rc));
 		sc.hooks = k.hooks;
 	}
-	sc.seed = sc.net.seed * 31 + 7;
+	sc.seed = appport_seed();
 	sc.no_tlp = k.no_tlp;
 	sc.tcp_rmem_max = k.rmem_max;
 	sc.tcp_wmem_max = k.wmem_max;

@@ -28,10 +28,13 @@ struct stack_config {
 	uint32_t hz;		    /* TIMEOUT_INIT reply unit 1/hz s; 0 → 1000 (SKOPS_HZ) */
 	uint32_t
 	    syn_linear_timeouts; /* linear SYN retries before doubling; 0 → 4, UINT32_MAX → none */
-	uint64_t seed;		 /* ISN key, ephemeral ports, txhash */
-	uint32_t max_conns;	 /* tcb pool size; 0 → 1024 */
-	uint32_t max_socks;	 /* descriptor table size; 0 → max_conns + 64 */
-	unsigned lcore;		 /* the lcore polling this stack, handed to the hooks it creates */
+	uint64_t seed;		 /* ephemeral ports, txhash, fragment ids */
+	/* The ISN and SYN cookie secret (RFC 6528 §3) comes from getrandom();
+	 * true derives it from seed instead, for simulations that replay. */
+	bool keys_from_seed;
+	uint32_t max_conns; /* tcb pool size; 0 → 1024 */
+	uint32_t max_socks; /* descriptor table size; 0 → max_conns + 64 */
+	unsigned lcore;	    /* the lcore polling this stack, handed to the hooks it creates */
 	uint32_t wmem_max, rmem_max; /* SO_SNDBUF/SO_RCVBUF clamp; 0 → no clamp (Linux 4.13) */
 	uint32_t wmem_default, rmem_default; /* 0 → 16384 / 131072 (tcp_wmem/tcp_rmem [1]) */
 	/* tcp_rmem[2] / tcp_wmem[2]: autotuning's ceiling for buffers the socket

@@ -174,6 +174,7 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .hz = cfg->hz,
 	    .syn_linear_timeouts = cfg->syn_linear_timeouts,
 	    .seed = cfg->seed,
+	    .keys_from_seed = cfg->keys_from_seed,
 	    .max_conns = max_conns,
 	    .wmem_max = cfg->wmem_max,
 	    .rmem_max = cfg->rmem_max,

@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "appport.h"
 #include "bpfvm.h"
@@ -150,4 +153,14 @@ const char *appport_sa_str(const struct sockaddr_storage *ss, char *buf, size_t 
 		snprintf(buf, len, "?");
 	}
 	return buf;
+}
+
+uint64_t appport_seed(void)
+{
+	uint64_t v;
+	if (getrandom(&v, sizeof(v), 0) == sizeof(v))
+		return v;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_nsec ^ (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid() << 40;
 }

@@ -51,4 +51,9 @@ socklen_t appport_sockaddr(int fam, const void *addr, uint16_t port, struct sock
  * "?" for another family; returns buf. */
 const char *appport_sa_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 
+/* A seed for a stack's generators (ephemeral ports, txhash, fragment ids):
+ * from getrandom(), so they are not guessed from the start time and pid;
+ * a clock-and-pid mix only if the kernel has no getrandom. */
+uint64_t appport_seed(void);
+
 #endif

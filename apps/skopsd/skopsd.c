@@ -356,11 +356,11 @@ int main(int argc, char **argv)
 	sc.net.dev = port;
 	sc.net.pool = dev_ethdev_pool(port);
 	sc.net.clk = &clk;
-	sc.net.seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	sc.net.seed = appport_seed();
 	sc.cg_tree = tree;
 	sc.reg = reg;
 	sc.hooks = hooks;
-	sc.seed = sc.net.seed * 31 + 7;
+	sc.seed = appport_seed();
 	if ((rc = stack_create(&sc, &d.st))) {
 		unlink(o.sock_path);
 		die("stack: %s", strerror(-rc));

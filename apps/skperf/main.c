@@ -496,8 +496,8 @@ int main(int argc, char **argv)
 	sc.net.dev = port;
 	sc.net.pool = dev_ethdev_pool(port);
 	sc.net.clk = &a.clk;
-	sc.net.seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-	sc.seed = sc.net.seed * 31 + 7;
+	sc.net.seed = appport_seed();
+	sc.seed = appport_seed();
 	sc.cg_tree = a.tree;
 	sc.reg = a.reg;
 	sc.hooks = a.hooks;

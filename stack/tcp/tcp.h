@@ -378,6 +378,7 @@ struct tcp_config {
 	uint32_t hz;
 	uint32_t syn_linear_timeouts; /* 0 → 4; UINT32_MAX → 0 (Linux 4.13) */
 	uint64_t seed;
+	bool keys_from_seed; /* skops.h stack_config */
 	uint32_t max_conns;
 	uint32_t wmem_max, rmem_max, wmem_default, rmem_default;
 	/* net.ipv4.tcp_rmem[2] / tcp_wmem[2]: how far autotuning grows a

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
 #include "../skops.h"
@@ -60,6 +61,16 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 	struct tcp *tcp = calloc(1, sizeof(*tcp));
 	if (!tcp)
 		return -ENOMEM;
+	/* RFC 6528 §3: the secret behind ISNs and SYN cookies must not follow
+	 * from what is on the wire. The seeded generator's outputs are
+	 * (ephemeral ports, flow labels) and its state can be solved from
+	 * them, so the key comes from the kernel's CSPRNG. */
+	if (!cfg->keys_from_seed &&
+	    getrandom(tcp->isn_key, sizeof(tcp->isn_key), 0) != sizeof(tcp->isn_key)) {
+		int err = errno ? -errno : -EIO;
+		free(tcp);
+		return err;
+	}
 	tcp->cfg = *cfg;
 	tcp->cfg.cc = NULL; /* not kept: the caller's string */
 	tcp->cc_default = cc;
@@ -124,8 +135,11 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 		tcp->free_list = &tcp->pool[i];
 	}
 	rnd_seed(&tcp->rnd, c->seed);
-	tcp->isn_key[0] = rnd_u64(&tcp->rnd);
-	tcp->isn_key[1] = rnd_u64(&tcp->rnd);
+	/* a simulation that must replay takes the key from its seed */
+	if (c->keys_from_seed) {
+		tcp->isn_key[0] = rnd_u64(&tcp->rnd);
+		tcp->isn_key[1] = rnd_u64(&tcp->rnd);
+	}
 	*out = tcp;
 	return 0;
 }

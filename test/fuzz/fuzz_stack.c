@@ -203,6 +203,7 @@ static void setup(struct world *w)
 	c.net.seed = 1;
 	c.net.no_gratuitous_arp = true;
 	c.seed = 2;
+	c.keys_from_seed = true; /* a crash input replays */
 	c.max_conns = 32;
 	c.wmem_default = 16384;
 	c.rmem_default = 16384;

@@ -144,6 +144,7 @@ static inline int sim_create_tweak(struct sim *s, const char *tag, uint64_t seed
 	sim_net_cfg(s, &ca.net, da, s->a4);
 	ca.net.seed = seed;
 	ca.seed = seed ^ 0xa;
+	ca.keys_from_seed = true; /* a seed replays a run whole */
 	ca.max_conns = max_conns;
 	ca.syn_linear_timeouts = 4;
 	ca.wmem_default = bufsz;

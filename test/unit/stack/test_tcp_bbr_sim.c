@@ -117,6 +117,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		struct tcp_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.seed = 11 + (uint64_t)i;
+		cfg.keys_from_seed = true;
 		cfg.max_conns = 8;
 		cfg.no_sack = no_sack;
 		cfg.xmit = path_xmit;

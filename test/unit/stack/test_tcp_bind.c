@@ -45,12 +45,14 @@ static void setup(void)
 	sim_net_cfg(&S, &ca.net, S.wa, S.a4);
 	add_addr(&ca.net, A6, 64);
 	ca.net.seed = ca.seed = 11;
+	ca.keys_from_seed = true;
 	ca.max_conns = 32;
 	cb = ca;
 	sim_net_cfg(&S, &cb.net, S.wb, S.b4);
 	add_addr(&cb.net, B4_OTHER, 24);
 	add_addr(&cb.net, B6, 64);
 	cb.net.seed = cb.seed = 12;
+	cb.keys_from_seed = true;
 	ck_assert_int_eq(stack_create(&ca, &S.a), 0);
 	ck_assert_int_eq(stack_create(&cb, &S.b), 0);
 }

@@ -95,6 +95,7 @@ static inline void fx_init_cfg(struct fx *f, void (*cfg_fn)(struct tcp_config *)
 	f->cfg.hz = 1000;
 	f->cfg.syn_linear_timeouts = 4;
 	f->cfg.seed = 42;
+	f->cfg.keys_from_seed = true;
 	f->cfg.max_conns = 64;
 	f->cfg.xmit = fx_xmit;
 	f->cfg.route = fx_route;

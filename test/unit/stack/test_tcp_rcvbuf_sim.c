@@ -70,6 +70,7 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 		struct tcp_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.seed = 7 + (uint64_t)i;
+		cfg.keys_from_seed = true;
 		cfg.max_conns = 8;
 		cfg.tcp_rmem_max = i == 1 ? rmem_max : 0;
 		cfg.xmit = path_xmit;

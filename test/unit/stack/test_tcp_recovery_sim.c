@@ -199,6 +199,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		struct tcp_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.seed = seed + (uint64_t)i;
+		cfg.keys_from_seed = true; /* ISNs replay: drops are scripted by sequence */
 		cfg.max_conns = 8;
 		cfg.wmem_default = 4u << 20;
 		cfg.rmem_default = 512u << 10;

@@ -375,6 +375,7 @@ static void side_init(struct side *me, int idx, uint64_t seed)
 	    .hz = 1000,
 	    .syn_linear_timeouts = 4,
 	    .seed = seed * 3 + (uint64_t)idx,
+	    .keys_from_seed = true,
 	    .max_conns = 8,
 	    .wmem_default = 65536,
 	    .rmem_default = 65536,
