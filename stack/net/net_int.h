@@ -68,7 +68,8 @@ struct net_reasm {
 struct net_udp_sock {
 	bool used;
 	uint8_t family;
-	uint8_t addr[16]; /* all zero: any */
+	bool v6only;
+	uint8_t addr[16]; /* the family's form (AF_INET: 4 bytes); all zero: any */
 	uint16_t port;
 	net_udp_fn fn;
 	void *arg;
