@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Dual-stack AF_INET6 sockets through the shim, TCP and UDP, against the
+# kernel's own answers. dual_probe.py runs twice in the a namespace: first on
+# the kernel (the veth given kernel addresses for the run), then under the
+# shim on skopsd (af_packet on the same veth, the addresses taken back); the
+# kernel in the b namespace is its peer both times. Each run prints the API's
+# answers (IPV6_V6ONLY rules, bind conflicts between 0.0.0.0:P and [::]:P),
+# a v4-mapped connect/sendto to the peer's echo servers, and what a server on
+# [::]:P (dual) and [::]:P+1 (IPV6_V6ONLY) sees of IPv4 and IPv6 clients:
+# names v4-mapped, IPv4 refused by the IPv6-only one. The two outputs must
+# be equal, and hold the lines this test is about.
+. "$(dirname "$0")/../interop/lib.sh"
+need_root_and_tools /usr/bin/python3
+B=${SKOPS_BUILD:?}
+SKOPSD=$B/apps/skopsd/skopsd
+RUN=$B/apps/skops-run
+for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so"; do
+	[ -e "$f" ] || fail "missing $f (build first)"
+done
+D=$(dirname "$0")
+PROBE=$D/dual_probe.py
+NS_A=skds-a-$$ NS_B=skds-b-$$ VETH_A=skds-va-$$ VETH_B=skds-vb-$$
+AF_PACKET_VDEV="net_af_packet0,iface=$VETH_A"
+setup_netns
+SOCK=$TMP/skopsd.sock
+LOG=$TMP/skopsd.err
+KPORT=7300
+
+bg kudp ip netns exec "$NS_B" /usr/bin/python3 "$D/kudp_echo.py" "$IP4_B" $KPORT
+bg ktcp ip netns exec "$NS_B" /usr/bin/python3 "$D/kecho.py" "$IP4_B" $KPORT
+wait_for 10 grep -q up "$TMP/kudp.out" || fail "kernel UDP echo: $(cat "$TMP/kudp.err")"
+wait_for 10 grep -q listening "$TMP/ktcp.out" || fail "kernel TCP echo: $(cat "$TMP/ktcp.err")"
+
+# run NAME PORT [PREFIX...]: the probe's server in the a namespace (under
+# PREFIX), its kernel clients in b; both outputs into $TMP/NAME
+run() {
+	local name=$1 port=$2
+	shift 2
+	bg "$name" ip netns exec "$NS_A" timeout 60 "$@" /usr/bin/python3 "$PROBE" server $port \
+		"$IP4_A" "$IP6_A" "$IP4_B" "$IP6_B" $KPORT
+	wait_for 20 grep -q "^up" "$TMP/$name.out" || fail "$name: server: $(cat "$TMP/$name.out" "$TMP/$name.err")"
+	in_b timeout 60 /usr/bin/python3 "$PROBE" client "$IP4_A" "$IP6_A" "$IP4_B" "$IP6_B" $port \
+		>"$TMP/$name.client" 2>&1 || fail "$name: clients: $(cat "$TMP/$name.client")"
+	eval "wait_pid 20 \$PID_$name" || fail "$name: server exit $?: $(cat "$TMP/$name.err")"
+	cat "$TMP/$name.out" "$TMP/$name.client" >"$TMP/$name"
+}
+
+# ---- the kernel's answers: the a side's veth with kernel addresses
+in_a sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.$VETH_A.disable_ipv6=0
+in_a ip addr add "$IP4_A/24" dev "$VETH_A"
+in_a ip -6 addr add "$IP6_A/64" dev "$VETH_A" nodad
+run kernel 7400
+in_a ip addr flush dev "$VETH_A"
+in_a sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.$VETH_A.disable_ipv6=1
+in_b ip neigh flush dev "$VETH_B"
+
+# ---- skops's, through the shim
+bg skopsd ip netns exec "$NS_A" "$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
+	--addr "$IP6_A/64" --sock "$SOCK" -v
+wait_for 20 grep -q "serving on" "$LOG" || fail "skopsd did not start: $(cat "$LOG")"
+run skops 7400 "$RUN" --sock "$SOCK" --
+
+diff -u "$TMP/kernel" "$TMP/skops" || fail "the shim's answers differ from the kernel's (- kernel, + skops)"
+# what the kernel answers, so a run where both go wrong cannot pass
+for want in "tcp bind 0.0.0.0 then dual \[::\] EADDRINUSE" "udp bind dual \[::\] then 0.0.0.0 EADDRINUSE" \
+	"udp v6only set after bind EINVAL" "tcp 7400 accepted ::ffff:B4 peer ::ffff:B4 local ::ffff:A4" \
+	"udp 7400 from ::ffff:B4 len 4 data d" "client udp A4 0 reply d from A4 True" \
+	"client tcp A4 1 ECONNREFUSED" "client udp A4 1 ECONNREFUSED" "client udp A6 1 reply d from A6 True" \
+	"udp mapped sendto reply u from ::ffff:B4 True" "udp v6only sendto mapped ENETUNREACH"; do
+	grep -q "^$want" "$TMP/skops" || fail "no '$want' in the output"
+done
+sed 's/^/  /' "$TMP/skops"
+kill "$PID_skopsd"
+wait_pid 10 "$PID_skopsd" || fail "skopsd: exit status $? after SIGTERM: $(tail -3 "$LOG")"
+echo "PASS: dual-stack AF_INET6 sockets (TCP, UDP) answer as the kernel's"
