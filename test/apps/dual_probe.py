@@ -44,14 +44,16 @@ def err(fn):
 
 def sock6(typ, v6only):
     s = socket.socket(socket.AF_INET6, typ)
-    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, v6only)
+    r = err(lambda: s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, v6only))
+    if r != "ok":
+        print("setsockopt IPV6_V6ONLY", v6only, r)
     return s
 
 
 def api(port):
     for typ, name in ((socket.SOCK_STREAM, "tcp"), (socket.SOCK_DGRAM, "udp")):
         s = socket.socket(socket.AF_INET6, typ)
-        print(name, "v6only default", s.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY))
+        step(name + " v6only default", lambda: s.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY))
         s.bind(("::", port))
         print(name, "v6only set after bind", err(lambda: s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)))
         s.close()
@@ -75,32 +77,39 @@ def api(port):
                 k.close()
 
 
+def step(label, fn):
+    """prints label and what fn returns, or the errno it raised (a probe
+    that goes on shows every difference, not the first one)"""
+    try:
+        print(label, fn())
+    except OSError as e:
+        print(label, errno.errorcode.get(e.errno, "timeout"))
+
+
 def mapped_client(b4, kport):
+    to = ("::ffff:" + b4, kport)
     # TCP: connect to ::ffff:B4, names v4-mapped, a byte echoed
     c = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     c.settimeout(5)
-    c.connect(("::ffff:" + b4, kport))
-    print("tcp mapped connect peer", tag(c.getpeername()), "local", tag(c.getsockname()))
-    c.sendall(b"m")
-    print("tcp mapped echo", c.recv(10).decode())
+    step("tcp mapped connect", lambda: err(lambda: c.connect(to)))
+    step("tcp mapped connect peer", lambda: "%s local %s" % (tag(c.getpeername()), tag(c.getsockname())))
+    step("tcp mapped echo", lambda: c.sendall(b"m") or c.recv(10).decode())
     c.close()
     c = sock6(socket.SOCK_STREAM, 1)
-    print("tcp v6only connect mapped", err(lambda: c.connect(("::ffff:" + b4, kport))))
+    print("tcp v6only connect mapped", err(lambda: c.connect(to)))
     c.close()
     # UDP: sendto ::ffff:B4 (the reply named so), then connected
     u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     u.settimeout(5)
-    u.sendto(b"u", ("::ffff:" + b4, kport))
-    d, a = u.recvfrom(100)
-    print("udp mapped sendto reply", d.decode(), "from", tag(a), a[1] == kport)
-    u.connect(("::ffff:" + b4, kport))
-    print("udp mapped connect peer", tag(u.getpeername()), "local", tag(u.getsockname()))
-    u.send(b"v")
-    print("udp mapped connected reply", u.recv(100).decode())
+    step("udp mapped sendto", lambda: err(lambda: u.sendto(b"u", to)))
+    step("udp mapped sendto reply", lambda: (lambda d, a: "%s from %s %s" % (d.decode(), tag(a), a[1] == kport))(*u.recvfrom(100)))
+    step("udp mapped connect", lambda: err(lambda: u.connect(to)))
+    step("udp mapped connect peer", lambda: "%s local %s" % (tag(u.getpeername()), tag(u.getsockname())))
+    step("udp mapped connected reply", lambda: u.send(b"v") and u.recv(100).decode())
     u.close()
     u = sock6(socket.SOCK_DGRAM, 1)
-    print("udp v6only sendto mapped", err(lambda: u.sendto(b"x", ("::ffff:" + b4, kport))))
-    print("udp v6only connect mapped", err(lambda: u.connect(("::ffff:" + b4, kport))))
+    print("udp v6only sendto mapped", err(lambda: u.sendto(b"x", to)))
+    print("udp v6only connect mapped", err(lambda: u.connect(to)))
     u.close()
 
 

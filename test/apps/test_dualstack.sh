@@ -66,7 +66,7 @@ for want in "tcp bind 0.0.0.0 then dual \[::\] EADDRINUSE" "udp bind dual \[::\]
 	"udp v6only set after bind EINVAL" "tcp 7400 accepted ::ffff:B4 peer ::ffff:B4 local ::ffff:A4" \
 	"udp 7400 from ::ffff:B4 len 4 data d" "client udp A4 0 reply d from A4 True" \
 	"client tcp A4 1 ECONNREFUSED" "client udp A4 1 ECONNREFUSED" "client udp A6 1 reply d from A6 True" \
-	"udp mapped sendto reply u from ::ffff:B4 True" "udp v6only sendto mapped ENETUNREACH"; do
+	"udp mapped sendto reply u from ::ffff:B4 True" "udp mapped connected reply v" "udp v6only sendto mapped ENETUNREACH"; do
 	grep -q "^$want" "$TMP/skops" || fail "no '$want' in the output"
 done
 sed 's/^/  /' "$TMP/skops"
