@@ -65,6 +65,8 @@ static bool dg_v6only(struct ssock *s)
  * sends it as IPv4); ENETUNREACH on an IPv6-only one (udpv6_sendmsg). */
 static int dg_dest4(struct ssock *s, const struct in_addr *a, in_port_t port, struct skp_dgram *h)
 {
+	if (s->family == AF_INET6 && dg_v6only(s)) /* before udp_sendmsg's checks */
+		return -ENETUNREACH;
 	if (!port)
 		return -EINVAL;
 	h->port = port;
@@ -73,8 +75,6 @@ static int dg_dest4(struct ssock *s, const struct in_addr *a, in_port_t port, st
 		memcpy(h->addr, a, 4);
 		return 0;
 	}
-	if (dg_v6only(s))
-		return -ENETUNREACH;
 	h->family = AF_INET6;
 	memset(h->addr, 0, 10);
 	h->addr[10] = h->addr[11] = 0xff;
