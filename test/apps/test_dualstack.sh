@@ -11,12 +11,7 @@
 # be equal, and hold the lines this test is about.
 . "$(dirname "$0")/../interop/lib.sh"
 need_root_and_tools /usr/bin/python3
-B=${SKOPS_BUILD:?}
-SKOPSD=$B/apps/skopsd/skopsd
-RUN=$B/apps/skops-run
-for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so"; do
-	[ -e "$f" ] || fail "missing $f (build first)"
-done
+shim_bins
 D=$(dirname "$0")
 PROBE=$D/dual_probe.py
 NS_A=skds-a-$$ NS_B=skds-b-$$ VETH_A=skds-va-$$ VETH_B=skds-vb-$$
