@@ -8,9 +8,11 @@
 # a v4-mapped connect/sendto to the peer's echo servers, and what a server on
 # [::]:P (dual) and [::]:P+1 (IPV6_V6ONLY) sees of IPv4 and IPv6 clients:
 # names v4-mapped, IPv4 refused by the IPv6-only one. The two outputs must
-# be equal, and hold the lines this test is about.
+# be equal, and hold the lines this test is about. Then socat UDP6-RECVFROM
+# and an asyncio server on every address, under the shim, reached by
+# kernel clients of both families.
 . "$(dirname "$0")/../interop/lib.sh"
-need_root_and_tools /usr/bin/python3
+need_root_and_tools socat /usr/bin/python3
 shim_bins
 D=$(dirname "$0")
 PROBE=$D/dual_probe.py
@@ -65,6 +67,39 @@ for want in "tcp bind 0.0.0.0 then dual \[::\] EADDRINUSE" "udp bind dual \[::\]
 	grep -q "^$want" "$TMP/skops" || fail "no '$want' in the output"
 done
 sed 's/^/  /' "$TMP/skops"
+
+# ---- unmodified programs: socat UDP6-RECVFROM (one dual-stack socket) and
+# an asyncio server on every address (0.0.0.0 and an IPV6_V6ONLY [::] on one
+# port), each reached over IPv4 and IPv6 by the kernel
+for fam in 4 6; do
+	bg socat$fam ip netns exec "$NS_A" timeout 20 "$RUN" --sock "$SOCK" -- \
+		socat -T 10 UDP6-RECVFROM:750$fam SYSTEM:'echo pong from $SOCAT_PEERADDR'
+done
+sleep 1
+got4=$(echo ping | in_b timeout 10 socat -T 3 - UDP4:$IP4_A:7504)
+got6=$(echo ping | in_b timeout 10 socat -T 3 - "UDP6:[$IP6_A]:7506")
+# socat names an IPv6 peer in full: ::ffff:198.18.0.1 is [0000:...:ffff:c612:0001]
+full() { /usr/bin/python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$1"; }
+[ "$got4" = "pong from [$(full "::ffff:$IP4_B")]" ] && [ "$got6" = "pong from [$(full "$IP6_B")]" ] ||
+	fail "socat UDP6-RECVFROM under the shim: got '$got4' and '$got6'"
+echo "socat UDP6-RECVFROM under the shim: $got4; $got6"
+bg aio ip netns exec "$NS_A" timeout 20 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
+import asyncio
+async def hello(r, w):
+    w.write(("hello %s\n" % w.get_extra_info("peername")[0]).encode())
+    await w.drain()
+    w.close()
+async def main():
+    srv = await asyncio.start_server(hello, None, 7510)
+    print("up", sorted(s.family.name for s in srv.sockets), flush=True)
+    await asyncio.sleep(15)
+asyncio.run(main())'
+wait_for 10 grep -q up "$TMP/aio.out" || fail "asyncio server under the shim: $(cat "$TMP/aio.err")"
+got4=$(in_b timeout 10 socat -T 3 - TCP4:$IP4_A:7510 </dev/null)
+got6=$(in_b timeout 10 socat -T 3 - "TCP6:[$IP6_A]:7510" </dev/null)
+[ "$got4" = "hello $IP4_B" ] && [ "$got6" = "hello $IP6_B" ] ||
+	fail "asyncio start_server under the shim ($(cat "$TMP/aio.out")): got '$got4' and '$got6'"
+echo "asyncio start_server on every address under the shim ($(cat "$TMP/aio.out")): $got4; $got6"
 kill "$PID_skopsd"
 wait_pid 10 "$PID_skopsd" || fail "skopsd: exit status $? after SIGTERM: $(tail -3 "$LOG")"
 echo "PASS: dual-stack AF_INET6 sockets (TCP, UDP) answer as the kernel's"
