@@ -216,7 +216,8 @@ static int udp_bind(struct stack *st, struct skops_sock *s, const uint8_t *addr,
 {
 	if (s->udp)
 		return -EINVAL;
-	struct net_udp_opts o = {.v6only = s->v6only};
+	struct net_udp_opts o = {
+	    .v6only = s->v6only, .reuseaddr = s->reuseaddr, .reuseport = s->reuseport};
 	int rc = net_udp_open_opts(st->net, (uint8_t)s->family, addr, port, &o, udp_rx, s, &s->udp);
 	if (rc < 0)
 		return rc;
@@ -446,6 +447,23 @@ int skops_abort(struct stack *st, int sd)
 	return 0;
 }
 
+/* SO_REUSEADDR and SO_REUSEPORT take effect at bind; the other socket
+ * level options are accepted and do nothing. */
+static int udp_setsockopt(struct skops_sock *s, int level, int optname, const void *val,
+			  socklen_t len)
+{
+	if (level != SOL_SOCKET)
+		return -ENOPROTOOPT;
+	if (optname != SO_REUSEADDR && optname != SO_REUSEPORT)
+		return 0;
+	int v;
+	if (!val || len < sizeof(v))
+		return -EINVAL;
+	memcpy(&v, val, sizeof(v));
+	*(optname == SO_REUSEADDR ? &s->reuseaddr : &s->reuseport) = v != 0;
+	return 0;
+}
+
 int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
 		     socklen_t len)
 {
@@ -468,7 +486,7 @@ int skops_setsockopt(struct stack *st, int sd, int level, int optname, const voi
 		return 0;
 	}
 	if (s->type == SOCK_DGRAM)
-		return level == SOL_SOCKET ? 0 : -ENOPROTOOPT;
+		return udp_setsockopt(s, level, optname, val, len);
 	return tcp_setsockopt(s->tcb, level, optname, val, len, false);
 }
 
@@ -492,9 +510,14 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 		return 0;
 	}
 	if (s->type == SOCK_DGRAM) {
-		if (level == SOL_SOCKET && (optname == SO_ERROR || optname == SO_TYPE) &&
+		if (level == SOL_SOCKET &&
+		    (optname == SO_ERROR || optname == SO_TYPE || optname == SO_REUSEADDR ||
+		     optname == SO_REUSEPORT) &&
 		    *len >= sizeof(int)) {
-			int v = optname == SO_TYPE ? SOCK_DGRAM : s->so_error;
+			int v = optname == SO_TYPE	  ? SOCK_DGRAM
+				: optname == SO_REUSEADDR ? s->reuseaddr
+				: optname == SO_REUSEPORT ? s->reuseport
+							  : s->so_error;
 			if (optname == SO_ERROR)
 				s->so_error = 0; /* read once, as sock_error */
 			memcpy(val, &v, sizeof(v));

@@ -188,9 +188,12 @@ typedef void (*net_udp_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *
  * AF_INET) unless v6only; on ::ffff:a.b.c.d it is an IPv4 socket of
  * a.b.c.d (-EINVAL with v6only); on another address it is IPv6 only. The
  * port conflicts follow (Linux inet_rcv_saddr_equal): 0.0.0.0:P and a
- * dual-stack [::]:P do not share P. */
+ * dual-stack [::]:P do not share P, unless both have SO_REUSEADDR or both
+ * SO_REUSEPORT (Linux udp_lib_lport_inuse). */
 struct net_udp_opts {
-	bool v6only; /* IPV6_V6ONLY */
+	bool v6only;	/* IPV6_V6ONLY */
+	bool reuseaddr; /* SO_REUSEADDR: shares the port with others that have it */
+	bool reuseport; /* SO_REUSEPORT: likewise, datagrams spread by their source */
 };
 int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t port,
 		      const struct net_udp_opts *o, net_udp_fn fn, void *arg,

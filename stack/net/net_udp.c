@@ -70,22 +70,44 @@ static int udp_score(const struct net_udp_sock *s, uint8_t family, const void *d
 	return !r.a4 ? 1 + inet : r.a4 == d ? 3 + inet : 0;
 }
 
-static struct net_udp_sock *udp_lookup(struct net *n, uint8_t family, const void *dst,
-				       uint16_t port)
+/* Members of one SO_REUSEPORT group: the same binding */
+static bool udp_same_group(const struct net_udp_sock *a, const struct net_udp_sock *b)
 {
-	struct net_udp_sock *best = NULL;
+	return a->reuseport && b->reuseport && a->family == b->family && a->v6only == b->v6only &&
+	       !memcmp(a->addr, b->addr, 16);
+}
+
+/* The socket for a datagram to dst:port from src:sport: the best score;
+ * of equals the newest binding (Linux puts a new one at the head of the
+ * port's chain), or for an SO_REUSEPORT group a member picked by the
+ * source, so one peer's datagrams keep to one socket (Linux hashes the
+ * 4-tuple, with another hash). */
+static struct net_udp_sock *udp_lookup(struct net *n, uint8_t family, const void *dst,
+				       uint16_t port, const void *src, uint16_t sport)
+{
+	struct net_udp_sock *best = NULL, *group[NET_UDP_MAX];
 	int best_score = 0;
+	unsigned ng = 0;
 	for (unsigned i = 0; i < NET_UDP_MAX; i++) {
 		struct net_udp_sock *s = &n->udp[i];
 		if (!s->used || s->port != port)
 			continue;
 		int sc = udp_score(s, family, dst);
-		if (sc > best_score) {
+		if (sc > best_score || (sc && sc == best_score && s->seq > best->seq)) {
 			best = s;
 			best_score = sc;
 		}
 	}
-	return best;
+	if (!best || !best->reuseport)
+		return best;
+	for (unsigned i = 0; i < NET_UDP_MAX; i++)
+		if (n->udp[i].used && n->udp[i].port == port && udp_same_group(&n->udp[i], best))
+			group[ng++] = &n->udp[i];
+	uint32_t h = sport;
+	const uint8_t *a = src;
+	for (size_t i = 0; i < net_alen(family); i++)
+		h = (h ^ a[i]) * 16777619u; /* FNV-1a */
+	return group[h % ng];
 }
 
 static bool udp_port_taken(struct net *n, const struct net_udp_sock *me, uint16_t port)
@@ -94,7 +116,8 @@ static bool udp_port_taken(struct net *n, const struct net_udp_sock *me, uint16_
 	udp_reach_of(me, &a);
 	for (unsigned i = 0; i < NET_UDP_MAX; i++) {
 		struct net_udp_sock *s = &n->udp[i];
-		if (!s->used || s->port != port)
+		if (!s->used || s->port != port || (me->reuseaddr && s->reuseaddr) ||
+		    (me->reuseport && s->reuseport))
 			continue;
 		udp_reach_of(s, &b);
 		if (udp_overlap(&a, &b))
@@ -116,7 +139,10 @@ int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t 
 {
 	if ((family != AF_INET && family != AF_INET6) || !o || !fn || !out)
 		return -EINVAL;
-	struct net_udp_sock me = {.family = family, .v6only = o->v6only};
+	struct net_udp_sock me = {.family = family,
+				  .v6only = o->v6only,
+				  .reuseaddr = o->reuseaddr,
+				  .reuseport = o->reuseport};
 	if (addr)
 		memcpy(me.addr, addr, net_alen(family));
 	bool mapped = family == AF_INET6 && net_v6_mapped(me.addr);
@@ -153,6 +179,7 @@ int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t 
 	}
 	*s = me;
 	s->used = true;
+	s->seq = ++n->udp_seq;
 	s->port = port;
 	s->fn = fn;
 	s->arg = arg;
@@ -173,7 +200,9 @@ void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)
 /* The quoted datagram's source is ours: its socket hears of the error. */
 void net_udp_icmp(struct net *n, const struct net_icmp_err *e)
 {
-	struct net_udp_sock *s = udp_lookup(n, e->inner.family, &e->inner.src, wire_get16(e->l4));
+	/* the quoted datagram went out from us: its source is our end */
+	struct net_udp_sock *s = udp_lookup(n, e->inner.family, &e->inner.src, wire_get16(e->l4),
+					    &e->inner.dst, wire_get16(e->l4 + 2));
 	if (s && s->err_fn)
 		s->err_fn(s->arg, e);
 }
@@ -279,7 +308,7 @@ void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta
 		rte_pktmbuf_free(m);
 		return;
 	}
-	struct net_udp_sock *s = udp_lookup(n, meta->family, &meta->dst, r.dport);
+	struct net_udp_sock *s = udp_lookup(n, meta->family, &meta->dst, r.dport, &meta->src, r.sport);
 	if (!s) {
 		n->st.udp_no_port++;
 		if (ip_hdr_len && rte_pktmbuf_prepend(m, ip_hdr_len)) {

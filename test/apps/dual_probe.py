@@ -8,7 +8,8 @@ on the kernel (the same server on a kernel socket in the same place).
   dual_probe.py server PORT A4 A6 B4 B6 KPORT
     1. the API's answers on AF_INET6 sockets, TCP and UDP: IPV6_V6ONLY's
        default, set after bind, a v4-mapped bind of an IPV6_V6ONLY socket,
-       bind conflicts between 0.0.0.0:P and [::]:P (dual and IPv6-only);
+       bind conflicts between 0.0.0.0:P and [::]:P (dual and IPv6-only,
+       with SO_REUSEADDR or SO_REUSEPORT on both);
     2. a dual-stack AF_INET6 socket connects (TCP) and sends (UDP) to
        ::ffff:B4:KPORT (the kernel's echo servers), names checked; an
        IPV6_V6ONLY one is refused it;
@@ -60,17 +61,21 @@ def api(port):
         s = sock6(typ, 1)
         print(name, "v6only bind ::ffff:0.0.0.0", err(lambda: s.bind(("::ffff:0.0.0.0", port))))
         s.close()
-        for first, second, what in (("4", "6", "0.0.0.0 then dual [::]"), ("6", "4", "dual [::] then 0.0.0.0"),
-                                    ("4", "6only", "0.0.0.0 then v6only [::]"),
-                                    ("6only", "4", "v6only [::] then 0.0.0.0")):
+        for first, second, what, opt in (
+                ("4", "6", "0.0.0.0 then dual [::]", None), ("6", "4", "dual [::] then 0.0.0.0", None),
+                ("4", "6only", "0.0.0.0 then v6only [::]", None),
+                ("6only", "4", "v6only [::] then 0.0.0.0", None),
+                ("4", "6", "0.0.0.0 then dual [::] both SO_REUSEADDR", socket.SO_REUSEADDR),
+                ("6", "4", "dual [::] then 0.0.0.0 both SO_REUSEPORT", socket.SO_REUSEPORT)):
             held = []
             for kind in (first, second):
                 if kind == "4":
                     k = socket.socket(socket.AF_INET, typ)
-                    r = err(lambda: k.bind(("0.0.0.0", port + 1)))
                 else:
                     k = sock6(typ, kind == "6only")
-                    r = err(lambda: k.bind(("::", port + 1)))
+                if opt:
+                    k.setsockopt(socket.SOL_SOCKET, opt, 1)
+                r = err(lambda: k.bind(("0.0.0.0" if kind == "4" else "::", port + 1)))
                 held.append(k)
             print(name, "bind", what, r)
             for k in held:

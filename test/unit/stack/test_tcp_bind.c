@@ -137,7 +137,7 @@ static int bind_one(struct stack *st, const struct bspec *b, uint16_t port, bool
  * listening): pairs whose addresses overlap answer EADDRINUSE unless both
  * have SO_REUSEADDR and the first does not listen; the others always bind.
  * UDP sockets (Linux udp_lib_lport_inuse: the same inet_rcv_saddr_equal)
- * answer the same without SO_REUSEADDR. */
+ * answer the same, and have no listening state. */
 static const struct {
 	struct bspec first, second;
 	bool overlap;
@@ -168,8 +168,7 @@ START_TEST(bind_conflict_matrix)
 	int type = _i ? SOCK_DGRAM : SOCK_STREAM;
 	uint16_t port = 7000;
 	for (unsigned i = 0; i < sizeof(matrix) / sizeof(matrix[0]); i++) {
-		/* UDP: SO_REUSEADDR does not share a port on skops (docs/sockets.md) */
-		for (int v = 0; v < (type == SOCK_DGRAM ? 1 : 4); v++, port++) {
+		for (int v = 0; v < (type == SOCK_DGRAM ? 2 : 4); v++, port++) {
 			bool reuse = v & 1, listen = v & 2;
 			int s1, s2;
 			ck_assert_int_eq(bind_typed(S.b, type, &matrix[i].first, port, reuse, &s1), 0);
@@ -556,6 +555,58 @@ START_TEST(udp_v4_mapped_peer_and_bind)
 }
 END_TEST
 
+/* UDP sockets sharing a port: with SO_REUSEADDR the newest binding takes
+ * the datagrams (Linux's chain order), with SO_REUSEPORT each source keeps
+ * to one member and several sources reach both. */
+START_TEST(udp_reuse_delivery)
+{
+	int u1, u2, one = 1;
+	struct bspec any4 = {AF_INET, "0.0.0.0", -1}, any6 = {AF_INET6, "::", 0};
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any4, 9010, true, &u1), 0);
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9010, true, &u2), 0);
+	int c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+	udp_to(S.a, c, AF_INET, B4, 9010, 'a'); /* AF_INET scores higher than dual [::] */
+	run_ms(20);
+	char x, b1[80];
+	udp_from(S.b, u1, 'a', name("198.18.0.1:%u", udp_port(S.a, c), b1));
+	skops_close(S.b, u1);
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9010, true, &u1), 0);
+	udp_to(S.a, c, AF_INET, B4, 9010, 'b'); /* two equals: the newest */
+	run_ms(20);
+	udp_from(S.b, u1, 'b', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c), b1));
+	ck_assert_int_eq(skops_recv(S.b, u2, &x, 1, 0), -EAGAIN);
+	skops_close(S.b, u1);
+	skops_close(S.b, u2);
+	skops_close(S.a, c);
+
+	int g[2], got[2] = {0, 0};
+	for (int i = 0; i < 2; i++) {
+		g[i] = skops_socket(S.b, AF_INET, SOCK_DGRAM);
+		ck_assert_int_eq(skops_setsockopt(S.b, g[i], SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
+		struct sockaddr_storage ss;
+		socklen_t l = sa_of(AF_INET, "0.0.0.0", 9011, &ss);
+		ck_assert_int_eq(skops_bind(S.b, g[i], (struct sockaddr *)&ss, l), 0);
+	}
+	for (int k = 0; k < 16; k++) {
+		c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+		udp_to(S.a, c, AF_INET, B4, 9011, 'p');
+		udp_to(S.a, c, AF_INET, B4, 9011, 'q');
+		run_ms(10);
+		int n[2] = {0, 0};
+		for (int i = 0; i < 2; i++)
+			while (skops_recv(S.b, g[i], &x, 1, 0) == 1)
+				n[i]++;
+		ck_assert_msg((n[0] == 2 && !n[1]) || (n[1] == 2 && !n[0]),
+			      "source %d: %d and %d datagrams", k, n[0], n[1]);
+		got[n[1] == 2]++;
+		skops_close(S.a, c);
+	}
+	ck_assert_msg(got[0] && got[1], "16 sources: %d and %d to each member", got[0], got[1]);
+	skops_close(S.b, g[0]);
+	skops_close(S.b, g[1]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_bind");
@@ -569,6 +620,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, connect_to_v4_mapped);
 	tcase_add_test(tc, udp_dual_stack_socket);
 	tcase_add_test(tc, udp_v4_mapped_peer_and_bind);
+	tcase_add_test(tc, udp_reuse_delivery);
 	suite_add_tcase(s, tc);
 	return s;
 }
