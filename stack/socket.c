@@ -501,8 +501,8 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 		if (s->family != AF_INET6)
 			return -EOPNOTSUPP;
 		int v = s->type == SOCK_STREAM ? s->tcb->v6only
-			: s->udp		 ? net_udp_v6only(s->udp)
-						 : s->v6only;
+			: s->udp	       ? net_udp_v6only(s->udp)
+					       : s->v6only;
 		if (*len < sizeof(v))
 			return -EINVAL;
 		memcpy(val, &v, sizeof(v));

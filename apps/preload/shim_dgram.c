@@ -84,8 +84,7 @@ static int dg_dest4(struct ssock *s, const struct in_addr *a, in_port_t port, st
 
 /* The destination into the record header; -errno as the kernel's, 1 when
  * the address names none (the connected peer). */
-static int dg_dest(struct ssock *s, const struct sockaddr *to, socklen_t tolen,
-		   struct skp_dgram *h)
+static int dg_dest(struct ssock *s, const struct sockaddr *to, socklen_t tolen, struct skp_dgram *h)
 {
 	const struct sockaddr_in *in = (const void *)to;
 	if (s->family == AF_INET) {

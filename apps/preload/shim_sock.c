@@ -251,8 +251,7 @@ static bool decide_dest(int fd, struct shim_fd *e, const struct sockaddr *sa, so
 {
 	struct skp_req req = {.op = SKP_ROUTE};
 	struct skp_rep rep;
-	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) ||
-	    shim_rpc(&req, &rep, NULL, NULL))
+	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) || shim_rpc(&req, &rep, NULL, NULL))
 		stay_kernel(e);
 	else if (!to_skops(fd, e))
 		return false;

@@ -69,7 +69,7 @@ struct net_udp_sock {
 	bool used;
 	uint8_t family;
 	bool v6only, reuseaddr, reuseport;
-	uint32_t seq; /* bind order: of equals, the newest takes a datagram */
+	uint32_t seq;	  /* bind order: of equals, the newest takes a datagram */
 	uint8_t addr[16]; /* the family's form (AF_INET: 4 bytes); all zero: any */
 	uint16_t port;
 	net_udp_fn fn;

@@ -48,7 +48,8 @@ static bool udp_overlap(const struct udp_reach *a, const struct udp_reach *b)
 {
 	if (a->v4 && b->v4 && (a->a4 == b->a4 || !a->a4 || !b->a4))
 		return true;
-	return a->v6 && b->v6 && (udp_v6_any(a->a6) || udp_v6_any(b->a6) || !memcmp(a->a6, b->a6, 16));
+	return a->v6 && b->v6 &&
+	       (udp_v6_any(a->a6) || udp_v6_any(b->a6) || !memcmp(a->a6, b->a6, 16));
 }
 
 /* How well s takes a datagram to dst: 0 not at all; an exact address beats
@@ -308,7 +309,8 @@ void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta
 		rte_pktmbuf_free(m);
 		return;
 	}
-	struct net_udp_sock *s = udp_lookup(n, meta->family, &meta->dst, r.dport, &meta->src, r.sport);
+	struct net_udp_sock *s =
+	    udp_lookup(n, meta->family, &meta->dst, r.dport, &meta->src, r.sport);
 	if (!s) {
 		n->st.udp_no_port++;
 		if (ip_hdr_len && rte_pktmbuf_prepend(m, ip_hdr_len)) {

@@ -171,7 +171,8 @@ START_TEST(bind_conflict_matrix)
 		for (int v = 0; v < (type == SOCK_DGRAM ? 2 : 4); v++, port++) {
 			bool reuse = v & 1, listen = v & 2;
 			int s1, s2;
-			ck_assert_int_eq(bind_typed(S.b, type, &matrix[i].first, port, reuse, &s1), 0);
+			ck_assert_int_eq(bind_typed(S.b, type, &matrix[i].first, port, reuse, &s1),
+					 0);
 			if (listen)
 				ck_assert_int_eq(skops_listen(S.b, s1, 4), 0);
 			int rc = bind_typed(S.b, type, &matrix[i].second, port, reuse, &s2);
@@ -448,7 +449,7 @@ static void udp_from(struct stack *st, int sd, char c, const char *from)
 	ck_assert_int_eq(x, c);
 	ck_assert_str_eq(sa_name(&ss, buf, sizeof(buf)), from);
 	ck_assert_uint_eq(l, ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						     : sizeof(struct sockaddr_in));
+						      : sizeof(struct sockaddr_in));
 }
 
 static uint16_t udp_port(struct stack *st, int sd)
@@ -465,7 +466,8 @@ static uint16_t udp_port(struct stack *st, int sd)
  * ECONNREFUSED) and refuses v4-mapped destinations. */
 START_TEST(udp_dual_stack_socket)
 {
-	int u, c4 = skops_socket(S.a, AF_INET, SOCK_DGRAM), c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
+	int u, c4 = skops_socket(S.a, AF_INET, SOCK_DGRAM),
+	       c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
 	struct bspec any = {AF_INET6, "::", 0};
 	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any, 9000, false, &u), 0);
 	udp_to(S.a, c4, AF_INET, B4, 9000, '4');
@@ -535,7 +537,8 @@ START_TEST(udp_v4_mapped_peer_and_bind)
 	skops_close(S.a, u);
 	skops_close(S.b, k4);
 
-	int m, c4 = skops_socket(S.a, AF_INET, SOCK_DGRAM), c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
+	int m, c4 = skops_socket(S.a, AF_INET, SOCK_DGRAM),
+	       c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
 	struct bspec mapped = {AF_INET6, "::ffff:" B4, 0};
 	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &mapped, 9003, false, &m), 0);
 	udp_to(S.a, c6, AF_INET6, B6, 9003, '6');
