@@ -102,20 +102,35 @@ static void sa_put(int family, const void *addr, uint16_t port, struct sockaddr 
 	*len = n;
 }
 
-/* A stream socket's local or remote address in its own family: an IPv4
- * connection of an AF_INET6 socket shows ::ffff:a.b.c.d, as Linux's
- * getsockname/getpeername/accept do. */
-static void tcb_sa_put(const struct skops_sock *s, bool local, struct sockaddr *sa, socklen_t *len)
+/* An address of the wire's family (wfam) in the socket's own: IPv4 on an
+ * AF_INET6 socket shows ::ffff:a.b.c.d, as Linux's getsockname, getpeername,
+ * accept and recvfrom do. */
+static void sa_put_as(const struct skops_sock *s, uint8_t wfam, const void *a, uint16_t port,
+		      struct sockaddr *sa, socklen_t *len)
 {
-	const struct tcb *c = s->tcb;
-	const void *a = local ? (const void *)&c->t.laddr : (const void *)&c->t.raddr;
-	uint16_t port = local ? c->t.lport : c->t.rport;
 	uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff};
-	if (s->family == AF_INET6 && c->t.family == AF_INET) {
+	if (s->family == AF_INET6 && wfam == AF_INET) {
 		memcpy(mapped + 12, a, 4);
 		a = mapped;
 	}
 	sa_put(s->family, a, port, sa, len);
+}
+
+/* A stream socket's local or remote address in its own family. */
+static void tcb_sa_put(const struct skops_sock *s, bool local, struct sockaddr *sa, socklen_t *len)
+{
+	const struct tcb *c = s->tcb;
+	const void *a = local ? (const void *)&c->t.laddr : (const void *)&c->t.raddr;
+	sa_put_as(s, c->t.family, a, local ? c->t.lport : c->t.rport, sa, len);
+}
+
+/* A UDP socket's address (socket form) as the wire's: a v4-mapped one of
+ * an AF_INET6 socket is IPv4. */
+static uint8_t udp_wire(const struct skops_sock *s, const uint8_t a[16], const uint8_t **wa)
+{
+	bool mapped = s->family == AF_INET6 && net_v6_mapped(a);
+	*wa = mapped ? a + 12 : a;
+	return mapped ? AF_INET : (uint8_t)s->family;
 }
 
 int skops_socket(struct stack *st, int family, int type)
@@ -174,9 +189,11 @@ static void udp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, ui
 static void udp_err(void *arg, const struct net_icmp_err *e)
 {
 	struct skops_sock *s = arg;
-	size_t alen = e->inner.family == AF_INET ? 4 : 16;
-	if (!s->connected || e->kind != NET_ICMP_UNREACH_PORT ||
-	    memcmp(&e->inner.dst, s->peer, alen) || wire_get16(e->l4 + 2) != s->pport)
+	const uint8_t *peer;
+	uint8_t fam = udp_wire(s, s->peer, &peer);
+	if (!s->connected || e->kind != NET_ICMP_UNREACH_PORT || e->inner.family != fam ||
+	    memcmp(&e->inner.dst, peer, fam == AF_INET ? 4 : 16) ||
+	    wire_get16(e->l4 + 2) != s->pport)
 		return;
 	s->so_error = ECONNREFUSED;
 	udp_dirty(s);
@@ -199,7 +216,9 @@ static int udp_bind(struct stack *st, struct skops_sock *s, const uint8_t *addr,
 {
 	if (s->udp)
 		return -EINVAL;
-	int rc = net_udp_open(st->net, (uint8_t)s->family, addr, port, udp_rx, s, &s->udp);
+	struct net_udp_opts o = {
+	    .v6only = s->v6only, .reuseaddr = s->reuseaddr, .reuseport = s->reuseport};
+	int rc = net_udp_open_opts(st->net, (uint8_t)s->family, addr, port, &o, udp_rx, s, &s->udp);
 	if (rc < 0)
 		return rc;
 	memcpy(s->laddr, addr, 16);
@@ -218,9 +237,10 @@ int skops_bind(struct stack *st, int sd, const struct sockaddr *addr, socklen_t 
 	int rc = sa_get(s->family, addr, len, a, &port);
 	if (rc < 0)
 		return rc;
+	if (s->type == SOCK_DGRAM) /* net_udp_open checks the address */
+		return udp_bind(st, s, a, port);
 	static const uint8_t zero[16];
-	static const uint8_t v4mapped[12] = {[10] = 0xff, [11] = 0xff};
-	if (s->type == SOCK_STREAM && s->family == AF_INET6 && !memcmp(a, v4mapped, 12)) {
+	if (s->family == AF_INET6 && net_v6_mapped(a)) {
 		/* ::ffff:a.b.c.d binds the IPv4 address a.b.c.d (0.0.0.0
 		 * included) on an AF_INET6 socket (Linux inet6_bind) */
 		if (s->tcb->v6only)
@@ -231,8 +251,6 @@ int skops_bind(struct stack *st, int sd, const struct sockaddr *addr, socklen_t 
 	}
 	if (memcmp(a, zero, 16) && !net_is_local(st->net, (uint8_t)s->family, a))
 		return -EADDRNOTAVAIL;
-	if (s->type == SOCK_DGRAM)
-		return udp_bind(st, s, a, port);
 	return tcp_bind(st->tcp, s->tcb, a, port);
 }
 
@@ -286,6 +304,10 @@ int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen
 	if (rc < 0)
 		return rc;
 	if (s->type == SOCK_DGRAM) {
+		/* Linux __ip6_datagram_connect: IPv4 needs a dual-stack socket */
+		if (s->family == AF_INET6 && net_v6_mapped(a) &&
+		    (s->udp ? net_udp_v6only(s->udp) : s->v6only))
+			return -ENETUNREACH;
 		if (!s->udp) {
 			static const uint8_t any[16];
 			rc = udp_bind(st, s, any, 0);
@@ -309,8 +331,9 @@ ssize_t skops_send(struct stack *st, int sd, const void *buf, size_t len, int fl
 	if (s->type == SOCK_DGRAM) {
 		if (!s->connected)
 			return -EDESTADDRREQ;
-		int rc = net_udp_sendto(st->net, s->udp, buf, len, (uint8_t)s->family, s->peer,
-					s->pport);
+		const uint8_t *peer;
+		uint8_t fam = udp_wire(s, s->peer, &peer);
+		int rc = net_udp_sendto(st->net, s->udp, buf, len, fam, peer, s->pport);
 		return rc < 0 ? rc : (ssize_t)len;
 	}
 	if (len > INT32_MAX)
@@ -342,7 +365,9 @@ ssize_t skops_sendto(struct stack *st, int sd, const void *buf, size_t len, int 
 		if (rc < 0)
 			return rc;
 	}
-	rc = net_udp_sendto(st->net, s->udp, buf, len, (uint8_t)s->family, a, port);
+	const uint8_t *wa;
+	uint8_t fam = udp_wire(s, a, &wa);
+	rc = net_udp_sendto(st->net, s->udp, buf, len, fam, wa, port);
 	return rc < 0 ? rc : (ssize_t)len;
 }
 
@@ -369,7 +394,7 @@ ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flag
 	const void *p = rte_pktmbuf_read(d->m, 0, n, buf);
 	if (p && p != buf)
 		memcpy(buf, p, n);
-	sa_put(d->family, d->src, d->sport, from, fromlen);
+	sa_put_as(s, d->family, d->src, d->sport, from, fromlen);
 	if (!peek) {
 		rte_pktmbuf_free(d->m);
 		s->qhead = (s->qhead + 1) % STACK_UDP_QLEN;
@@ -422,14 +447,29 @@ int skops_abort(struct stack *st, int sd)
 	return 0;
 }
 
+/* SO_REUSEADDR and SO_REUSEPORT take effect at bind; the other socket
+ * level options are accepted and do nothing. */
+static int udp_setsockopt(struct skops_sock *s, int level, int optname, const void *val,
+			  socklen_t len)
+{
+	if (level != SOL_SOCKET)
+		return -ENOPROTOOPT;
+	if (optname != SO_REUSEADDR && optname != SO_REUSEPORT)
+		return 0;
+	int v;
+	if (!val || len < sizeof(v))
+		return -EINVAL;
+	memcpy(&v, val, sizeof(v));
+	*(optname == SO_REUSEADDR ? &s->reuseaddr : &s->reuseport) = v != 0;
+	return 0;
+}
+
 int skops_setsockopt(struct stack *st, int sd, int level, int optname, const void *val,
 		     socklen_t len)
 {
 	struct skops_sock *s = stack_sock(st, sd);
 	if (!s)
 		return -EBADF;
-	if (s->type == SOCK_DGRAM)
-		return level == SOL_SOCKET ? 0 : -ENOPROTOOPT;
 	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
 		/* the socket's binding, not a TCP option: programs cannot set it */
 		int v;
@@ -438,8 +478,15 @@ int skops_setsockopt(struct stack *st, int sd, int level, int optname, const voi
 		if (!val || len < sizeof(v))
 			return -EINVAL;
 		memcpy(&v, val, sizeof(v));
-		return tcp_set_v6only(s->tcb, v != 0);
+		if (s->type == SOCK_STREAM)
+			return tcp_set_v6only(s->tcb, v != 0);
+		if (s->udp) /* Linux: once the socket has a port */
+			return -EINVAL;
+		s->v6only = v != 0;
+		return 0;
 	}
+	if (s->type == SOCK_DGRAM)
+		return udp_setsockopt(s, level, optname, val, len);
 	return tcp_setsockopt(s->tcb, level, optname, val, len, false);
 }
 
@@ -450,10 +497,27 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 		return -EBADF;
 	if (!len)
 		return -EFAULT;
+	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
+		if (s->family != AF_INET6)
+			return -EOPNOTSUPP;
+		int v = s->type == SOCK_STREAM ? s->tcb->v6only
+			: s->udp	       ? net_udp_v6only(s->udp)
+					       : s->v6only;
+		if (*len < sizeof(v))
+			return -EINVAL;
+		memcpy(val, &v, sizeof(v));
+		*len = sizeof(v);
+		return 0;
+	}
 	if (s->type == SOCK_DGRAM) {
-		if (level == SOL_SOCKET && (optname == SO_ERROR || optname == SO_TYPE) &&
+		if (level == SOL_SOCKET &&
+		    (optname == SO_ERROR || optname == SO_TYPE || optname == SO_REUSEADDR ||
+		     optname == SO_REUSEPORT) &&
 		    *len >= sizeof(int)) {
-			int v = optname == SO_TYPE ? SOCK_DGRAM : s->so_error;
+			int v = optname == SO_TYPE	  ? SOCK_DGRAM
+				: optname == SO_REUSEADDR ? s->reuseaddr
+				: optname == SO_REUSEPORT ? s->reuseport
+							  : s->so_error;
 			if (optname == SO_ERROR)
 				s->so_error = 0; /* read once, as sock_error */
 			memcpy(val, &v, sizeof(v));
@@ -461,16 +525,6 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 			return 0;
 		}
 		return -ENOPROTOOPT;
-	}
-	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
-		if (s->family != AF_INET6)
-			return -EOPNOTSUPP;
-		int v = s->tcb->v6only;
-		if (*len < sizeof(v))
-			return -EINVAL;
-		memcpy(val, &v, sizeof(v));
-		*len = sizeof(v);
-		return 0;
 	}
 	uint32_t l = *len;
 	int rc = tcp_getsockopt(s->tcb, level, optname, val, &l);

@@ -24,9 +24,11 @@ struct skops_sock {
 	struct tcb *tcb;
 	/* UDP */
 	struct net_udp_sock *udp;
-	uint8_t laddr[16], peer[16];
+	uint8_t laddr[16], peer[16]; /* the socket family's form (v4-mapped) */
 	uint16_t lport, pport;
 	bool connected;
+	bool v6only;		   /* IPV6_V6ONLY until bound (then the net_udp_sock's) */
+	bool reuseaddr, reuseport; /* UDP: SO_REUSEADDR, SO_REUSEPORT (bind uses them) */
 	int so_error;		   /* UDP: an ICMP error for the connected peer, until read */
 	struct skops_udp_dgram *q; /* STACK_UDP_QLEN entries, DGRAM sockets only */
 	uint32_t qhead, qlen;

@@ -79,6 +79,7 @@ struct ssock {
 	int rcvbuf, sndbuf;	      /* datagram sockets: as the kernel set them, 0: default */
 	uint32_t err_seen;	      /* datagram sockets: the last soft error reported */
 	bool shut_rd, shut_wr;	      /* datagram sockets: shutdown's (this process's view) */
+	bool v6only_known, v6only;    /* datagram sockets: IPV6_V6ONLY as last asked */
 	pthread_mutex_t rx_lock, tx_lock;
 };
 

@@ -19,50 +19,90 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 	return t;
 }
 
-/* The largest payload one datagram may carry on this socket: the kernel's
- * limit; over the path MTU the stack fragments (RFC 791 §3.2, RFC 8200
- * §4.5). */
-static size_t dg_max(const struct ssock *s)
+static bool dg_mapped(const struct skp_dgram *h)
 {
-	return s->family == AF_INET ? 65507 : SKP_DGRAM_MAX;
+	return h->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)h->addr);
+}
+
+/* The largest payload one datagram (to h, when it names a destination) may
+ * carry on this socket: the kernel's limit for the family it leaves in;
+ * over the path MTU the stack fragments (RFC 791 §3.2, RFC 8200 §4.5). */
+static size_t dg_max(const struct ssock *s, const struct skp_dgram *h)
+{
+	return s->family == AF_INET || dg_mapped(h) ? 65507 : SKP_DGRAM_MAX;
+}
+
+/* IPV6_V6ONLY, asked of the daemon at the first IPv4 destination and kept
+ * until the application sets it (shim_dg_setopt). */
+static bool dg_v6only(struct ssock *s)
+{
+	if (!s->v6only_known) {
+		struct skp_req req = {.op = SKP_GETSOCKOPT,
+				      .id = s->id,
+				      .a = IPPROTO_IPV6,
+				      .b = IPV6_V6ONLY,
+				      .len = sizeof(int)};
+		struct skp_rep rep;
+		int v = 0;
+		if (!shim_rpc(&req, &rep, NULL, NULL) && rep.len >= sizeof(int))
+			memcpy(&v, rep.data, sizeof(v));
+		s->v6only = v != 0;
+		s->v6only_known = true;
+	}
+	return s->v6only;
+}
+
+/* An IPv4 destination as the record's: the address itself on an AF_INET
+ * socket, ::ffff:a.b.c.d on a dual-stack AF_INET6 one (the daemon's stack
+ * sends it as IPv4); ENETUNREACH on an IPv6-only one (udpv6_sendmsg). */
+static int dg_dest4(struct ssock *s, const struct in_addr *a, in_port_t port, struct skp_dgram *h)
+{
+	if (s->family == AF_INET6 && dg_v6only(s)) /* before udp_sendmsg's checks */
+		return -ENETUNREACH;
+	if (!port)
+		return -EINVAL;
+	h->port = port;
+	if (s->family == AF_INET) {
+		h->family = AF_INET;
+		memcpy(h->addr, a, 4);
+		return 0;
+	}
+	h->family = AF_INET6;
+	memset(h->addr, 0, 10);
+	h->addr[10] = h->addr[11] = 0xff;
+	memcpy(h->addr + 12, a, 4);
+	return 0;
 }
 
 /* The destination into the record header; -errno as the kernel's, 1 when
  * the address names none (the connected peer). */
-static int dg_dest(const struct ssock *s, const struct sockaddr *to, socklen_t tolen,
-		   struct skp_dgram *h)
+static int dg_dest(struct ssock *s, const struct sockaddr *to, socklen_t tolen, struct skp_dgram *h)
 {
+	const struct sockaddr_in *in = (const void *)to;
 	if (s->family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)to;
 		if (tolen < sizeof(*in))
 			return -EINVAL;
 		/* udp_sendmsg takes AF_UNSPEC as AF_INET */
 		if (in->sin_family != AF_INET && in->sin_family != AF_UNSPEC)
 			return -EAFNOSUPPORT;
-		if (!in->sin_port)
-			return -EINVAL;
-		h->family = AF_INET;
-		h->port = in->sin_port;
-		memcpy(h->addr, &in->sin_addr, 4);
-		return 0;
+		return dg_dest4(s, &in->sin_addr, in->sin_port, h);
 	}
-	/* udpv6_sendmsg: AF_UNSPEC is no address, another family EINVAL; an
-	 * AF_INET one would go out as IPv4, which the stack's IPv6 UDP
-	 * socket cannot (no dual stack) */
+	/* udpv6_sendmsg: AF_UNSPEC is no address, AF_INET goes to
+	 * udp_sendmsg (IPv4), another family is EINVAL */
 	const struct sockaddr_in6 *in6 = (const void *)to;
 	if (tolen < offsetof(struct sockaddr, sa_data))
 		return -EINVAL;
 	if (in6->sin6_family == AF_UNSPEC)
 		return 1;
 	if (in6->sin6_family == AF_INET)
-		return -EAFNOSUPPORT;
+		return tolen < sizeof(*in) ? -EINVAL : dg_dest4(s, &in->sin_addr, in->sin_port, h);
 	if (in6->sin6_family != AF_INET6 || tolen < 24) /* SIN6_LEN_RFC2133 */
 		return -EINVAL;
 	if (!in6->sin6_port)
 		return -EINVAL;
-	/* the stack's UDP has no dual stack: a v4-mapped peer is unreachable */
 	if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
-		return -ENETUNREACH;
+		return dg_dest4(s, (const struct in_addr *)(in6->sin6_addr.s6_addr + 12),
+				in6->sin6_port, h);
 	h->family = AF_INET6;
 	h->port = in6->sin6_port;
 	memcpy(h->addr, &in6->sin6_addr, 16);
@@ -95,7 +135,7 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 		rc = 0;
 	if (!rc && !h.family && !(st & SKP_ST_CONNECTED))
 		rc = -EDESTADDRREQ;
-	if (!rc && total > dg_max(s))
+	if (!rc && total > dg_max(s, &h))
 		rc = -EMSGSIZE;
 	if (!rc && (st & SKP_ST_ERR))
 		rc = -atomic_load(&s->shm->err);
@@ -284,6 +324,8 @@ static bool buf_opt(int level, int name)
 
 int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, socklen_t len)
 {
+	if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY)
+		s->v6only_known = false; /* the daemon's answer decides */
 	if (!buf_opt(level, name))
 		return 1;
 	/* a kernel UDP socket does the kernel's arithmetic (the doubling,

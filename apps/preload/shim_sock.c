@@ -251,12 +251,7 @@ static bool decide_dest(int fd, struct shim_fd *e, const struct sockaddr *sa, so
 {
 	struct skp_req req = {.op = SKP_ROUTE};
 	struct skp_rep rep;
-	/* the stack's UDP has no dual stack: a v4-mapped peer is the kernel's */
-	bool mapped = e->c->type == SOCK_DGRAM && sa && sa->sa_family == AF_INET6 &&
-		      len >= sizeof(struct sockaddr_in6) &&
-		      IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-	if (!sa || mapped || loopback(sa, len) || sa_req(&req, sa, len) ||
-	    shim_rpc(&req, &rep, NULL, NULL))
+	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) || shim_rpc(&req, &rep, NULL, NULL))
 		stay_kernel(e);
 	else if (!to_skops(fd, e))
 		return false;

@@ -192,8 +192,7 @@ static int route(struct skopsd *d, const struct skp_req *r)
 				 &((const struct sockaddr_in *)sa)->sin_addr, src, &mtu);
 	if (sa_len(r) >= sizeof(struct sockaddr_in6) && sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *s6 = (const void *)sa;
-		static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
-		if (!memcmp(&s6->sin6_addr, mapped, 12))
+		if (net_v6_mapped(s6->sin6_addr.s6_addr))
 			return net_route(stack_net(d->st), AF_INET, s6->sin6_addr.s6_addr + 12, src,
 					 &mtu);
 		return net_route(stack_net(d->st), AF_INET6, &s6->sin6_addr, src, &mtu);
@@ -243,11 +242,21 @@ static void dgram_local(struct skopsd *d, struct dsock *s, struct skp_rep *rep)
 			       src, &mtu))
 			memcpy(&l->sin_addr, src, 4);
 	} else if (peer.ss_family == AF_INET6) {
+		/* an IPv4 peer of a dual-stack socket: ::ffff:source, as Linux's
+		 * ip6_datagram_connect names it */
 		struct sockaddr_in6 *l = (void *)rep->data;
+		const uint8_t *pa = ((struct sockaddr_in6 *)&peer)->sin6_addr.s6_addr;
+		bool mapped = net_v6_mapped(pa);
 		if (IN6_IS_ADDR_UNSPECIFIED(&l->sin6_addr) &&
-		    !net_route(stack_net(d->st), AF_INET6,
-			       &((struct sockaddr_in6 *)&peer)->sin6_addr, src, &mtu))
-			memcpy(&l->sin6_addr, src, 16);
+		    !net_route(stack_net(d->st), mapped ? AF_INET : AF_INET6, mapped ? pa + 12 : pa,
+			       src, &mtu)) {
+			if (mapped) {
+				l->sin6_addr.s6_addr[10] = l->sin6_addr.s6_addr[11] = 0xff;
+				memcpy(l->sin6_addr.s6_addr + 12, src, 4);
+			} else {
+				memcpy(&l->sin6_addr, src, 16);
+			}
+		}
 	}
 }
 

@@ -164,6 +164,8 @@ uint32_t net_tx_room(const struct net *n);
 uint64_t net_next_deadline_ns(const struct net *n);
 
 bool net_is_local(const struct net *n, uint8_t family, const void *addr);
+/* ::ffff:a.b.c.d (RFC 4291 §2.5.5.2) */
+bool net_v6_mapped(const uint8_t a[16]);
 void net_get_stats(const struct net *n, struct net_stats *out);
 /* The one line a user needs when a port hands over frames whose checksums a
  * local sender left to offload (a veth peer's default): on a port with
@@ -185,13 +187,31 @@ typedef void (*net_udp_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *
 
 /* Binds family (AF_INET / AF_INET6) addr (NULL or all-zero: any) and port
  * (host order; 0 picks an ephemeral port in 49152-65535). -EADDRINUSE when
- * taken, -EADDRNOTAVAIL for a non-local address. */
+ * taken, -EADDRNOTAVAIL for a non-local address. An AF_INET6 socket is dual
+ * stack as Linux's: on :: it also takes IPv4 (the callback's meta says
+ * AF_INET) unless v6only; on ::ffff:a.b.c.d it is an IPv4 socket of
+ * a.b.c.d (-EINVAL with v6only); on another address it is IPv6 only. The
+ * port conflicts follow (Linux inet_rcv_saddr_equal): 0.0.0.0:P and a
+ * dual-stack [::]:P do not share P, unless both have SO_REUSEADDR or both
+ * SO_REUSEPORT (Linux udp_lib_lport_inuse). */
+struct net_udp_opts {
+	bool v6only;	/* IPV6_V6ONLY */
+	bool reuseaddr; /* SO_REUSEADDR: shares the port with others that have it */
+	bool reuseport; /* SO_REUSEPORT: likewise, datagrams spread by their source */
+};
+int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t port,
+		      const struct net_udp_opts *o, net_udp_fn fn, void *arg,
+		      struct net_udp_sock **out);
+/* net_udp_open_opts with the defaults */
 int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port, net_udp_fn fn,
 		 void *arg, struct net_udp_sock **out);
+/* IPV6_V6ONLY as bound: set, or implied by a specific IPv6 address */
+bool net_udp_v6only(const struct net_udp_sock *s);
 uint16_t net_udp_port(const struct net_udp_sock *s);
-/* Copies len bytes into a datagram to dst/dport; over the path MTU it goes
- * out as fragments (IPv4 and IPv6). -EMSGSIZE over 65507 (IPv4) / 65527
- * (IPv6) bytes, else as net_output. */
+/* Copies len bytes into a datagram to dst/dport; family is the wire's
+ * (AF_INET from a dual-stack AF_INET6 socket: a v4-mapped peer; from an
+ * IPv6-only one -ENETUNREACH). Over the path MTU it goes out as fragments;
+ * -EMSGSIZE over 65507 (IPv4) / 65527 (IPv6) bytes, else as net_output. */
 int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
 		   uint8_t family, const void *dst, uint16_t dport);
 void net_udp_close(struct net *n, struct net_udp_sock *s);

@@ -1,11 +1,18 @@
-/* net: textual addresses for configuration (inet_pton forms, RFC 4291 §2.2
- * for IPv6, CIDR prefix lengths per RFC 4632 §3.1). */
+/* net: address forms: the v4-mapped test, and textual addresses for
+ * configuration (inet_pton forms, RFC 4291 §2.2 for IPv6, CIDR prefix
+ * lengths per RFC 4632 §3.1). */
 #include "net_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool net_v6_mapped(const uint8_t a[16])
+{
+	static const uint8_t pre[12] = {[10] = 0xff, [11] = 0xff};
+	return !memcmp(a, pre, 12);
+}
 
 int net_ip_parse(const char *s, uint8_t *family, void *addr)
 {

@@ -89,7 +89,9 @@ struct net_reasm {
 struct net_udp_sock {
 	bool used;
 	uint8_t family;
-	uint8_t addr[16]; /* all zero: any */
+	bool v6only, reuseaddr, reuseport;
+	uint32_t seq;	  /* bind order: of equals, the newest takes a datagram */
+	uint8_t addr[16]; /* the family's form (AF_INET: 4 bytes); all zero: any */
 	uint16_t port;
 	net_udp_fn fn;
 	void *arg;
@@ -122,6 +124,7 @@ struct net {
 	struct net_reasm reasm[NET_REASM_MAX];
 	struct net_udp_sock udp[NET_UDP_MAX];
 	uint16_t udp_next_port;
+	uint32_t udp_seq;
 
 	/* ICMP error token bucket */
 	uint64_t icmp_tokens_at;

@@ -9,35 +9,119 @@
 
 #include <rte_mbuf.h>
 
-static bool udp_addr_any(const struct net_udp_sock *s)
+/* What a socket's local address takes in (Linux inet_rcv_saddr_equal and
+ * compute_score): AF_INET a.b.c.d (0.0.0.0: any) takes IPv4; AF_INET6 ::
+ * takes IPv6 and, unless IPV6_V6ONLY, IPv4 too; ::ffff:a.b.c.d takes the
+ * IPv4 address a.b.c.d only; another IPv6 address only itself. */
+struct udp_reach {
+	bool v4, v6;
+	uint32_t a4; /* 0: any */
+	const uint8_t *a6;
+};
+
+static bool udp_v6_any(const uint8_t a[16])
 {
 	static const uint8_t zero[16];
-	return !memcmp(s->addr, zero, 16);
+	return !memcmp(a, zero, 16);
 }
 
-static struct net_udp_sock *udp_lookup(struct net *n, uint8_t family, const void *dst,
-				       uint16_t port)
+static void udp_reach_of(const struct net_udp_sock *s, struct udp_reach *r)
 {
-	struct net_udp_sock *wild = NULL;
-	for (unsigned i = 0; i < NET_UDP_MAX; i++) {
-		struct net_udp_sock *s = &n->udp[i];
-		if (!s->used || s->family != family || s->port != port)
-			continue;
-		if (!memcmp(s->addr, dst, net_alen(family)))
-			return s;
-		if (udp_addr_any(s))
-			wild = s;
+	r->a6 = s->addr;
+	r->a4 = 0;
+	if (s->family == AF_INET) {
+		r->v4 = true;
+		r->v6 = false;
+		memcpy(&r->a4, s->addr, 4);
+	} else if (net_v6_mapped(s->addr)) {
+		r->v4 = true;
+		r->v6 = false;
+		memcpy(&r->a4, s->addr + 12, 4);
+	} else {
+		r->v6 = true;
+		r->v4 = udp_v6_any(s->addr) && !s->v6only;
 	}
-	return wild;
 }
 
-static bool udp_port_taken(struct net *n, uint8_t family, const uint8_t addr[16], uint16_t port)
+/* Two sockets' addresses share a datagram's destination: a bind conflict. */
+static bool udp_overlap(const struct udp_reach *a, const struct udp_reach *b)
 {
-	static const uint8_t zero[16];
+	if (a->v4 && b->v4 && (a->a4 == b->a4 || !a->a4 || !b->a4))
+		return true;
+	return a->v6 && b->v6 &&
+	       (udp_v6_any(a->a6) || udp_v6_any(b->a6) || !memcmp(a->a6, b->a6, 16));
+}
+
+/* How well s takes a datagram to dst: 0 not at all; an exact address beats
+ * a wildcard, and between equals AF_INET beats AF_INET6. */
+static int udp_score(const struct net_udp_sock *s, uint8_t family, const void *dst)
+{
+	struct udp_reach r;
+	udp_reach_of(s, &r);
+	if (family == AF_INET6) {
+		if (!r.v6)
+			return 0;
+		return udp_v6_any(r.a6) ? 1 : !memcmp(r.a6, dst, 16) ? 3 : 0;
+	}
+	uint32_t d;
+	memcpy(&d, dst, 4);
+	int inet = s->family == AF_INET;
+	if (!r.v4)
+		return 0;
+	return !r.a4 ? 1 + inet : r.a4 == d ? 3 + inet : 0;
+}
+
+/* Members of one SO_REUSEPORT group: the same binding */
+static bool udp_same_group(const struct net_udp_sock *a, const struct net_udp_sock *b)
+{
+	return a->reuseport && b->reuseport && a->family == b->family && a->v6only == b->v6only &&
+	       !memcmp(a->addr, b->addr, 16);
+}
+
+/* The socket for a datagram to dst:port from src:sport: the best score;
+ * of equals the newest binding (Linux puts a new one at the head of the
+ * port's chain), or for an SO_REUSEPORT group a member picked by the
+ * source, so one peer's datagrams keep to one socket (Linux hashes the
+ * 4-tuple, with another hash). */
+static struct net_udp_sock *udp_lookup(struct net *n, uint8_t family, const void *dst,
+				       uint16_t port, const void *src, uint16_t sport)
+{
+	struct net_udp_sock *best = NULL, *group[NET_UDP_MAX];
+	int best_score = 0;
+	unsigned ng = 0;
 	for (unsigned i = 0; i < NET_UDP_MAX; i++) {
 		struct net_udp_sock *s = &n->udp[i];
-		if (s->used && s->family == family && s->port == port &&
-		    (udp_addr_any(s) || !memcmp(addr, zero, 16) || !memcmp(addr, s->addr, 16)))
+		if (!s->used || s->port != port)
+			continue;
+		int sc = udp_score(s, family, dst);
+		if (sc > best_score || (sc && sc == best_score && s->seq > best->seq)) {
+			best = s;
+			best_score = sc;
+		}
+	}
+	if (!best || !best->reuseport)
+		return best;
+	for (unsigned i = 0; i < NET_UDP_MAX; i++)
+		if (n->udp[i].used && n->udp[i].port == port && udp_same_group(&n->udp[i], best))
+			group[ng++] = &n->udp[i];
+	uint32_t h = sport;
+	const uint8_t *a = src;
+	for (size_t i = 0; i < net_alen(family); i++)
+		h = (h ^ a[i]) * 16777619u; /* FNV-1a */
+	return group[h % ng];
+}
+
+static bool udp_port_taken(struct net *n, const struct net_udp_sock *me, uint16_t port)
+{
+	struct udp_reach a, b;
+	udp_reach_of(me, &a);
+	for (unsigned i = 0; i < NET_UDP_MAX; i++) {
+		struct net_udp_sock *s = &n->udp[i];
+		if (!s->used || s->port != port || (me->reuseaddr && s->reuseaddr) ||
+		    (me->reuseport && s->reuseport))
+			continue;
+		udp_reach_of(s, &b);
+		if (udp_overlap(&a, &b))
 			return true;
 	}
 	return false;
@@ -46,14 +130,33 @@ static bool udp_port_taken(struct net *n, uint8_t family, const uint8_t addr[16]
 int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port, net_udp_fn fn,
 		 void *arg, struct net_udp_sock **out)
 {
-	if ((family != AF_INET && family != AF_INET6) || !fn || !out)
+	struct net_udp_opts o = {0};
+	return net_udp_open_opts(n, family, addr, port, &o, fn, arg, out);
+}
+
+int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t port,
+		      const struct net_udp_opts *o, net_udp_fn fn, void *arg,
+		      struct net_udp_sock **out)
+{
+	if ((family != AF_INET && family != AF_INET6) || !o || !fn || !out)
 		return -EINVAL;
-	uint8_t a[16] = {0};
-	static const uint8_t zero[16];
+	struct net_udp_sock me = {.family = family,
+				  .v6only = o->v6only,
+				  .reuseaddr = o->reuseaddr,
+				  .reuseport = o->reuseport};
 	if (addr)
-		memcpy(a, addr, net_alen(family));
-	if (memcmp(a, zero, 16) && !net_is_local(n, family, a))
+		memcpy(me.addr, addr, net_alen(family));
+	bool mapped = family == AF_INET6 && net_v6_mapped(me.addr);
+	if (mapped && me.v6only) /* Linux inet6_bind */
+		return -EINVAL;
+	/* ::ffff:a.b.c.d is the IPv4 address a.b.c.d (0.0.0.0: any) */
+	uint8_t lfam = mapped ? AF_INET : family;
+	const uint8_t *la = mapped ? me.addr + 12 : me.addr;
+	static const uint8_t zero[16];
+	if (memcmp(la, zero, net_alen(lfam)) && !net_is_local(n, lfam, la))
 		return -EADDRNOTAVAIL;
+	if (family == AF_INET6 && !mapped && !udp_v6_any(me.addr))
+		me.v6only = true; /* a specific IPv6 address: IPv6 only, as Linux */
 	struct net_udp_sock *s = NULL;
 	for (unsigned i = 0; i < NET_UDP_MAX && !s; i++)
 		if (!n->udp[i].used)
@@ -65,24 +168,29 @@ int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port,
 		for (unsigned tries = 0; tries < 16384; tries++) {
 			uint16_t p = n->udp_next_port;
 			n->udp_next_port = p == 65535 ? 49152 : (uint16_t)(p + 1);
-			if (!udp_port_taken(n, family, a, p)) {
+			if (!udp_port_taken(n, &me, p)) {
 				port = p;
 				break;
 			}
 		}
 		if (!port)
 			return -EADDRINUSE;
-	} else if (udp_port_taken(n, family, a, port)) {
+	} else if (udp_port_taken(n, &me, port)) {
 		return -EADDRINUSE;
 	}
+	*s = me;
 	s->used = true;
-	s->family = family;
-	memcpy(s->addr, a, 16);
+	s->seq = ++n->udp_seq;
 	s->port = port;
 	s->fn = fn;
 	s->arg = arg;
 	*out = s;
 	return 0;
+}
+
+bool net_udp_v6only(const struct net_udp_sock *s)
+{
+	return s->v6only;
 }
 
 void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)
@@ -93,7 +201,9 @@ void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)
 /* The quoted datagram's source is ours: its socket hears of the error. */
 void net_udp_icmp(struct net *n, const struct net_icmp_err *e)
 {
-	struct net_udp_sock *s = udp_lookup(n, e->inner.family, &e->inner.src, wire_get16(e->l4));
+	/* the quoted datagram went out from us: its source is our end */
+	struct net_udp_sock *s = udp_lookup(n, e->inner.family, &e->inner.src, wire_get16(e->l4),
+					    &e->inner.dst, wire_get16(e->l4 + 2));
 	if (s && s->err_fn)
 		s->err_fn(s->arg, e);
 }
@@ -136,16 +246,24 @@ static int udp_send_frags(struct net *n, struct net_udp_sock *s, const void *buf
 int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_t len,
 		   uint8_t family, const void *dst, uint16_t dport)
 {
-	if (!s || !s->used || family != s->family || !dst || dport == 0)
+	if (!s || !s->used || !dst || dport == 0 || (family != AF_INET && family != AF_INET6))
 		return -EINVAL;
+	struct udp_reach rch;
+	udp_reach_of(s, &rch);
+	/* IPv4 from an AF_INET6 socket: only a dual-stack one (Linux
+	 * udpv6_sendmsg, ENETUNREACH for IPV6_V6ONLY) */
+	if (family == AF_INET ? !rch.v4 : !rch.v6)
+		return s->family == AF_INET ? -EAFNOSUPPORT : -ENETUNREACH;
 	struct ip_meta mt = {.family = family, .proto = IPPROTO_UDP};
 	memcpy(&mt.dst, dst, net_alen(family));
 	uint32_t mtu;
 	int rc = net_route(n, family, dst, &mt.src, &mtu);
 	if (rc)
 		return rc;
-	if (!udp_addr_any(s))
-		memcpy(&mt.src, s->addr, net_alen(family));
+	if (family == AF_INET && rch.a4)
+		memcpy(&mt.src, &rch.a4, 4);
+	else if (family == AF_INET6 && !udp_v6_any(rch.a6))
+		memcpy(&mt.src, rch.a6, 16);
 	uint32_t hl = family == AF_INET ? IP4_HDR_LEN : IP6_HDR_LEN;
 	if (len + UDP_HDR_LEN + hl > mtu)
 		return udp_send_frags(n, s, buf, len, &mt, dport, mtu);
@@ -193,7 +311,8 @@ void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta
 		rte_pktmbuf_free(m);
 		return;
 	}
-	struct net_udp_sock *s = udp_lookup(n, meta->family, &meta->dst, r.dport);
+	struct net_udp_sock *s =
+	    udp_lookup(n, meta->family, &meta->dst, r.dport, &meta->src, r.sport);
 	if (!s) {
 		n->st.udp_no_port++;
 		if (ip_hdr_len && rte_pktmbuf_prepend(m, ip_hdr_len)) {

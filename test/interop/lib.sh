@@ -67,6 +67,16 @@ setup_netns() {
 	ip netns exec "$NS_B" ethtool -K "$VETH_B" tx off rx off tso off gso off gro off >/dev/null 2>&1
 }
 
+# shim_bins: SKOPSD and RUN from $SKOPS_BUILD, with the shim beside them
+shim_bins() {
+	local b=${SKOPS_BUILD:?} f
+	SKOPSD=$b/apps/skopsd/skopsd
+	RUN=$b/apps/skops-run
+	for f in "$SKOPSD" "$RUN" "$b/apps/preload/libskops_preload.so"; do
+		[ -e "$f" ] || fail "missing $f (build first)"
+	done
+}
+
 in_a() { ip netns exec "$NS_A" "$@"; }
 in_b() { ip netns exec "$NS_B" "$@"; }
 

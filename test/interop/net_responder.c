@@ -249,7 +249,9 @@ int main(int argc, char **argv)
 			have |= r.net.addrs[k].family == fam;
 		if (!have)
 			continue;
-		rc = net_udp_open(r.n, fam, NULL, (uint16_t)r.udp_port, udp_echo, &r, &s);
+		/* one socket per family: the IPv6 one IPv6-only, as it shares the port */
+		struct net_udp_opts o = {.v6only = fam == 10};
+		rc = net_udp_open_opts(r.n, fam, NULL, (uint16_t)r.udp_port, &o, udp_echo, &r, &s);
 		if (rc) {
 			fprintf(stderr, "net_responder: udp %u: %s\n", r.udp_port, strerror(-rc));
 			return 1;

@@ -5,7 +5,10 @@
  * expected answers are those a Linux 6.x kernel gives for the same
  * sequence of calls), IPV6_V6ONLY's own rules, an AF_INET6 listener taking
  * IPv4 (v4-mapped names) and IPv6 connections at once, an IPV6_V6ONLY
- * listener refusing IPv4, and a connect to ::ffff:a.b.c.d. */
+ * listener refusing IPv4, and a connect to ::ffff:a.b.c.d; for UDP the
+ * same matrix and option rules, a dual-stack socket receiving and
+ * answering both families, IPV6_V6ONLY refusing IPv4, v4-mapped peers and
+ * binds. */
 #include <check.h>
 #include <errno.h>
 
@@ -111,9 +114,10 @@ struct bspec {
 	int v6only;
 };
 
-static int bind_one(struct stack *st, const struct bspec *b, uint16_t port, bool reuse, int *sd)
+static int bind_typed(struct stack *st, int type, const struct bspec *b, uint16_t port, bool reuse,
+		      int *sd)
 {
-	*sd = skops_socket(st, b->fam, SOCK_STREAM);
+	*sd = skops_socket(st, b->fam, type);
 	ck_assert_int_ge(*sd, 0);
 	int one = 1;
 	if (reuse)
@@ -126,9 +130,16 @@ static int bind_one(struct stack *st, const struct bspec *b, uint16_t port, bool
 	return skops_bind(st, *sd, (struct sockaddr *)&ss, l);
 }
 
+static int bind_one(struct stack *st, const struct bspec *b, uint16_t port, bool reuse, int *sd)
+{
+	return bind_typed(st, SOCK_STREAM, b, port, reuse, sd);
+}
+
 /* The second socket's bind after the first bound (and listened when
  * listening): pairs whose addresses overlap answer EADDRINUSE unless both
- * have SO_REUSEADDR and the first does not listen; the others always bind. */
+ * have SO_REUSEADDR and the first does not listen; the others always bind.
+ * UDP sockets (Linux udp_lib_lport_inuse: the same inet_rcv_saddr_equal)
+ * answer the same, and have no listening state. */
 static const struct {
 	struct bspec first, second;
 	bool overlap;
@@ -156,28 +167,31 @@ static const struct {
 
 START_TEST(bind_conflict_matrix)
 {
+	int type = _i ? SOCK_DGRAM : SOCK_STREAM;
 	uint16_t port = 7000;
 	for (unsigned i = 0; i < sizeof(matrix) / sizeof(matrix[0]); i++) {
-		for (int v = 0; v < 4; v++, port++) {
+		for (int v = 0; v < (type == SOCK_DGRAM ? 2 : 4); v++, port++) {
 			bool reuse = v & 1, listen = v & 2;
 			int s1, s2;
-			ck_assert_int_eq(bind_one(S.b, &matrix[i].first, port, reuse, &s1), 0);
+			ck_assert_int_eq(bind_typed(S.b, type, &matrix[i].first, port, reuse, &s1),
+					 0);
 			if (listen)
 				ck_assert_int_eq(skops_listen(S.b, s1, 4), 0);
-			int rc = bind_one(S.b, &matrix[i].second, port, reuse, &s2);
+			int rc = bind_typed(S.b, type, &matrix[i].second, port, reuse, &s2);
 			int want = matrix[i].overlap && !(reuse && !listen) ? -EADDRINUSE : 0;
 			ck_assert_msg(rc == want,
-				      "case %u (%s %s, then %s %s)%s%s: bind %d, want %d", i,
+				      "%s case %u (%s %s, then %s %s)%s%s: bind %d, want %d",
+				      type == SOCK_DGRAM ? "UDP" : "TCP", i,
 				      matrix[i].first.fam == AF_INET ? "AF_INET" : "AF_INET6",
 				      matrix[i].first.addr,
 				      matrix[i].second.fam == AF_INET ? "AF_INET" : "AF_INET6",
 				      matrix[i].second.addr, reuse ? " SO_REUSEADDR" : "",
 				      listen ? " first listening" : "", rc, want);
 			/* both bound with SO_REUSEADDR: only one may listen */
-			if (!rc && matrix[i].overlap && !listen) {
+			if (!rc && type == SOCK_STREAM && matrix[i].overlap && !listen) {
 				ck_assert_int_eq(skops_listen(S.b, s1, 4), 0);
 				ck_assert_int_eq(skops_listen(S.b, s2, 4), -EADDRINUSE);
-			} else if (!rc) {
+			} else if (!rc && type == SOCK_STREAM) {
 				ck_assert_int_eq(skops_listen(S.b, s2, 4), 0);
 			}
 			skops_close(S.b, s1);
@@ -187,16 +201,17 @@ START_TEST(bind_conflict_matrix)
 	/* a closed holder leaves the port free */
 	int s;
 	struct bspec any4 = {AF_INET, "0.0.0.0", -1};
-	ck_assert_int_eq(bind_one(S.b, &any4, 7000, false, &s), 0);
+	ck_assert_int_eq(bind_typed(S.b, type, &any4, 7000, false, &s), 0);
 	skops_close(S.b, s);
 }
 END_TEST
 
 START_TEST(v6only_option_rules)
 {
+	int type = _i ? SOCK_DGRAM : SOCK_STREAM;
 	int v, one = 1, zero = 0;
 	socklen_t l = sizeof(v);
-	int s6 = skops_socket(S.b, AF_INET6, SOCK_STREAM);
+	int s6 = skops_socket(S.b, AF_INET6, type);
 	ck_assert_int_eq(skops_getsockopt(S.b, s6, SOL_IPV6, IPV6_V6ONLY, &v, &l), 0);
 	ck_assert_int_eq(v, 0); /* net.ipv6.bindv6only = 0 */
 	ck_assert_int_eq(skops_setsockopt(S.b, s6, SOL_IPV6, IPV6_V6ONLY, &one, 1), -EINVAL);
@@ -207,7 +222,7 @@ START_TEST(v6only_option_rules)
 	ck_assert_int_eq(skops_bind(S.b, s6, (struct sockaddr *)&ss, sl), -EINVAL);
 	skops_close(S.b, s6);
 	/* a specific IPv6 address makes the socket IPv6-only, fixed after bind */
-	s6 = skops_socket(S.b, AF_INET6, SOCK_STREAM);
+	s6 = skops_socket(S.b, AF_INET6, type);
 	sl = sa_of(AF_INET6, B6, 7500, &ss);
 	ck_assert_int_eq(skops_bind(S.b, s6, (struct sockaddr *)&ss, sl), 0);
 	l = sizeof(v);
@@ -216,12 +231,12 @@ START_TEST(v6only_option_rules)
 	ck_assert_int_eq(skops_setsockopt(S.b, s6, SOL_IPV6, IPV6_V6ONLY, &zero, 4), -EINVAL);
 	skops_close(S.b, s6);
 	/* not an AF_INET socket's option */
-	int s4 = skops_socket(S.b, AF_INET, SOCK_STREAM);
+	int s4 = skops_socket(S.b, AF_INET, type);
 	ck_assert_int_eq(skops_setsockopt(S.b, s4, SOL_IPV6, IPV6_V6ONLY, &one, 4), -ENOPROTOOPT);
 	l = sizeof(v);
 	ck_assert_int_eq(skops_getsockopt(S.b, s4, SOL_IPV6, IPV6_V6ONLY, &v, &l), -EOPNOTSUPP);
 	/* a mapped address that is not ours */
-	s6 = skops_socket(S.b, AF_INET6, SOCK_STREAM);
+	s6 = skops_socket(S.b, AF_INET6, type);
 	sl = sa_of(AF_INET6, "::ffff:192.0.2.1", 7500, &ss);
 	ck_assert_int_eq(skops_bind(S.b, s6, (struct sockaddr *)&ss, sl), -EADDRNOTAVAIL);
 	skops_close(S.b, s6);
@@ -418,17 +433,199 @@ START_TEST(connect_to_v4_mapped)
 }
 END_TEST
 
+/* UDP: sendto from st's socket sd to "to":port, one byte c. */
+static void udp_to(struct stack *st, int sd, int fam, const char *to, uint16_t port, char c)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sa_of(fam, to, port, &ss);
+	ck_assert_int_eq(skops_sendto(st, sd, &c, 1, 0, (struct sockaddr *)&ss, l), 1);
+}
+
+/* UDP: the next datagram on st's sd is byte c from "from" */
+static void udp_from(struct stack *st, int sd, char c, const char *from)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	char x, buf[80];
+	ck_assert_int_eq(skops_recvfrom(st, sd, &x, 1, 0, (struct sockaddr *)&ss, &l), 1);
+	ck_assert_int_eq(x, c);
+	ck_assert_str_eq(sa_name(&ss, buf, sizeof(buf)), from);
+	ck_assert_uint_eq(l, ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						      : sizeof(struct sockaddr_in));
+}
+
+static uint16_t udp_port(struct stack *st, int sd)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	ck_assert_int_eq(skops_getsockname(st, sd, (struct sockaddr *)&ss, &l), 0);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port); /* same offset in sin6 */
+}
+
+/* An AF_INET6 UDP socket on [::] takes IPv4 (named ::ffff:a.b.c.d) and
+ * IPv6 datagrams, answers each through the name it got; IPV6_V6ONLY on it
+ * leaves IPv4 to port unreachable (a connected IPv4 sender's
+ * ECONNREFUSED) and refuses v4-mapped destinations. */
+START_TEST(udp_dual_stack_socket)
+{
+	int u, c4 = skops_socket(S.a, AF_INET, SOCK_DGRAM),
+	       c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
+	struct bspec any = {AF_INET6, "::", 0};
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any, 9000, false, &u), 0);
+	udp_to(S.a, c4, AF_INET, B4, 9000, '4');
+	udp_to(S.a, c6, AF_INET6, B6, 9000, '6');
+	run_ms(20);
+	char b1[80], b2[80];
+	udp_from(S.b, u, '4', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c4), b1));
+	udp_from(S.b, u, '6', name("[fd00:1::1]:%u", udp_port(S.a, c6), b2));
+	udp_to(S.b, u, AF_INET6, "::ffff:198.18.0.1", udp_port(S.a, c4), 'r');
+	udp_to(S.b, u, AF_INET6, "fd00:1::1", udp_port(S.a, c6), 's');
+	run_ms(20);
+	udp_from(S.a, c4, 'r', B4 ":9000");
+	udp_from(S.a, c6, 's', "[fd00:1::2]:9000");
+	struct sockaddr_storage ln;
+	socklen_t lnl = sizeof(ln);
+	ck_assert_int_eq(skops_getsockname(S.b, u, (struct sockaddr *)&ln, &lnl), 0);
+	ck_assert_str_eq(sa_name(&ln, b1, sizeof(b1)), "[::]:9000");
+	skops_close(S.b, u);
+
+	struct bspec only = {AF_INET6, "::", 1};
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &only, 9001, false, &u), 0);
+	struct sockaddr_storage to;
+	socklen_t tl = sa_of(AF_INET, B4, 9001, &to);
+	ck_assert_int_eq(skops_connect(S.a, c4, (struct sockaddr *)&to, tl), 0);
+	ck_assert_int_eq(skops_send(S.a, c4, "x", 1, 0), 1);
+	udp_to(S.a, c6, AF_INET6, B6, 9001, '6');
+	run_ms(20);
+	udp_from(S.b, u, '6', name("[fd00:1::1]:%u", udp_port(S.a, c6), b2));
+	char x;
+	ck_assert_int_eq(skops_recv(S.b, u, &x, 1, 0), -EAGAIN);
+	int e;
+	socklen_t el = sizeof(e);
+	ck_assert_int_eq(skops_getsockopt(S.a, c4, SOL_SOCKET, SO_ERROR, &e, &el), 0);
+	ck_assert_int_eq(e, ECONNREFUSED);
+	tl = sa_of(AF_INET6, "::ffff:198.18.0.1", 9, &to);
+	ck_assert_int_eq(skops_sendto(S.b, u, "x", 1, 0, (struct sockaddr *)&to, tl), -ENETUNREACH);
+	ck_assert_int_eq(skops_connect(S.b, u, (struct sockaddr *)&to, tl), -ENETUNREACH);
+	skops_close(S.b, u);
+	skops_close(S.a, c4);
+	skops_close(S.a, c6);
+}
+END_TEST
+
+/* A dual-stack UDP socket connected to ::ffff:a.b.c.d talks IPv4 and names
+ * its peer v4-mapped; one bound to ::ffff:a.b.c.d is an IPv4 socket (IPv6
+ * datagrams to its port find nobody). A port taken by sendto's autobind
+ * fixes IPV6_V6ONLY as bind does. */
+START_TEST(udp_v4_mapped_peer_and_bind)
+{
+	int k4, u = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
+	struct bspec b4 = {AF_INET, B4, -1};
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &b4, 9002, false, &k4), 0);
+	struct sockaddr_storage to, pn;
+	socklen_t tl = sa_of(AF_INET6, "::ffff:" B4, 9002, &to), pl = sizeof(pn);
+	ck_assert_int_eq(skops_connect(S.a, u, (struct sockaddr *)&to, tl), 0);
+	ck_assert_int_eq(skops_getpeername(S.a, u, (struct sockaddr *)&pn, &pl), 0);
+	char b1[80];
+	ck_assert_str_eq(sa_name(&pn, b1, sizeof(b1)), "[::ffff:" B4 "]:9002");
+	ck_assert_int_eq(skops_send(S.a, u, "m", 1, 0), 1);
+	run_ms(20);
+	udp_from(S.b, k4, 'm', name("198.18.0.1:%u", udp_port(S.a, u), b1));
+	udp_to(S.b, k4, AF_INET, "198.18.0.1", udp_port(S.a, u), 'n');
+	run_ms(20);
+	udp_from(S.a, u, 'n', "[::ffff:" B4 "]:9002");
+	int one = 1;
+	ck_assert_int_eq(skops_setsockopt(S.a, u, SOL_IPV6, IPV6_V6ONLY, &one, 4), -EINVAL);
+	skops_close(S.a, u);
+	skops_close(S.b, k4);
+
+	int m, c4 = skops_socket(S.a, AF_INET, SOCK_DGRAM),
+	       c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
+	struct bspec mapped = {AF_INET6, "::ffff:" B4, 0};
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &mapped, 9003, false, &m), 0);
+	udp_to(S.a, c6, AF_INET6, B6, 9003, '6');
+	udp_to(S.a, c4, AF_INET, B4, 9003, '4');
+	run_ms(20);
+	udp_from(S.b, m, '4', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c4), b1));
+	char x;
+	ck_assert_int_eq(skops_recv(S.b, m, &x, 1, 0), -EAGAIN);
+	/* an AF_INET socket on the other address shares the port */
+	struct bspec other = {AF_INET, B4_OTHER, -1};
+	int o;
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &other, 9003, false, &o), 0);
+	skops_close(S.b, o);
+	skops_close(S.b, m);
+	skops_close(S.a, c4);
+	skops_close(S.a, c6);
+}
+END_TEST
+
+/* UDP sockets sharing a port: with SO_REUSEADDR the newest binding takes
+ * the datagrams (Linux's chain order), with SO_REUSEPORT each source keeps
+ * to one member and several sources reach both. */
+START_TEST(udp_reuse_delivery)
+{
+	int u1, u2, one = 1;
+	struct bspec any4 = {AF_INET, "0.0.0.0", -1}, any6 = {AF_INET6, "::", 0};
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any4, 9010, true, &u1), 0);
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9010, true, &u2), 0);
+	int c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+	udp_to(S.a, c, AF_INET, B4, 9010, 'a'); /* AF_INET scores higher than dual [::] */
+	run_ms(20);
+	char x, b1[80];
+	udp_from(S.b, u1, 'a', name("198.18.0.1:%u", udp_port(S.a, c), b1));
+	skops_close(S.b, u1);
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9010, true, &u1), 0);
+	udp_to(S.a, c, AF_INET, B4, 9010, 'b'); /* two equals: the newest */
+	run_ms(20);
+	udp_from(S.b, u1, 'b', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c), b1));
+	ck_assert_int_eq(skops_recv(S.b, u2, &x, 1, 0), -EAGAIN);
+	skops_close(S.b, u1);
+	skops_close(S.b, u2);
+	skops_close(S.a, c);
+
+	int g[2], got[2] = {0, 0};
+	for (int i = 0; i < 2; i++) {
+		g[i] = skops_socket(S.b, AF_INET, SOCK_DGRAM);
+		ck_assert_int_eq(skops_setsockopt(S.b, g[i], SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
+		struct sockaddr_storage ss;
+		socklen_t l = sa_of(AF_INET, "0.0.0.0", 9011, &ss);
+		ck_assert_int_eq(skops_bind(S.b, g[i], (struct sockaddr *)&ss, l), 0);
+	}
+	for (int k = 0; k < 16; k++) {
+		c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+		udp_to(S.a, c, AF_INET, B4, 9011, 'p');
+		udp_to(S.a, c, AF_INET, B4, 9011, 'q');
+		run_ms(10);
+		int n[2] = {0, 0};
+		for (int i = 0; i < 2; i++)
+			while (skops_recv(S.b, g[i], &x, 1, 0) == 1)
+				n[i]++;
+		ck_assert_msg((n[0] == 2 && !n[1]) || (n[1] == 2 && !n[0]),
+			      "source %d: %d and %d datagrams", k, n[0], n[1]);
+		got[n[1] == 2]++;
+		skops_close(S.a, c);
+	}
+	ck_assert_msg(got[0] && got[1], "16 sources: %d and %d to each member", got[0], got[1]);
+	skops_close(S.b, g[0]);
+	skops_close(S.b, g[1]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_bind");
 	TCase *tc = tcase_create("bind");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, bind_conflict_matrix);
-	tcase_add_test(tc, v6only_option_rules);
+	tcase_add_loop_test(tc, bind_conflict_matrix, 0, 2); /* TCP, UDP */
+	tcase_add_loop_test(tc, v6only_option_rules, 0, 2);
 	tcase_add_test(tc, dual_stack_listener_takes_both);
 	tcase_add_test(tc, v6only_listener_refuses_ipv4);
 	tcase_add_test(tc, ipv4_picks_most_specific_listener);
 	tcase_add_test(tc, connect_to_v4_mapped);
+	tcase_add_test(tc, udp_dual_stack_socket);
+	tcase_add_test(tc, udp_v4_mapped_peer_and_bind);
+	tcase_add_test(tc, udp_reuse_delivery);
 	suite_add_tcase(s, tc);
 	return s;
 }
