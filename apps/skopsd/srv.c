@@ -405,7 +405,11 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		rc = skops_socket(d->st, r->a, dg ? SOCK_DGRAM : SOCK_STREAM);
 		if (rc >= 0) {
 			int sd = rc;
+			/* the kernel's sk_uid: SO_REUSEPORT shares a port only
+			 * between sockets of one user */
 			rc = dg ? 0 : skops_set_cgroup(d->st, sd, cl->cgroup);
+			if (!rc && !dg)
+				rc = skops_set_owner(d->st, sd, cl->uid);
 			if (!rc)
 				rc = new_sock(d, cl, sd, &rep, fds);
 			if (rc) {
