@@ -3,7 +3,9 @@
  * shim_core.c: libc's functions, the daemon connection, the fd table,
  * readiness and waiting; shim_sock.c: the socket calls; shim_io.c: data;
  * shim_dgram.c: datagram sockets;
- * shim_poll.c: poll, select, epoll. docs/skopsd.md. */
+ * shim_poll.c: poll, select, epoll; shim_exec.c: exec and spawn;
+ * shim_inherit.c: sockets inherited past the fork and exec hooks.
+ * docs/skopsd.md. */
 #ifndef SKOPS_APPS_SHIM_H
 #define SKOPS_APPS_SHIM_H
 
@@ -190,8 +192,19 @@ int shim_vf_fd(unsigned i, struct ssock **s);
  * wildcard stream socket s about to listen also gets (fds; the count, 0
  * when none, or -errno) */
 int shim_loop_listen(struct ssock *s, int backlog, int fds[2]);
+/* shim_inherit.c: sockets inherited past the fork and exec hooks (system,
+ * popen, raw clone), taken over with ADOPT. fd is an eventfd, as a skops
+ * socket's fd is. */
+bool shim_is_eventfd(int fd);
+/* a new image: its inherited eventfds that are skops sockets */
+void shim_inherit_scan(void);
+/* a raw fork's child on a connection of its own: a hold on each socket */
+void shim_inherit_rehold(void);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
+/* Drops fd's socket entry without a word to skopsd: this process holds
+ * no such socket there */
+void shim_fd_forget(int fd);
 /* epoll registrations of fd go away with it */
 void shim_epoll_forget(int fd);
 

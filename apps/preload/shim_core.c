@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/kcmp.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -113,10 +115,30 @@ static void init_once(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
+/* pid's memory is ours (we are its vfork child): kcmp(KCMP_VM). When the
+ * kernel will not tell (no kcmp, another uid), a vfork child is assumed,
+ * the safe side for one, whose parent waits. */
+static bool vm_shared(pid_t pid)
+{
+	long r = syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0);
+	return r == 0 || (r < 0 && errno != ESRCH);
+}
+
 bool shim_foreign(void)
 {
 	shim_init();
-	return getpid() != owner_pid;
+	if (getpid() == owner_pid)
+		return false;
+	if (vm_shared(owner_pid))
+		return true;
+	/* a copy of the memory made past fork(): a raw clone or fork syscall,
+	 * or _Fork, ran no atfork handler. It takes a connection of its own
+	 * and a hold on each socket it inherited (shim_inherit.c). */
+	int e = errno;
+	atfork_child();
+	shim_inherit_rehold();
+	errno = e;
+	return false;
 }
 
 void shim_vf_note(int fd, struct ssock *s)
@@ -163,6 +185,7 @@ __attribute__((constructor)) static void shim_ctor(void)
 {
 	shim_init();
 	shim_exec_adopt();
+	shim_inherit_scan();
 }
 
 /* exit() closes a process's fds and the kernel FINs their connections
@@ -377,6 +400,7 @@ int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep
 {
 	if (nfds)
 		*nfds = 0;
+	(void)shim_foreign(); /* a raw fork's child must not talk on its parent's connection */
 	pthread_mutex_lock(&ctl_lock);
 	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET
 						      : xfer(req, sfds, nsfds, rep, fds, nfds);
@@ -391,6 +415,7 @@ int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
 
 void shim_send_only(struct skp_req *req)
 {
+	(void)shim_foreign();
 	pthread_mutex_lock(&ctl_lock);
 	if (ctl_fd >= 0 && !atomic_load(&ctl_dead))
 		xfer(req, NULL, 0, NULL, NULL, NULL);
@@ -537,6 +562,20 @@ ssize_t shim_ret(ssize_t ret)
 		return ret;
 	errno = (int)-ret;
 	return -1;
+}
+
+void shim_fd_forget(int fd)
+{
+	struct shim_fd *e = shim_fd(fd);
+	struct ssock *s = e ? e->s : NULL;
+	if (!s)
+		return;
+	e->s = NULL;
+	shim_epoll_forget(fd);
+	if (atomic_fetch_sub(&s->refs, 1) == 1) {
+		munmap(s->shm, sizeof(struct skp_shm));
+		free(s);
+	}
 }
 
 void shim_fd_release(int fd)

@@ -91,6 +91,13 @@ enum skp_op {
 	SKP_CLAIM, /* token: a ticket; the child (or the parent, if fork failed) takes its holds */
 	SKP_MEMFD, /* after exec: the socket's memfd again (the new image maps it) */
 	SKP_EXEC_DONE, /* after exec: sockets not asked for by MEMFD were close-on-exec */
+	/* an fd inherited without a ticket (system(), a raw clone) goes with
+	 * the request (SCM_RIGHTS): when it is one of the daemon's socket
+	 * eventfds (the same open file), the client takes a hold on that
+	 * socket; reply: id, data struct skp_sockinfo, the memfd. -ENOTSOCK:
+	 * not a skops socket; -EBADF: one that was closed meanwhile (data
+	 * still says what it was) */
+	SKP_ADOPT,
 	SKP_OP_MAX,
 };
 
@@ -115,6 +122,12 @@ struct skp_rep {
 	uint32_t flags; /* HELLO: SKP_F_* */
 	uint64_t token; /* FORK: the ticket, known only to the parent and its child */
 	uint8_t data[SKP_DATA_MAX];
+};
+
+/* ADOPT's reply data: what the shim keeps of a socket */
+struct skp_sockinfo {
+	int32_t family, type; /* AF_INET/AF_INET6, SOCK_STREAM/SOCK_DGRAM */
+	uint32_t listening;
 };
 
 /* Ring index checks (skp_ring.c), for the side that does not own the index

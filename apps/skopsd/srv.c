@@ -171,9 +171,10 @@ static socklen_t sa_len(const struct skp_req *r)
 }
 
 /* A new stack socket for the client, in its cgroup: SOCKET and ACCEPT. */
-static int new_sock(struct skopsd *d, struct client *cl, int sd, struct skp_rep *rep, int fds[2])
+static int new_sock(struct skopsd *d, struct client *cl, int sd, int family, struct skp_rep *rep,
+		    int fds[2])
 {
-	int memfd, id = dsock_create(d, cl, sd, &memfd);
+	int memfd, id = dsock_create(d, cl, sd, family, &memfd);
 	if (id < 0)
 		return id;
 	fds[0] = memfd;
@@ -341,7 +342,7 @@ static int accept_one(struct skopsd *d, struct client *cl, struct dsock *s, unsi
 			rep.id = 0;
 			send_rep(cl->fd, &rep, &rc, 1);
 			close(rc); /* the app has its own */
-		} else if ((rep.rc = new_sock(d, cl, rc, &rep, fds))) {
+		} else if ((rep.rc = new_sock(d, cl, rc, s->family, &rep, fds))) {
 			skops_abort(d->st, rc);
 			send_rep(cl->fd, &rep, NULL, 0);
 		} else {
@@ -356,21 +357,56 @@ static int accept_one(struct skopsd *d, struct client *cl, struct dsock *s, unsi
 	return err;
 }
 
-/* rfds: the fds that came with the request (LISTEN's loopback listeners);
- * the request keeps them or closes them */
+/* ADOPT: fd came from the client, which holds it (SCM_RIGHTS takes the
+ * sender's own file, so possession is the kernel's word, as for any
+ * inherited socket); the socket it is the eventfd of becomes the client's
+ * too. An fd that is none of ours tells nothing and goes back unused. */
+static int adopt(struct skopsd *d, struct client *cl, int fd, struct skp_rep *rep, int *memfd)
+{
+	int id = dsock_find_file(d, fd);
+	close(fd);
+	if (id < 0)
+		return id;
+	struct dsock *s = d->socks[id];
+	struct skp_sockinfo in = {.family = s->family,
+				  .type = s->dgram ? SOCK_DGRAM : SOCK_STREAM,
+				  .listening = s->listening};
+	memcpy(rep->data, &in, sizeof(in));
+	rep->len = sizeof(in);
+	if (s->closing) /* its last holder closed it before this one came */
+		return -EBADF;
+	if (d->verbose && !client_holds(cl, (unsigned)id))
+		fprintf(stderr, "skopsd: pid %d uid %d adopts pid %d's socket %d (inherited)\n",
+			(int)cl->pid, (int)cl->uid, (int)s->pid, id);
+	dsock_hold(s, cl, (unsigned)id);
+	rep->id = (uint32_t)id;
+	*memfd = s->mfd;
+	return 0;
+}
+
+/* rfds: the fds that came with the request (LISTEN's loopback listeners,
+ * ADOPT's fd); the request keeps them or closes them */
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
 		  int nrfds)
 {
 	int nk = r->op == SKP_LISTEN && d->loopback_listen ? nrfds : 0;
+	if (r->op == SKP_ADOPT && nrfds == 1)
+		nk = 1;
 	for (int i = nk; i < nrfds; i++)
 		close(rfds[i]);
 	struct skp_rep rep = {.id = r->id};
 	int fds[2], nfds = 0, rc;
 	struct dsock *s = NULL;
+	if (r->op == SKP_ADOPT) {
+		rep.rc = nk ? adopt(d, cl, rfds[0], &rep, &fds[0]) : -EINVAL;
+		send_rep(cl->fd, &rep, fds, rep.rc ? 0 : 1);
+		return;
+	}
 	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE && r->op != SKP_FORK &&
 	    r->op != SKP_CLAIM && !(s = own(d, cl, r->id))) {
 		rep.rc = -EBADF;
-		send_rep(cl->fd, &rep, NULL, 0);
+		if (r->op != SKP_CLOSE) /* the shim waits for no CLOSE reply */
+			send_rep(cl->fd, &rep, NULL, 0);
 		for (int i = 0; i < nk; i++)
 			close(rfds[i]);
 		return;
@@ -411,7 +447,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			if (!rc && !dg)
 				rc = skops_set_owner(d->st, sd, cl->uid);
 			if (!rc)
-				rc = new_sock(d, cl, sd, &rep, fds);
+				rc = new_sock(d, cl, sd, r->a, &rep, fds);
 			if (rc) {
 				skops_close(d->st, sd);
 			} else {

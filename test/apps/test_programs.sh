@@ -16,8 +16,9 @@
 #  5. fork after listen: parent and child both accept; accept, fork, close
 #     in the parent: the child still owns the connection;
 #  6. exec keeps a socket (the new image uses it), not a close-on-exec one;
-#     system(), posix_spawn and vfork children (the latter two using the
-#     inherited socket) leave the parent's socket working;
+#     system(), popen(), raw fork, _Fork, posix_spawn and vfork children
+#     (all but system("exit 3") using the inherited socket) leave the
+#     parent's socket working;
 #  7. a blocking recv and a signal: EINTR without SA_RESTART, restarted
 #     with it (and EINTR again once SO_RCVTIMEO makes the wait a timed one).
 . "$(dirname "$0")/../interop/lib.sh"
