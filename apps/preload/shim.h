@@ -15,6 +15,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -51,6 +52,9 @@ struct shim_real {
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
 	pid_t (*fork)(void);
+	pid_t (*_Fork)(void); /* NULL before glibc 2.34 */
+	int (*system)(const char *);
+	FILE *(*popen)(const char *, const char *);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
 	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,

@@ -96,6 +96,9 @@ static void init_once(void)
 	r->sendmsg = sym("sendmsg");
 	r->sendfile = sym("sendfile");
 	r->fork = sym("fork");
+	r->_Fork = dlsym(RTLD_NEXT, "_Fork"); /* glibc 2.34 on */
+	r->system = sym("system");
+	r->popen = sym("popen");
 	r->execve = sym("execve");
 	r->execvpe = sym("execvpe");
 	r->posix_spawn = sym("posix_spawn");
@@ -250,13 +253,14 @@ static bool any_sock(void)
 /* fork: the daemon's ticket keeps every socket of ours open until the child
  * has claimed its share (a close here right after fork, as servers do with
  * the connection they hand to a child, must not close the child's). */
-__attribute__((visibility("default"))) pid_t fork(void)
+static pid_t fork_by(pid_t (*real)(void), bool atfork_runs)
 {
-	shim_init();
 	struct skp_req req = {.op = SKP_FORK};
 	struct skp_rep rep;
 	uint64_t ticket = any_sock() && !shim_rpc(&req, &rep, NULL, NULL) ? rep.token : 0;
-	pid_t pid = shim_real.fork();
+	pid_t pid = real();
+	if (pid == 0 && !atfork_runs)
+		atfork_child();
 	if (pid > 0 || !ticket)
 		return pid;
 	int e = errno;
@@ -269,6 +273,24 @@ __attribute__((visibility("default"))) pid_t fork(void)
 			(int)getpid(), strerror(-rc));
 	errno = e;
 	return pid;
+}
+
+__attribute__((visibility("default"))) pid_t fork(void)
+{
+	shim_init();
+	return fork_by(shim_real.fork, true);
+}
+
+/* glibc's fork without the atfork handlers (2.34 on): the same ticket, and
+ * the child's part of atfork_child here */
+__attribute__((visibility("default"))) pid_t _Fork(void)
+{
+	shim_init();
+	if (!shim_real._Fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fork_by(shim_real._Fork, false);
 }
 
 struct shim_fd *shim_fd(int fd)

@@ -18,6 +18,7 @@
 
 #include "shim.h"
 
+#define EXPORT	    __attribute__((visibility("default")))
 #define INHERIT_MAX 1024 /* eventfds looked at in one new image */
 
 bool shim_is_eventfd(int fd)
@@ -145,4 +146,65 @@ void shim_inherit_rehold(void)
 		shim_fd_forget(fd);
 		adopt_dead(fd, &in);
 	}
+}
+
+/* system() and popen() clone their shell inside libc, past the fork hook:
+ * a ticket holds the sockets the shell inherits (not close-on-exec) while
+ * its shim starts, so a close here meanwhile (popen's caller goes on) does
+ * not close them under it; each ADOPT of the shell's moves a hold from the
+ * ticket to the shell. 0: nothing held. */
+static uint64_t spawn_hold(void)
+{
+	struct skp_req req = {.op = SKP_FORK, .a = SKP_FORK_SPAWN | SKP_FORK_LISTED};
+	uint32_t n = 0, max = sizeof(req.data) / sizeof(uint32_t);
+	if (shim_foreign())
+		return 0;
+	for (int fd = 0, hi = shim_fd_hi(); fd <= hi; fd++) {
+		struct ssock *s = shim_sock(fd);
+		int fl = s ? shim_real.fcntl(fd, F_GETFD) : -1;
+		if (fl < 0 || (fl & FD_CLOEXEC))
+			continue;
+		if (n == max) { /* more than a request lists: every socket */
+			req.a = SKP_FORK_SPAWN;
+			break;
+		}
+		memcpy(req.data + n++ * sizeof(uint32_t), &s->id, sizeof(uint32_t));
+	}
+	req.len = n * sizeof(uint32_t);
+	struct skp_rep rep;
+	return n && !shim_rpc(&req, &rep, NULL, NULL) ? rep.token : 0;
+}
+
+/* the ticket's holds come back to us (we hold the sockets still) and it goes */
+static void spawn_unhold(uint64_t token)
+{
+	struct skp_req req = {.op = SKP_CLAIM, .token = token};
+	struct skp_rep rep;
+	if (token)
+		shim_rpc(&req, &rep, NULL, NULL);
+}
+
+EXPORT int system(const char *cmd)
+{
+	shim_init();
+	uint64_t t = cmd ? spawn_hold() : 0;
+	int rc = shim_real.system(cmd);
+	int e = errno;
+	spawn_unhold(t); /* the shell is done */
+	errno = e;
+	return rc;
+}
+
+/* The ticket stays with a started shell: its ADOPTs end it, or it lapses
+ * (SKOPSD_TICKET_NS) if the shell never runs the shim. */
+EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	shim_init();
+	uint64_t t = spawn_hold();
+	FILE *f = shim_real.popen(cmd, mode);
+	int e = errno;
+	if (!f)
+		spawn_unhold(t);
+	errno = e;
+	return f;
 }

@@ -57,6 +57,7 @@ struct client {
 	uint64_t kept[SKOPSD_MAX_SOCKS / 64];  /* exec: the ones the new image took */
 	/* a fork ticket (fd -1): holds the parent's sockets until the child claims them */
 	uint64_t ticket, ticket_deadline_ns;
+	bool spawn; /* SKP_FORK_SPAWN: its child's ADOPTs take the holds over */
 };
 
 static inline bool client_holds(const struct client *cl, unsigned id)

@@ -87,7 +87,7 @@ enum skp_op {
 	SKP_GETSOCKNAME,
 	SKP_GETPEERNAME,
 	SKP_ROUTE, /* data: sockaddr; rc 0 when skopsd routes it */
-	SKP_FORK,  /* about to fork: reply token is a ticket holding every socket */
+	SKP_FORK,  /* about to fork: reply token is a ticket holding every socket; a: SKP_FORK_* */
 	SKP_CLAIM, /* token: a ticket; the child (or the parent, if fork failed) takes its holds */
 	SKP_MEMFD, /* after exec: the socket's memfd again (the new image maps it) */
 	SKP_EXEC_DONE, /* after exec: sockets not asked for by MEMFD were close-on-exec */
@@ -100,6 +100,13 @@ enum skp_op {
 	SKP_ADOPT,
 	SKP_OP_MAX,
 };
+
+/* FORK's a: LISTED holds only the ids data lists (uint32_t each); SPAWN
+ * (system, popen: a child whose shim runs past the fork hook) lets the
+ * child's ADOPT of a socket take the ticket's hold over, so the ticket
+ * delays no close longer than the child keeps the socket */
+#define SKP_FORK_LISTED (1 << 0)
+#define SKP_FORK_SPAWN	(1 << 1)
 
 #define SKP_DATA_MAX 240 /* Linux's struct tcp_info (232) fits */
 

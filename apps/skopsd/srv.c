@@ -257,7 +257,22 @@ static void dgram_local(struct skopsd *d, struct dsock *s, struct skp_rep *rep)
  * server) does not close what the child inherited, as the kernel's file
  * references would not. The ticket is random and travels only through
  * the parent's memory into the child. */
-static int ticket_new(struct skopsd *d, struct client *cl, uint64_t *token)
+/* SKP_FORK_LISTED: only the sockets r->data lists (uint32_t ids) */
+static bool ticket_takes(const struct skp_req *r, unsigned id)
+{
+	if (!(r->a & SKP_FORK_LISTED))
+		return true;
+	uint32_t n = (r->len < sizeof(r->data) ? r->len : sizeof(r->data)) / sizeof(uint32_t);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v;
+		memcpy(&v, r->data + i * sizeof(v), sizeof(v));
+		if (v == id)
+			return true;
+	}
+	return false;
+}
+
+static int ticket_new(struct skopsd *d, struct client *cl, const struct skp_req *r, uint64_t *token)
 {
 	unsigned t;
 	for (t = 0; t < SKOPSD_MAX_TICKETS && d->tickets[t]; t++)
@@ -271,9 +286,10 @@ static int ticket_new(struct skopsd *d, struct client *cl, uint64_t *token)
 	}
 	tk->fd = tk->kick = -1;
 	tk->pid = cl->pid;
+	tk->spawn = r->a & SKP_FORK_SPAWN;
 	tk->ticket_deadline_ns = stack_now_ns(d->st) + SKOPSD_TICKET_NS;
 	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
-		if (d->socks[i] && client_holds(cl, i))
+		if (d->socks[i] && client_holds(cl, i) && ticket_takes(r, i))
 			dsock_hold(d->socks[i], tk, i);
 	d->tickets[t] = tk;
 	*token = tk->ticket;
@@ -357,6 +373,42 @@ static int accept_one(struct skopsd *d, struct client *cl, struct dsock *s, unsi
 	return err;
 }
 
+/* pid's parent (/proc/PID/stat: the field after the state, past the
+ * command's closing parenthesis), 0 when unknown */
+static pid_t parent_of(pid_t pid)
+{
+	char p[64], line[512];
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[n] = 0;
+	char *e = strrchr(line, ')');
+	int ppid = 0;
+	return e && sscanf(e + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+}
+
+/* The child of a system() or popen() (the shim's ticket holds the
+ * inheritable sockets while its shell starts) took socket id over: the
+ * parent's ticket lets go of it, and goes once it holds nothing. */
+static void ticket_pass(struct skopsd *d, struct client *cl, unsigned id)
+{
+	pid_t ppid = parent_of(cl->pid);
+	for (unsigned t = 0; ppid && t < SKOPSD_MAX_TICKETS; t++) {
+		struct client *tk = d->tickets[t];
+		if (!tk || !tk->spawn || tk->pid != ppid || !client_holds(tk, id))
+			continue;
+		dsock_release(d->socks[id], tk, id);
+		unsigned left = 0;
+		for (unsigned k = 0; k < SKOPSD_MAX_SOCKS / 64; k++)
+			left |= tk->holds[k] != 0;
+		if (!left)
+			ticket_end(d, t, NULL);
+	}
+}
+
 /* ADOPT: fd came from the client, which holds it (SCM_RIGHTS takes the
  * sender's own file, so possession is the kernel's word, as for any
  * inherited socket); the socket it is the eventfd of becomes the client's
@@ -379,6 +431,7 @@ static int adopt(struct skopsd *d, struct client *cl, int fd, struct skp_rep *re
 		fprintf(stderr, "skopsd: pid %d uid %d adopts pid %d's socket %d (inherited)\n",
 			(int)cl->pid, (int)cl->uid, (int)s->pid, id);
 	dsock_hold(s, cl, (unsigned)id);
+	ticket_pass(d, cl, (unsigned)id);
 	rep->id = (uint32_t)id;
 	*memfd = s->mfd;
 	return 0;
@@ -506,7 +559,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			dsock_close(d, r->id);
 		return; /* no reply: close never waits */
 	case SKP_FORK:
-		rc = ticket_new(d, cl, &rep.token);
+		rc = ticket_new(d, cl, r, &rep.token);
 		break;
 	case SKP_CLAIM:
 		rc = ticket_claim(d, cl, r->token);

@@ -4,7 +4,9 @@
 inheritable, then hands it to children libc starts past the shim's fork
 hook: system()'s shell writes "from system" into it, a popen()ed shell
 "from popen" (pclose waits for it); then the parent writes "from the
-parent" and closes. Exit 0, or 1 with the failing step on stderr."""
+parent", popen()s a late helper and closes its copy at once; the helper
+writes "from a late helper" 0.3 s later and its exit closes the socket.
+Exit 0, or 1 with the failing step on stderr."""
 import ctypes
 import os
 import socket
@@ -30,4 +32,18 @@ rc = libc.pclose(p)
 if rc != 0:
     sys.exit("pclose: status %#x" % rc)
 c.sendall(b"from the parent\n")
+# A late helper: popen's shell runs without the shim and sleeps, and only
+# the image it then execs (with the shim) takes the socket, while the
+# parent has closed its copy at once: the shim's ticket keeps the socket
+# for it, as the kernel's reference from the child's fd would.
+shim = os.environ["LD_PRELOAD"].encode()
+os.environ["LD_PRELOAD"] = ""
+p = libc.popen(b"sleep 0.3; LD_PRELOAD=%s exec sh -c 'echo from a late helper >&%d'"
+               % (shim, fd), b"r")
+os.environ["LD_PRELOAD"] = shim.decode()
+if not p:
+    sys.exit("popen (late helper): errno %d" % ctypes.get_errno())
 c.close()
+rc = libc.pclose(p)
+if rc != 0:
+    sys.exit("pclose (late helper): status %#x" % rc)

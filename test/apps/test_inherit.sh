@@ -4,8 +4,10 @@
 # kernel peer in the other.
 #  1. inherit_srv.py under the shim accepts a connection, then system()
 #     and popen() shells (which libc clones itself) write into the
-#     inherited socket: the kernel peer gets their lines and the parent's,
-#     and skopsd logged the shells adopting the socket by its fd;
+#     inherited socket, and a popen()ed helper that takes it only after
+#     the parent closed its copy: the kernel peer gets their lines and the
+#     parent's, then the FIN at the helper's exit; skopsd logged the
+#     children adopting the socket by its fd;
 #  2. SO_REUSEPORT: a listener of uid 0 under the shim; one of uid 65534
 #     on the same port gets EADDRINUSE, a second one of uid 0 joins and
 #     both accept (the kernel's answers, checked first on the kernel's own
@@ -34,13 +36,17 @@ wait_for 20 grep -q "serving on" "$LOG" || fail "skopsd did not start: $(cat "$L
 # ---- 1: system() and popen() children
 bg inh app /usr/bin/python3 "$D/inherit_srv.py" 7600
 wait_for 10 grep -q listening "$TMP/inh.out" || fail "inherit_srv: $(cat "$TMP/inh.err")"
+t0=$(date +%s%N)
 got=$(in_b timeout 10 socat -u TCP4:$IP4_A:7600 -) || fail "system/popen: the kernel peer's connection"
-want=$'from system\nfrom popen\nfrom the parent'
+ms=$((($(date +%s%N) - t0) / 1000000))
+want=$'from system\nfrom popen\nfrom the parent\nfrom a late helper'
 [ "$got" = "$want" ] || fail "system/popen: the kernel peer got '$got' (stderr: $(cat "$TMP/inh.err"))"
+# the FIN comes with the helper's exit, not when popen's ticket lapses (5 s)
+[ "$ms" -lt 3000 ] || fail "system/popen: the connection took $ms ms to close"
 wait_pid 10 "$PID_inh" || fail "inherit_srv failed: $(cat "$TMP/inh.err")"
 n=$(grep -c "adopts pid .* (inherited)" "$LOG")
-[ "$n" -ge 2 ] || fail "system/popen: skopsd saw $n shell(s) adopt the socket, want 2"
-echo "system() and popen() shells wrote into the inherited socket ($n adoptions)"
+[ "$n" -ge 3 ] || fail "system/popen: skopsd saw $n shell(s) adopt the socket, want 3"
+echo "system() and popen() children wrote into the inherited socket ($n adoptions, closed after $ms ms)"
 
 # ---- 2: SO_REUSEPORT across users
 # reuse NAME UIDCMD... ADDR PORT: a reuse_srv.py, its first line awaited
