@@ -252,11 +252,6 @@ static void dgram_local(struct skopsd *d, struct dsock *s, struct skp_rep *rep)
 	}
 }
 
-/* fork: the ticket holds every socket of the parent, so a close in the
- * parent before the child claims them (accept, fork, close: the classic
- * server) does not close what the child inherited, as the kernel's file
- * references would not. The ticket is random and travels only through
- * the parent's memory into the child. */
 /* SKP_FORK_LISTED: only the sockets r->data lists (uint32_t ids) */
 static bool ticket_takes(const struct skp_req *r, unsigned id)
 {
@@ -272,6 +267,11 @@ static bool ticket_takes(const struct skp_req *r, unsigned id)
 	return false;
 }
 
+/* fork: the ticket holds every socket of the parent, so a close in the
+ * parent before the child claims them (accept, fork, close: the classic
+ * server) does not close what the child inherited, as the kernel's file
+ * references would not. The ticket is random and travels only through
+ * the parent's memory into the child. */
 static int ticket_new(struct skopsd *d, struct client *cl, const struct skp_req *r, uint64_t *token)
 {
 	unsigned t;
@@ -401,7 +401,7 @@ static void ticket_pass(struct skopsd *d, struct client *cl, unsigned id)
 		if (!tk || !tk->spawn || tk->pid != ppid || !client_holds(tk, id))
 			continue;
 		dsock_release(d->socks[id], tk, id);
-		unsigned left = 0;
+		bool left = false;
 		for (unsigned k = 0; k < SKOPSD_MAX_SOCKS / 64; k++)
 			left |= tk->holds[k] != 0;
 		if (!left)
