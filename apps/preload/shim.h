@@ -143,6 +143,8 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd);
 /* fd now names s (its reference is the caller's). */
 void shim_fd_set(int fd, struct ssock *s);
 void shim_sock_put(struct ssock *s);
+/* O_NONBLOCK of s, also kept in its shared memory for an ADOPT */
+void shim_set_nonblock(struct ssock *s, bool nb);
 /* poll bits ready now (IN, OUT, ERR, HUP) */
 short shim_ready(struct ssock *s);
 /* Waits (on fd, the socket's eventfd) until shim_ready has one of want, the

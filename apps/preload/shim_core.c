@@ -472,6 +472,12 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
 	return s;
 }
 
+void shim_set_nonblock(struct ssock *s, bool nb)
+{
+	s->nonblock = nb;
+	atomic_store(&s->shm->app_nonblock, nb);
+}
+
 void shim_sock_put(struct ssock *s)
 {
 	if (atomic_fetch_sub(&s->refs, 1) != 1)

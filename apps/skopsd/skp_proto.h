@@ -52,7 +52,11 @@ struct skp_shm {
 	 * process reports a sequence number it has not seen */
 	_Atomic int32_t soft_err;
 	_Atomic uint32_t err_seq;
-	uint8_t pad[28];
+	/* the app's O_NONBLOCK as its holders last set it (the kernel's is the
+	 * open file's, shared with every process holding it): a holder that
+	 * ADOPTs the socket starts with it. skopsd never reads it. */
+	_Atomic uint32_t app_nonblock;
+	uint8_t pad[24];
 	struct skp_idx tx, rx;
 	uint8_t txbuf[SKP_RING_SIZE];
 	uint8_t rxbuf[SKP_RING_SIZE];

@@ -3,7 +3,8 @@
 0.0.0.0:PORT (prints "listening"), accepts one connection and makes its fd
 inheritable, then hands it to children libc starts past the shim's fork
 hook: system()'s shell writes "from system" into it, a popen()ed shell
-"from popen" (pclose waits for it); then the parent writes "from the
+"from popen" (pclose waits for it), a system()ed Python the O_NONBLOCK
+the parent set ("O_NONBLOCK 1"); then the parent writes "from the
 parent", popen()s a late helper and closes its copy at once; the helper
 writes "from a late helper" 0.3 s later and its exit closes the socket.
 Exit 0, or 1 with the failing step on stderr."""
@@ -31,6 +32,15 @@ if not p:
 rc = libc.pclose(p)
 if rc != 0:
     sys.exit("pclose: status %#x" % rc)
+# the parent's O_NONBLOCK reaches the child, as the kernel's open file's does
+c.setblocking(False)
+os.environ["NBCHECK"] = ("import fcntl, os\n"
+                         "nb = fcntl.fcntl(%d, fcntl.F_GETFL) & os.O_NONBLOCK\n"
+                         "os.write(%d, b'O_NONBLOCK %%d\\n' %% bool(nb))\n" % (fd, fd))
+rc = libc.system(b'/usr/bin/python3 -c "$NBCHECK"')
+if rc != 0:
+    sys.exit("system (O_NONBLOCK): status %#x" % rc)
+c.setblocking(True)
 c.sendall(b"from the parent\n")
 # A late helper: popen's shell runs without the shim and sleeps, and only
 # the image it then execs (with the shim) takes the socket, while the

@@ -4,7 +4,8 @@
 # kernel peer in the other.
 #  1. inherit_srv.py under the shim accepts a connection, then system()
 #     and popen() shells (which libc clones itself) write into the
-#     inherited socket, and a popen()ed helper that takes it only after
+#     inherited socket (a Python one the O_NONBLOCK the parent set on it),
+#     and a popen()ed helper that takes it only after
 #     the parent closed its copy: the kernel peer gets their lines and the
 #     parent's, then the FIN at the helper's exit; skopsd logged the
 #     children adopting the socket by its fd;
@@ -39,13 +40,13 @@ wait_for 10 grep -q listening "$TMP/inh.out" || fail "inherit_srv: $(cat "$TMP/i
 t0=$(date +%s%N)
 got=$(in_b timeout 10 socat -u TCP4:$IP4_A:7600 -) || fail "system/popen: the kernel peer's connection"
 ms=$((($(date +%s%N) - t0) / 1000000))
-want=$'from system\nfrom popen\nfrom the parent\nfrom a late helper'
+want=$'from system\nfrom popen\nO_NONBLOCK 1\nfrom the parent\nfrom a late helper'
 [ "$got" = "$want" ] || fail "system/popen: the kernel peer got '$got' (stderr: $(cat "$TMP/inh.err"))"
 # the FIN comes with the helper's exit, not when popen's ticket lapses (5 s)
 [ "$ms" -lt 3000 ] || fail "system/popen: the connection took $ms ms to close"
 wait_pid 10 "$PID_inh" || fail "inherit_srv failed: $(cat "$TMP/inh.err")"
 n=$(grep -c "adopts pid .* (inherited)" "$LOG")
-[ "$n" -ge 3 ] || fail "system/popen: skopsd saw $n shell(s) adopt the socket, want 3"
+[ "$n" -ge 4 ] || fail "system/popen: skopsd saw $n children adopt the socket, want 4"
 echo "system() and popen() children wrote into the inherited socket ($n adoptions, closed after $ms ms)"
 
 # ---- 2: SO_REUSEPORT across users
