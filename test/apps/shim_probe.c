@@ -509,6 +509,7 @@ static void inherit_children(int sk, char *self)
 	}
 	if (pid < 0)
 		die("fork syscall");
+	printf("raw fork child %d\n", (int)pid); /* skopsd's log names its connection */
 	reap(pid, "raw fork");
 	echo_line(sk, "parent after raw fork\n", "parent after raw fork");
 	char fd[16];
