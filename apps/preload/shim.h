@@ -164,6 +164,8 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
 int shim_fd_hi(void);
 int shim_ctl_get(int *kick, uint32_t *flags); /* -1 when there is no live connection */
 void shim_ctl_set(int ctl, int kick, uint32_t flags);
+/* closes this process's connection (the next socket makes a new one) */
+void shim_ctl_drop(void);
 void shim_exec_adopt(void);
 /* A signal handler that interrupted a wait asked for SA_RESTART (shim_sig.c):
  * blocking calls without a timeout then go on waiting, as the kernel's. */

@@ -53,16 +53,21 @@ static void *sym(const char *name)
 	return p;
 }
 
-static void atfork_child(void)
+void shim_ctl_drop(void)
 {
-	/* The parent's connection stays the parent's: the child talks to
-	 * skopsd on a connection of its own, made at its first socket. */
 	if (ctl_fd >= 0) {
 		shim_real.close(ctl_fd);
 		shim_real.close(kick_fd);
 	}
 	ctl_fd = kick_fd = -1;
 	atomic_store(&ctl_dead, false);
+}
+
+static void atfork_child(void)
+{
+	/* The parent's connection stays the parent's: the child talks to
+	 * skopsd on a connection of its own, made at its first socket. */
+	shim_ctl_drop();
 	pthread_mutex_init(&ctl_lock, NULL);
 	owner_pid = getpid();
 }

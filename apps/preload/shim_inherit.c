@@ -119,10 +119,15 @@ void shim_inherit_scan(void)
 		fds[n++] = (int)fd;
 	}
 	closedir(dir);
+	bool had = kick >= 0;
 	if (!n || !shim_daemon())
 		return;
 	for (unsigned i = 0; i < n; i++)
 		adopt_one(fds[i], seen, &nseen);
+	/* eventfds of the program's own only: a process that may never make
+	 * a socket does not keep one of skopsd's client slots */
+	if (!had && !nseen)
+		shim_ctl_drop();
 }
 
 void shim_inherit_rehold(void)

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""inherit_srv.py PORT: for test_inherit.sh, under the shim: listens on
+"""inherit_srv.py PORT: for test_inherit.sh, under the shim: first a
+system()ed Python reads an eventfd of the program's own; then listens on
 0.0.0.0:PORT (prints "listening"), accepts one connection and makes its fd
 inheritable, then hands it to children libc starts past the shim's fork
 hook: system()'s shell writes "from system" into it, a popen()ed shell
@@ -17,6 +18,25 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.popen.restype = ctypes.c_void_p
 libc.popen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
 libc.pclose.argtypes = [ctypes.c_void_p]
+
+# an eventfd of the program's own reaches a system()ed child untouched
+# (skopsd answers ENOTSOCK for it), and the child's shim, having found no
+# socket, keeps no connection to skopsd (no socket fd open)
+efd = os.eventfd(5)
+os.set_inheritable(efd, True)
+os.environ["EFDCHECK"] = (
+    "import os, sys\n"
+    "if os.eventfd_read(%d) != 5: sys.exit('the eventfd changed')\n"
+    "fds = []\n"
+    "for f in os.listdir('/proc/self/fd'):\n"
+    "    try: fds.append(os.readlink('/proc/self/fd/' + f))\n"
+    "    except OSError: pass  # listdir's own fd\n"
+    "if any(l.startswith('socket:') for l in fds): sys.exit('connected: %%s' %% fds)\n"
+    % efd)
+rc = libc.system(b'/usr/bin/python3 -c "$EFDCHECK"')
+if rc != 0:
+    sys.exit("system: the child with the program's own eventfd failed (status %#x)" % rc)
+os.close(efd)
 
 s = socket.create_server(("0.0.0.0", int(sys.argv[1])))
 print("listening", flush=True)

@@ -2,13 +2,14 @@
 # Sockets reaching children past the shim's fork hook, and SO_REUSEPORT
 # between users. skopsd on an af_packet veth in one netns, the Linux
 # kernel peer in the other.
-#  1. inherit_srv.py under the shim accepts a connection, then system()
-#     and popen() shells (which libc clones itself) write into the
-#     inherited socket (a Python one the O_NONBLOCK the parent set on it),
-#     and a popen()ed helper that takes it only after
-#     the parent closed its copy: the kernel peer gets their lines and the
-#     parent's, then the FIN at the helper's exit; skopsd logged the
-#     children adopting the socket by its fd;
+#  1. inherit_srv.py under the shim: a system()ed child gets the program's
+#     own eventfd untouched and keeps no connection to skopsd; then it
+#     accepts a connection, and system() and popen() shells (which libc
+#     clones itself) write into the inherited socket (a Python one the
+#     O_NONBLOCK the parent set on it), and a popen()ed helper that takes
+#     it only after the parent closed its copy: the kernel peer gets their
+#     lines and the parent's, then the FIN at the helper's exit; skopsd
+#     logged the children adopting the socket by its fd;
 #  2. SO_REUSEPORT: a listener of uid 0 under the shim; one of uid 65534
 #     on the same port gets EADDRINUSE, a second one of uid 0 joins and
 #     both accept (the kernel's answers, checked first on the kernel's own
