@@ -3,7 +3,9 @@
  * shim_core.c: libc's functions, the daemon connection, the fd table,
  * readiness and waiting; shim_sock.c: the socket calls; shim_io.c: data;
  * shim_dgram.c: datagram sockets;
- * shim_poll.c: poll, select, epoll. docs/skopsd.md. */
+ * shim_poll.c: poll, select, epoll; shim_exec.c: exec and spawn;
+ * shim_inherit.c: sockets inherited past the fork and exec hooks.
+ * docs/skopsd.md. */
 #ifndef SKOPS_APPS_SHIM_H
 #define SKOPS_APPS_SHIM_H
 
@@ -13,6 +15,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -49,6 +52,9 @@ struct shim_real {
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
 	pid_t (*fork)(void);
+	pid_t (*_Fork)(void); /* NULL before glibc 2.34 */
+	int (*system)(const char *);
+	FILE *(*popen)(const char *, const char *);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
 	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
@@ -138,6 +144,8 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd);
 /* fd now names s (its reference is the caller's). */
 void shim_fd_set(int fd, struct ssock *s);
 void shim_sock_put(struct ssock *s);
+/* O_NONBLOCK of s, also kept in its shared memory for an ADOPT */
+void shim_set_nonblock(struct ssock *s, bool nb);
 /* poll bits ready now (IN, OUT, ERR, HUP) */
 short shim_ready(struct ssock *s);
 /* Waits (on fd, the socket's eventfd) until shim_ready has one of want, the
@@ -157,6 +165,8 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
 int shim_fd_hi(void);
 int shim_ctl_get(int *kick, uint32_t *flags); /* -1 when there is no live connection */
 void shim_ctl_set(int ctl, int kick, uint32_t flags);
+/* closes this process's connection (the next socket makes a new one) */
+void shim_ctl_drop(void);
 void shim_exec_adopt(void);
 /* A signal handler that interrupted a wait asked for SA_RESTART (shim_sig.c):
  * blocking calls without a timeout then go on waiting, as the kernel's. */
@@ -191,8 +201,19 @@ int shim_vf_fd(unsigned i, struct ssock **s);
  * wildcard stream socket s about to listen also gets (fds; the count, 0
  * when none, or -errno) */
 int shim_loop_listen(struct ssock *s, int backlog, int fds[2]);
+/* shim_inherit.c: sockets inherited past the fork and exec hooks (system,
+ * popen, raw clone), taken over with ADOPT. fd is an eventfd, as a skops
+ * socket's fd is. */
+bool shim_is_eventfd(int fd);
+/* a new image: its inherited eventfds that are skops sockets */
+void shim_inherit_scan(void);
+/* a raw fork's child on a connection of its own: a hold on each socket */
+void shim_inherit_rehold(void);
 /* Drops fd's table entry (close, dup2 over it). */
 void shim_fd_release(int fd);
+/* Drops fd's socket entry without a word to skopsd: this process holds
+ * no such socket there */
+void shim_fd_forget(int fd);
 /* epoll registrations of fd go away with it */
 void shim_epoll_forget(int fd);
 

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/kcmp.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -51,16 +53,21 @@ static void *sym(const char *name)
 	return p;
 }
 
-static void atfork_child(void)
+void shim_ctl_drop(void)
 {
-	/* The parent's connection stays the parent's: the child talks to
-	 * skopsd on a connection of its own, made at its first socket. */
 	if (ctl_fd >= 0) {
 		shim_real.close(ctl_fd);
 		shim_real.close(kick_fd);
 	}
 	ctl_fd = kick_fd = -1;
 	atomic_store(&ctl_dead, false);
+}
+
+static void atfork_child(void)
+{
+	/* The parent's connection stays the parent's: the child talks to
+	 * skopsd on a connection of its own, made at its first socket. */
+	shim_ctl_drop();
 	pthread_mutex_init(&ctl_lock, NULL);
 	owner_pid = getpid();
 }
@@ -94,6 +101,9 @@ static void init_once(void)
 	r->sendmsg = sym("sendmsg");
 	r->sendfile = sym("sendfile");
 	r->fork = sym("fork");
+	r->_Fork = dlsym(RTLD_NEXT, "_Fork"); /* glibc 2.34 on */
+	r->system = sym("system");
+	r->popen = sym("popen");
 	r->execve = sym("execve");
 	r->execvpe = sym("execvpe");
 	r->posix_spawn = sym("posix_spawn");
@@ -113,10 +123,30 @@ static void init_once(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
+/* pid's memory is ours (we are its vfork child): kcmp(KCMP_VM). When the
+ * kernel will not tell (no kcmp, another uid), a vfork child is assumed,
+ * the safe side for one, whose parent waits. */
+static bool vm_shared(pid_t pid)
+{
+	long r = syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0);
+	return r == 0 || (r < 0 && errno != ESRCH);
+}
+
 bool shim_foreign(void)
 {
 	shim_init();
-	return getpid() != owner_pid;
+	if (getpid() == owner_pid)
+		return false;
+	if (vm_shared(owner_pid))
+		return true;
+	/* a copy of the memory made past fork(): a raw clone or fork syscall,
+	 * or _Fork, ran no atfork handler. It takes a connection of its own
+	 * and a hold on each socket it inherited (shim_inherit.c). */
+	int e = errno;
+	atfork_child();
+	shim_inherit_rehold();
+	errno = e;
+	return false;
 }
 
 void shim_vf_note(int fd, struct ssock *s)
@@ -163,6 +193,7 @@ __attribute__((constructor)) static void shim_ctor(void)
 {
 	shim_init();
 	shim_exec_adopt();
+	shim_inherit_scan();
 }
 
 /* exit() closes a process's fds and the kernel FINs their connections
@@ -227,13 +258,14 @@ static bool any_sock(void)
 /* fork: the daemon's ticket keeps every socket of ours open until the child
  * has claimed its share (a close here right after fork, as servers do with
  * the connection they hand to a child, must not close the child's). */
-__attribute__((visibility("default"))) pid_t fork(void)
+static pid_t fork_by(pid_t (*real)(void), bool atfork_runs)
 {
-	shim_init();
 	struct skp_req req = {.op = SKP_FORK};
 	struct skp_rep rep;
 	uint64_t ticket = any_sock() && !shim_rpc(&req, &rep, NULL, NULL) ? rep.token : 0;
-	pid_t pid = shim_real.fork();
+	pid_t pid = real();
+	if (pid == 0 && !atfork_runs)
+		atfork_child();
 	if (pid > 0 || !ticket)
 		return pid;
 	int e = errno;
@@ -246,6 +278,24 @@ __attribute__((visibility("default"))) pid_t fork(void)
 			(int)getpid(), strerror(-rc));
 	errno = e;
 	return pid;
+}
+
+__attribute__((visibility("default"))) pid_t fork(void)
+{
+	shim_init();
+	return fork_by(shim_real.fork, true);
+}
+
+/* glibc's fork without the atfork handlers (2.34 on): the same ticket, and
+ * the child's part of atfork_child here */
+__attribute__((visibility("default"))) pid_t _Fork(void)
+{
+	shim_init();
+	if (!shim_real._Fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fork_by(shim_real._Fork, false);
 }
 
 struct shim_fd *shim_fd(int fd)
@@ -377,6 +427,7 @@ int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep
 {
 	if (nfds)
 		*nfds = 0;
+	(void)shim_foreign(); /* a raw fork's child must not talk on its parent's connection */
 	pthread_mutex_lock(&ctl_lock);
 	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET
 						      : xfer(req, sfds, nsfds, rep, fds, nfds);
@@ -391,6 +442,7 @@ int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
 
 void shim_send_only(struct skp_req *req)
 {
+	(void)shim_foreign();
 	pthread_mutex_lock(&ctl_lock);
 	if (ctl_fd >= 0 && !atomic_load(&ctl_dead))
 		xfer(req, NULL, 0, NULL, NULL, NULL);
@@ -423,6 +475,12 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
 	pthread_mutex_init(&s->rx_lock, NULL);
 	pthread_mutex_init(&s->tx_lock, NULL);
 	return s;
+}
+
+void shim_set_nonblock(struct ssock *s, bool nb)
+{
+	s->nonblock = nb;
+	atomic_store(&s->shm->app_nonblock, nb);
 }
 
 void shim_sock_put(struct ssock *s)
@@ -537,6 +595,20 @@ ssize_t shim_ret(ssize_t ret)
 		return ret;
 	errno = (int)-ret;
 	return -1;
+}
+
+void shim_fd_forget(int fd)
+{
+	struct shim_fd *e = shim_fd(fd);
+	struct ssock *s = e ? e->s : NULL;
+	if (!s)
+		return;
+	e->s = NULL;
+	shim_epoll_forget(fd);
+	if (atomic_fetch_sub(&s->refs, 1) == 1) {
+		munmap(s->shm, sizeof(struct skp_shm));
+		free(s);
+	}
 }
 
 void shim_fd_release(int fd)

@@ -240,16 +240,6 @@ EXECL(execl, false, false)
 EXECL(execlp, true, false)
 EXECL(execle, false, true)
 
-/* fd is an eventfd, as a skops socket's fd is: a spawn's file actions
- * may have closed or replaced what the parent described */
-static bool is_eventfd(int fd)
-{
-	char path[32], link[32];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	return n == 20 && !memcmp(link, "anon_inode:[eventfd]", 20);
-}
-
 /* The new image's connection: the one exec kept ("ctl,kick"), or a new one
  * that claims the ticket ("Ttoken") of a vfork child or a spawn. */
 static int adopt_conn(const char *v)
@@ -298,7 +288,9 @@ void shim_exec_adopt(void)
 		    !k)
 			break;
 		p += k;
-		if (!is_eventfd(fd))
+		/* a spawn's file actions may have closed or replaced what the
+		 * parent described */
+		if (!shim_is_eventfd(fd))
 			continue;
 		struct ssock *s = NULL;
 		for (unsigned i = 0; i < nseen && !s; i++)

@@ -84,7 +84,7 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 		return NULL;
 	}
 	s->type = e->c->type;
-	s->nonblock = shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK;
+	shim_set_nonblock(s, shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK);
 	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
 	for (unsigned i = 0; i < e->c->nopts; i++) {
 		if (s->type == SOCK_DGRAM &&
@@ -232,7 +232,7 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 		/* the eventfd arrived close-on-exec (MSG_CMSG_CLOEXEC) */
 		if (!(flags & SOCK_CLOEXEC))
 			shim_real.fcntl(fds[1], F_SETFD, 0);
-		n->nonblock = flags & SOCK_NONBLOCK;
+		shim_set_nonblock(n, flags & SOCK_NONBLOCK);
 		shim_fd_release(fds[1]);
 		shim_fd_set(fds[1], n);
 		peer_out(&rep, sa, len);
@@ -540,7 +540,7 @@ static int do_fcntl(int fd, int cmd, void *arg)
 	}
 	if (s && cmd == F_SETFL) {
 		/* the eventfd itself stays non-blocking: the shim reads it */
-		s->nonblock = ((long)arg & O_NONBLOCK) != 0;
+		shim_set_nonblock(s, ((long)arg & O_NONBLOCK) != 0);
 		return shim_real.fcntl(fd, F_SETFL, (long)arg | O_NONBLOCK);
 	}
 	if (e && e->c && cmd == F_SETFL)
@@ -586,7 +586,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 		return 0;
 	}
 	if (s && req == FIONBIO) {
-		s->nonblock = *(int *)arg != 0;
+		shim_set_nonblock(s, *(int *)arg != 0);
 		return 0;
 	}
 	return shim_real.ioctl(fd, req, arg);

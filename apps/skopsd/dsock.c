@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <linux/kcmp.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "appport.h"
@@ -22,7 +24,7 @@ void dsock_wake(struct dsock *s)
 		perror("skopsd: eventfd");
 }
 
-int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd)
+int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *memfd)
 {
 	unsigned id;
 	for (id = 1; id < SKOPSD_MAX_SOCKS && d->socks[id]; id++)
@@ -56,11 +58,35 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd)
 	s->mfd = mfd;
 	s->kfd[0] = s->kfd[1] = -1;
 	s->pid = cl->pid;
+	s->family = family;
 	dsock_hold(s, cl, id);
 	s->sd = sd;
 	d->socks[id] = s;
 	*memfd = mfd;
 	return (int)id;
+}
+
+/* The kernel's identity of an open file: kcmp(KCMP_FILE) on two fds of
+ * our own needs no privilege. Every eventfd shares one anonymous inode, so
+ * fstat could not tell them apart. */
+static int same_file(int a, int b)
+{
+	pid_t me = getpid();
+	long r = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b);
+	return r < 0 ? -errno : r == 0;
+}
+
+int dsock_find_file(struct skopsd *d, int fd)
+{
+	for (unsigned id = 1; id < SKOPSD_MAX_SOCKS; id++) {
+		struct dsock *s = d->socks[id];
+		int r = s ? same_file(s->efd, fd) : 0;
+		if (r < 0)
+			return r;
+		if (r)
+			return (int)id;
+	}
+	return -ENOTSOCK;
 }
 
 void dsock_hold(struct dsock *s, struct client *cl, unsigned id)

@@ -25,7 +25,8 @@ struct client;
  * clients holding it (the creator, and the children it forked that
  * adopted it) have its bit in client.holds; the last one's CLOSE closes it. */
 struct dsock {
-	pid_t pid; /* the creator's, for the logs */
+	pid_t pid;  /* the creator's, for the logs */
+	int family; /* AF_INET, AF_INET6 (ADOPT tells the shim) */
 	unsigned nhold;
 	int sd, efd, mfd; /* mfd: the memfd, handed out again after an exec */
 	struct skp_shm *shm;
@@ -56,6 +57,7 @@ struct client {
 	uint64_t kept[SKOPSD_MAX_SOCKS / 64];  /* exec: the ones the new image took */
 	/* a fork ticket (fd -1): holds the parent's sockets until the child claims them */
 	uint64_t ticket, ticket_deadline_ns;
+	bool spawn; /* SKP_FORK_SPAWN: its child's ADOPTs take the holds over */
 };
 
 static inline bool client_holds(const struct client *cl, unsigned id)
@@ -108,10 +110,14 @@ int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad);
 
 /* dsock.c */
 /* New shared memory and eventfd for sd; returns the id or -errno. */
-int dsock_create(struct skopsd *d, struct client *cl, int sd, int *memfd);
+int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *memfd);
 /* Moves data between the rings and the stack, updates state, wakes the app.
  * Returns the work done. Frees the socket once a close has finished. */
 int dsock_pump(struct skopsd *d, unsigned id);
+/* The socket whose eventfd is the open file fd names (an fd a client
+ * sent: it holds that file, as a process holds an inherited socket): its
+ * id (it may be closing), -ENOTSOCK when none. */
+int dsock_find_file(struct skopsd *d, int fd);
 /* cl takes (hold) or drops (release) its hold on the socket. */
 void dsock_hold(struct dsock *s, struct client *cl, unsigned id);
 /* Returns the holds left. */

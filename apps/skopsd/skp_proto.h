@@ -52,7 +52,11 @@ struct skp_shm {
 	 * process reports a sequence number it has not seen */
 	_Atomic int32_t soft_err;
 	_Atomic uint32_t err_seq;
-	uint8_t pad[28];
+	/* the app's O_NONBLOCK as its holders last set it (the kernel's is the
+	 * open file's, shared with every process holding it): a holder that
+	 * ADOPTs the socket starts with it. skopsd never reads it. */
+	_Atomic uint32_t app_nonblock;
+	uint8_t pad[24];
 	struct skp_idx tx, rx;
 	uint8_t txbuf[SKP_RING_SIZE];
 	uint8_t rxbuf[SKP_RING_SIZE];
@@ -87,12 +91,26 @@ enum skp_op {
 	SKP_GETSOCKNAME,
 	SKP_GETPEERNAME,
 	SKP_ROUTE, /* data: sockaddr; rc 0 when skopsd routes it */
-	SKP_FORK,  /* about to fork: reply token is a ticket holding every socket */
+	SKP_FORK,  /* about to fork: reply token is a ticket holding every socket; a: SKP_FORK_* */
 	SKP_CLAIM, /* token: a ticket; the child (or the parent, if fork failed) takes its holds */
 	SKP_MEMFD, /* after exec: the socket's memfd again (the new image maps it) */
 	SKP_EXEC_DONE, /* after exec: sockets not asked for by MEMFD were close-on-exec */
+	/* an fd inherited without a ticket (system(), a raw clone) goes with
+	 * the request (SCM_RIGHTS): when it is one of the daemon's socket
+	 * eventfds (the same open file), the client takes a hold on that
+	 * socket; reply: id, data struct skp_sockinfo, the memfd. -ENOTSOCK:
+	 * not a skops socket; -EBADF: one that was closed meanwhile (data
+	 * still says what it was) */
+	SKP_ADOPT,
 	SKP_OP_MAX,
 };
+
+/* FORK's a: LISTED holds only the ids data lists (uint32_t each); SPAWN
+ * (system, popen: a child whose shim runs past the fork hook) lets the
+ * child's ADOPT of a socket take the ticket's hold over, so the ticket
+ * delays no close longer than the child keeps the socket */
+#define SKP_FORK_LISTED (1 << 0)
+#define SKP_FORK_SPAWN	(1 << 1)
 
 #define SKP_DATA_MAX 240 /* Linux's struct tcp_info (232) fits */
 
@@ -115,6 +133,12 @@ struct skp_rep {
 	uint32_t flags; /* HELLO: SKP_F_* */
 	uint64_t token; /* FORK: the ticket, known only to the parent and its child */
 	uint8_t data[SKP_DATA_MAX];
+};
+
+/* ADOPT's reply data: what the shim keeps of a socket */
+struct skp_sockinfo {
+	int32_t family, type; /* AF_INET/AF_INET6, SOCK_STREAM/SOCK_DGRAM */
+	uint32_t listening;
 };
 
 /* Ring index checks (skp_ring.c), for the side that does not own the index

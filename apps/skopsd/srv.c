@@ -171,9 +171,10 @@ static socklen_t sa_len(const struct skp_req *r)
 }
 
 /* A new stack socket for the client, in its cgroup: SOCKET and ACCEPT. */
-static int new_sock(struct skopsd *d, struct client *cl, int sd, struct skp_rep *rep, int fds[2])
+static int new_sock(struct skopsd *d, struct client *cl, int sd, int family, struct skp_rep *rep,
+		    int fds[2])
 {
-	int memfd, id = dsock_create(d, cl, sd, &memfd);
+	int memfd, id = dsock_create(d, cl, sd, family, &memfd);
 	if (id < 0)
 		return id;
 	fds[0] = memfd;
@@ -260,12 +261,27 @@ static void dgram_local(struct skopsd *d, struct dsock *s, struct skp_rep *rep)
 	}
 }
 
+/* SKP_FORK_LISTED: only the sockets r->data lists (uint32_t ids) */
+static bool ticket_takes(const struct skp_req *r, unsigned id)
+{
+	if (!(r->a & SKP_FORK_LISTED))
+		return true;
+	uint32_t n = (r->len < sizeof(r->data) ? r->len : sizeof(r->data)) / sizeof(uint32_t);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v;
+		memcpy(&v, r->data + i * sizeof(v), sizeof(v));
+		if (v == id)
+			return true;
+	}
+	return false;
+}
+
 /* fork: the ticket holds every socket of the parent, so a close in the
  * parent before the child claims them (accept, fork, close: the classic
  * server) does not close what the child inherited, as the kernel's file
  * references would not. The ticket is random and travels only through
  * the parent's memory into the child. */
-static int ticket_new(struct skopsd *d, struct client *cl, uint64_t *token)
+static int ticket_new(struct skopsd *d, struct client *cl, const struct skp_req *r, uint64_t *token)
 {
 	unsigned t;
 	for (t = 0; t < SKOPSD_MAX_TICKETS && d->tickets[t]; t++)
@@ -279,9 +295,10 @@ static int ticket_new(struct skopsd *d, struct client *cl, uint64_t *token)
 	}
 	tk->fd = tk->kick = -1;
 	tk->pid = cl->pid;
+	tk->spawn = r->a & SKP_FORK_SPAWN;
 	tk->ticket_deadline_ns = stack_now_ns(d->st) + SKOPSD_TICKET_NS;
 	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
-		if (d->socks[i] && client_holds(cl, i))
+		if (d->socks[i] && client_holds(cl, i) && ticket_takes(r, i))
 			dsock_hold(d->socks[i], tk, i);
 	d->tickets[t] = tk;
 	*token = tk->ticket;
@@ -350,7 +367,7 @@ static int accept_one(struct skopsd *d, struct client *cl, struct dsock *s, unsi
 			rep.id = 0;
 			send_rep(cl->fd, &rep, &rc, 1);
 			close(rc); /* the app has its own */
-		} else if ((rep.rc = new_sock(d, cl, rc, &rep, fds))) {
+		} else if ((rep.rc = new_sock(d, cl, rc, s->family, &rep, fds))) {
 			skops_abort(d->st, rc);
 			send_rep(cl->fd, &rep, NULL, 0);
 		} else {
@@ -365,21 +382,93 @@ static int accept_one(struct skopsd *d, struct client *cl, struct dsock *s, unsi
 	return err;
 }
 
-/* rfds: the fds that came with the request (LISTEN's loopback listeners);
- * the request keeps them or closes them */
+/* pid's parent (/proc/PID/stat: the field after the state, past the
+ * command's closing parenthesis), 0 when unknown */
+static pid_t parent_of(pid_t pid)
+{
+	char p[64], line[512];
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[n] = 0;
+	char *e = strrchr(line, ')');
+	int ppid = 0;
+	return e && sscanf(e + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+}
+
+/* The child of a system() or popen() (the shim's ticket holds the
+ * inheritable sockets while its shell starts) took socket id over: the
+ * parent's ticket lets go of it, and goes once it holds nothing. */
+static void ticket_pass(struct skopsd *d, struct client *cl, unsigned id)
+{
+	pid_t ppid = parent_of(cl->pid);
+	for (unsigned t = 0; ppid && t < SKOPSD_MAX_TICKETS; t++) {
+		struct client *tk = d->tickets[t];
+		if (!tk || !tk->spawn || tk->pid != ppid || !client_holds(tk, id))
+			continue;
+		dsock_release(d->socks[id], tk, id);
+		bool left = false;
+		for (unsigned k = 0; k < SKOPSD_MAX_SOCKS / 64; k++)
+			left |= tk->holds[k] != 0;
+		if (!left)
+			ticket_end(d, t, NULL);
+	}
+}
+
+/* ADOPT: fd came from the client, which holds it (SCM_RIGHTS takes the
+ * sender's own file, so possession is the kernel's word, as for any
+ * inherited socket); the socket it is the eventfd of becomes the client's
+ * too. An fd that is none of ours tells nothing and goes back unused. */
+static int adopt(struct skopsd *d, struct client *cl, int fd, struct skp_rep *rep, int *memfd)
+{
+	int id = dsock_find_file(d, fd);
+	close(fd);
+	if (id < 0)
+		return id;
+	struct dsock *s = d->socks[id];
+	struct skp_sockinfo in = {.family = s->family,
+				  .type = s->dgram ? SOCK_DGRAM : SOCK_STREAM,
+				  .listening = s->listening};
+	memcpy(rep->data, &in, sizeof(in));
+	rep->len = sizeof(in);
+	if (s->closing) /* its last holder closed it before this one came */
+		return -EBADF;
+	if (d->verbose && !client_holds(cl, (unsigned)id))
+		fprintf(stderr, "skopsd: pid %d uid %d adopts pid %d's socket %d (inherited)\n",
+			(int)cl->pid, (int)cl->uid, (int)s->pid, id);
+	dsock_hold(s, cl, (unsigned)id);
+	ticket_pass(d, cl, (unsigned)id);
+	rep->id = (uint32_t)id;
+	*memfd = s->mfd;
+	return 0;
+}
+
+/* rfds: the fds that came with the request (LISTEN's loopback listeners,
+ * ADOPT's fd); the request keeps them or closes them */
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
 		  int nrfds)
 {
 	int nk = r->op == SKP_LISTEN && d->loopback_listen ? nrfds : 0;
+	if (r->op == SKP_ADOPT && nrfds == 1)
+		nk = 1;
 	for (int i = nk; i < nrfds; i++)
 		close(rfds[i]);
 	struct skp_rep rep = {.id = r->id};
 	int fds[2], nfds = 0, rc;
 	struct dsock *s = NULL;
+	if (r->op == SKP_ADOPT) {
+		rep.rc = nk ? adopt(d, cl, rfds[0], &rep, &fds[0]) : -EINVAL;
+		send_rep(cl->fd, &rep, fds, rep.rc ? 0 : 1);
+		return;
+	}
 	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE && r->op != SKP_FORK &&
 	    r->op != SKP_CLAIM && !(s = own(d, cl, r->id))) {
 		rep.rc = -EBADF;
-		send_rep(cl->fd, &rep, NULL, 0);
+		if (r->op != SKP_CLOSE) /* the shim waits for no CLOSE reply */
+			send_rep(cl->fd, &rep, NULL, 0);
 		for (int i = 0; i < nk; i++)
 			close(rfds[i]);
 		return;
@@ -414,9 +503,13 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		rc = skops_socket(d->st, r->a, dg ? SOCK_DGRAM : SOCK_STREAM);
 		if (rc >= 0) {
 			int sd = rc;
+			/* the kernel's sk_uid: SO_REUSEPORT shares a port only
+			 * between sockets of one user */
 			rc = dg ? 0 : skops_set_cgroup(d->st, sd, cl->cgroup);
+			if (!rc && !dg)
+				rc = skops_set_owner(d->st, sd, cl->uid);
 			if (!rc)
-				rc = new_sock(d, cl, sd, &rep, fds);
+				rc = new_sock(d, cl, sd, r->a, &rep, fds);
 			if (rc) {
 				skops_close(d->st, sd);
 			} else {
@@ -475,7 +568,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			dsock_close(d, r->id);
 		return; /* no reply: close never waits */
 	case SKP_FORK:
-		rc = ticket_new(d, cl, &rep.token);
+		rc = ticket_new(d, cl, r, &rep.token);
 		break;
 	case SKP_CLAIM:
 		rc = ticket_claim(d, cl, r->token);

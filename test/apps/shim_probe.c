@@ -13,7 +13,11 @@
  *   shim_probe exec HOST PORT   connects twice (the second close-on-exec),
  *       execs itself: the new image echoes "ping" over the first socket,
  *       and the second fd is gone
- *   shim_probe spawn HOST PORT  connects, then system("exit 3"), posix_spawn
+ *   shim_probe spawn HOST PORT  connects, then system("exit 3"); children
+ *       made past the shim's hooks: system()'s shell echoing a line into
+ *       the socket, system() and popen() shells execing an image that uses
+ *       it, a raw fork syscall's child (getpeername, echo, close) and
+ *       _Fork's child execing; then posix_spawn
  *       of itself and vfork (the child dups the socket to fd 100, closes the
  *       original, execs itself): each spawned image sees its inherited fd
  *       as a skops socket and echoes a line over it; afterwards the
@@ -46,6 +50,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -455,6 +460,71 @@ static void reap(pid_t pid, const char *who)
 
 extern char **environ;
 
+static int run_spawned(int sk, const char *how);
+
+/* a child's exit status 0, or the check names who failed */
+static void status_ok(int st, const char *who)
+{
+	char what[96];
+	snprintf(what, sizeof(what), "%s: the child failed (status %#x)", who, st);
+	check(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, what);
+}
+
+/* Children made past the shim's fork and exec hooks, which find the
+ * socket by its inherited fd: system()'s shell writing to it itself (its
+ * echo comes back to the parent), system() and popen() shells execing
+ * an image that uses it, a raw fork syscall's child using it and closing
+ * its copy, and _Fork's child execing. The parent's socket works after
+ * each. */
+static void inherit_children(int sk, char *self)
+{
+	char cmd[512], buf[64];
+	snprintf(cmd, sizeof(cmd), "echo 'shell of system' >&%d", sk);
+	status_ok(system(cmd), "system's shell writing");
+	size_t got = 0, want = strlen("shell of system\n");
+	while (got < want) {
+		ssize_t k = recv(sk, buf + got, want - got, 0);
+		check(k > 0, "system's shell writing: no echo for the parent");
+		got += (size_t)k;
+	}
+	check(!memcmp(buf, "shell of system\n", want), "system's shell writing: echo differs");
+	snprintf(cmd, sizeof(cmd), "exec %s spawned %d system", self, sk);
+	status_ok(system(cmd), "system");
+	echo_line(sk, "parent after system exec\n", "parent after system exec");
+	snprintf(cmd, sizeof(cmd), "exec %s spawned %d popen", self, sk);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		die("popen");
+	status_ok(pclose(p), "popen");
+	echo_line(sk, "parent after popen\n", "parent after popen");
+	pid_t pid = (pid_t)syscall(SYS_fork);
+	if (pid == 0) {
+		/* a request on its own connection needs its own hold */
+		struct sockaddr_storage ss;
+		socklen_t l = sizeof(ss);
+		check(!getpeername(sk, (struct sockaddr *)&ss, &l), "raw fork: getpeername");
+		run_spawned(sk, "raw fork");
+		close(sk);
+		_exit(0);
+	}
+	if (pid < 0)
+		die("fork syscall");
+	printf("raw fork child %d\n", (int)pid); /* skopsd's log names its connection */
+	reap(pid, "raw fork");
+	echo_line(sk, "parent after raw fork\n", "parent after raw fork");
+	char fd[16];
+	snprintf(fd, sizeof(fd), "%d", sk);
+	pid = _Fork();
+	if (pid == 0) {
+		execl(self, self, "spawned", fd, "_Fork", (char *)NULL);
+		_exit(3);
+	}
+	if (pid < 0)
+		die("_Fork");
+	reap(pid, "_Fork");
+	echo_line(sk, "parent after _Fork\n", "parent after _Fork");
+}
+
 static int run_spawn(const char *host, const char *port, char *self)
 {
 	int sk = dial(host, port);
@@ -464,6 +534,7 @@ static int run_spawn(const char *host, const char *port, char *self)
 	echo_line(sk, "parent after system\n", "parent after system");
 	char fd[16];
 	snprintf(fd, sizeof(fd), "%d", sk);
+	inherit_children(sk, self);
 	char *av[] = {self, "spawned", fd, "posix_spawn", NULL};
 	pid_t pid;
 	errno = posix_spawn(&pid, self, NULL, NULL, av, environ);
@@ -486,7 +557,8 @@ static int run_spawn(const char *host, const char *port, char *self)
 	check(fcntl(100, F_GETFD) < 0, "vfork: the child's dup2 reached the parent");
 	echo_line(sk, "parent after vfork\n", "parent after vfork");
 	close(sk);
-	printf("spawn: system, posix_spawn and vfork children; the parent's socket works\n");
+	printf("spawn: system, popen, raw fork, _Fork, posix_spawn and vfork children; the "
+	       "parent's socket works\n");
 	return 0;
 }
 

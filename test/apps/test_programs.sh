@@ -16,8 +16,9 @@
 #  5. fork after listen: parent and child both accept; accept, fork, close
 #     in the parent: the child still owns the connection;
 #  6. exec keeps a socket (the new image uses it), not a close-on-exec one;
-#     system(), posix_spawn and vfork children (the latter two using the
-#     inherited socket) leave the parent's socket working;
+#     system(), popen(), raw fork, _Fork, posix_spawn and vfork children
+#     (all but system("exit 3") using the inherited socket) leave the
+#     parent's socket working;
 #  7. a blocking recv and a signal: EINTR without SA_RESTART, restarted
 #     with it (and EINTR again once SO_RCVTIMEO makes the wait a timed one).
 . "$(dirname "$0")/../interop/lib.sh"
@@ -242,7 +243,13 @@ echo "accept, fork, close in the parent: each child served its connection"
 
 # ---- 6: exec
 app "$PROBE" exec $IP4_B 7001 || fail "exec"
-app "$PROBE" spawn $IP4_B 7001 || fail "system, posix_spawn, vfork"
+app "$PROBE" spawn $IP4_B 7001 >"$TMP/spawn.out" ||
+	fail "system, popen, raw fork, _Fork, posix_spawn, vfork: $(cat "$TMP/spawn.out")"
+cat "$TMP/spawn.out"
+# the raw fork's child took the socket on a connection of its own
+raw=$(sed -n 's/^raw fork child //p' "$TMP/spawn.out")
+grep -q "skopsd: pid ${raw:-none} uid [0-9]* adopts" "$LOG" ||
+	fail "raw fork: skopsd saw no ADOPT from the child (pid ${raw:-none})"
 
 # ---- 7: signals
 app "$PROBE" eintr $IP4_B 7001 || fail "EINTR"

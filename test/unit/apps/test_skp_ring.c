@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 
 #include "../../sim/sim_harness.h"
@@ -72,7 +73,7 @@ static void setup(void)
 	ck_assert_int_eq(skops_listen(S.b, l, 4), 0);
 	int sd = skops_socket(S.a, AF_INET, SOCK_STREAM);
 	int memfd;
-	int rc = dsock_create(&D, &CL, sd, &memfd);
+	int rc = dsock_create(&D, &CL, sd, AF_INET, &memfd);
 	ck_assert_int_gt(rc, 0);
 	id = (unsigned)rc;
 	close(memfd);
@@ -173,6 +174,23 @@ END_TEST
 
 static int ub; /* stack b's UDP socket, port 7100 */
 
+/* ADOPT: only the daemon's own eventfd (the same open file, a dup of it
+ * as an inherited fd is) names the socket; another eventfd, even one with
+ * the same counter, or a non-eventfd names none */
+START_TEST(find_file_by_identity)
+{
+	int dup_fd = dup(D.socks[id]->efd);
+	ck_assert_int_ge(dup_fd, 0);
+	ck_assert_int_eq(dsock_find_file(&D, dup_fd), (int)id);
+	int other = eventfd(0, EFD_NONBLOCK);
+	ck_assert_int_ge(other, 0);
+	ck_assert_int_eq(dsock_find_file(&D, other), -ENOTSOCK);
+	ck_assert_int_eq(dsock_find_file(&D, 0), -ENOTSOCK);
+	close(other);
+	close(dup_fd);
+}
+END_TEST
+
 static void setup_dgram(void)
 {
 	ck_assert_int_eq(sim_create(&S, "skp", 7, NULL, 16, 0, false), 0);
@@ -183,7 +201,7 @@ static void setup_dgram(void)
 	ck_assert_int_eq(skops_bind(S.b, ub, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	int sd = skops_socket(S.a, AF_INET, SOCK_DGRAM);
 	int memfd;
-	int rc = dsock_create(&D, &CL, sd, &memfd);
+	int rc = dsock_create(&D, &CL, sd, AF_INET, &memfd);
 	ck_assert_int_gt(rc, 0);
 	id = (unsigned)rc;
 	close(memfd);
@@ -272,6 +290,7 @@ static Suite *suite(void)
 	tc = tcase_create("dsock");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, honest_app_moves_data);
+	tcase_add_test(tc, find_file_by_identity);
 	tcase_add_loop_test(tc, tx_head_past_ring_resets, 0, 3);
 	tcase_add_loop_test(tc, rx_tail_out_of_range_resets, 0, 2);
 	suite_add_tcase(s, tc);
