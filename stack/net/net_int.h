@@ -90,9 +90,14 @@ struct net_udp_sock {
 	bool used;
 	uint8_t family;
 	bool v6only, reuseaddr, reuseport;
+	uint32_t uid;	  /* the owner: an SO_REUSEPORT group is one user's */
 	uint32_t seq;	  /* bind order: of equals, the newest takes a datagram */
 	uint8_t addr[16]; /* the family's form (AF_INET: 4 bytes); all zero: any */
 	uint16_t port;
+	/* connect()ed: only datagrams from this source (wire family; 0: none) */
+	uint8_t pfam;
+	uint8_t paddr[16];
+	uint16_t pport;
 	net_udp_fn fn;
 	void *arg;
 	net_icmp_fn err_fn; /* called with arg */
