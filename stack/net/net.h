@@ -210,9 +210,11 @@ int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port,
 bool net_udp_v6only(const struct net_udp_sock *s);
 uint16_t net_udp_port(const struct net_udp_sock *s);
 /* Takes datagrams from dst:dport only (wire family: AF_INET for a v4-mapped
- * peer); family 0 takes them from anyone again. A connected socket beats
- * unconnected ones bound alike, and a datagram from another source goes to
- * one of those or gets port unreachable (Linux compute_score). */
+ * peer); family 0 takes them from anyone again, but for an AF_INET6 socket
+ * IPv6 ones from the last peer's address only (Linux keeps sk_v6_daddr). A
+ * connected socket beats unconnected ones bound alike, and a datagram from
+ * another source goes to one of those or gets port unreachable (Linux
+ * compute_score). */
 void net_udp_connect(struct net_udp_sock *s, uint8_t family, const void *dst, uint16_t dport);
 /* Copies len bytes into a datagram to dst/dport; family is the wire's
  * (AF_INET from a dual-stack AF_INET6 socket: a v4-mapped peer; from an

@@ -98,6 +98,11 @@ struct net_udp_sock {
 	uint8_t pfam;
 	uint8_t paddr[16];
 	uint16_t pport;
+	/* AF_INET6: the last peer (v4-mapped for IPv4), kept past a disconnect:
+	 * IPv6 datagrams from another address miss the socket then, as Linux's
+	 * (udp_disconnect clears the IPv4 peer, not sk_v6_daddr) */
+	bool v6peer_set;
+	uint8_t v6peer[16];
 	net_udp_fn fn;
 	void *arg;
 	net_icmp_fn err_fn; /* called with arg */

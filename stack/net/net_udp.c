@@ -65,6 +65,10 @@ static int udp_score(const struct net_udp_sock *s, uint8_t family, const void *d
 		    memcmp(s->paddr, src, net_alen(family)))
 			return 0;
 		peer = 8;
+	} else if (family == AF_INET6 && s->v6peer_set) {
+		if (memcmp(s->v6peer, src, 16))
+			return 0;
+		peer = 4;
 	}
 	struct udp_reach r;
 	udp_reach_of(s, &r);
@@ -218,6 +222,13 @@ void net_udp_connect(struct net_udp_sock *s, uint8_t family, const void *dst, ui
 	if (s->pfam)
 		memcpy(s->paddr, dst, net_alen(family));
 	s->pport = s->pfam ? dport : 0;
+	if (s->pfam && s->family == AF_INET6) {
+		uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff};
+		if (family == AF_INET)
+			memcpy(mapped + 12, dst, 4);
+		memcpy(s->v6peer, family == AF_INET ? mapped : dst, 16);
+		s->v6peer_set = true;
+	}
 }
 
 void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)

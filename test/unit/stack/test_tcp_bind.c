@@ -623,7 +623,9 @@ static void udp_connect(struct stack *st, int sd, int fam, const char *to, uint1
 /* A connected UDP socket takes datagrams from its peer only (a v4-mapped
  * peer of a dual-stack socket too), ahead of a newer unconnected socket on
  * the port; another source goes to that one, or with none gets port
- * unreachable; connect(AF_UNSPEC) takes any source again. */
+ * unreachable; connect(AF_UNSPEC) takes any IPv4 source again, and IPv6
+ * ones from the old peer's address only (Linux keeps sk_v6_daddr, here
+ * ::ffff:A4, which no IPv6 source is). */
 START_TEST(udp_connected_takes_its_peer_only)
 {
 	struct bspec any6 = {AF_INET6, "::", 0};
@@ -661,7 +663,10 @@ START_TEST(udp_connected_takes_its_peer_only)
 	ck_assert_int_eq(skops_connect(S.b, u, &unspec, sizeof(unspec)), 0);
 	ck_assert_int_eq(skops_send(S.a, c2, "c", 1, 0), 1);
 	run_ms(20);
+	udp_to(S.a, c6, AF_INET6, B6, 9020, 'd');
+	run_ms(20);
 	udp_from(S.b, u, 'c', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c2), b1));
+	ck_assert_int_eq(skops_recv(S.b, u, &x, 1, 0), -EAGAIN);
 	skops_close(S.b, u);
 	skops_close(S.a, c1);
 	skops_close(S.a, c2);
