@@ -2,11 +2,12 @@
  * kernel keeps its sockets. Before the exec the control connection (and the
  * kick eventfd) lose FD_CLOEXEC and SKOPS_EXEC describes them, HELLO's flags
  * and each kept socket ("ctl,kick,flags;fd,id,family,listening,type;...";
- * O_NONBLOCK is in the socket's shared memory); the socket's fd is its eventfd and survives by
- * itself. The shim in the new image (same pid, same connection) asks skopsd for each socket's memfd
- * again (MEMFD), maps it, and ends with EXEC_DONE: skopsd then lets go of the sockets the new image
- * did not ask for (they were close-on-exec). A failed exec puts the flags back and nothing else
- * changed.
+ * O_NONBLOCK is in the socket's shared memory); the socket's fd is its
+ * eventfd and survives by itself. The shim in the new image (same pid, same
+ * connection) asks skopsd for each socket's memfd again (MEMFD), maps it,
+ * and ends with EXEC_DONE: skopsd then lets go of the sockets the new image
+ * did not ask for (they were close-on-exec). A failed exec puts the flags
+ * back and nothing else changed.
  * A vfork child shares its parent's memory and connection until it execs,
  * and posix_spawn's child execs inside libc: there a fork ticket
  * ("Ttoken;fd,...") holds the sockets, and the new image claims it on a
