@@ -560,12 +560,25 @@ START_TEST(udp_v4_mapped_peer_and_bind)
 }
 END_TEST
 
+/* st's UDP socket of owner uid with SO_REUSEPORT: bind's answer */
+static int udp_reuseport_bind(struct stack *st, uint32_t uid, uint16_t port, int *sd)
+{
+	int one = 1;
+	*sd = skops_socket(st, AF_INET, SOCK_DGRAM);
+	ck_assert_int_ge(*sd, 0);
+	ck_assert_int_eq(skops_set_owner(st, *sd, uid), 0);
+	ck_assert_int_eq(skops_setsockopt(st, *sd, SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
+	struct sockaddr_storage ss;
+	socklen_t l = sa_of(AF_INET, "0.0.0.0", port, &ss);
+	return skops_bind(st, *sd, (struct sockaddr *)&ss, l);
+}
+
 /* UDP sockets sharing a port: with SO_REUSEADDR the newest binding takes
  * the datagrams (Linux's chain order), with SO_REUSEPORT each source keeps
  * to one member and several sources reach both. */
 START_TEST(udp_reuse_delivery)
 {
-	int u1, u2, one = 1;
+	int u1, u2;
 	struct bspec any4 = {AF_INET, "0.0.0.0", -1}, any6 = {AF_INET6, "::", 0};
 	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any4, 9010, true, &u1), 0);
 	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9010, true, &u2), 0);
@@ -585,13 +598,8 @@ START_TEST(udp_reuse_delivery)
 	skops_close(S.a, c);
 
 	int g[2], got[2] = {0, 0};
-	for (int i = 0; i < 2; i++) {
-		g[i] = skops_socket(S.b, AF_INET, SOCK_DGRAM);
-		ck_assert_int_eq(skops_setsockopt(S.b, g[i], SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
-		struct sockaddr_storage ss;
-		socklen_t l = sa_of(AF_INET, "0.0.0.0", 9011, &ss);
-		ck_assert_int_eq(skops_bind(S.b, g[i], (struct sockaddr *)&ss, l), 0);
-	}
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(udp_reuseport_bind(S.b, 0, 9011, &g[i]), 0);
 	for (int k = 0; k < 16; k++) {
 		c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
 		udp_to(S.a, c, AF_INET, B4, 9011, 'p');
@@ -662,7 +670,6 @@ START_TEST(udp_connected_takes_its_peer_only)
 	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
 	ck_assert_int_eq(skops_connect(S.b, u, &unspec, sizeof(unspec)), 0);
 	ck_assert_int_eq(skops_send(S.a, c2, "c", 1, 0), 1);
-	run_ms(20);
 	udp_to(S.a, c6, AF_INET6, B6, 9020, 'd');
 	run_ms(20);
 	udp_from(S.b, u, 'c', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c2), b1));
@@ -673,19 +680,6 @@ START_TEST(udp_connected_takes_its_peer_only)
 	skops_close(S.a, c6);
 }
 END_TEST
-
-/* st's UDP socket of owner uid with SO_REUSEPORT: bind's answer */
-static int udp_reuseport_bind(struct stack *st, uint32_t uid, uint16_t port, int *sd)
-{
-	int one = 1;
-	*sd = skops_socket(st, AF_INET, SOCK_DGRAM);
-	ck_assert_int_ge(*sd, 0);
-	ck_assert_int_eq(skops_set_owner(st, *sd, uid), 0);
-	ck_assert_int_eq(skops_setsockopt(st, *sd, SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
-	struct sockaddr_storage ss;
-	socklen_t l = sa_of(AF_INET, "0.0.0.0", port, &ss);
-	return skops_bind(st, *sd, (struct sockaddr *)&ss, l);
-}
 
 /* SO_REUSEPORT joins a group of one owner only (Linux sk_uid), and a
  * member connected to a peer leaves the spreading to the others. */
