@@ -159,7 +159,8 @@ int skops_set_callback(struct stack *st, int sd, void (*fn)(void *arg, int sd, u
  * this decides which programs see the socket's callbacks. */
 int skops_set_cgroup(struct stack *st, int sd, const char *path);
 /* The user owning the socket (Linux sk_uid): SO_REUSEPORT lets sockets of
- * one owner share a port (skopsd sets the client's uid; 0 until set). */
+ * one owner share a port (skopsd sets the client's uid; 0 until set). A UDP
+ * socket's is set before bind (-EISCONN after). */
 int skops_set_owner(struct stack *st, int sd, uint32_t uid);
 
 /* Per-connection information, in the spirit of struct tcp_info. */

@@ -216,8 +216,10 @@ static int udp_bind(struct stack *st, struct skops_sock *s, const uint8_t *addr,
 {
 	if (s->udp)
 		return -EINVAL;
-	struct net_udp_opts o = {
-	    .v6only = s->v6only, .reuseaddr = s->reuseaddr, .reuseport = s->reuseport};
+	struct net_udp_opts o = {.v6only = s->v6only,
+				 .reuseaddr = s->reuseaddr,
+				 .reuseport = s->reuseport,
+				 .uid = s->uid};
 	int rc = net_udp_open_opts(st->net, (uint8_t)s->family, addr, port, &o, udp_rx, s, &s->udp);
 	if (rc < 0)
 		return rc;
@@ -296,6 +298,8 @@ int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen
 		/* Linux __udp_disconnect: the default peer goes; the port stays
 		 * (a 6.x kernel keeps one connect bound, too) */
 		s->connected = false;
+		if (s->udp)
+			net_udp_connect(s->udp, 0, NULL, 0);
 		return 0;
 	}
 	uint8_t a[16];
@@ -317,6 +321,9 @@ int skops_connect(struct stack *st, int sd, const struct sockaddr *addr, socklen
 		memcpy(s->peer, a, 16);
 		s->pport = port;
 		s->connected = true;
+		const uint8_t *wa;
+		uint8_t wfam = udp_wire(s, a, &wa);
+		net_udp_connect(s->udp, wfam, wa, port);
 		return 0;
 	}
 	return tcp_connect(st->tcp, s->tcb, a, port, user_now(st));
@@ -633,8 +640,12 @@ int skops_set_owner(struct stack *st, int sd, uint32_t uid)
 	struct skops_sock *s = stack_sock(st, sd);
 	if (!s)
 		return -EBADF;
-	if (s->type != SOCK_STREAM)
-		return -EOPNOTSUPP;
+	if (s->type == SOCK_DGRAM) {
+		if (s->udp) /* Linux sets sk_uid at socket(); bind takes it */
+			return -EISCONN;
+		s->uid = uid;
+		return 0;
+	}
 	tcp_set_owner(s->tcb, uid);
 	return 0;
 }

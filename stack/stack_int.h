@@ -29,6 +29,7 @@ struct skops_sock {
 	bool connected;
 	bool v6only;		   /* IPV6_V6ONLY until bound (then the net_udp_sock's) */
 	bool reuseaddr, reuseport; /* UDP: SO_REUSEADDR, SO_REUSEPORT (bind uses them) */
+	uint32_t uid;		   /* UDP: the owner bind passes on (TCP: the tcb's) */
 	int so_error;		   /* UDP: an ICMP error for the connected peer, until read */
 	struct skops_udp_dgram *q; /* STACK_UDP_QLEN entries, DGRAM sockets only */
 	uint32_t qhead, qlen;

@@ -79,7 +79,6 @@ struct ssock {
 	/* Our ring indices (rx.tail, tx.head) live in the shared memory only, so
 	 * processes sharing the socket after a fork take turns consistently. */
 	struct skp_shm *shm;
-	_Atomic bool nonblock;
 	bool err_taken, listening, connecting;
 	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
 	int rcvbuf, sndbuf;	      /* datagram sockets: as the kernel set them, 0: default */
@@ -144,8 +143,15 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd);
 /* fd now names s (its reference is the caller's). */
 void shim_fd_set(int fd, struct ssock *s);
 void shim_sock_put(struct ssock *s);
-/* O_NONBLOCK of s, also kept in its shared memory for an ADOPT */
+/* O_NONBLOCK of s. It lives in the socket's shared memory only: on Linux it
+ * is the open file's, so every fd naming the socket (dups, a forked child's,
+ * an adopter's) sees one holder's F_SETFL or FIONBIO. The kernel fd behind
+ * it stays non-blocking (the shim reads it), whatever the app asks. */
 void shim_set_nonblock(struct ssock *s, bool nb);
+static inline bool shim_nonblock(const struct ssock *s)
+{
+	return atomic_load(&s->shm->app_nonblock) != 0;
+}
 /* poll bits ready now (IN, OUT, ERR, HUP) */
 short shim_ready(struct ssock *s);
 /* Waits (on fd, the socket's eventfd) until shim_ready has one of want, the

@@ -479,7 +479,6 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
 
 void shim_set_nonblock(struct ssock *s, bool nb)
 {
-	s->nonblock = nb;
 	atomic_store(&s->shm->app_nonblock, nb);
 }
 
@@ -581,7 +580,7 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 
 int shim_rx_block(int fd, struct ssock *s, int flags)
 {
-	if (s->nonblock || (flags & MSG_DONTWAIT))
+	if (shim_nonblock(s) || (flags & MSG_DONTWAIT))
 		return -EAGAIN;
 	pthread_mutex_unlock(&s->rx_lock);
 	int rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);

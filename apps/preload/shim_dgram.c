@@ -166,7 +166,7 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 			shim_kick();
 			break;
 		}
-		if (s->nonblock || (flags & MSG_DONTWAIT)) {
+		if (shim_nonblock(s) || (flags & MSG_DONTWAIT)) {
 			rc = -EAGAIN;
 			break;
 		}

@@ -1,13 +1,13 @@
 /* shim_exec: exec keeps the skops sockets that are not close-on-exec, as the
  * kernel keeps its sockets. Before the exec the control connection (and the
  * kick eventfd) lose FD_CLOEXEC and SKOPS_EXEC describes them, HELLO's flags
- * and each kept socket ("ctl,kick,flags;fd,id,family,nonblock,listening,
- * type;..."); the socket's fd is its eventfd and survives by itself. The
- * shim in the new image (same pid, same connection) asks skopsd for each
- * socket's memfd again (MEMFD), maps it, and ends with EXEC_DONE: skopsd
- * then lets go of the sockets the new image did not ask for (they were
- * close-on-exec). A failed exec puts the flags back and nothing else
- * changed.
+ * and each kept socket ("ctl,kick,flags;fd,id,family,listening,type;...";
+ * O_NONBLOCK is in the socket's shared memory); the socket's fd is its
+ * eventfd and survives by itself. The shim in the new image (same pid, same
+ * connection) asks skopsd for each socket's memfd again (MEMFD), maps it,
+ * and ends with EXEC_DONE: skopsd then lets go of the sockets the new image
+ * did not ask for (they were close-on-exec). A failed exec puts the flags
+ * back and nothing else changed.
  * A vfork child shares its parent's memory and connection until it execs,
  * and posix_spawn's child execs inside libc: there a fork ticket
  * ("Ttoken;fd,...") holds the sockets, and the new image claims it on a
@@ -66,8 +66,8 @@ static unsigned exec_socks(char *v, size_t room)
 		int fl = s ? shim_real.fcntl(fd, F_GETFD) : -1;
 		if (fl < 0 || (fl & FD_CLOEXEC))
 			continue;
-		len += (size_t)snprintf(v + len, room - len, ";%d,%u,%d,%d,%d,%d", fd, s->id,
-					s->family, (int)s->nonblock, (int)s->listening, s->type);
+		len += (size_t)snprintf(v + len, room - len, ";%d,%u,%d,%d,%d", fd, s->id,
+					s->family, (int)s->listening, s->type);
 		n++;
 	}
 	return n;
@@ -281,11 +281,9 @@ void shim_exec_adopt(void)
 	struct ssock *seen[EXEC_MAX];
 	unsigned nseen = 0;
 	for (const char *p = v + off; *p == ';';) {
-		int fd, family, nb, lis, type, k = 0;
+		int fd, family, lis, type, k = 0;
 		unsigned id;
-		if (sscanf(p, ";%d,%u,%d,%d,%d,%d%n", &fd, &id, &family, &nb, &lis, &type, &k) !=
-			6 ||
-		    !k)
+		if (sscanf(p, ";%d,%u,%d,%d,%d%n", &fd, &id, &family, &lis, &type, &k) != 5 || !k)
 			break;
 		p += k;
 		/* a spawn's file actions may have closed or replaced what the
@@ -314,7 +312,6 @@ void shim_exec_adopt(void)
 		s = shim_sock_new(&rep, family, fds[0]);
 		if (!s)
 			continue;
-		s->nonblock = nb;
 		s->listening = lis;
 		s->type = type;
 		shim_fd_set(fd, s);

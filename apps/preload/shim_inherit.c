@@ -92,7 +92,6 @@ static void adopt_one(int fd, struct ssock **seen, unsigned *nseen)
 		return;
 	s->type = in.type;
 	s->listening = in.listening;
-	s->nonblock = atomic_load(&s->shm->app_nonblock);
 	shim_fd_set(fd, s);
 	if (*nseen < INHERIT_MAX)
 		seen[(*nseen)++] = s;

@@ -164,7 +164,7 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			ret = (ssize_t)sent;
 			break;
 		}
-		if (s->nonblock || (flags & MSG_DONTWAIT)) {
+		if (shim_nonblock(s) || (flags & MSG_DONTWAIT)) {
 			ret = sent ? (ssize_t)sent : -EAGAIN;
 			break;
 		}

@@ -209,7 +209,7 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 		struct skp_rep rep;
 		int fds[2], nfds;
 		int rc = shim_rpc(&req, &rep, fds, &nfds);
-		if (rc == -EAGAIN && !s->nonblock) {
+		if (rc == -EAGAIN && !shim_nonblock(s)) {
 			rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
 			if (!rc)
 				continue;
@@ -293,7 +293,7 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (st & SKP_ST_CONNECTED)
 		return fail(EISCONN);
 	if (s->connecting) {
-		if (s->nonblock)
+		if (shim_nonblock(s))
 			return fail(EALREADY);
 	} else {
 		struct skp_req req = {.op = SKP_CONNECT, .id = s->id};
@@ -304,7 +304,7 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		if (rc && rc != -EINPROGRESS)
 			return fail(-rc);
 		s->connecting = true;
-		if (s->nonblock)
+		if (shim_nonblock(s))
 			return fail(EINPROGRESS);
 	}
 	int rc = shim_wait(fd, s, POLLOUT, s->sndtimeo_ms);
@@ -536,7 +536,7 @@ static int do_fcntl(int fd, int cmd, void *arg)
 		int fl = shim_real.fcntl(fd, F_GETFL);
 		if (fl < 0)
 			return fl;
-		return (fl & ~O_NONBLOCK) | (s->nonblock ? O_NONBLOCK : 0);
+		return (fl & ~O_NONBLOCK) | (shim_nonblock(s) ? O_NONBLOCK : 0);
 	}
 	if (s && cmd == F_SETFL) {
 		/* the eventfd itself stays non-blocking: the shim reads it */

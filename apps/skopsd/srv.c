@@ -506,7 +506,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			/* the kernel's sk_uid: SO_REUSEPORT shares a port only
 			 * between sockets of one user */
 			rc = dg ? 0 : skops_set_cgroup(d->st, sd, cl->cgroup);
-			if (!rc && !dg)
+			if (!rc)
 				rc = skops_set_owner(d->st, sd, cl->uid);
 			if (!rc)
 				rc = new_sock(d, cl, sd, r->a, &rep, fds);

@@ -193,11 +193,12 @@ typedef void (*net_udp_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *
  * a.b.c.d (-EINVAL with v6only); on another address it is IPv6 only. The
  * port conflicts follow (Linux inet_rcv_saddr_equal): 0.0.0.0:P and a
  * dual-stack [::]:P do not share P, unless both have SO_REUSEADDR or both
- * SO_REUSEPORT (Linux udp_lib_lport_inuse). */
+ * SO_REUSEPORT and one owner (Linux udp_lib_lport_inuse). */
 struct net_udp_opts {
 	bool v6only;	/* IPV6_V6ONLY */
 	bool reuseaddr; /* SO_REUSEADDR: shares the port with others that have it */
-	bool reuseport; /* SO_REUSEPORT: likewise, datagrams spread by their source */
+	bool reuseport; /* SO_REUSEPORT: likewise if of one uid; datagrams spread by source */
+	uint32_t uid;	/* the owner (Linux sk_uid) */
 };
 int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t port,
 		      const struct net_udp_opts *o, net_udp_fn fn, void *arg,
@@ -208,6 +209,13 @@ int net_udp_open(struct net *n, uint8_t family, const void *addr, uint16_t port,
 /* IPV6_V6ONLY as bound: set, or implied by a specific IPv6 address */
 bool net_udp_v6only(const struct net_udp_sock *s);
 uint16_t net_udp_port(const struct net_udp_sock *s);
+/* Takes datagrams from dst:dport only (wire family: AF_INET for a v4-mapped
+ * peer); family 0 takes them from anyone again, but for an AF_INET6 socket
+ * IPv6 ones from the last peer's address only (Linux keeps sk_v6_daddr). A
+ * connected socket beats unconnected ones bound alike, and a datagram from
+ * another source goes to one of those or gets port unreachable (Linux
+ * compute_score). */
+void net_udp_connect(struct net_udp_sock *s, uint8_t family, const void *dst, uint16_t dport);
 /* Copies len bytes into a datagram to dst/dport; family is the wire's
  * (AF_INET from a dual-stack AF_INET6 socket: a v4-mapped peer; from an
  * IPv6-only one -ENETUNREACH). Over the path MTU it goes out as fragments;

@@ -90,9 +90,19 @@ struct net_udp_sock {
 	bool used;
 	uint8_t family;
 	bool v6only, reuseaddr, reuseport;
+	uint32_t uid;	  /* the owner: an SO_REUSEPORT group is one user's */
 	uint32_t seq;	  /* bind order: of equals, the newest takes a datagram */
 	uint8_t addr[16]; /* the family's form (AF_INET: 4 bytes); all zero: any */
 	uint16_t port;
+	/* connect()ed: only datagrams from this source (wire family; 0: none) */
+	uint8_t pfam;
+	uint8_t paddr[16];
+	uint16_t pport;
+	/* AF_INET6: the last peer (v4-mapped for IPv4), kept past a disconnect:
+	 * IPv6 datagrams from another address miss the socket then, as Linux's
+	 * (udp_disconnect clears the IPv4 peer, not sk_v6_daddr) */
+	bool v6peer_set;
+	uint8_t v6peer[16];
 	net_udp_fn fn;
 	void *arg;
 	net_icmp_fn err_fn; /* called with arg */

@@ -52,37 +52,54 @@ static bool udp_overlap(const struct udp_reach *a, const struct udp_reach *b)
 	       (udp_v6_any(a->a6) || udp_v6_any(b->a6) || !memcmp(a->a6, b->a6, 16));
 }
 
-/* How well s takes a datagram to dst: 0 not at all; an exact address beats
- * a wildcard, and between equals AF_INET beats AF_INET6. */
-static int udp_score(const struct net_udp_sock *s, uint8_t family, const void *dst)
+/* How well s takes a datagram to dst from src:sport: 0 not at all; an
+ * exact address beats a wildcard, between equals AF_INET beats AF_INET6,
+ * and a socket connected to the source beats them all (Linux
+ * compute_score: its peer address and port must both match). */
+static int udp_score(const struct net_udp_sock *s, uint8_t family, const void *dst, const void *src,
+		     uint16_t sport)
 {
+	int peer = 0;
+	if (s->pfam) {
+		if (s->pfam != family || s->pport != sport ||
+		    memcmp(s->paddr, src, net_alen(family)))
+			return 0;
+		peer = 8;
+	} else if (family == AF_INET6 && s->v6peer_set) {
+		if (memcmp(s->v6peer, src, 16))
+			return 0;
+		peer = 4;
+	}
 	struct udp_reach r;
 	udp_reach_of(s, &r);
 	if (family == AF_INET6) {
 		if (!r.v6)
 			return 0;
-		return udp_v6_any(r.a6) ? 1 : !memcmp(r.a6, dst, 16) ? 3 : 0;
+		return udp_v6_any(r.a6) ? 1 + peer : !memcmp(r.a6, dst, 16) ? 3 + peer : 0;
 	}
 	uint32_t d;
 	memcpy(&d, dst, 4);
 	int inet = s->family == AF_INET;
 	if (!r.v4)
 		return 0;
-	return !r.a4 ? 1 + inet : r.a4 == d ? 3 + inet : 0;
+	return !r.a4 ? 1 + inet + peer : r.a4 == d ? 3 + inet + peer : 0;
 }
 
-/* Members of one SO_REUSEPORT group: the same binding */
+/* Members of one SO_REUSEPORT group: one owner's unconnected sockets of the
+ * same binding (Linux's pick skips connected members) */
 static bool udp_same_group(const struct net_udp_sock *a, const struct net_udp_sock *b)
 {
-	return a->reuseport && b->reuseport && a->family == b->family && a->v6only == b->v6only &&
-	       !memcmp(a->addr, b->addr, 16);
+	return a->reuseport && b->reuseport && !a->pfam && !b->pfam && a->uid == b->uid &&
+	       a->family == b->family && a->v6only == b->v6only && !memcmp(a->addr, b->addr, 16);
 }
 
 /* The socket for a datagram to dst:port from src:sport: the best score;
  * of equals the newest binding (Linux puts a new one at the head of the
- * port's chain), or for an SO_REUSEPORT group a member picked by the
- * source, so one peer's datagrams keep to one socket (Linux hashes the
- * 4-tuple, with another hash). */
+ * port's chain), or for an SO_REUSEPORT group a member picked by a hash of
+ * the 4-tuple, so one peer's datagrams keep to one socket. Linux hashes it
+ * with jhash and a secret drawn at boot, so which member a peer gets is
+ * not the kernel's (nor predictable there); the scaling of the hash to the
+ * group is Linux reciprocal_scale. */
 static struct net_udp_sock *udp_lookup(struct net *n, uint8_t family, const void *dst,
 				       uint16_t port, const void *src, uint16_t sport)
 {
@@ -93,22 +110,26 @@ static struct net_udp_sock *udp_lookup(struct net *n, uint8_t family, const void
 		struct net_udp_sock *s = &n->udp[i];
 		if (!s->used || s->port != port)
 			continue;
-		int sc = udp_score(s, family, dst);
+		int sc = udp_score(s, family, dst, src, sport);
 		if (sc > best_score || (sc && sc == best_score && s->seq > best->seq)) {
 			best = s;
 			best_score = sc;
 		}
 	}
-	if (!best || !best->reuseport)
+	if (!best || !best->reuseport || best->pfam)
 		return best;
 	for (unsigned i = 0; i < NET_UDP_MAX; i++)
 		if (n->udp[i].used && n->udp[i].port == port && udp_same_group(&n->udp[i], best))
 			group[ng++] = &n->udp[i];
-	uint32_t h = sport;
-	const uint8_t *a = src;
+	uint32_t h = 2166136261u; /* FNV-1a */
+	const uint8_t *a = src, *d = dst;
 	for (size_t i = 0; i < net_alen(family); i++)
-		h = (h ^ a[i]) * 16777619u; /* FNV-1a */
-	return group[h % ng];
+		h = (h ^ a[i] ^ (uint32_t)d[i] << 8) * 16777619u;
+	h = (h ^ ((uint32_t)sport << 16 | port)) * 16777619u;
+	h ^= h >> 16; /* spread the last bytes to the high bits the scaling reads */
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	return group[(uint64_t)h * ng >> 32];
 }
 
 static bool udp_port_taken(struct net *n, const struct net_udp_sock *me, uint16_t port)
@@ -118,7 +139,7 @@ static bool udp_port_taken(struct net *n, const struct net_udp_sock *me, uint16_
 	for (unsigned i = 0; i < NET_UDP_MAX; i++) {
 		struct net_udp_sock *s = &n->udp[i];
 		if (!s->used || s->port != port || (me->reuseaddr && s->reuseaddr) ||
-		    (me->reuseport && s->reuseport))
+		    (me->reuseport && s->reuseport && me->uid == s->uid))
 			continue;
 		udp_reach_of(s, &b);
 		if (udp_overlap(&a, &b))
@@ -143,7 +164,8 @@ int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t 
 	struct net_udp_sock me = {.family = family,
 				  .v6only = o->v6only,
 				  .reuseaddr = o->reuseaddr,
-				  .reuseport = o->reuseport};
+				  .reuseport = o->reuseport,
+				  .uid = o->uid};
 	if (addr)
 		memcpy(me.addr, addr, net_alen(family));
 	bool mapped = family == AF_INET6 && net_v6_mapped(me.addr);
@@ -191,6 +213,22 @@ int net_udp_open_opts(struct net *n, uint8_t family, const void *addr, uint16_t 
 bool net_udp_v6only(const struct net_udp_sock *s)
 {
 	return s->v6only;
+}
+
+void net_udp_connect(struct net_udp_sock *s, uint8_t family, const void *dst, uint16_t dport)
+{
+	s->pfam = dst ? family : 0;
+	memset(s->paddr, 0, sizeof(s->paddr));
+	if (s->pfam)
+		memcpy(s->paddr, dst, net_alen(family));
+	s->pport = s->pfam ? dport : 0;
+	if (s->pfam && s->family == AF_INET6) {
+		uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff};
+		if (family == AF_INET)
+			memcpy(mapped + 12, dst, 4);
+		memcpy(s->v6peer, family == AF_INET ? mapped : dst, 16);
+		s->v6peer_set = true;
+	}
 }
 
 void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)

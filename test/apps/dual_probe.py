@@ -15,11 +15,17 @@ on the kernel (the same server on a kernel socket in the same place).
        IPV6_V6ONLY one is refused it;
     3. serves: a TCP listener and a UDP socket on [::]:PORT (dual stack)
        and on [::]:PORT+1 (IPV6_V6ONLY), echoing, printing each peer's and
-       local name, until a UDP "quit" on PORT.
+       local name, until a UDP "quit" on PORT; and a dual-stack UDP socket
+       on [::]:PORT+2 connected to ::ffff:B4:PORT+3, which takes datagrams
+       from there only until an "unconnect" makes it connect(AF_UNSPEC)
+       (then from any IPv4 source, and still no IPv6 one: Linux keeps the
+       old peer's IPv6 form).
   dual_probe.py client A4 A6 B4 B6 PORT
     the kernel's clients of 3, from B4/B6: IPv4 and IPv6, TCP and UDP, to
-    both ports.
+    both ports; then to PORT+2 from B4:PORT+3, from other IPv4 and IPv6
+    sources (refused while it is connected), and again after "unconnect".
 """
+import ctypes
 import errno
 import selectors
 import socket
@@ -118,8 +124,20 @@ def mapped_client(b4, kport):
     u.close()
 
 
-def serve(port):
+def unconnect(s):
+    """connect(AF_UNSPEC), which Python has no call for; through the libc
+    symbol the shim overrides"""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.connect(s.fileno(), (ctypes.c_ushort * 8)(socket.AF_UNSPEC), 16):
+        raise OSError(ctypes.get_errno(), "connect AF_UNSPEC")
+
+
+def serve(port, b4):
     sel = selectors.DefaultSelector()
+    c = sock6(socket.SOCK_DGRAM, 0)
+    c.bind(("::", port + 2))
+    c.connect(("::ffff:" + b4, port + 3))
+    sel.register(c, selectors.EVENT_READ, ("udpc", port + 2))
     for p, v6only in ((port, 0), (port + 1, 1)):
         t = sock6(socket.SOCK_STREAM, v6only)
         t.bind(("::", p))
@@ -134,6 +152,13 @@ def serve(port):
         for key, _ in sel.select(10):
             kind, p = key.data
             s = key.fileobj
+            if kind == "udpc":
+                d, a = s.recvfrom(100)
+                print("udp connected from", tag(a), a[1] == port + 3, "data", d.decode(), flush=True)
+                if d == b"unconnect":
+                    unconnect(s)
+                s.sendto(d, a)
+                continue
             if kind == "udp":
                 d, a = s.recvfrom(100)
                 if d == b"quit":
@@ -174,8 +199,38 @@ def client(a4, a6, b4, b6, port):
                 r = errno.errorcode.get(e.errno, "timeout")
             print("client udp", tag(host), p - port, r, flush=True)
             u.close()
+    connected_peer(a4, a6, b4, b6, port)
     q = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     q.sendto(b"quit", (a4, port))
+
+
+def connected_peer(a4, a6, b4, b6, port):
+    """the server's UDP socket on PORT+2, connected to B4:PORT+3"""
+    def udp(src, sport, host):
+        u = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_DGRAM)
+        u.settimeout(2)
+        u.bind((src, sport))
+        u.connect((host, port + 2))
+        return u
+
+    def ask(what, u, d):
+        u.send(d)
+        try:
+            r = "reply " + u.recv(100).decode()
+        except OSError as e:
+            r = errno.errorcode.get(e.errno, "timeout")
+        print("client udp connected", what, r, flush=True)
+
+    peer = udp(b4, port + 3, a4)
+    ask("peer", peer, b"p")
+    other4, other6 = udp(b4, 0, a4), udp(b6, 0, a6)
+    ask("other A4", other4, b"o")
+    ask("other A6", other6, b"s")
+    ask("peer unconnect", peer, b"unconnect")
+    ask("other A4 after", other4, b"a")
+    ask("other A6 after", other6, b"b")
+    for u in (peer, other4, other6):
+        u.close()
 
 
 def main():
@@ -184,7 +239,7 @@ def main():
         TAGS.update({b4: "B4", b6: "B6", a4: "A4", a6: "A6"})
         api(int(port) + 10)
         mapped_client(b4, int(kport))
-        serve(int(port))
+        serve(int(port), b4)
     elif len(sys.argv) == 7 and sys.argv[1] == "client":
         a4, a6, b4, b6, port = sys.argv[2:]
         TAGS.update({a4: "A4", a6: "A6", b4: "B4", b6: "B6"})

@@ -30,6 +30,12 @@
  *   shim_probe rstmmsg HOST PORT the server sends "ab" and resets: as
  *       Linux, recvmmsg fails at once with ECONNRESET (do_recvmmsg takes
  *       the pending error first), recv then gets "ab", then EOF
+ *   shim_probe nbshare HOST PORT O_NONBLOCK is the open file's: for a TCP
+ *       socket connected to HOST:PORT and a bound UDP one, the parent's
+ *       F_SETFL after fork() is seen by the child (F_GETFL on the fd and a
+ *       dup of it, a recv that returns EAGAIN at once) and by the parent's
+ *       dup; the child's FIONBIO clearing it through its dup is seen by the
+ *       parent (the same checks pass on kernel sockets)
  *   shim_probe fork ADDR PORT   listens, prints "listening", forks: parent
  *       and child both accept (each holds a connection 300 ms), answering
  *       "PID\n" to each client, until killed
@@ -48,6 +54,7 @@
 #include <string.h>
 #include <spawn.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -460,6 +467,81 @@ static void reap(pid_t pid, const char *who)
 
 extern char **environ;
 
+static void nb_want(int fd, int want, const char *what)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		die("fcntl F_GETFL");
+	if (!!(fl & O_NONBLOCK) != want) {
+		fprintf(stderr, "shim_probe: nbshare: %s: O_NONBLOCK %s\n", what,
+			want ? "not seen" : "still set");
+		exit(1);
+	}
+}
+
+static void nb_blocked(int sig)
+{
+	(void)sig;
+	static const char m[] = "shim_probe: nbshare: the child's recv blocked\n";
+	if (write(2, m, sizeof(m) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* one socket's O_NONBLOCK shared by a forked child and dups (nbshare) */
+static void nb_share(int fd, const char *name)
+{
+	int d = dup(fd), p2c[2], c2p[2];
+	char b, what[96];
+	if (d < 0 || pipe(p2c) || pipe(c2p))
+		die("dup/pipe");
+	nb_want(fd, 0, name);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		check(read(p2c[0], &b, 1) == 1, "nbshare: child: no word from the parent");
+		snprintf(what, sizeof(what), "%s: the child after the parent's F_SETFL", name);
+		nb_want(fd, 1, what);
+		nb_want(d, 1, what);
+		signal(SIGALRM, nb_blocked);
+		alarm(2);
+		check(recv(fd, &b, 1, 0) == -1 && errno == EAGAIN,
+		      "nbshare: child: recv not EAGAIN");
+		alarm(0);
+		int off = 0;
+		check(!ioctl(d, FIONBIO, &off), "nbshare: child: FIONBIO");
+		check(write(c2p[1], "c", 1) == 1, "nbshare: child: write");
+		exit(0);
+	}
+	check(!fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), "nbshare: F_SETFL");
+	snprintf(what, sizeof(what), "%s: the parent's dup after F_SETFL", name);
+	nb_want(d, 1, what);
+	check(write(p2c[1], "p", 1) == 1, "nbshare: parent: write");
+	check(read(c2p[0], &b, 1) == 1, "nbshare: parent: no word from the child");
+	snprintf(what, sizeof(what), "%s: the parent after the child's FIONBIO", name);
+	nb_want(fd, 0, what);
+	snprintf(what, sizeof(what), "nbshare %s", name);
+	reap(pid, what);
+	close(d);
+	close(p2c[0]);
+	close(p2c[1]);
+	close(c2p[0]);
+	close(c2p[1]);
+}
+
+static int run_nbshare(const char *host, const char *port)
+{
+	int t = dial(host, port), u = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in any = {.sin_family = AF_INET};
+	if (u < 0 || bind(u, (struct sockaddr *)&any, sizeof(any)))
+		die("UDP socket");
+	nb_share(t, "TCP");
+	nb_share(u, "UDP");
+	printf("O_NONBLOCK shared by a forked child and dups (TCP, UDP)\n");
+	return 0;
+}
+
 static int run_spawned(int sk, const char *how);
 
 /* a child's exit status 0, or the check names who failed */
@@ -597,6 +679,8 @@ int main(int argc, char **argv)
 		return run_restart(argv[2], argv[3]);
 	if (!strcmp(argv[1], "recvmmsg"))
 		return run_recvmmsg(argv[2], argv[3]);
+	if (!strcmp(argv[1], "nbshare"))
+		return run_nbshare(argv[2], argv[3]);
 	if (!strcmp(argv[1], "rstmmsg"))
 		return run_rstmmsg(argv[2], argv[3]);
 	if (!strcmp(argv[1], "fork"))

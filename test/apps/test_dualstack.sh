@@ -7,7 +7,9 @@
 # answers (IPV6_V6ONLY rules, bind conflicts between 0.0.0.0:P and [::]:P),
 # a v4-mapped connect/sendto to the peer's echo servers, and what a server on
 # [::]:P (dual) and [::]:P+1 (IPV6_V6ONLY) sees of IPv4 and IPv6 clients:
-# names v4-mapped, IPv4 refused by the IPv6-only one. The two outputs must
+# names v4-mapped, IPv4 refused by the IPv6-only one; and whose datagrams a
+# UDP socket connected to ::ffff:B4:P takes (the peer's only; after
+# connect(AF_UNSPEC) any IPv4 source's, no IPv6 one's). The two outputs must
 # be equal, and hold the lines this test is about. Then socat UDP6-RECVFROM
 # and an asyncio server on every address, under the shim, reached by
 # kernel clients of both families.
@@ -63,7 +65,10 @@ for want in "tcp bind 0.0.0.0 then dual \[::\] EADDRINUSE" "udp bind dual \[::\]
 	"udp v6only set after bind EINVAL" "tcp 7400 accepted ::ffff:B4 peer ::ffff:B4 local ::ffff:A4" \
 	"udp 7400 from ::ffff:B4 len 4 data d" "client udp A4 0 reply d from A4 True" \
 	"client tcp A4 1 ECONNREFUSED" "client udp A4 1 ECONNREFUSED" "client udp A6 1 reply d from A6 True" \
-	"udp mapped sendto reply u from ::ffff:B4 True" "udp mapped connected reply v" "udp v6only sendto mapped ENETUNREACH"; do
+	"udp mapped sendto reply u from ::ffff:B4 True" "udp mapped connected reply v" "udp v6only sendto mapped ENETUNREACH" \
+	"client udp connected peer reply p" "client udp connected other A4 ECONNREFUSED" \
+	"client udp connected other A6 ECONNREFUSED" "client udp connected other A4 after reply a" \
+	"client udp connected other A6 after ECONNREFUSED"; do
 	grep -q "^$want" "$TMP/skops" || fail "no '$want' in the output"
 done
 sed 's/^/  /' "$TMP/skops"

@@ -13,7 +13,8 @@
 #  2. SO_REUSEPORT: a listener of uid 0 under the shim; one of uid 65534
 #     on the same port gets EADDRINUSE, a second one of uid 0 joins and
 #     both accept (the kernel's answers, checked first on the kernel's own
-#     loopback in the peer's netns).
+#     loopback in the peer's netns); the same for UDP sockets, whose
+#     datagrams the two uid 0 ones share.
 . "$(dirname "$0")/../interop/lib.sh"
 need_root_and_tools socat setpriv /usr/bin/python3
 B=${SKOPS_BUILD:?}
@@ -95,4 +96,26 @@ npids=$(sort -u "$TMP/pids" | wc -l)
 	fail "reuseport: 16 answers from the 2 uid 0 listeners wanted, got: $(sort "$TMP/pids" | uniq -c | tr -s ' \n' ' ')"
 echo "SO_REUSEPORT: uid 65534 refused as on the kernel; both uid 0 listeners accepted" \
 	"($(sort "$TMP/pids" | uniq -c | tr -s ' \n' ' '))"
+# the same for UDP sockets: the group is one user's, its datagrams spread by
+# their source (16 clients, 16 source ports)
+k0=$(reuse uk0 ip netns exec "$NS_B" timeout 20 /usr/bin/python3 "$D/reuse_srv.py" 127.0.0.1 7701 udp)
+k1=$(reuse uk1 ip netns exec "$NS_B" timeout 20 "${NOBODY[@]}" /usr/bin/python3 "$D/reuse_srv.py" \
+	127.0.0.1 7701 udp)
+[ "$k0 $k1" = "listening EADDRINUSE" ] ||
+	fail "the kernel's UDP SO_REUSEPORT: uid 0 '$k0', uid 65534 '$k1' (want listening, EADDRINUSE)"
+r0=$(reuse ur0 app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7701 udp)
+r1=$(reuse ur1 ip netns exec "$NS_A" timeout 30 "${NOBODY[@]}" "$RUN" --sock "$SOCK" -- \
+	/usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7701 udp)
+r2=$(reuse ur2 app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7701 udp)
+[ "$r0 $r1 $r2" = "listening EADDRINUSE listening" ] ||
+	fail "UDP SO_REUSEPORT under the shim: uid 0 '$r0', uid 65534 '$r1', uid 0 again '$r2'" \
+		"(want listening, EADDRINUSE, listening; $(cat "$TMP/ur1.err"))"
+for i in $(seq 1 16); do
+	echo x | in_b timeout 5 socat -T 2 - UDP4:$IP4_A:7701 >>"$TMP/upids" || fail "UDP reuseport: client $i"
+done
+npids=$(sort -u "$TMP/upids" | wc -l)
+[ "$(wc -l <"$TMP/upids")" = 16 ] && [ "$npids" = 2 ] ||
+	fail "UDP reuseport: 16 answers from the 2 uid 0 sockets wanted, got: $(sort "$TMP/upids" | uniq -c | tr -s ' \n' ' ')"
+echo "UDP SO_REUSEPORT: uid 65534 refused as on the kernel; both uid 0 sockets answered" \
+	"($(sort "$TMP/upids" | uniq -c | tr -s ' \n' ' '))"
 echo "PASS: system/popen children, SO_REUSEPORT owners"

@@ -13,6 +13,7 @@
 #  3. the Python asyncio echo server;
 #  4. one epoll set of pipes, a timerfd and a skops socket (shim_probe);
 #     recvmmsg's timeout, checked on a kernel socket and on a skops one;
+#     O_NONBLOCK set after fork seen by the child and dups, both ways;
 #  5. fork after listen: parent and child both accept; accept, fork, close
 #     in the parent: the child still owns the connection;
 #  6. exec keeps a socket (the new image uses it), not a close-on-exec one;
@@ -203,6 +204,9 @@ app "$PROBE" epoll $IP4_B 7001 || fail "epoll mix"
 # recvmmsg's timeout: the same checks on a kernel socket, then under the shim
 in_b "$PROBE" recvmmsg $IP4_B 7001 >/dev/null || fail "recvmmsg checks on a kernel socket"
 app "$PROBE" recvmmsg $IP4_B 7001 || fail "recvmmsg under the shim"
+# O_NONBLOCK is the open file's: shared with a forked child and dups
+in_b "$PROBE" nbshare $IP4_B 7001 >/dev/null || fail "O_NONBLOCK after fork on kernel sockets"
+app "$PROBE" nbshare $IP4_B 7001 || fail "O_NONBLOCK after fork under the shim"
 # a reset after data, as Linux: recvmmsg reports the pending reset first
 # (do_recvmmsg's sock_error), the bytes stay for recv, then EOF; the same
 # checks on a kernel socket, then under the shim

@@ -560,12 +560,25 @@ START_TEST(udp_v4_mapped_peer_and_bind)
 }
 END_TEST
 
+/* st's UDP socket of owner uid with SO_REUSEPORT: bind's answer */
+static int udp_reuseport_bind(struct stack *st, uint32_t uid, uint16_t port, int *sd)
+{
+	int one = 1;
+	*sd = skops_socket(st, AF_INET, SOCK_DGRAM);
+	ck_assert_int_ge(*sd, 0);
+	ck_assert_int_eq(skops_set_owner(st, *sd, uid), 0);
+	ck_assert_int_eq(skops_setsockopt(st, *sd, SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
+	struct sockaddr_storage ss;
+	socklen_t l = sa_of(AF_INET, "0.0.0.0", port, &ss);
+	return skops_bind(st, *sd, (struct sockaddr *)&ss, l);
+}
+
 /* UDP sockets sharing a port: with SO_REUSEADDR the newest binding takes
  * the datagrams (Linux's chain order), with SO_REUSEPORT each source keeps
  * to one member and several sources reach both. */
 START_TEST(udp_reuse_delivery)
 {
-	int u1, u2, one = 1;
+	int u1, u2;
 	struct bspec any4 = {AF_INET, "0.0.0.0", -1}, any6 = {AF_INET6, "::", 0};
 	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any4, 9010, true, &u1), 0);
 	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9010, true, &u2), 0);
@@ -585,13 +598,8 @@ START_TEST(udp_reuse_delivery)
 	skops_close(S.a, c);
 
 	int g[2], got[2] = {0, 0};
-	for (int i = 0; i < 2; i++) {
-		g[i] = skops_socket(S.b, AF_INET, SOCK_DGRAM);
-		ck_assert_int_eq(skops_setsockopt(S.b, g[i], SOL_SOCKET, SO_REUSEPORT, &one, 4), 0);
-		struct sockaddr_storage ss;
-		socklen_t l = sa_of(AF_INET, "0.0.0.0", 9011, &ss);
-		ck_assert_int_eq(skops_bind(S.b, g[i], (struct sockaddr *)&ss, l), 0);
-	}
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(udp_reuseport_bind(S.b, 0, 9011, &g[i]), 0);
 	for (int k = 0; k < 16; k++) {
 		c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
 		udp_to(S.a, c, AF_INET, B4, 9011, 'p');
@@ -612,6 +620,105 @@ START_TEST(udp_reuse_delivery)
 }
 END_TEST
 
+/* st's UDP socket sd connected to "to":port */
+static void udp_connect(struct stack *st, int sd, int fam, const char *to, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sa_of(fam, to, port, &ss);
+	ck_assert_int_eq(skops_connect(st, sd, (struct sockaddr *)&ss, l), 0);
+}
+
+/* A connected UDP socket takes datagrams from its peer only (a v4-mapped
+ * peer of a dual-stack socket too), ahead of a newer unconnected socket on
+ * the port; another source goes to that one, or with none gets port
+ * unreachable; connect(AF_UNSPEC) takes any IPv4 source again, and IPv6
+ * ones from the old peer's address only (Linux keeps sk_v6_daddr, here
+ * ::ffff:A4, which no IPv6 source is). */
+START_TEST(udp_connected_takes_its_peer_only)
+{
+	struct bspec any6 = {AF_INET6, "::", 0};
+	int u, w, c1 = skops_socket(S.a, AF_INET, SOCK_DGRAM),
+		  c2 = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+	int c6 = skops_socket(S.a, AF_INET6, SOCK_DGRAM);
+	char x, b1[80];
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9020, true, &u), 0);
+	udp_to(S.a, c1, AF_INET, B4, 9020, '1'); /* c1 gets its port */
+	run_ms(20);
+	udp_from(S.b, u, '1', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c1), b1));
+	udp_connect(S.b, u, AF_INET6, "::ffff:198.18.0.1", udp_port(S.a, c1));
+	udp_connect(S.a, c2, AF_INET, B4, 9020);
+	ck_assert_int_eq(skops_send(S.a, c2, "2", 1, 0), 1);
+	run_ms(20);
+	ck_assert_int_eq(skops_recv(S.b, u, &x, 1, 0), -EAGAIN);
+	int e;
+	socklen_t el = sizeof(e);
+	ck_assert_int_eq(skops_getsockopt(S.a, c2, SOL_SOCKET, SO_ERROR, &e, &el), 0);
+	ck_assert_int_eq(e, ECONNREFUSED);
+	udp_to(S.a, c6, AF_INET6, B6, 9020, '6');
+	run_ms(20);
+	ck_assert_int_eq(skops_recv(S.b, u, &x, 1, 0), -EAGAIN);
+
+	ck_assert_int_eq(bind_typed(S.b, SOCK_DGRAM, &any6, 9020, true, &w), 0);
+	udp_to(S.a, c1, AF_INET, B4, 9020, 'a');
+	ck_assert_int_eq(skops_send(S.a, c2, "b", 1, 0), 1);
+	run_ms(20);
+	udp_from(S.b, u, 'a', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c1), b1));
+	udp_from(S.b, w, 'b', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c2), b1));
+	ck_assert_int_eq(skops_recv(S.b, u, &x, 1, 0), -EAGAIN);
+
+	skops_close(S.b, w);
+	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+	ck_assert_int_eq(skops_connect(S.b, u, &unspec, sizeof(unspec)), 0);
+	ck_assert_int_eq(skops_send(S.a, c2, "c", 1, 0), 1);
+	udp_to(S.a, c6, AF_INET6, B6, 9020, 'd');
+	run_ms(20);
+	udp_from(S.b, u, 'c', name("[::ffff:198.18.0.1]:%u", udp_port(S.a, c2), b1));
+	ck_assert_int_eq(skops_recv(S.b, u, &x, 1, 0), -EAGAIN);
+	skops_close(S.b, u);
+	skops_close(S.a, c1);
+	skops_close(S.a, c2);
+	skops_close(S.a, c6);
+}
+END_TEST
+
+/* SO_REUSEPORT joins a group of one owner only (Linux sk_uid), and a
+ * member connected to a peer leaves the spreading to the others. */
+START_TEST(udp_reuseport_owner_and_connected_member)
+{
+	int g[2], o;
+	ck_assert_int_eq(udp_reuseport_bind(S.b, 1000, 9030, &g[0]), 0);
+	ck_assert_int_eq(udp_reuseport_bind(S.b, 1001, 9030, &o), -EADDRINUSE);
+	skops_close(S.b, o);
+	ck_assert_int_eq(udp_reuseport_bind(S.b, 1000, 9030, &g[1]), 0);
+	o = skops_socket(S.b, AF_INET, SOCK_DGRAM);
+	ck_assert_int_eq(skops_bind(S.b, o,
+				    (struct sockaddr *)&(struct sockaddr_in){.sin_family = AF_INET},
+				    sizeof(struct sockaddr_in)),
+			 0);
+	ck_assert_int_eq(skops_set_owner(S.b, o, 1000), -EISCONN);
+	skops_close(S.b, o);
+
+	int p = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+	udp_to(S.a, p, AF_INET, B4, 9099, 'x'); /* p gets its port */
+	udp_connect(S.b, g[0], AF_INET, "198.18.0.1", udp_port(S.a, p));
+	char x, b1[80];
+	for (int k = 0; k < 8; k++) {
+		int c = skops_socket(S.a, AF_INET, SOCK_DGRAM);
+		udp_to(S.a, c, AF_INET, B4, 9030, 'q');
+		udp_to(S.a, p, AF_INET, B4, 9030, 'p');
+		run_ms(10);
+		udp_from(S.b, g[1], 'q', name("198.18.0.1:%u", udp_port(S.a, c), b1));
+		udp_from(S.b, g[0], 'p', name("198.18.0.1:%u", udp_port(S.a, p), b1));
+		ck_assert_int_eq(skops_recv(S.b, g[0], &x, 1, 0), -EAGAIN);
+		ck_assert_int_eq(skops_recv(S.b, g[1], &x, 1, 0), -EAGAIN);
+		skops_close(S.a, c);
+	}
+	skops_close(S.a, p);
+	skops_close(S.b, g[0]);
+	skops_close(S.b, g[1]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_bind");
@@ -626,6 +733,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, udp_dual_stack_socket);
 	tcase_add_test(tc, udp_v4_mapped_peer_and_bind);
 	tcase_add_test(tc, udp_reuse_delivery);
+	tcase_add_test(tc, udp_connected_takes_its_peer_only);
+	tcase_add_test(tc, udp_reuseport_owner_and_connected_member);
 	suite_add_tcase(s, tc);
 	return s;
 }
