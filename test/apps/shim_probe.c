@@ -380,8 +380,12 @@ static _Noreturn void run_fork(const char *addr, const char *port)
 		int k = snprintf(line, sizeof(line), "%d\n", (int)getpid());
 		if (write(c, line, (size_t)k) != k)
 			die("write");
-		usleep(300000); /* busy: the next client is the other process's */
+		/* the client reads to EOF: close first, then stay busy, so the
+		 * next client, 50 ms on, is the other process's to accept (with
+		 * the close after the pause both waited in accept again and
+		 * either could win, at times all six for one) */
 		close(c);
+		usleep(300000);
 	}
 }
 
