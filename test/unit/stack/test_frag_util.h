@@ -6,36 +6,13 @@
 
 #include "test_net_util.h"
 
-/* What a socket received: the count and the last datagram. */
-struct got {
-	unsigned n;
-	uint8_t data[65536];
-	size_t len;
-};
-
-static void udp_cb(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
-		   uint16_t dport)
-{
-	(void)meta;
-	(void)sport;
-	(void)dport;
-	struct got *g = arg;
-	g->n++;
-	g->len = rte_pktmbuf_pkt_len(m);
-	ck_assert_uint_le(g->len, sizeof(g->data));
-	const void *d = rte_pktmbuf_read(m, 0, (uint32_t)g->len, g->data);
-	if (d != g->data)
-		memcpy(g->data, d, g->len);
-	rte_pktmbuf_free(m);
-}
-
 static uint8_t dgram[4000];
 static size_t dgram_len;
 static uint8_t payload[3000];
 
 struct fx {
 	struct tnu_pair p;
-	struct got g;
+	struct udp_got g;
 	struct net_udp_sock *s;
 };
 
@@ -43,7 +20,7 @@ static void fx_init(struct fx *x, const struct net_config *c, uint8_t family)
 {
 	memset(&x->g, 0, sizeof(x->g));
 	tnu_pair_init(&x->p, c, false);
-	ck_assert_int_eq(net_udp_open(x->p.a, family, NULL, 7000, udp_cb, &x->g, &x->s), 0);
+	ck_assert_int_eq(net_udp_open(x->p.a, family, NULL, 7000, tnu_udp_cb, &x->g, &x->s), 0);
 	tnu_raw_hello(&x->p);
 	for (unsigned i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 13 + 1);

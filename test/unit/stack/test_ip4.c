@@ -195,11 +195,11 @@ END_TEST
 START_TEST(udp_fragments_round_trip)
 {
 	struct tnu_pair p;
-	struct got g = {0};
+	struct udp_got g = {0};
 	tnu_pair_init(&p, NULL, true);
 	struct net_udp_sock *sa, *sb;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 7000, udp_cb, &g, &sa), 0);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 0, udp_cb, &g, &sb), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 7000, tnu_udp_cb, &g, &sa), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 0, tnu_udp_cb, &g, &sb), 0);
 	static uint8_t big[3001];
 	for (unsigned i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 11 + 5);

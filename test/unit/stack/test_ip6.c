@@ -384,12 +384,12 @@ END_TEST
 START_TEST(udp_fragments_round_trip)
 {
 	struct tnu_pair p;
-	static struct got g;
+	static struct udp_got g;
 	memset(&g, 0, sizeof(g));
 	tnu_pair_init(&p, NULL, true);
 	struct net_udp_sock *sa, *sb;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET6, NULL, 7000, udp_cb, &g, &sa), 0);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET6, NULL, 0, udp_cb, &g, &sb), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET6, NULL, 7000, tnu_udp_cb, &g, &sa), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET6, NULL, 0, tnu_udp_cb, &g, &sb), 0);
 	static uint8_t big[65527];
 	for (unsigned i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 11 + 5);

@@ -4,38 +4,14 @@
  * counters of the drop reasons. */
 #include "test_net_util.h"
 
-struct udp_got {
-	unsigned n;
-	uint8_t data[4096];
-	size_t len;
-	uint16_t sport, dport;
-	struct ip_meta meta;
-};
-
-static void udp_cb(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, uint16_t sport,
-		   uint16_t dport)
-{
-	struct udp_got *g = arg;
-	g->n++;
-	g->len = rte_pktmbuf_pkt_len(m);
-	ck_assert_uint_le(g->len, sizeof(g->data));
-	const void *d = rte_pktmbuf_read(m, 0, (uint32_t)g->len, g->data);
-	if (d != g->data)
-		memcpy(g->data, d, g->len);
-	g->sport = sport;
-	g->dport = dport;
-	g->meta = *meta;
-	rte_pktmbuf_free(m);
-}
-
 START_TEST(arp_resolves_and_udp_flows_both_ways)
 {
 	struct tnu_pair p;
 	tnu_pair_init(&p, NULL, true);
 	struct udp_got ga = {0}, gb = {0};
 	struct net_udp_sock *sa, *sb;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 0, udp_cb, &ga, &sa), 0);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET, &p.b4, 7000, udp_cb, &gb, &sb), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 0, tnu_udp_cb, &ga, &sa), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, &p.b4, 7000, tnu_udp_cb, &gb, &sb), 0);
 	ck_assert_uint_ge(net_udp_port(sa), 49152);
 	/* queued while ARP resolves, then delivered */
 	ck_assert_int_eq(net_udp_sendto(p.a, sa, "hello", 5, AF_INET, &p.b4, 7000), 0);
@@ -61,12 +37,12 @@ START_TEST(arp_resolves_and_udp_flows_both_ways)
 	ck_assert_uint_ge(sbs.arp_replies_out, 1);
 	/* duplicate bind refused, wildcard vs specific conflicts */
 	struct net_udp_sock *sx;
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 7000, udp_cb, &gb, &sx), -EADDRINUSE);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 7000, tnu_udp_cb, &gb, &sx), -EADDRINUSE);
 	uint32_t other = htonl(0xc6120063);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET, &other, 7001, udp_cb, &gb, &sx),
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, &other, 7001, tnu_udp_cb, &gb, &sx),
 			 -EADDRNOTAVAIL);
 	net_udp_close(p.b, sb);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 7000, udp_cb, &gb, &sb), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 7000, tnu_udp_cb, &gb, &sb), 0);
 	tnu_pair_fini(&p);
 }
 END_TEST
@@ -77,8 +53,8 @@ START_TEST(ndp_resolves_and_udp6_flows)
 	tnu_pair_init(&p, NULL, true);
 	struct udp_got gb = {0}, ga = {0};
 	struct net_udp_sock *sa, *sb;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET6, NULL, 5000, udp_cb, &ga, &sa), 0);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET6, NULL, 6000, udp_cb, &gb, &sb), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET6, NULL, 5000, tnu_udp_cb, &ga, &sa), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET6, NULL, 6000, tnu_udp_cb, &gb, &sb), 0);
 	char big[1400];
 	for (unsigned i = 0; i < sizeof(big); i++)
 		big[i] = (char)i;
@@ -160,7 +136,7 @@ START_TEST(arp_timeout_fails_with_hostunreach)
 	tnu_pair_init(&p, &c, false);
 	struct udp_got g = {0};
 	struct net_udp_sock *s;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 0, udp_cb, &g, &s), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 0, tnu_udp_cb, &g, &s), 0);
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(net_udp_sendto(p.a, s, "q", 1, AF_INET, &p.b4, 9), 0);
 	tnu_run(&p, 350);
@@ -186,8 +162,8 @@ START_TEST(arp_entry_expires_and_is_reprobed)
 	tnu_pair_init(&p, &c, true);
 	struct udp_got g = {0};
 	struct net_udp_sock *sa, *sb;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 0, udp_cb, &g, &sa), 0);
-	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 53, udp_cb, &g, &sb), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET, NULL, 0, tnu_udp_cb, &g, &sa), 0);
+	ck_assert_int_eq(net_udp_open(p.b, AF_INET, NULL, 53, tnu_udp_cb, &g, &sb), 0);
 	ck_assert_int_eq(net_udp_sendto(p.a, sa, "1", 1, AF_INET, &p.b4, 53), 0);
 	tnu_run(&p, 5);
 	ck_assert_uint_eq(g.n, 1);
@@ -214,7 +190,7 @@ START_TEST(ndp_timeout_fails)
 	tnu_pair_init(&p, &c, false);
 	struct udp_got g = {0};
 	struct net_udp_sock *s;
-	ck_assert_int_eq(net_udp_open(p.a, AF_INET6, NULL, 0, udp_cb, &g, &s), 0);
+	ck_assert_int_eq(net_udp_open(p.a, AF_INET6, NULL, 0, tnu_udp_cb, &g, &s), 0);
 	ck_assert_int_eq(net_udp_sendto(p.a, s, "q", 1, AF_INET6, p.b6, 9), 0);
 	tnu_run(&p, 120);
 	ck_assert_int_eq(net_udp_sendto(p.a, s, "q", 1, AF_INET6, p.b6, 9), -EHOSTUNREACH);

@@ -267,4 +267,30 @@ static inline void tnu_raw_hello(struct tnu_pair *p)
 	tnu_raw_drain(p);
 }
 
+/* What a UDP socket received (net_udp_open with tnu_udp_cb): the count and
+ * the last datagram with its ports and meta. */
+struct udp_got {
+	unsigned n;
+	uint8_t data[65536];
+	size_t len;
+	uint16_t sport, dport;
+	struct ip_meta meta;
+};
+
+static inline void tnu_udp_cb(void *arg, struct rte_mbuf *m, const struct ip_meta *meta,
+			      uint16_t sport, uint16_t dport)
+{
+	struct udp_got *g = arg;
+	g->n++;
+	g->len = rte_pktmbuf_pkt_len(m);
+	ck_assert_uint_le(g->len, sizeof(g->data));
+	const void *d = rte_pktmbuf_read(m, 0, (uint32_t)g->len, g->data);
+	if (d != g->data)
+		memcpy(g->data, d, g->len);
+	g->sport = sport;
+	g->dport = dport;
+	g->meta = *meta;
+	rte_pktmbuf_free(m);
+}
+
 #endif
