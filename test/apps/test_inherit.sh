@@ -74,48 +74,44 @@ reuse() {
 		fail "reuse_srv $name: $(cat "$TMP/$name.err")"
 	head -1 "$TMP/$name.out" | cut -d' ' -f1
 }
-# the kernel's rule first, on its loopback
-k0=$(reuse k0 ip netns exec "$NS_B" timeout 20 /usr/bin/python3 "$D/reuse_srv.py" 127.0.0.1 7700)
-k1=$(reuse k1 ip netns exec "$NS_B" timeout 20 "${NOBODY[@]}" /usr/bin/python3 "$D/reuse_srv.py" \
-	127.0.0.1 7700)
-[ "$k0 $k1" = "listening EADDRINUSE" ] ||
-	fail "the kernel's SO_REUSEPORT: uid 0 '$k0', uid 65534 '$k1' (want listening, EADDRINUSE)"
-r0=$(reuse r0 app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7700)
-r1=$(reuse r1 ip netns exec "$NS_A" timeout 30 "${NOBODY[@]}" "$RUN" --sock "$SOCK" -- \
-	/usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7700)
-r2=$(reuse r2 app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7700)
-[ "$r0 $r1 $r2" = "listening EADDRINUSE listening" ] ||
-	fail "SO_REUSEPORT under the shim: uid 0 '$r0', uid 65534 '$r1', uid 0 again '$r2'" \
-		"(want listening, EADDRINUSE, listening; $(cat "$TMP/r1.err"))"
+# owners PORT [udp]: the kernel's rule first, on its loopback (uid 0 binds,
+# uid 65534 is refused), then the same under the shim with a second uid 0
+# socket joining, then 16 clients (16 source ports) answered by both uid 0
+# ones
+owners() {
+	local port=$1 proto=${2:-}
+	local pre=${proto:+u} up=${proto:+UDP } what=listeners
+	[ -z "$proto" ] || what=sockets
+	k0=$(reuse "${pre}k0" ip netns exec "$NS_B" timeout 20 /usr/bin/python3 "$D/reuse_srv.py" \
+		127.0.0.1 "$port" $proto)
+	k1=$(reuse "${pre}k1" ip netns exec "$NS_B" timeout 20 "${NOBODY[@]}" /usr/bin/python3 \
+		"$D/reuse_srv.py" 127.0.0.1 "$port" $proto)
+	[ "$k0 $k1" = "listening EADDRINUSE" ] ||
+		fail "the kernel's ${up}SO_REUSEPORT: uid 0 '$k0', uid 65534 '$k1' (want listening, EADDRINUSE)"
+	r0=$(reuse "${pre}r0" app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 "$port" $proto)
+	r1=$(reuse "${pre}r1" ip netns exec "$NS_A" timeout 30 "${NOBODY[@]}" "$RUN" --sock "$SOCK" -- \
+		/usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 "$port" $proto)
+	r2=$(reuse "${pre}r2" app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 "$port" $proto)
+	[ "$r0 $r1 $r2" = "listening EADDRINUSE listening" ] ||
+		fail "${up}SO_REUSEPORT under the shim: uid 0 '$r0', uid 65534 '$r1', uid 0 again '$r2'" \
+			"(want listening, EADDRINUSE, listening; $(cat "$TMP/${pre}r1.err"))"
+	local pids=$TMP/${pre}pids
+	for i in $(seq 1 16); do
+		if [ -n "$proto" ]; then
+			echo x | in_b timeout 5 socat -T 2 - UDP4:$IP4_A:$port >>"$pids"
+		else
+			in_b timeout 5 socat -u TCP4:$IP4_A:$port - >>"$pids"
+		fi || fail "${up}reuseport: client $i"
+	done
+	npids=$(sort -u "$pids" | wc -l)
+	[ "$(wc -l <"$pids")" = 16 ] && [ "$npids" = 2 ] ||
+		fail "${up}reuseport: 16 answers from the 2 uid 0 $what wanted, got: $(sort "$pids" | uniq -c | tr -s ' \n' ' ')"
+	echo "${up}SO_REUSEPORT: uid 65534 refused as on the kernel; both uid 0 $what" \
+		"answered ($(sort "$pids" | uniq -c | tr -s ' \n' ' '))"
+}
+owners 7700
 grep -q "uid 65534" "$LOG" || fail "skopsd did not see the uid 65534 client"
-for i in $(seq 1 16); do
-	in_b timeout 5 socat -u TCP4:$IP4_A:7700 - >>"$TMP/pids" || fail "reuseport: client $i"
-done
-npids=$(sort -u "$TMP/pids" | wc -l)
-[ "$(wc -l <"$TMP/pids")" = 16 ] && [ "$npids" = 2 ] ||
-	fail "reuseport: 16 answers from the 2 uid 0 listeners wanted, got: $(sort "$TMP/pids" | uniq -c | tr -s ' \n' ' ')"
-echo "SO_REUSEPORT: uid 65534 refused as on the kernel; both uid 0 listeners accepted" \
-	"($(sort "$TMP/pids" | uniq -c | tr -s ' \n' ' '))"
 # the same for UDP sockets: the group is one user's, its datagrams spread by
-# their source (16 clients, 16 source ports)
-k0=$(reuse uk0 ip netns exec "$NS_B" timeout 20 /usr/bin/python3 "$D/reuse_srv.py" 127.0.0.1 7701 udp)
-k1=$(reuse uk1 ip netns exec "$NS_B" timeout 20 "${NOBODY[@]}" /usr/bin/python3 "$D/reuse_srv.py" \
-	127.0.0.1 7701 udp)
-[ "$k0 $k1" = "listening EADDRINUSE" ] ||
-	fail "the kernel's UDP SO_REUSEPORT: uid 0 '$k0', uid 65534 '$k1' (want listening, EADDRINUSE)"
-r0=$(reuse ur0 app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7701 udp)
-r1=$(reuse ur1 ip netns exec "$NS_A" timeout 30 "${NOBODY[@]}" "$RUN" --sock "$SOCK" -- \
-	/usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7701 udp)
-r2=$(reuse ur2 app /usr/bin/python3 "$D/reuse_srv.py" 0.0.0.0 7701 udp)
-[ "$r0 $r1 $r2" = "listening EADDRINUSE listening" ] ||
-	fail "UDP SO_REUSEPORT under the shim: uid 0 '$r0', uid 65534 '$r1', uid 0 again '$r2'" \
-		"(want listening, EADDRINUSE, listening; $(cat "$TMP/ur1.err"))"
-for i in $(seq 1 16); do
-	echo x | in_b timeout 5 socat -T 2 - UDP4:$IP4_A:7701 >>"$TMP/upids" || fail "UDP reuseport: client $i"
-done
-npids=$(sort -u "$TMP/upids" | wc -l)
-[ "$(wc -l <"$TMP/upids")" = 16 ] && [ "$npids" = 2 ] ||
-	fail "UDP reuseport: 16 answers from the 2 uid 0 sockets wanted, got: $(sort "$TMP/upids" | uniq -c | tr -s ' \n' ' ')"
-echo "UDP SO_REUSEPORT: uid 65534 refused as on the kernel; both uid 0 sockets answered" \
-	"($(sort "$TMP/upids" | uniq -c | tr -s ' \n' ' '))"
+# their source
+owners 7701 udp
 echo "PASS: system/popen children, SO_REUSEPORT owners"
