@@ -45,7 +45,6 @@ struct skp_shm {
 	_Atomic int32_t err;	/* errno of the connection's failure */
 	_Atomic uint32_t want;	/* SKP_WANT_* */
 	_Atomic uint32_t rx_full;
-	uint32_t mtu;		 /* datagram sockets: the link MTU (the daemon's) */
 	_Atomic uint32_t rcvbuf; /* datagram sockets: SO_RCVBUF as the app set it, 0: default */
 	/* datagram sockets: an error reported once (ECONNREFUSED after an
 	 * ICMP port unreachable): soft_err, then err_seq moves on; each

@@ -514,10 +514,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 				skops_close(d->st, sd);
 			} else {
 				nfds = 2;
-				struct dsock *n = d->socks[rep.id];
-				uint8_t mac[6];
-				n->dgram = dg;
-				net_link(stack_net(d->st), mac, &n->shm->mtu);
+				d->socks[rep.id]->dgram = dg;
 			}
 		}
 		break;
