@@ -1,5 +1,5 @@
 # Thin wrapper over meson; see README.md.
-.PHONY: all deps build demo test clean bench
+.PHONY: all deps build demo test check format clean bench
 all: build
 deps:
 	@scripts/install-deps.sh
@@ -9,6 +9,11 @@ demo: build
 	@scripts/demo.sh
 test: deps
 	@test/run.sh
+# the quick tier (no root, a few minutes): unit + verifier, quick mode, format
+check:
+	@test/check.sh
+format:
+	@scripts/format.sh --fix
 clean:
 	rm -rf build build-asan build-fuzz
 # the benchmark suite against the kernel (root; QUICK=1: a few seconds a figure)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages skops builds and tests with, only if missing.
+# Installs the Debian 12 packages skops builds and tests with, only if missing;
+# --check only names the missing ones (and fails).
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc clang llvm lld libclang-rt-14-dev
       libelf-dev zlib1g-dev libbpf-dev linux-libc-dev check
@@ -12,7 +13,7 @@ for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then
+  if [ "${1:-}" = --check ] || [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing packages: ${missing[*]} (run as root to install them)" >&2
     exit 1
   fi

@@ -24,7 +24,7 @@ run_suites() { # build-dir suite...
   [ ${#args[@]} -gt 0 ] || return 0
   echo "=== $dir: ${*}"
   rm -f "$dir/meson-logs/testlog.json" # a run that writes none counts as failed
-  meson test -C "$dir" --num-processes 2 --print-errorlogs -v ${TIMEOUT_MULT:+--timeout-multiplier "$TIMEOUT_MULT"} "${args[@]}" \
+  meson test -C "$dir" --no-rebuild --num-processes 2 --print-errorlogs -v ${TIMEOUT_MULT:+--timeout-multiplier "$TIMEOUT_MULT"} "${args[@]}" \
     >"$dir/test-output.txt" 2>&1
   cat "$dir/test-output.txt"
   summarise "$dir"
@@ -40,10 +40,11 @@ build() { # dir [meson options]
 }
 
 build build && run_suites build unit verifier sim interop equivalence apps
-build build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
+SKOPS_BUILD_SUITES="unit verifier" build build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TIMEOUT_MULT=4 run_suites build-asan unit verifier
-CC=clang build build-fuzz -Dfuzz=true -Dbuildtype=debugoptimized && run_suites build-fuzz fuzz
+CC=clang SKOPS_BUILD_SUITES=fuzz build build-fuzz -Dfuzz=true -Dbuildtype=debugoptimized &&
+  run_suites build-fuzz fuzz
 
 fail=$((fail + broken))
 echo "skops: $ok passed, $fail failed, $skip skipped"

@@ -24,9 +24,10 @@ import tempfile
 import threading
 import time
 
-from scapy.all import IP, TCP, IPv6, rdpcap  # noqa: E402 (python3-scapy)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import pcaptcp  # noqa: E402 (test/pcaptcp.py)
+
 SRC = os.environ.get("SKOPS_SRC", os.path.dirname(os.path.dirname(HERE)))
 BUILD = os.environ.get("SKOPS_BUILD", os.path.join(SRC, "build"))
 SDK = os.environ.get("SKOPS_SDK", os.path.join(SRC, "hooks", "sdk", "include"))
@@ -297,7 +298,7 @@ class Capture:
         time.sleep(0.2)
         self.proc.send_signal(signal.SIGINT)
         self.proc.wait(timeout=10)
-        return rdpcap(self.path) if os.path.getsize(self.path) > 24 else []
+        return pcaptcp.segments(self.path)
 
 
 DROP_COUNT = {"syn": 5, "synack": 3}
@@ -589,44 +590,40 @@ def wire(pkts, prog_addr):
     # receive autotuning: the program side's window scale, the windows it
     # advertised (time, bytes), when the peer's data began
     prog_ws, wnds, peer_data_t0 = 0, [], None
-    for p in pkts:
-        ip = p[IP] if IP in p else (p[IPv6] if IPv6 in p else None)
-        if ip is None or TCP not in p:
-            continue
-        t = p[TCP]
-        from_prog = ip.src == prog_addr
-        flags = int(t.flags)
+    for t in pkts:
+        from_prog = t.src == prog_addr
+        flags = t.flags
         syn, ack, ece, cwr = flags & 0x02, flags & 0x10, flags & 0x40, flags & 0x80
-        ecn = (ip.tos if IP in p else ip.tc) & 3
+        ecn = t.ecn
         if from_prog and syn and not ack:
-            out["syn_times"].append(float(p.time))
+            out["syn_times"].append(t.time)
             out.setdefault("syn_win", t.window)
             out.setdefault("ecn_syn", bool(ece and cwr))
             out.setdefault("ect_syn", ecn == 2)
-            out.setdefault("syn_wscale", dict(t.options).get("WScale"))
-            out.setdefault("syn_exp_opt", exp_option(bytes(t)[20:t.dataofs * 4]))
+            out.setdefault("syn_wscale", dict(t.options()).get("WScale"))
+            out.setdefault("syn_exp_opt", exp_option(t.opts))
             isn = t.seq
         elif from_prog and syn and ack:
-            out["synack_times"].append(float(p.time))
+            out["synack_times"].append(t.time)
             out.setdefault("synack_win", t.window)
             out.setdefault("ecn_synack", bool(ece and not cwr))
             isn = t.seq
         if syn and from_prog:
-            prog_ws = dict(t.options).get("WScale") or 0
+            prog_ws = dict(t.options()).get("WScale") or 0
         elif from_prog and ack and not flags & 0x04:
-            wnds.append((float(p.time), t.window << prog_ws))
+            wnds.append((t.time, t.window << prog_ws))
         if syn and not from_prog:
-            for name, val in t.options:
+            for name, val in t.options():
                 if name == "MSS":
                     mss = val
-        # Captures are truncated: take the payload length from the headers.
-        hdr = t.dataofs * 4
-        plen = (ip.len - ip.ihl * 4 - hdr) if IP in p else (ip.plen - hdr)
+        # Captures are truncated: the payload length comes from the headers.
+        hdr = t.hdr
+        plen = t.plen
         if from_prog and not syn and not flags & 0x04 and isn is not None:
             # after the handshake: kind, length and magic of the kind-254
             # option (not its count), per kind of segment
             cls = "fin" if flags & 0x01 else "data" if plen > 0 else "ack"
-            o = exp_option(bytes(t)[20:hdr])
+            o = exp_option(t.opts)
             # the stack's own options first (a loss on the receive path
             # brings SACK blocks): where they leave no 8 bytes, neither
             # Linux nor skops can add the option
@@ -638,7 +635,7 @@ def wire(pkts, prog_addr):
             else:
                 seen[1] += 1
         if not from_prog and plen > 0 and peer_data_t0 is None:
-            peer_data_t0 = float(p.time)
+            peer_data_t0 = t.time
         if from_prog and plen > 0 and not syn and isn is not None:
             out.setdefault("ect_data", ecn == 2)
             # With the peer's ACKs held, the sender sends its initial window,
@@ -660,11 +657,11 @@ def wire(pkts, prog_addr):
                     # whether SACK/RACK repaired the hole or the RTO did
                     resent += 1
                     if repair_ms is None:
-                        repair_ms = round((float(p.time) - orig[1]) * 1000, 1)
+                        repair_ms = round((t.time - orig[1]) * 1000, 1)
             else:
                 bisect.insort(starts, off)
-                sent[off] = (off + plen, float(p.time))
-            if (ip.len if IP in p else ip.plen + 40) > 200:
+                sent[off] = (off + plen, t.time)
+            if t.ip_len > 200:
                 if DATA_DROP[0] <= ndata <= DATA_DROP[1]:
                     dropped.append((off, off + plen))
                 ndata += 1

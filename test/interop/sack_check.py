@@ -13,7 +13,10 @@ machine): its RTO then fires correctly but spuriously, and what it resends in
 the AFTER_STALL seconds that follow is reported apart and not held to that
 bound (resending SACKed data still is). Prints the counts."""
 import sys
-from scapy.all import PcapReader, TCP, IP
+import os
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import pcaptcp  # noqa: E402 (test/pcaptcp.py)
 
 GRACE = 0.05
 SLACK_PER_DROP = 0.5
@@ -50,21 +53,21 @@ known = []  # SACKed or acked ranges, GRACE old
 data = rtx = rtx_bytes = bad = 0
 stalls, after_stall, last_tx, stall_end, acked = [], 0, None, None, 0
 bad_example = None
-for p in PcapReader(path):
-    if IP not in p or TCP not in p:
+for tcp in pcaptcp.segments(path):
+    if tcp.v6:
         continue
-    t, tcp = float(p.time), p[TCP]
+    t = tcp.time
     while pending and pending[0][0] <= t - GRACE:
         _, l, r = pending.pop(0)
         known = merge(known, l, r)
-    if p[IP].src == ip and tcp.dport == port:
+    if tcp.src == ip and tcp.dport == port:
         if tcp.flags & 0x02:
             isn = tcp.seq
             continue
         if isn is None:
             continue
         # the capture is cut short (-s 128): the length is the IP header's
-        n = p[IP].len - p[IP].ihl * 4 - tcp.dataofs * 4
+        n = tcp.plen
         if not n:
             continue
         s = (tcp.seq - isn - 1) % 2**32
@@ -83,13 +86,13 @@ for p in PcapReader(path):
                 bad += 1
                 bad_example = bad_example or "[%d, %d) at %.6f" % (s, s + n, t)
         high = max(high, s + n)
-    elif p[IP].dst == ip and tcp.sport == port and isn is not None and tcp.flags & 0x10:
+    elif tcp.dst == ip and tcp.sport == port and isn is not None and tcp.flags & 0x10:
         ack = (tcp.ack - isn - 1) % 2**32
         if ack > 2**31:
             continue
         acked = max(acked, ack)
         pending.append((t, 0, ack))
-        for o in tcp.options:
+        for o in tcp.options():
             if o[0] != "SAck" or not isinstance(o[1], tuple):
                 continue
             v = o[1]
