@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Interop: skcat on af_packet against the Linux kernel (socat): one
-# connection moving SKOPS_INTEROP_MIB (default 64) MiB each way at once,
+# connection moving SKOPS_INTEROP_MIB (default 16) MiB each way at once,
 # sha256 equal, IPv4 and IPv6, kernel as server and as client; the kernel's
 # tcpdump capture shows skops's SYN / SYN-ACK options.
 . "$(dirname "$0")/lib.sh"
 need_root_and_tools socat tcpdump sha256sum /usr/bin/python3
 SKCAT=${SKOPS_BUILD:?}/apps/skcat
 [ -x "$SKCAT" ] || fail "no skcat at $SKCAT"
-MIB=${SKOPS_INTEROP_MIB:-64}
+MIB=${SKOPS_INTEROP_MIB:-16}
 setup_netns
 head -c $((MIB << 20)) /dev/urandom >"$TMP/a_in"
 head -c $((MIB << 20)) /dev/urandom >"$TMP/b_in"
