@@ -19,6 +19,10 @@
 #include "shim.h"
 
 #define SHIM_SPIN 2000 /* readiness checks before a kernel wait */
+/* A request skopsd has not answered in this long (or a connect its full
+ * backlog keeps waiting) takes the daemon for dead: an app never hangs on
+ * a stuck daemon. SKOPS_RPC_TIMEOUT_MS sets it. */
+#define SHIM_RPC_TIMEOUT_MS 5000
 
 struct shim_real shim_real;
 
@@ -385,6 +389,16 @@ bool shim_daemon(void)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	int fd = shim_real.socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	const char *tv_env = getenv("SKOPS_RPC_TIMEOUT_MS");
+	long ms = tv_env && atol(tv_env) > 0 ? atol(tv_env) : SHIM_RPC_TIMEOUT_MS;
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+	/* the send timeout bounds connect too (a full backlog), the receive
+	 * timeout every reply */
+	if (fd >= 0 && (shim_real.setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+			shim_real.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))) {
+		shim_real.close(fd);
+		fd = -1;
+	}
 	if (fd < 0 || shim_real.connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		int e = errno;
 		if (fd >= 0)
@@ -420,6 +434,16 @@ bool shim_daemon(void)
 bool shim_daemon_dead(void)
 {
 	return atomic_load(&ctl_dead);
+}
+
+int shim_ctl_live(void)
+{
+	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
+}
+
+void shim_ctl_hangup(void)
+{
+	atomic_store(&ctl_dead, true);
 }
 
 int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,

@@ -48,9 +48,48 @@ static void tcp_info_fill(const struct skops_tcp_info *ti, struct tcp_info *o)
 	o->tcpi_max_pacing_rate = ti->max_pacing_rate;
 }
 
-int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r)
+/* Linux sk_setsockopt's capability checks, on the process as it is now:
+ * SO_MARK needs CAP_NET_RAW or CAP_NET_ADMIN, SO_PRIORITY outside 0..6 too,
+ * the FORCE buffer sizes CAP_NET_ADMIN (EPERM); the stack clamps SO_RCVBUF
+ * and SO_SNDBUF to rmem_max/wmem_max as the kernel does. */
+static int sockopt_allowed(struct client *cl, const struct skp_req *r, uint32_t len)
+{
+	if (r->a != SOL_SOCKET)
+		return 0;
+	int v = 0;
+	if (len >= sizeof(v))
+		memcpy(&v, r->data, sizeof(v));
+	bool need = false, admin_only = false;
+	switch (r->b) {
+	case SO_MARK:
+		need = true;
+		break;
+	case SO_PRIORITY:
+		need = v < 0 || v > 6;
+		break;
+	case SO_RCVBUFFORCE:
+	case SO_SNDBUFFORCE:
+		need = admin_only = true;
+		break;
+	}
+	if (!need || peer_capable(cl, 12 /* CAP_NET_ADMIN */) ||
+	    (!admin_only && peer_capable(cl, 13 /* CAP_NET_RAW */)))
+		return 0;
+	return -EPERM;
+}
+
+int sockopt_set(struct skopsd *d, struct client *cl, struct dsock *s, const struct skp_req *r)
 {
 	uint32_t len = r->len <= sizeof(r->data) ? r->len : 0;
+	int rc = sockopt_allowed(cl, r, len);
+	if (rc)
+		return rc;
+	if (r->a == SOL_SOCKET && (r->b == SO_RCVBUFFORCE || r->b == SO_SNDBUFFORCE)) {
+		/* the kernel lets these past rmem_max/wmem_max; the stack
+		 * has no unclamped setter, so they act as the plain option */
+		int name = r->b == SO_RCVBUFFORCE ? SO_RCVBUF : SO_SNDBUF;
+		return skops_setsockopt(d->st, s->sd, SOL_SOCKET, name, r->data, len);
+	}
 	if (r->a == SOL_SOCKET && r->b == SO_LINGER) {
 		struct linger l;
 		if (len < sizeof(l))
