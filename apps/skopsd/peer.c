@@ -54,7 +54,7 @@ int peer_identify(int fd, struct ucred *cr, int *pidfd, char *cg, size_t cglen)
 	}
 	if (f)
 		fclose(f);
-	if (!rc && !alive(pfd))
+	if (!alive(pfd)) /* whatever was read, it may be another process's */
 		rc = -ESRCH;
 	if (rc) {
 		close(pfd);
