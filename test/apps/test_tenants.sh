@@ -10,8 +10,9 @@
 #     flood, every quota at once); while its quotas are held a new root app
 #     is still served by skops; the victim's echoes never stall past 1 s and
 #     skopsd's RSS comes back after the attacker let go;
-#  3. a client whose process exited before skopsd accepted it is refused
-#     (skopsd stopped around the child's connect and exit);
+#  3. skopsd stopped: a new app's first request times out (the fallback
+#     said on stderr); a client whose process exited before skopsd accepted
+#     it is refused (skopsd stopped around the child's connect and exit);
 #  4. skopsd killed while apps wait in poll, epoll_wait, select and a
 #     blocking recv: each wakes within 3 s, the read ECONNRESET, the send
 #     EPIPE.
@@ -100,6 +101,14 @@ echo "skopsd RSS: ${rss0} kB before, ${rss1} kB with the quotas held, ${rss2} kB
 
 # ---- 3: a client whose process is gone is refused
 kill -STOP "$DPID"
+# a stuck daemon: a new app's first request times out, the fallback is said
+t0=$(date +%s%N)
+in_a timeout 10 env SKOPS_RPC_TIMEOUT_MS=500 "$RUN" --sock "$SOCK" -- \
+	socat -T1 - TCP4:$IP4_B:7802 </dev/null >/dev/null 2>"$TMP/stuck.err"
+ms=$((($(date +%s%N) - t0) / 1000000))
+grep -q "skopsd not reachable" "$TMP/stuck.err" || fail "app of a stuck skopsd: $(cat "$TMP/stuck.err")"
+[ "$ms" -lt 5000 ] || fail "app of a stuck skopsd took $ms ms"
+echo "stuck skopsd: a new app gave up its first request after $ms ms ($(head -1 "$TMP/stuck.err"))"
 mkfifo "$TMP/go2"
 in_a "${NOBODY[@]}" "$ATTACK" orphan "$SOCK" <"$TMP/go2" >"$TMP/orphan.out" 2>&1 &
 OPID=$!
