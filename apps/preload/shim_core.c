@@ -30,6 +30,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ctl_fd = -1, kick_fd = -1;
 static uint32_t hello_flags; /* HELLO's SKP_F_*: the daemon's settings */
+static bool ctl_timed_out;   /* the last request failed for want of an answer */
 static _Atomic bool ctl_dead, announced;
 static struct shim_fd *fdtab;
 static size_t fdtab_len;
@@ -338,7 +339,7 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 		n = shim_real.recvmsg(ctl_fd, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*rep))
-		return -ECONNRESET;
+		return n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ECONNRESET;
 	int got = skp_fds_take(&m, fds, fds ? 2 : 0, drop_fd);
 	if (nfds)
 		*nfds = got;
@@ -363,8 +364,14 @@ static int xfer(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep 
 	do
 		n = shim_real.sendmsg(ctl_fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*req) || (rep && recv_rep(rep, fds, nfds))) {
+	int rc = n != (ssize_t)sizeof(*req) ? (n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ECONNRESET)
+		 : rep			    ? recv_rep(rep, fds, nfds)
+					    : 0;
+	if (rc) {
+		/* the daemon is taken for dead; callers see ECONNRESET,
+		 * only the fallback's announcement says it timed out */
 		atomic_store(&ctl_dead, true);
+		ctl_timed_out = rc == -ETIMEDOUT;
 		return -ECONNRESET;
 	}
 	return rep ? rep->rc : 0;
@@ -400,7 +407,7 @@ bool shim_daemon(void)
 		fd = -1;
 	}
 	if (fd < 0 || shim_real.connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = errno;
+		int e = errno == EAGAIN ? ETIMEDOUT : errno; /* a full backlog past SO_SNDTIMEO */
 		if (fd >= 0)
 			shim_real.close(fd);
 		pthread_mutex_unlock(&ctl_lock);
@@ -409,6 +416,7 @@ bool shim_daemon(void)
 	}
 	ctl_fd = fd;
 	atomic_store(&ctl_dead, false);
+	ctl_timed_out = false;
 	struct skp_req req = {.op = SKP_HELLO};
 	const char *cg = getenv("SKOPS_CGROUP");
 	if (cg)
@@ -422,7 +430,7 @@ bool shim_daemon(void)
 		shim_real.close(ctl_fd);
 		ctl_fd = -1;
 		pthread_mutex_unlock(&ctl_lock);
-		announce(path, rc == -EPERM ? EPERM : ECONNREFUSED);
+		announce(path, rc == -EPERM ? EPERM : ctl_timed_out ? ETIMEDOUT : ECONNREFUSED);
 		return false;
 	}
 	kick_fd = fds[0];

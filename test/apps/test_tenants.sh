@@ -13,6 +13,8 @@
 #  3. skopsd stopped: a new app's first request times out (the fallback
 #     said on stderr); a client whose process exited before skopsd accepted
 #     it is refused (skopsd stopped around the child's connect and exit);
+#     a root app that setuid()s to 65534 after connecting cannot join root's
+#     SO_REUSEPORT listener (EADDRINUSE);
 #  4. skopsd killed while apps wait in poll, epoll_wait, select and a
 #     blocking recv: each wakes within 3 s, the read ECONNRESET, the send
 #     EPIPE.
@@ -106,7 +108,7 @@ t0=$(date +%s%N)
 in_a timeout 10 env SKOPS_RPC_TIMEOUT_MS=500 "$RUN" --sock "$SOCK" -- \
 	socat -T1 - TCP4:$IP4_B:7802 </dev/null >/dev/null 2>"$TMP/stuck.err"
 ms=$((($(date +%s%N) - t0) / 1000000))
-grep -q "skopsd not reachable" "$TMP/stuck.err" || fail "app of a stuck skopsd: $(cat "$TMP/stuck.err")"
+grep -q "skopsd not reachable.*timed out" "$TMP/stuck.err" || fail "app of a stuck skopsd: $(cat "$TMP/stuck.err")"
 [ "$ms" -lt 5000 ] || fail "app of a stuck skopsd took $ms ms"
 echo "stuck skopsd: a new app gave up its first request after $ms ms ($(head -1 "$TMP/stuck.err"))"
 mkfifo "$TMP/go2"
@@ -121,6 +123,31 @@ exec 8>&-
 wait "$OPID" || fail "orphan: $(cat "$TMP/orphan.out")"
 grep -q "refused: the process is gone" "$LOG" || fail "orphan: skopsd logged no refusal"
 tail -1 "$TMP/orphan.out"
+
+# ---- 3b: a root app that setuid()s after it connected owns its new sockets
+# as its new self: no joining root's SO_REUSEPORT group (the kernel's sk_uid)
+bg rootreuse in_a timeout 30 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("0.0.0.0", 7900))
+s.listen()
+print("listening", flush=True)
+time.sleep(30)'
+wait_for 10 grep -q listening "$TMP/rootreuse.out" || fail "root SO_REUSEPORT listener: $(cat "$TMP/rootreuse.err")"
+got=$(in_a timeout 10 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
+import errno, os, socket
+first = socket.socket()  # connects this process to skopsd, as root
+os.setuid(65534)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+try:
+    s.bind(("0.0.0.0", 7900))
+    print("joined")
+except OSError as e:
+    print(errno.errorcode[e.errno])' 2>&1)
+[ "$got" = EADDRINUSE ] || fail "setuid(65534) after connecting, SO_REUSEPORT bind beside root: $got"
+echo "setuid(65534) after connecting: SO_REUSEPORT bind beside root's listener is EADDRINUSE"
 
 # ---- 4: skopsd dies under waiting apps
 for m in poll epoll select recv; do
