@@ -193,6 +193,7 @@ static void dsock_free(struct skopsd *d, unsigned id)
 			break;
 		}
 	}
+	quota_put_n(d, s->uid, Q_BUF_KB, s->buf_kb[0] + s->buf_kb[1]);
 	quota_put(d, s->uid, Q_SOCKS);
 	d->freed++;
 	kloop_close(d, s);

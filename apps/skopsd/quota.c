@@ -13,10 +13,11 @@
 
 void quota_defaults(struct skopsd *d)
 {
-	static const unsigned limit[Q_KINDS] = {
+	unsigned limit[Q_KINDS] = {
 	    [Q_SOCKS] = SKOPSD_MAX_CONNS,
 	    [Q_CLIENTS] = SKOPSD_MAX_CLIENTS,
 	    [Q_TICKETS] = SKOPSD_MAX_TICKETS,
+	    [Q_BUF_KB] = d->buf_limit_kb ? d->buf_limit_kb : 256u * 1024u,
 	};
 	for (int k = 0; k < Q_KINDS; k++) {
 		d->limit.n[k] = limit[k];
@@ -41,40 +42,54 @@ static struct uid_use *find(struct skopsd *d, uid_t uid, bool make)
 }
 
 static const int global_errno[Q_KINDS] = {
-    [Q_SOCKS] = ENOBUFS, [Q_CLIENTS] = EUSERS, [Q_TICKETS] = EAGAIN};
+    [Q_SOCKS] = ENOBUFS, [Q_CLIENTS] = EUSERS, [Q_TICKETS] = EAGAIN, [Q_BUF_KB] = ENOBUFS};
 static const int uid_errno[Q_KINDS] = {
-    [Q_SOCKS] = EMFILE, [Q_CLIENTS] = EUSERS, [Q_TICKETS] = EAGAIN};
+    [Q_SOCKS] = EMFILE, [Q_CLIENTS] = EUSERS, [Q_TICKETS] = EAGAIN, [Q_BUF_KB] = ENOBUFS};
 
-int quota_take(struct skopsd *d, uid_t uid, enum quota_kind k)
+int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n)
 {
 	if (!d->limit.n[k]) /* a daemon that set none (the unit tests) */
 		quota_defaults(d);
+	if (!n)
+		return 0;
 	unsigned room = d->limit.n[k];
 	if (uid != 0)
 		room -= d->root_reserve.n[k];
-	if (d->used.n[k] >= room)
+	if (d->used.n[k] >= room || room - d->used.n[k] < n)
 		return -global_errno[k];
 	struct uid_use *u = find(d, uid, true);
 	if (!u)
 		return -global_errno[k];
-	if (uid != 0 && u->use.n[k] >= d->uid_max.n[k])
+	if (uid != 0 && (u->use.n[k] >= d->uid_max.n[k] || d->uid_max.n[k] - u->use.n[k] < n))
 		return -uid_errno[k];
-	u->use.n[k]++;
-	d->used.n[k]++;
+	u->use.n[k] += n;
+	d->used.n[k] += n;
 	return 0;
 }
 
-void quota_put(struct skopsd *d, uid_t uid, enum quota_kind k)
+int quota_take(struct skopsd *d, uid_t uid, enum quota_kind k)
+{
+	return quota_take_n(d, uid, k, 1);
+}
+
+void quota_put_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n)
 {
 	struct uid_use *u = find(d, uid, false);
-	if (!u || !u->use.n[k])
+	if (!u || !n)
 		return;
-	u->use.n[k]--;
-	d->used.n[k]--;
+	if (n > u->use.n[k])
+		n = u->use.n[k];
+	u->use.n[k] -= n;
+	d->used.n[k] -= n;
 	for (int i = 0; i < Q_KINDS; i++)
 		if (u->use.n[i])
 			return;
 	*u = d->uids[--d->nuids]; /* nothing left: the slot goes */
+}
+
+void quota_put(struct skopsd *d, uid_t uid, enum quota_kind k)
+{
+	quota_put_n(d, uid, k, 1);
 }
 
 bool quota_note_ok(struct skopsd *d)

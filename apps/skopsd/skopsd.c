@@ -4,7 +4,7 @@
  *          [--mtu N] [--eal "ARGS"] [--sock PATH]
  *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
  *          [--group NAME] [--loopback-listen yes|no] [--uid-sockets N]
- *          [--uid-clients N] [--uid-tickets N] [-v]
+ *          [--uid-clients N] [--uid-tickets N] [--buf-mem MB] [-v]
  * The port keys are skcat's (apps/lib/appport.c); the config file takes
  * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
  * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
@@ -50,6 +50,7 @@ struct opts {
 	unsigned natt;
 	bool verbose, loopback_listen;
 	struct quota uid_max; /* 0: the default */
+	unsigned buf_mem_mb;  /* 0: buf_mem_kb() */
 	char sock_buf[256], group_buf[64];
 };
 
@@ -132,6 +133,14 @@ static int opt_set(struct opts *o, const char *key, const char *val, char *err, 
 			return -EINVAL;
 		}
 		o->uid_max.n[k] = (unsigned)v;
+	} else if (!strcmp(key, "buf-mem")) {
+		char *end;
+		unsigned long v = strtoul(val, &end, 10);
+		if (!*val || *end || v == 0 || v > 1000000) {
+			snprintf(err, elen, "buf-mem '%s': MiB, from 1", val);
+			return -EINVAL;
+		}
+		o->buf_mem_mb = (unsigned)v;
 	} else if (!strcmp(key, "loopback-listen")) {
 		bool yes = !strcmp(val, "yes"), no = !strcmp(val, "no");
 		if (!yes && !no) {
@@ -158,7 +167,7 @@ static void usage(void)
 		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
 		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
 		"  [--loopback-listen yes|no] [--uid-sockets N] [--uid-clients N]\n"
-		"  [--uid-tickets N] [-v]\n");
+		"  [--uid-tickets N] [--buf-mem MB] [-v]\n");
 	exit(2);
 }
 
@@ -178,6 +187,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"uid-sockets", required_argument, NULL, 11},
 	    {"uid-clients", required_argument, NULL, 12},
 	    {"uid-tickets", required_argument, NULL, 13},
+	    {"buf-mem", required_argument, NULL, 14},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -194,7 +204,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 					   "loopback-listen",
 					   "uid-sockets",
 					   "uid-clients",
-					   "uid-tickets"};
+					   "uid-tickets",
+					   "buf-mem"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -203,7 +214,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		} else if (c == 9) {
 			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
 				die("%s", err);
-		} else if ((c >= 1 && c <= 8) || (c >= 10 && c <= 13)) {
+		} else if ((c >= 1 && c <= 8) || (c >= 10 && c <= 14)) {
 			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -243,6 +254,23 @@ static void mem_limits(struct stack_config *sc)
 	sc->wmem_max = sysctl_u32("/proc/sys/net/core/wmem_max", 0, 212992);
 	sc->tcp_rmem_max = sysctl_u32("/proc/sys/net/ipv4/tcp_rmem", 2, 6291456);
 	sc->tcp_wmem_max = sysctl_u32("/proc/sys/net/ipv4/tcp_wmem", 2, 4194304);
+}
+
+/* The socket buffers' total: net.ipv4.tcp_mem's high mark (pages) where
+ * it can be read (not in a child network namespace), else what Linux's
+ * tcp_init_mem makes of the memory: 3/32 of it. */
+static unsigned buf_mem_kb(void)
+{
+	uint64_t pages = sysctl_u32("/proc/sys/net/ipv4/tcp_mem", 2, 0), kb = pages * 4;
+	FILE *f = fopen("/proc/meminfo", "re");
+	unsigned long total = 0;
+	if (!kb && f && fscanf(f, "MemTotal: %lu kB", &total) == 1)
+		kb = (uint64_t)total * 3 / 32;
+	if (f)
+		fclose(f);
+	if (!kb)
+		kb = 256u * 1024u;
+	return kb > UINT32_MAX / 2 ? UINT32_MAX / 2 : (unsigned)kb;
 }
 
 /* Sockets still holding a connection (for the drain). */
@@ -379,6 +407,7 @@ int main(int argc, char **argv)
 		d.sock_gid = g->gr_gid;
 	}
 	d.uid_max = o.uid_max;
+	d.buf_limit_kb = o.buf_mem_mb ? o.buf_mem_mb * 1024u : buf_mem_kb();
 	quota_defaults(&d);
 	d.port_min = peer_port_min();
 	/* the socket path first: a second daemon must fail before touching the port */
@@ -428,6 +457,8 @@ int main(int argc, char **argv)
 	sc.hooks = hooks;
 	sc.seed = appport_seed();
 	mem_limits(&sc);
+	d.rmem_max = sc.rmem_max;
+	d.wmem_max = sc.wmem_max;
 	sc.max_conns = SKOPSD_MAX_CONNS;
 	if ((rc = stack_create(&sc, &d.st))) {
 		unlink(o.sock_path);

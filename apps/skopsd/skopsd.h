@@ -57,6 +57,7 @@ struct dsock {
 	 * is CLOSED and has no peer name left */
 	char lname[64], rname[64];
 	uint64_t close_deadline_ns;
+	unsigned buf_kb[2]; /* SO_RCVBUF, SO_SNDBUF granted (Q_BUF_KB) */
 };
 
 struct client {
@@ -80,7 +81,9 @@ static inline bool client_holds(const struct client *cl, unsigned id)
 /* Quotas (quota.c, docs/skopsd.md "Limits"): the global limits, what one
  * uid other than 0 may hold, and how much of each global limit only uid 0
  * may take */
-enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_KINDS };
+/* Q_BUF_KB: the KiB of SO_RCVBUF/SO_SNDBUF granted (doubled, as the
+ * kernel counts them), against a total like net.ipv4.tcp_mem's high mark */
+enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_BUF_KB, Q_KINDS };
 struct quota {
 	unsigned n[Q_KINDS];
 };
@@ -109,8 +112,10 @@ struct skopsd {
 	struct quota limit, uid_max, root_reserve, used;
 	struct uid_use uids[SKOPSD_MAX_CLIENTS + SKOPSD_MAX_SOCKS];
 	unsigned nuids;
-	unsigned port_min;     /* net.ipv4.ip_unprivileged_port_start */
-	uint64_t last_note_ns; /* rate limit of the logs an app can cause */
+	unsigned port_min;	     /* net.ipv4.ip_unprivileged_port_start */
+	uint32_t rmem_max, wmem_max; /* the stack's clamps, 0: none */
+	unsigned buf_limit_kb;	     /* Q_BUF_KB's total, 0: 256 MiB */
+	uint64_t last_note_ns;	     /* rate limit of the logs an app can cause */
 	unsigned notes;
 	unsigned freed; /* sockets freed since the heap was last trimmed */
 };
@@ -143,6 +148,9 @@ void quota_defaults(struct skopsd *d);
  * connections: EUSERS; fork tickets: EAGAIN, fork's own) */
 int quota_take(struct skopsd *d, uid_t uid, enum quota_kind k);
 void quota_put(struct skopsd *d, uid_t uid, enum quota_kind k);
+/* n at once (Q_BUF_KB) */
+int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
+void quota_put_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
 /* A log line an app can cause: at most 10 a second, then one that says so */
 bool quota_note_ok(struct skopsd *d);
 

@@ -336,6 +336,42 @@ static void attack_rcvbuf(int c)
 	sock_close(c, &t);
 }
 
+/* never-reading connections asking for the largest buffers: past the
+ * uid's share of the total (test_tenants runs skopsd with --buf-mem 64,
+ * 32 MiB for one uid) a buffer no longer grows; closing gives it back */
+static void attack_membuf(int c)
+{
+	struct ts t[16];
+	int big = 0, n = 0, v = 1 << 30;
+	unsigned want = 2 * rmem_max();
+	for (; n < 16; n++) {
+		if (sock_new(c, SOCK_STREAM, &t[n]))
+			break;
+		struct skp_rep rep;
+		int got = 0;
+		sock_op(c, SKP_SETSOCKOPT, t[n].id, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v), NULL);
+		sock_op(c, SKP_GETSOCKOPT, t[n].id, SOL_SOCKET, SO_RCVBUF, NULL, sizeof(int), &rep);
+		memcpy(&got, rep.data, sizeof(got));
+		big += (unsigned)got == want;
+	}
+	for (int i = 0; i < n; i++)
+		sock_close(c, &t[i]);
+	struct ts again;
+	struct skp_rep rep;
+	int got = 0;
+	if (!sock_new(c, SOCK_STREAM, &again)) {
+		sock_op(c, SKP_SETSOCKOPT, again.id, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v), NULL);
+		sock_op(c, SKP_GETSOCKOPT, again.id, SOL_SOCKET, SO_RCVBUF, NULL, sizeof(int),
+			&rep);
+		memcpy(&got, rep.data, sizeof(got));
+		sock_close(c, &again);
+	}
+	verdict("membuf", n == 16 && big > 0 && big < 16 && (unsigned)got == want,
+		"(16 sockets asking SO_RCVBUF 1 GiB: %d got %u bytes, the rest kept theirs; "
+		"after closing them a new one gets %d)",
+		big, want, got);
+}
+
 static void attack_privileged(int c)
 {
 	static const struct {
@@ -484,6 +520,7 @@ static int attack(const char *host, int port)
 	attack_kick(c, kick);
 	attack_kloop(c);
 	attack_rcvbuf(c);
+	attack_membuf(c);
 	attack_privileged(c);
 	attack_sockopt_caps(c);
 	attack_ring(c, kick);

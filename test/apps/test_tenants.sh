@@ -5,7 +5,8 @@
 #  2. a victim: a root echo server under the shim, pinged from the kernel
 #     every 20 ms while uid 65534 runs tenant_attack against the daemon
 #     with the raw protocol (sealed memfds, a blocking eventfd, a kick read
-#     away, a drained blocking loopback listener, SO_RCVBUF 1 GiB,
+#     away, a drained blocking loopback listener, SO_RCVBUF 1 GiB, buffers
+#     past the uid's share of --buf-mem,
 #     privileged ports, SO_MARK/SO_PRIORITY, garbage ring indices, an ADOPT
 #     flood, every quota at once); while its quotas are held a new root app
 #     is still served by skops; the victim's echoes never stall past 1 s and
@@ -34,7 +35,7 @@ NOBODY=(setpriv --reuid 65534 --regid 65534 --clear-groups)
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$DPID/status"; }
 
 bg skopsd ip netns exec "$NS_A" "$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" --sock "$SOCK" \
-	--group "$(getent group 65534 | cut -d: -f1)" --loopback-listen yes -v
+	--group "$(getent group 65534 | cut -d: -f1)" --loopback-listen yes --buf-mem 64 -v
 wait_for 20 grep -q "serving on" "$LOG" || fail "skopsd did not start: $(cat "$LOG")"
 DPID=$PID_skopsd # ip netns exec execs: the daemon's own pid
 
