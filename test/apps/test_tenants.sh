@@ -2,6 +2,7 @@
 # skopsd as a service for every local user (issue 26). skopsd on an
 # af_packet veth in one netns, the Linux kernel peer in the other.
 #  1. the control socket is 0660 (uid 65534 reaches it through --group);
+#     one in a directory others can write to (/tmp) is refused;
 #  2. a victim: a root echo server under the shim, pinged from the kernel
 #     every 20 ms while uid 65534 runs tenant_attack against the daemon
 #     with the raw protocol (sealed memfds, a blocking eventfd, a kick read
@@ -18,7 +19,8 @@
 #     SO_REUSEPORT listener (EADDRINUSE);
 #  4. skopsd killed while apps wait in poll, epoll_wait, select and a
 #     blocking recv: each wakes within 3 s, the read ECONNRESET, the send
-#     EPIPE.
+#     EPIPE; an app that lives on gets its next connection from a
+#     restarted skopsd.
 . "$(dirname "$0")/../interop/lib.sh"
 need_root_and_tools setpriv getent stat /usr/bin/python3
 shim_bins
@@ -40,6 +42,10 @@ wait_for 20 grep -q "serving on" "$LOG" || fail "skopsd did not start: $(cat "$L
 DPID=$PID_skopsd # ip netns exec execs: the daemon's own pid
 
 # ---- 1: the control socket
+# a socket directory others can write to is refused before the port is touched
+out=$("$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" --sock "/tmp/skopsd-h26-$$.sock" 2>&1) &&
+	fail "skopsd started with its socket in /tmp"
+grep -q "writable by others" <<<"$out" || fail "socket in /tmp: $out"
 mode=$(stat -c %a "$SOCK")
 [ "$mode" = 660 ] || fail "control socket mode $mode, want 660"
 echo "control socket: mode $mode, group $(stat -c %G "$SOCK")"
@@ -154,6 +160,22 @@ echo "setuid(65534) after connecting: SO_REUSEPORT bind beside root's listener i
 for m in poll epoll select recv; do
 	bg "d_$m" in_a timeout 30 "$RUN" --sock "$SOCK" -- "$DEATH" "$m" "$IP4_B" 7801
 done
+# one that lives on: its next socket after the death goes to a restarted skopsd
+bg survivor in_a timeout 60 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
+import errno, os, socket, sys, time
+c = socket.create_connection((sys.argv[1], 7801))
+print("waiting", flush=True)
+try:
+    c.recv(1)
+    print("recv returned")
+except OSError as e:
+    print("recv", errno.errorcode[e.errno], flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.1)
+n = socket.create_connection((sys.argv[1], 7802), timeout=10)
+n.sendall(b"again")
+print("served again:", n.recv(16).decode(), flush=True)' "$IP4_B" "$TMP/restarted"
+wait_for 10 grep -q waiting "$TMP/survivor.out" || fail "survivor: $(cat "$TMP/survivor.err")"
 for m in poll epoll select recv; do
 	wait_for 10 grep -q waiting "$TMP/d_$m.out" || fail "death_probe $m: $(cat "$TMP/d_$m.err")"
 done
@@ -164,4 +186,13 @@ for m in poll epoll select recv; do
 	wait_pid 3 "$p" || fail "death_probe $m after skopsd's death: $(cat "$TMP/d_$m.out" "$TMP/d_$m.err")"
 	tail -1 "$TMP/d_$m.out"
 done
+wait_for 5 grep -q "recv ECONNRESET" "$TMP/survivor.out" || fail "survivor: $(cat "$TMP/survivor.out")"
+LOG2=$TMP/skopsd2.err
+bg skopsd2 ip netns exec "$NS_A" "$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" --sock "$SOCK" -v
+wait_for 20 grep -q "serving on" "$LOG2" || fail "skopsd restarted: $(cat "$LOG2")"
+touch "$TMP/restarted"
+wait_pid 15 "$PID_survivor" || fail "survivor: $(cat "$TMP/survivor.out" "$TMP/survivor.err")"
+grep -q "served again: again" "$TMP/survivor.out" || fail "survivor: $(cat "$TMP/survivor.out")"
+wait_for 5 grep -q "198.18.0.1:7802 " "$LOG2" || fail "survivor's new socket did not go to the new skopsd"
+echo "an app that outlived skopsd: recv ECONNRESET, its next connection served by the restarted skopsd"
 echo "PASS: control socket, attacks held with the victim's echo going, root served past the quotas, gone client refused, daemon death wakes poll/epoll/select/recv"
