@@ -129,6 +129,11 @@ static inline struct ssock *shim_sock(int fd)
 /* Connects to skopsd once; false when absent (the fallback was announced). */
 bool shim_daemon(void);
 bool shim_daemon_dead(void);
+/* The control connection while it lives (-1 otherwise): every wait on skops
+ * fds has it too, so the daemon's death wakes it (POLLRDHUP/POLLHUP) */
+int shim_ctl_live(void);
+/* It hung up: every skops socket reports ready, errors and hang-up */
+void shim_ctl_hangup(void);
 /* One request and its reply; fds (up to 2) received into fds. Returns the
  * reply's rc, or -ECONNRESET when the daemon is gone. */
 int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds);

@@ -19,6 +19,10 @@
 #include "shim.h"
 
 #define SHIM_SPIN 2000 /* readiness checks before a kernel wait */
+/* A request skopsd has not answered in this long (or a connect its full
+ * backlog keeps waiting) takes the daemon for dead: an app never hangs on
+ * a stuck daemon. SKOPS_RPC_TIMEOUT_MS sets it. */
+#define SHIM_RPC_TIMEOUT_MS 5000
 
 struct shim_real shim_real;
 
@@ -26,6 +30,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ctl_fd = -1, kick_fd = -1;
 static uint32_t hello_flags; /* HELLO's SKP_F_*: the daemon's settings */
+static bool ctl_timed_out;   /* the last request failed for want of an answer */
 static _Atomic bool ctl_dead, announced;
 static struct shim_fd *fdtab;
 static size_t fdtab_len;
@@ -334,7 +339,7 @@ static int recv_rep(struct skp_rep *rep, int *fds, int *nfds)
 		n = shim_real.recvmsg(ctl_fd, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*rep))
-		return -ECONNRESET;
+		return n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ECONNRESET;
 	int got = skp_fds_take(&m, fds, fds ? 2 : 0, drop_fd);
 	if (nfds)
 		*nfds = got;
@@ -359,8 +364,14 @@ static int xfer(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep 
 	do
 		n = shim_real.sendmsg(ctl_fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*req) || (rep && recv_rep(rep, fds, nfds))) {
+	int rc = n != (ssize_t)sizeof(*req) ? (n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ECONNRESET)
+		 : rep			    ? recv_rep(rep, fds, nfds)
+					    : 0;
+	if (rc) {
+		/* the daemon is taken for dead; callers see ECONNRESET,
+		 * only the fallback's announcement says it timed out */
 		atomic_store(&ctl_dead, true);
+		ctl_timed_out = rc == -ETIMEDOUT;
 		return -ECONNRESET;
 	}
 	return rep ? rep->rc : 0;
@@ -385,8 +396,18 @@ bool shim_daemon(void)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	int fd = shim_real.socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	const char *tv_env = getenv("SKOPS_RPC_TIMEOUT_MS");
+	long ms = tv_env && atol(tv_env) > 0 ? atol(tv_env) : SHIM_RPC_TIMEOUT_MS;
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+	/* the send timeout bounds connect too (a full backlog), the receive
+	 * timeout every reply */
+	if (fd >= 0 && (shim_real.setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+			shim_real.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))) {
+		shim_real.close(fd);
+		fd = -1;
+	}
 	if (fd < 0 || shim_real.connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = errno;
+		int e = errno == EAGAIN ? ETIMEDOUT : errno; /* a full backlog past SO_SNDTIMEO */
 		if (fd >= 0)
 			shim_real.close(fd);
 		pthread_mutex_unlock(&ctl_lock);
@@ -395,6 +416,7 @@ bool shim_daemon(void)
 	}
 	ctl_fd = fd;
 	atomic_store(&ctl_dead, false);
+	ctl_timed_out = false;
 	struct skp_req req = {.op = SKP_HELLO};
 	const char *cg = getenv("SKOPS_CGROUP");
 	if (cg)
@@ -408,7 +430,7 @@ bool shim_daemon(void)
 		shim_real.close(ctl_fd);
 		ctl_fd = -1;
 		pthread_mutex_unlock(&ctl_lock);
-		announce(path, rc == -EPERM ? EPERM : ECONNREFUSED);
+		announce(path, rc == -EPERM ? EPERM : ctl_timed_out ? ETIMEDOUT : ECONNREFUSED);
 		return false;
 	}
 	kick_fd = fds[0];
@@ -420,6 +442,16 @@ bool shim_daemon(void)
 bool shim_daemon_dead(void)
 {
 	return atomic_load(&ctl_dead);
+}
+
+int shim_ctl_live(void)
+{
+	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
+}
+
+void shim_ctl_hangup(void)
+{
+	atomic_store(&ctl_dead, true);
 }
 
 int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,

@@ -35,7 +35,10 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 	struct timespec ts;
 	if (!any)
 		return shim_real.ppoll(fds, n, left(end, &ts), mask);
-	struct pollfd *k = malloc(n * sizeof(*k));
+	/* one more entry: the control connection, whose hang-up (the daemon
+	 * died) makes every skops fd ready; its POLLIN (a reply another
+	 * thread waits for) is not asked */
+	struct pollfd *k = malloc((n + 1) * sizeof(*k));
 	if (!k) {
 		errno = ENOMEM;
 		return -1;
@@ -59,11 +62,14 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 				k[i].fd = -1; /* already known: only the kernel fds are asked */
 		}
 		struct timespec zero = {0, 0};
-		int r = shim_real.ppoll(k, n, ready ? &zero : left(end, &ts), mask);
+		k[n] = (struct pollfd){.fd = shim_ctl_live(), .events = POLLRDHUP};
+		int r = shim_real.ppoll(k, n + 1, ready ? &zero : left(end, &ts), mask);
 		if (r < 0) {
 			ret = -1;
 			break;
 		}
+		if (k[n].fd >= 0 && (k[n].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			shim_ctl_hangup();
 		int count = 0;
 		for (nfds_t i = 0; i < n; i++) {
 			struct ssock *s = shim_sock(fds[i].fd);
@@ -193,6 +199,19 @@ struct ereg {
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ereg *regs;
+/* epoll data of the control connection in a set holding skops fds */
+static char ctl_mark;
+
+/* The daemon's death must wake a wait on the set: the control connection
+ * joins it (once: EEXIST otherwise), one-shot, since after the hang-up it
+ * would be ready for good and the sockets report the death themselves. */
+static void watch_ctl(int epfd)
+{
+	int c = shim_ctl_live();
+	struct epoll_event k = {.events = EPOLLRDHUP | EPOLLONESHOT, .data.ptr = &ctl_mark};
+	if (c >= 0)
+		(void)shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, c, &k);
+}
 
 static struct ereg **find(int epfd, int fd)
 {
@@ -264,6 +283,7 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 				regs = r;
 			}
 			shim_arm(fd, s, (short)(ev->events & (EPOLLIN | EPOLLOUT)), true);
+			watch_ctl(epfd);
 		}
 	}
 	pthread_mutex_unlock(&ep_lock);
@@ -289,11 +309,20 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, c
 		if (tmo < -1 || (end >= 0 && tmo < 0))
 			tmo = 0;
 		int n = shim_real.epoll_pwait(epfd, evs, max, tmo, mask);
-		if (n <= 0 || !any)
+		if (n <= 0)
 			return n;
 		int out = 0;
+		bool died = false;
 		pthread_mutex_lock(&ep_lock);
 		for (int i = 0; i < n; i++) {
+			if (evs[i].data.ptr == &ctl_mark) {
+				died = true;
+				continue;
+			}
+			if (!any) {
+				evs[out++] = evs[i];
+				continue;
+			}
 			struct ereg *r = regs;
 			while (r && (void *)r != evs[i].data.ptr)
 				r = r->next;
@@ -308,6 +337,15 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, c
 			evs[out].events = e;
 			evs[out].data = r->data;
 			out++;
+		}
+		if (died) {
+			/* every skops fd of the set is ready now (shim_ready):
+			 * its eventfd set, so edge-triggered ones see an edge */
+			shim_ctl_hangup();
+			for (struct ereg *r = regs; r; r = r->next)
+				if (r->epfd == epfd)
+					shim_arm(r->fd, r->s,
+						 (short)(r->events & (EPOLLIN | EPOLLOUT)), true);
 		}
 		pthread_mutex_unlock(&ep_lock);
 		if (out || (end >= 0 && shim_now_ns() >= end))

@@ -2,6 +2,7 @@
  * stack. Every index read from the app is checked; a bad one resets the
  * connection (the app can only hurt its own sockets). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,64 @@
 
 #define DSOCK_CLOSE_NS (10ull * 1000000000ull) /* a close's tx flush, at most */
 
+/* The eventfd's open file is the app's too: a full counter is "already
+ * signalled" (EAGAIN) while it is non-blocking; a write that would sleep
+ * (the app cleared O_NONBLOCK) is cut short by the guard and the socket is
+ * never written again (dsock_pump resets it). */
 void dsock_wake(struct dsock *s)
 {
 	uint64_t one = 1;
-	if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (s->hostile)
+		return;
+	guard_begin();
+	ssize_t w = write(s->efd, &one, sizeof(one));
+	int e = errno;
+	guard_end();
+	if (w < 0 && e == EINTR)
+		s->hostile = true;
+	else if (w < 0 && e != EAGAIN)
 		perror("skopsd: eventfd");
+}
+
+/* The kernel's identity of an open file: kcmp(KCMP_FILE) on two fds of
+ * our own needs no privilege, and orders files (0 the same, 1 a before b,
+ * 2 after), so the sockets are kept sorted by it. Every eventfd shares one
+ * anonymous inode, so fstat could not tell them apart. */
+static int file_cmp(int a, int b, int *err)
+{
+	pid_t me = getpid();
+	long r = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b);
+	if (r < 0)
+		*err = -errno;
+	return r == 0 ? 0 : r == 1 ? -1 : 1;
+}
+
+/* Where fd's file is or would go in d->byfile (lower bound); -errno when
+ * kcmp fails */
+static int file_index_at(struct skopsd *d, int fd)
+{
+	unsigned lo = 0, hi = d->nbyfile;
+	int err = 0;
+	while (lo < hi && !err) {
+		unsigned mid = (lo + hi) / 2;
+		if (file_cmp(d->socks[d->byfile[mid]]->efd, fd, &err) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return err ? err : (int)lo;
+}
+
+int dsock_find_file(struct skopsd *d, int fd)
+{
+	int at = file_index_at(d, fd);
+	if (at < 0)
+		return at;
+	int err = 0;
+	if ((unsigned)at < d->nbyfile && file_cmp(d->socks[d->byfile[at]]->efd, fd, &err) == 0 &&
+	    !err)
+		return d->byfile[at];
+	return -ENOTSOCK;
 }
 
 int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *memfd)
@@ -30,16 +84,25 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 	for (id = 1; id < SKOPSD_MAX_SOCKS && d->socks[id]; id++)
 		;
 	if (id == SKOPSD_MAX_SOCKS)
-		return -EMFILE;
+		return -ENOBUFS;
+	int q = quota_take(d, cl->uid, Q_SOCKS);
+	if (q)
+		return q;
 	struct dsock *s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		quota_put(d, cl->uid, Q_SOCKS);
 		return -ENOMEM;
-	int mfd = memfd_create("skops-sock", MFD_CLOEXEC);
-	if (mfd < 0 || ftruncate(mfd, sizeof(struct skp_shm))) {
+	}
+	/* sealed before the app sees it: a shrink of the shared file would
+	 * make the daemon's next access to its mapping a SIGBUS */
+	int mfd = memfd_create("skops-sock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0 || ftruncate(mfd, sizeof(struct skp_shm)) ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		int e = errno;
 		if (mfd >= 0)
 			close(mfd);
 		free(s);
+		quota_put(d, cl->uid, Q_SOCKS);
 		return -e;
 	}
 	s->shm = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -52,10 +115,24 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 			close(s->efd);
 		close(mfd);
 		free(s);
+		quota_put(d, cl->uid, Q_SOCKS);
 		return -e;
 	}
+	int at = file_index_at(d, s->efd);
+	if (at < 0) {
+		munmap(s->shm, sizeof(struct skp_shm));
+		close(s->efd);
+		close(mfd);
+		free(s);
+		quota_put(d, cl->uid, Q_SOCKS);
+		return at;
+	}
+	memmove(&d->byfile[at + 1], &d->byfile[at], (d->nbyfile - (unsigned)at) * sizeof(uint16_t));
+	d->byfile[at] = (uint16_t)id;
+	d->nbyfile++;
 	s->shm->magic = SKP_MAGIC;
 	s->mfd = mfd;
+	s->uid = cl->uid;
 	s->kfd[0] = s->kfd[1] = -1;
 	s->pid = cl->pid;
 	s->family = family;
@@ -64,29 +141,6 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 	d->socks[id] = s;
 	*memfd = mfd;
 	return (int)id;
-}
-
-/* The kernel's identity of an open file: kcmp(KCMP_FILE) on two fds of
- * our own needs no privilege. Every eventfd shares one anonymous inode, so
- * fstat could not tell them apart. */
-static int same_file(int a, int b)
-{
-	pid_t me = getpid();
-	long r = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b);
-	return r < 0 ? -errno : r == 0;
-}
-
-int dsock_find_file(struct skopsd *d, int fd)
-{
-	for (unsigned id = 1; id < SKOPSD_MAX_SOCKS; id++) {
-		struct dsock *s = d->socks[id];
-		int r = s ? same_file(s->efd, fd) : 0;
-		if (r < 0)
-			return r;
-		if (r)
-			return (int)id;
-	}
-	return -ENOTSOCK;
 }
 
 void dsock_hold(struct dsock *s, struct client *cl, unsigned id)
@@ -131,6 +185,17 @@ void dsock_log(struct skopsd *d, unsigned id, const char *why)
 static void dsock_free(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
+	for (unsigned i = 0; i < d->nbyfile; i++) {
+		if (d->byfile[i] == id) {
+			memmove(&d->byfile[i], &d->byfile[i + 1],
+				(d->nbyfile - i - 1) * sizeof(uint16_t));
+			d->nbyfile--;
+			break;
+		}
+	}
+	quota_put_n(d, s->uid, Q_BUF_KB, s->buf_kb[0] + s->buf_kb[1]);
+	quota_put(d, s->uid, Q_SOCKS);
+	d->freed++;
 	kloop_close(d, s);
 	munmap(s->shm, sizeof(struct skp_shm));
 	close(s->efd);
@@ -224,14 +289,29 @@ static int pump_rx(struct skopsd *d, struct dsock *s, bool *bad)
 int dsock_pump(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
+	if (s->hostile && s->sd >= 0) {
+		if (quota_note_ok(d))
+			fprintf(stderr,
+				"skopsd: pid %d: socket %u: its eventfd would block (O_NONBLOCK "
+				"cleared on a full counter), reset\n",
+				(int)s->pid, id);
+		skops_abort(d->st, s->sd);
+		s->sd = -1;
+		fail(s, ECONNRESET);
+		if (s->closing)
+			dsock_free(d, id);
+		return 1;
+	}
 	if (s->sd < 0) /* reset for a bad index: waits for the app's close */
 		return 0;
 	if (s->dgram) {
 		bool bad = false;
 		int work = dgram_pump(d, s, &bad);
 		if (bad) {
-			fprintf(stderr, "skopsd: pid %d: socket %u: bad datagram ring, closed\n",
-				(int)s->pid, id);
+			if (quota_note_ok(d))
+				fprintf(stderr,
+					"skopsd: pid %d: socket %u: bad datagram ring, closed\n",
+					(int)s->pid, id);
 			skops_close(d->st, s->sd);
 			s->sd = -1;
 			fail(s, ECONNRESET);
@@ -247,6 +327,15 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	uint32_t ev = skops_events(d->st, s->sd);
 	int work = 0;
 	if (s->listening) {
+		if (s->kbad) {
+			if (quota_note_ok(d))
+				fprintf(stderr,
+					"skopsd: pid %d: socket %u: a loopback listener would "
+					"block (O_NONBLOCK cleared), loopback dropped\n",
+					(int)s->pid, id);
+			kloop_close(d, s);
+			s->kbad = false;
+		}
 		bool acc = (ev & SKOPS_EV_IN) || s->kpend;
 		if (acc != s->acc_ready) {
 			s->acc_ready = acc;
@@ -277,8 +366,10 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	if (!s->closing)
 		work += pump_rx(d, s, &bad);
 	if (bad) {
-		fprintf(stderr, "skopsd: pid %d: socket %u: ring index out of range, reset\n",
-			(int)s->pid, id);
+		if (quota_note_ok(d))
+			fprintf(stderr,
+				"skopsd: pid %d: socket %u: ring index out of range, reset\n",
+				(int)s->pid, id);
 		skops_abort(d->st, s->sd);
 		s->sd = -1;
 		fail(s, ECONNRESET);

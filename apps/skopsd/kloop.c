@@ -50,7 +50,21 @@ int kloop_accept(struct dsock *s, void *sa, socklen_t *len)
 	for (int k = 0; k < 2; k++) {
 		int fd = s->kfd[(s->kturn + k) % 2];
 		socklen_t l = *len;
-		int c = fd < 0 ? -1 : accept4(fd, sa, &l, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		/* the listener is the app's open file too: it can clear
+		 * O_NONBLOCK and take the connection first, so the accept is
+		 * bounded (guard.c) and one that would sleep drops the
+		 * listener */
+		int c = -1, e = 0;
+		if (fd >= 0) {
+			guard_begin();
+			c = accept4(fd, sa, &l, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			e = errno;
+			guard_end();
+		}
+		if (c < 0 && e == EINTR) {
+			s->kbad = true;
+			continue;
+		}
 		if (c >= 0) {
 			/* the next one from the other listener, then skops's */
 			s->kturn ^= 1;

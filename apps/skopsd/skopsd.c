@@ -3,13 +3,15 @@
  *   skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]
  *          [--mtu N] [--eal "ARGS"] [--sock PATH]
  *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
- *          [--group NAME] [--loopback-listen yes|no] [-v]
+ *          [--group NAME] [--loopback-listen yes|no] [--uid-sockets N]
+ *          [--uid-clients N] [--uid-tickets N] [--buf-mem MB] [-v]
  * The port keys are skcat's (apps/lib/appport.c); the config file takes
  * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
  * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
  * exit 0. docs/skopsd.md. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -47,6 +49,8 @@ struct opts {
 	struct attach att[SKOPSD_MAX_ATTACH];
 	unsigned natt;
 	bool verbose, loopback_listen;
+	struct quota uid_max; /* 0: the default */
+	unsigned buf_mem_mb;  /* 0: buf_mem_kb() */
 	char sock_buf[256], group_buf[64];
 };
 
@@ -119,6 +123,24 @@ static int opt_set(struct opts *o, const char *key, const char *val, char *err, 
 			return -E2BIG;
 		}
 		return parse_attach(&o->att[o->natt++], val, err, elen);
+	} else if (!strcmp(key, "uid-sockets") || !strcmp(key, "uid-clients") ||
+		   !strcmp(key, "uid-tickets")) {
+		char *end;
+		unsigned long v = strtoul(val, &end, 10);
+		int k = key[4] == 's' ? Q_SOCKS : key[4] == 'c' ? Q_CLIENTS : Q_TICKETS;
+		if (!*val || *end || v == 0 || v > 1000000) {
+			snprintf(err, elen, "%s '%s': a count from 1", key, val);
+			return -EINVAL;
+		}
+		o->uid_max.n[k] = (unsigned)v;
+	} else if (!strcmp(key, "buf-mem")) {
+		char *end;
+		unsigned long v = strtoul(val, &end, 10);
+		if (!*val || *end || v == 0 || v > 1000000) {
+			snprintf(err, elen, "buf-mem '%s': MiB, from 1", val);
+			return -EINVAL;
+		}
+		o->buf_mem_mb = (unsigned)v;
 	} else if (!strcmp(key, "loopback-listen")) {
 		bool yes = !strcmp(val, "yes"), no = !strcmp(val, "no");
 		if (!yes && !no) {
@@ -144,7 +166,8 @@ static void usage(void)
 		"usage: skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]\n"
 		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
 		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
-		"  [--loopback-listen yes|no] [-v]\n");
+		"  [--loopback-listen yes|no] [--uid-sockets N] [--uid-clients N]\n"
+		"  [--uid-tickets N] [--buf-mem MB] [-v]\n");
 	exit(2);
 }
 
@@ -161,12 +184,28 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"group", required_argument, NULL, 8},
 	    {"config", required_argument, NULL, 9},
 	    {"loopback-listen", required_argument, NULL, 10},
+	    {"uid-sockets", required_argument, NULL, 11},
+	    {"uid-clients", required_argument, NULL, 12},
+	    {"uid-tickets", required_argument, NULL, 13},
+	    {"buf-mem", required_argument, NULL, 14},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,    "vdev", "addr",	      "gw",
-					   "mtu",   "eal",  "sock",	      "attach",
-					   "group", NULL,   "loopback-listen"};
+	static const char *const keys[] = {NULL,
+					   "vdev",
+					   "addr",
+					   "gw",
+					   "mtu",
+					   "eal",
+					   "sock",
+					   "attach",
+					   "group",
+					   NULL,
+					   "loopback-listen",
+					   "uid-sockets",
+					   "uid-clients",
+					   "uid-tickets",
+					   "buf-mem"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -175,7 +214,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		} else if (c == 9) {
 			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
 				die("%s", err);
-		} else if ((c >= 1 && c <= 8) || c == 10) {
+		} else if ((c >= 1 && c <= 8) || (c >= 10 && c <= 14)) {
 			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -190,6 +229,48 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die("no port: give --vdev DEVARGS, or --eal/--config naming a device");
 	if (!o->sock_path)
 		o->sock_path = SKP_SOCK_DEFAULT;
+}
+
+/* One number of a /proc/sys file (the idx-th), or dflt */
+static uint32_t sysctl_u32(const char *path, int idx, uint32_t dflt)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long v = dflt;
+	for (int i = 0; f && i <= idx; i++)
+		if (fscanf(f, "%lu", &v) != 1) {
+			v = dflt;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The buffer limits of the machine's kernel (net.core.rmem_max/wmem_max,
+ * tcp_rmem[2]/tcp_wmem[2]); Linux's defaults where they cannot be read. */
+static void mem_limits(struct stack_config *sc)
+{
+	sc->rmem_max = sysctl_u32("/proc/sys/net/core/rmem_max", 0, 212992);
+	sc->wmem_max = sysctl_u32("/proc/sys/net/core/wmem_max", 0, 212992);
+	sc->tcp_rmem_max = sysctl_u32("/proc/sys/net/ipv4/tcp_rmem", 2, 6291456);
+	sc->tcp_wmem_max = sysctl_u32("/proc/sys/net/ipv4/tcp_wmem", 2, 4194304);
+}
+
+/* The socket buffers' total: net.ipv4.tcp_mem's high mark (pages) where
+ * it can be read (not in a child network namespace), else what Linux's
+ * tcp_init_mem makes of the memory: 3/32 of it. */
+static unsigned buf_mem_kb(void)
+{
+	uint64_t pages = sysctl_u32("/proc/sys/net/ipv4/tcp_mem", 2, 0), kb = pages * 4;
+	FILE *f = fopen("/proc/meminfo", "re");
+	unsigned long total = 0;
+	if (!kb && f && fscanf(f, "MemTotal: %lu kB", &total) == 1)
+		kb = (uint64_t)total * 3 / 32;
+	if (f)
+		fclose(f);
+	if (!kb)
+		kb = 256u * 1024u;
+	return kb > UINT32_MAX / 2 ? UINT32_MAX / 2 : (unsigned)kb;
 }
 
 /* Sockets still holding a connection (for the drain). */
@@ -240,7 +321,7 @@ static void drain_trace(struct skopsd *d)
 static void run(struct skopsd *d)
 {
 	unsigned idle = 0;
-	uint64_t drain_end = 0;
+	uint64_t drain_end = 0, last_trim = 0;
 	for (;;) {
 		if (quit && !d->draining) {
 			drain_start(d);
@@ -255,6 +336,13 @@ static void run(struct skopsd *d)
 		char note[320];
 		if (net_csum_notice(stack_net(d->st), note, sizeof(note)))
 			fprintf(stderr, "skopsd: %s\n", note);
+		/* the heap's freed buffers go back to the system, at most once
+		 * a second, so RSS returns after closes */
+		if (d->freed && stack_now_ns(d->st) - last_trim > 1000000000ull) {
+			malloc_trim(0);
+			d->freed = 0;
+			last_trim = stack_now_ns(d->st);
+		}
 		if (d->draining) {
 			bool done = true;
 			for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++) {
@@ -274,10 +362,7 @@ static void run(struct skopsd *d)
 			if (u == UINT32_MAX) {
 				srv_accept(d);
 			} else if (u & 0x80000000u) {
-				uint64_t v;
-				struct client *cl = d->clients[u & 0x7fffffffu];
-				if (cl && read(cl->kick, &v, sizeof(v)) < 0 && errno != EAGAIN)
-					perror("skopsd: kick");
+				/* a kick (edge-triggered: nothing to read) */
 				idle = 0;
 			} else if (u & SKOPSD_TAG_KLOOP) {
 				/* a kernel loopback listener has a connection */
@@ -314,14 +399,20 @@ int main(int argc, char **argv)
 	d.sock_path = o.sock_path;
 	d.verbose = o.verbose;
 	d.loopback_listen = o.loopback_listen;
+	d.sock_gid = (gid_t)-1;
+	if (o.group) {
+		struct group *g = getgrnam(o.group);
+		if (!g)
+			die("--group %s: no such group", o.group);
+		d.sock_gid = g->gr_gid;
+	}
+	d.uid_max = o.uid_max;
+	d.buf_limit_kb = o.buf_mem_mb ? o.buf_mem_mb * 1024u : buf_mem_kb();
+	quota_defaults(&d);
+	d.port_min = peer_port_min();
 	/* the socket path first: a second daemon must fail before touching the port */
 	if (srv_listen(&d, err, sizeof(err)))
 		die("%s", err);
-	if (o.group) {
-		struct group *g = getgrnam(o.group);
-		if (!g || chown(o.sock_path, (uid_t)-1, g->gr_gid) || chmod(o.sock_path, 0660))
-			die("--group %s: %s", o.group, g ? strerror(errno) : "no such group");
-	}
 	struct dev *port;
 	if (dev_opts_open(&o.port.dev, &port, log, sizeof(log), err, sizeof(err))) {
 		unlink(o.sock_path);
@@ -329,6 +420,10 @@ int main(int argc, char **argv)
 	}
 	if (o.verbose)
 		fputs(log, stderr);
+	/* after the EAL's own threads: the watchdog bounds calls on the apps' files */
+	int grc = guard_init();
+	if (grc)
+		die("guard: %s", strerror(-grc));
 	struct clk clk;
 	clk_init_real(&clk);
 	struct bpfvm_registry *reg;
@@ -361,6 +456,10 @@ int main(int argc, char **argv)
 	sc.reg = reg;
 	sc.hooks = hooks;
 	sc.seed = appport_seed();
+	mem_limits(&sc);
+	d.rmem_max = sc.rmem_max;
+	d.wmem_max = sc.wmem_max;
+	sc.max_conns = SKOPSD_MAX_CONNS;
 	if ((rc = stack_create(&sc, &d.st))) {
 		unlink(o.sock_path);
 		die("stack: %s", strerror(-rc));

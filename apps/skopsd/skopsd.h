@@ -4,6 +4,7 @@
 #define SKOPS_APPS_SKOPSD_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -17,6 +18,10 @@ struct hooks;
 #define SKOPSD_MAX_SOCKS   4096
 #define SKOPSD_MAX_TICKETS 64
 #define SKOPSD_TICKET_NS   (5ull * 1000000000ull) /* an unclaimed fork ticket lapses */
+/* The stack's connections (its tcb pool), the most sockets skopsd serves */
+#define SKOPSD_MAX_CONNS 1024
+/* guard.c's signal: interrupts a call on a shared file that would sleep */
+#define SKOPSD_GUARD_SIG (SIGRTMIN + 5)
 
 struct client;
 
@@ -38,7 +43,13 @@ struct dsock {
 	 * kpend: one may have a connection waiting; kturn: which goes first */
 	int kfd[2];
 	bool kpend, kturn, kfirst;
-	bool linger0;	      /* SO_LINGER {1, 0}: the last close resets */
+	bool kbad;    /* an accept on them would have slept: they are dropped */
+	bool linger0; /* SO_LINGER {1, 0}: the last close resets */
+	/* the app made a write to its eventfd sleep (it cleared O_NONBLOCK on
+	 * the shared file and filled the counter): never written again, the
+	 * connection is reset */
+	bool hostile;
+	uid_t uid;	      /* whose quota it counts in (the creator's) */
 	bool dgram;	      /* UDP: records in the rings (dgram.c) */
 	uint64_t dgram_drops; /* datagrams the stack refused to send */
 	/* the ends as last seen, for the closing log line: a connection reset
@@ -46,10 +57,12 @@ struct dsock {
 	 * is CLOSED and has no peer name left */
 	char lname[64], rname[64];
 	uint64_t close_deadline_ns;
+	unsigned buf_kb[2]; /* SO_RCVBUF, SO_SNDBUF granted (Q_BUF_KB) */
 };
 
 struct client {
 	int fd, kick;
+	int pidfd; /* the peer process, -1 for a ticket: its rights are read while it lives */
 	pid_t pid;
 	uid_t uid;
 	char cgroup[256];
@@ -65,17 +78,81 @@ static inline bool client_holds(const struct client *cl, unsigned id)
 	return (cl->holds[id / 64] >> (id % 64)) & 1;
 }
 
+/* Quotas (quota.c, docs/skopsd.md "Limits"): the global limits, what one
+ * uid other than 0 may hold, and how much of each global limit only uid 0
+ * may take */
+/* Q_BUF_KB: the KiB of SO_RCVBUF/SO_SNDBUF granted (doubled, as the
+ * kernel counts them), against a total like net.ipv4.tcp_mem's high mark */
+enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_BUF_KB, Q_KINDS };
+struct quota {
+	unsigned n[Q_KINDS];
+};
+
+/* One uid's use of the quotas */
+struct uid_use {
+	uid_t uid;
+	struct quota use;
+};
+
 struct skopsd {
 	struct stack *st;
 	struct hooks *hooks;
 	int lfd, epfd;
 	const char *sock_path;
+	gid_t sock_gid; /* --group, (gid_t)-1: the daemon's own */
 	bool verbose, draining;
 	bool loopback_listen; /* wildcard listeners also take the kernel's loopback */
 	struct client *clients[SKOPSD_MAX_CLIENTS];
 	struct dsock *socks[SKOPSD_MAX_SOCKS]; /* index: the id the app names */
 	struct client *tickets[SKOPSD_MAX_TICKETS];
+	/* ADOPT's index: the live sockets' ids ordered by their eventfd's open
+	 * file (kcmp's order), searched in O(log n) kcmp calls */
+	uint16_t byfile[SKOPSD_MAX_SOCKS];
+	unsigned nbyfile;
+	struct quota limit, uid_max, root_reserve, used;
+	struct uid_use uids[SKOPSD_MAX_CLIENTS + SKOPSD_MAX_SOCKS];
+	unsigned nuids;
+	unsigned port_min;	     /* net.ipv4.ip_unprivileged_port_start */
+	uint32_t rmem_max, wmem_max; /* the stack's clamps, 0: none */
+	unsigned buf_limit_kb;	     /* Q_BUF_KB's total, 0: 256 MiB */
+	uint64_t last_note_ns;	     /* rate limit of the logs an app can cause */
+	unsigned notes;
+	unsigned freed; /* sockets freed since the heap was last trimmed */
 };
+
+/* peer.c: a client's identity and rights, read while its pidfd says it lives */
+struct ucred;
+/* SO_PEERCRED, a pidfd, the cgroup v2 path; -errno (the client is refused)
+ * when the process is gone or its cgroup cannot be read */
+int peer_identify(int fd, struct ucred *cr, int *pidfd, char *cg, size_t cglen);
+struct peer_st {
+	uid_t euid, fsuid;
+	uint64_t cap_eff;
+};
+/* The client's credentials now (a setuid() since it connected counts) */
+int peer_status(const struct client *cl, struct peer_st *st);
+/* cap (CAP_NET_*) in its effective set now */
+bool peer_capable(const struct client *cl, int cap);
+unsigned peer_port_min(void);
+
+/* guard.c: calls on files an app shares are bounded (see there) */
+int guard_init(void);
+void guard_begin(void);
+void guard_end(void);
+
+/* quota.c */
+/* The global limits; per-uid maxima left 0 get half of them (docs/skopsd.md "Limits") */
+void quota_defaults(struct skopsd *d);
+/* uid takes one of kind k: 0, or the kernel's errno for what is exhausted
+ * (sockets: ENOBUFS for the whole daemon, EMFILE for the uid; control
+ * connections: EUSERS; fork tickets: EAGAIN, fork's own) */
+int quota_take(struct skopsd *d, uid_t uid, enum quota_kind k);
+void quota_put(struct skopsd *d, uid_t uid, enum quota_kind k);
+/* n at once (Q_BUF_KB) */
+int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
+void quota_put_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
+/* A log line an app can cause: at most 10 a second, then one that says so */
+bool quota_note_ok(struct skopsd *d);
 
 /* srv.c */
 int srv_listen(struct skopsd *d, char *err, size_t elen);
@@ -102,7 +179,7 @@ int kloop_accept(struct dsock *s, void *sa, socklen_t *len);
 void kloop_close(struct skopsd *d, struct dsock *s);
 
 /* sockopt.c: SO_LINGER and TCP_INFO here, the rest by the stack */
-int sockopt_set(struct skopsd *d, struct dsock *s, const struct skp_req *r);
+int sockopt_set(struct skopsd *d, struct client *cl, struct dsock *s, const struct skp_req *r);
 int sockopt_get(struct skopsd *d, struct dsock *s, const struct skp_req *r, struct skp_rep *rep);
 
 /* dgram.c: a UDP socket's records between its rings and the stack */

@@ -19,6 +19,36 @@
 #include "skops.h"
 #include "skopsd.h"
 
+/* The socket's directory: made by skopsd (0755) when missing; one that
+ * others can write to (a sticky /tmp, a group's directory) is refused, since
+ * a name in it could be swapped under the daemon. Returns an O_PATH fd. */
+static int sock_dir(const char *dir, char *err, size_t elen)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, elen, "--sock: mkdir %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (dfd < 0 || fstat(dfd, &st)) {
+		int e = errno;
+		snprintf(err, elen, "--sock: %s: %s", dir, strerror(e));
+		if (dfd >= 0)
+			close(dfd);
+		return -e;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 0022)) {
+		snprintf(err, elen,
+			 "--sock: directory %s is %s: the socket goes in a directory only skopsd "
+			 "can write to (default /run/skops)",
+			 dir,
+			 st.st_uid != geteuid() ? "not skopsd's user's" : "writable by others");
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
+}
+
 int srv_listen(struct skopsd *d, char *err, size_t elen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -27,64 +57,66 @@ int srv_listen(struct skopsd *d, char *err, size_t elen)
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, d->sock_path);
-	/* the parent directory (/run/skops) may not exist yet */
 	char dir[sizeof(sa.sun_path)];
 	snprintf(dir, sizeof(dir), "%s", d->sock_path);
 	char *sl = strrchr(dir, '/');
-	if (sl && sl != dir) {
-		*sl = 0;
-		mkdir(dir, 0755);
+	const char *name = d->sock_path;
+	if (sl) {
+		name = d->sock_path + (sl - dir) + 1;
+		if (sl == dir)
+			sl[1] = 0; /* "/name" */
+		else
+			*sl = 0;
+	} else {
+		snprintf(dir, sizeof(dir), ".");
 	}
+	int dfd = sock_dir(dir, err, elen);
+	if (dfd < 0)
+		return dfd;
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		snprintf(err, elen, "socket: %s", strerror(errno));
+		close(dfd);
 		return -errno;
 	}
 	/* A live daemon answers a connect: then the path is in use. A stale
 	 * file from a killed daemon is replaced. */
-	int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
 		close(probe);
 		close(fd);
+		close(dfd);
 		snprintf(err, elen, "--sock %s: in use by a running skopsd", d->sock_path);
 		return -EADDRINUSE;
 	}
 	if (probe >= 0)
 		close(probe);
-	unlink(d->sock_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+	unlinkat(dfd, name, 0);
+	/* created 0660 (the owner's group, or --group's once chowned): the
+	 * mode is right from bind on, never widened by a chmod of the path */
+	mode_t old = umask(0117);
+	int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (!rc && d->sock_gid != (gid_t)-1)
+		rc = fchownat(dfd, name, (uid_t)-1, d->sock_gid, AT_SYMLINK_NOFOLLOW);
+	if (rc || listen(fd, 64)) {
 		int e = errno;
 		snprintf(err, elen, "--sock %s: %s", d->sock_path, strerror(e));
 		close(fd);
+		close(dfd);
 		return -e;
 	}
-	chmod(d->sock_path, 0666);
+	close(dfd);
 	d->lfd = fd;
 	return 0;
 }
 
-/* The "0::PATH" line of /proc/PID/cgroup: the cgroup v2 path. */
-static void peer_cgroup(pid_t pid, char *out, size_t len)
-{
-	char p[64], line[512];
-	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
-	snprintf(out, len, "/");
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(out, len, "%.255s", line + 3);
-		break;
-	}
-	fclose(f);
-}
-
+/* A client is who the kernel says it is (peer.c): a process whose pidfd
+ * still names it after its cgroup was read, or none (refused, never filed
+ * under "/"); and one uid holds at most its share of the connections. */
 void srv_accept(struct skopsd *d)
 {
-	for (;;) {
+	for (int budget = 0; budget < 64; budget++) {
 		int fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			return;
@@ -92,9 +124,20 @@ void srv_accept(struct skopsd *d)
 		for (ci = 0; ci < SKOPSD_MAX_CLIENTS && d->clients[ci]; ci++)
 			;
 		struct client *cl = ci < SKOPSD_MAX_CLIENTS ? calloc(1, sizeof(*cl)) : NULL;
-		struct ucred cr;
-		socklen_t l = sizeof(cr);
-		if (!cl || d->draining || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+		struct ucred cr = {0};
+		int rc = !cl ? -EUSERS : d->draining ? -ESHUTDOWN : 0;
+		if (!rc)
+			rc = peer_identify(fd, &cr, &cl->pidfd, cl->cgroup, sizeof(cl->cgroup));
+		if (!rc && (rc = quota_take(d, cr.uid, Q_CLIENTS)))
+			close(cl->pidfd);
+		if (rc) {
+			if (rc != -ESHUTDOWN && quota_note_ok(d))
+				fprintf(stderr, "skopsd: pid %d uid %d refused: %s\n", (int)cr.pid,
+					(int)cr.uid,
+					rc == -ESRCH	? "the process is gone"
+					: rc == -ENOENT ? "its cgroup v2 path cannot be read"
+					: rc == -EUSERS ? "too many control connections"
+							: strerror(-rc));
 			free(cl);
 			close(fd);
 			continue;
@@ -103,10 +146,13 @@ void srv_accept(struct skopsd *d)
 		cl->pid = cr.pid;
 		cl->uid = cr.uid;
 		cl->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		peer_cgroup(cr.pid, cl->cgroup, sizeof(cl->cgroup));
 		d->clients[ci] = cl;
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = ci};
 		epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+		/* edge-triggered, never read: a read on the app's own file
+		 * could sleep (it can clear O_NONBLOCK and take the count
+		 * first); each kick is an edge */
+		ev.events = EPOLLIN | EPOLLET;
 		ev.data.u32 = ci | 0x80000000u;
 		epoll_ctl(d->epfd, EPOLL_CTL_ADD, cl->kick, &ev);
 		if (d->verbose)
@@ -140,6 +186,8 @@ void srv_drop_client(struct skopsd *d, unsigned ci, bool reset)
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->kick, NULL);
 	close(cl->fd);
 	close(cl->kick);
+	close(cl->pidfd);
+	quota_put(d, cl->uid, Q_CLIENTS);
 	free(cl);
 	d->clients[ci] = NULL;
 }
@@ -289,12 +337,19 @@ static int ticket_new(struct skopsd *d, struct client *cl, const struct skp_req 
 	struct client *tk = t < SKOPSD_MAX_TICKETS ? calloc(1, sizeof(*tk)) : NULL;
 	if (!tk)
 		return -EAGAIN;
+	int q = quota_take(d, cl->uid, Q_TICKETS);
+	if (q) {
+		free(tk);
+		return q;
+	}
 	if (getrandom(&tk->ticket, sizeof(tk->ticket), 0) != sizeof(tk->ticket) || !tk->ticket) {
+		quota_put(d, cl->uid, Q_TICKETS);
 		free(tk);
 		return -EAGAIN;
 	}
-	tk->fd = tk->kick = -1;
+	tk->fd = tk->kick = tk->pidfd = -1;
 	tk->pid = cl->pid;
+	tk->uid = cl->uid;
 	tk->spawn = r->a & SKP_FORK_SPAWN;
 	tk->ticket_deadline_ns = stack_now_ns(d->st) + SKOPSD_TICKET_NS;
 	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
@@ -317,6 +372,7 @@ static void ticket_end(struct skopsd *d, unsigned t, struct client *cl)
 		if (!dsock_release(d->socks[i], tk, i))
 			dsock_close(d, i);
 	}
+	quota_put(d, tk->uid, Q_TICKETS);
 	free(tk);
 	d->tickets[t] = NULL;
 }
@@ -446,6 +502,19 @@ static int adopt(struct skopsd *d, struct client *cl, int fd, struct skp_rep *re
 	return 0;
 }
 
+/* Linux inet_bind: a port below net.ipv4.ip_unprivileged_port_start needs
+ * CAP_NET_BIND_SERVICE (EACCES), checked on the process as it is now */
+static int bind_allowed(struct skopsd *d, struct client *cl, const struct skp_req *r)
+{
+	const struct sockaddr_in *sa = (const void *)r->data;
+	if (sa_len(r) < sizeof(*sa) || (sa->sin_family != AF_INET && sa->sin_family != AF_INET6))
+		return 0;		     /* the stack's own checks answer */
+	unsigned port = ntohs(sa->sin_port); /* sin6_port is at the same place */
+	if (port == 0 || port >= d->port_min || peer_capable(cl, 10 /* CAP_NET_BIND_SERVICE */))
+		return 0;
+	return -EACCES;
+}
+
 /* rfds: the fds that came with the request (LISTEN's loopback listeners,
  * ADOPT's fd); the request keeps them or closes them */
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
@@ -506,8 +575,14 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			/* the kernel's sk_uid: SO_REUSEPORT shares a port only
 			 * between sockets of one user */
 			rc = dg ? 0 : skops_set_cgroup(d->st, sd, cl->cgroup);
+			/* the kernel's sk_uid is the creator's fsuid at socket():
+			 * a process that setuid()s since it connected owns its new
+			 * sockets as its new self */
+			struct peer_st ps;
 			if (!rc)
-				rc = skops_set_owner(d->st, sd, cl->uid);
+				rc = peer_status(cl, &ps) ? -ESRCH : 0;
+			if (!rc)
+				rc = skops_set_owner(d->st, sd, ps.fsuid);
 			if (!rc)
 				rc = new_sock(d, cl, sd, r->a, &rep, fds);
 			if (rc) {
@@ -520,7 +595,9 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		break;
 	}
 	case SKP_BIND:
-		rc = skops_bind(d->st, s->sd, (const void *)r->data, sa_len(r));
+		rc = bind_allowed(d, cl, r);
+		if (!rc)
+			rc = skops_bind(d->st, s->sd, (const void *)r->data, sa_len(r));
 		break;
 	case SKP_LISTEN:
 		rc = skops_listen(d->st, s->sd, r->a);
@@ -543,6 +620,11 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		s->started = !rc || rc == -EINPROGRESS;
 		break;
 	case SKP_ACCEPT:
+		/* out of quota the connection stays queued, as the kernel's
+		 * accept leaves it on EMFILE */
+		if ((rc = quota_take(d, cl->uid, Q_SOCKS)))
+			break;
+		quota_put(d, cl->uid, Q_SOCKS);
 		if (!(rc = accept_one(d, cl, s, r->id)))
 			return; /* answered */
 		break;
@@ -589,7 +671,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		memset(cl->kept, 0, sizeof(cl->kept));
 		break;
 	case SKP_SETSOCKOPT:
-		rc = sockopt_set(d, s, r);
+		rc = sockopt_set(d, cl, s, r);
 		break;
 	case SKP_GETSOCKOPT:
 		rc = sockopt_get(d, s, r, &rep);

@@ -32,7 +32,9 @@ LOG=$TMP/skopsd.err
 NOBODY=(setpriv --reuid 65534 --regid 65534 --clear-groups)
 app() { ip netns exec "$NS_A" timeout 30 "$RUN" --sock "$SOCK" -- "$@"; }
 
+# the control socket is 0660: uid 65534 reaches it through its group
 bg skopsd ip netns exec "$NS_A" "$SKOPSD" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
+	--group "$(getent group 65534 | cut -d: -f1)" \
 	--sock "$SOCK" -v
 wait_for 20 grep -q "serving on" "$LOG" || fail "skopsd did not start: $(cat "$LOG")"
 

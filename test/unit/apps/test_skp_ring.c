@@ -8,6 +8,7 @@
  * byte of them is used. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -75,8 +76,7 @@ static void setup(void)
 	int memfd;
 	int rc = dsock_create(&D, &CL, sd, AF_INET, &memfd);
 	ck_assert_int_gt(rc, 0);
-	id = (unsigned)rc;
-	close(memfd);
+	id = (unsigned)rc; /* memfd is the daemon's own, closed when the socket is freed */
 	D.socks[id]->started = true;
 	rc = skops_connect(S.a, sd, (struct sockaddr *)&sin, sizeof(sin));
 	ck_assert(rc == 0 || rc == -EINPROGRESS);
@@ -191,6 +191,110 @@ START_TEST(find_file_by_identity)
 }
 END_TEST
 
+/* ADOPT's index (sorted by kcmp): among many sockets each is found by a
+ * dup of its eventfd, also after others were freed; a freed one is not */
+START_TEST(find_file_among_many)
+{
+	unsigned ids[40];
+	int dups[40];
+	for (int i = 0; i < 40; i++) {
+		int sd = skops_socket(S.a, AF_INET, SOCK_STREAM), memfd;
+		int rc = dsock_create(&D, &CL, sd, AF_INET, &memfd); /* memfd: the daemon's */
+		ck_assert_int_gt(rc, 0);
+		ids[i] = (unsigned)rc;
+		dups[i] = dup(D.socks[rc]->efd);
+	}
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(dsock_find_file(&D, dups[i]), (int)ids[i]);
+	for (int i = 0; i < 40; i += 2)
+		dsock_abort(&D, ids[i]);
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(dsock_find_file(&D, dups[i]), i % 2 ? (int)ids[i] : -ENOTSOCK);
+	ck_assert_int_eq(dsock_find_file(&D, dup(D.socks[id]->efd)), (int)id);
+	for (int i = 0; i < 40; i++) {
+		if (i % 2)
+			dsock_abort(&D, ids[i]);
+		close(dups[i]);
+	}
+	ck_assert_uint_eq(D.nbyfile, 1);
+}
+END_TEST
+
+/* The memfd the app maps cannot be shrunk (a SIGBUS in the daemon) */
+START_TEST(memfd_sealed)
+{
+	int fd = D.socks[id]->mfd;
+	int seals = fcntl(fd, F_GET_SEALS);
+	ck_assert_int_eq(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+			 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	ck_assert_int_eq(ftruncate(fd, 0), -1);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, 0), -1);
+}
+END_TEST
+
+/* The app clears O_NONBLOCK on the shared eventfd and fills its counter:
+ * the daemon's wake returns within the guard's bound and the socket is
+ * reset, never written again */
+START_TEST(eventfd_blocking_app)
+{
+	int efd = D.socks[id]->efd;
+	uint64_t full = 0xfffffffffffffffeull, v;
+	(void)!read(efd, &v, sizeof(v)); /* the wakes so far: the count at 0 */
+	ck_assert_int_eq(fcntl(efd, F_SETFL, 0), 0);
+	ck_assert_int_eq(write(efd, &full, sizeof(full)), (ssize_t)sizeof(full));
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	dsock_wake(D.socks[id]);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ck_assert_msg(ms < 200, "the wake took %ld ms", ms);
+	ck_assert(D.socks[id]->hostile);
+	dsock_pump(&D, id);
+	ck_assert(atomic_load(&D.socks[id]->shm->state) & SKP_ST_ERR);
+	ck_assert_int_eq(atomic_load(&D.socks[id]->shm->err), ECONNRESET);
+	run_ms(50);
+	ck_assert(peer_reset());
+}
+END_TEST
+
+/* One uid's share, the root reserve, the kernel's errnos, slots freed */
+START_TEST(quotas)
+{
+	static struct skopsd Q;
+	memset(&Q, 0, sizeof(Q));
+	quota_defaults(&Q);
+	for (int i = 0; i < 512; i++)
+		ck_assert_int_eq(quota_take(&Q, 1000, Q_SOCKS), 0);
+	ck_assert_int_eq(quota_take(&Q, 1000, Q_SOCKS), -EMFILE);
+	for (int i = 0; i < 384; i++)
+		ck_assert_int_eq(quota_take(&Q, 1001, Q_SOCKS), 0);
+	ck_assert_int_eq(quota_take(&Q, 1001, Q_SOCKS), -ENOBUFS); /* root's eighth left */
+	for (int i = 0; i < 128; i++)
+		ck_assert_int_eq(quota_take(&Q, 0, Q_SOCKS), 0);
+	ck_assert_int_eq(quota_take(&Q, 0, Q_SOCKS), -ENOBUFS);
+	for (int i = 0; i < 32; i++)
+		ck_assert_int_eq(quota_take(&Q, 1000, Q_TICKETS), 0);
+	ck_assert_int_eq(quota_take(&Q, 1000, Q_TICKETS), -EAGAIN);
+	for (int i = 0; i < 128; i++)
+		ck_assert_int_eq(quota_take(&Q, 1000, Q_CLIENTS), 0);
+	ck_assert_int_eq(quota_take(&Q, 1000, Q_CLIENTS), -EUSERS);
+	quota_put(&Q, 1000, Q_SOCKS); /* within its share, but past root's reserve */
+	ck_assert_int_eq(quota_take(&Q, 1000, Q_SOCKS), -ENOBUFS);
+	ck_assert_int_eq(quota_take(&Q, 0, Q_SOCKS), 0);
+	quota_put(&Q, 0, Q_SOCKS);
+	for (int i = 0; i < 511; i++)
+		quota_put(&Q, 1000, Q_SOCKS);
+	for (int i = 0; i < 32; i++)
+		quota_put(&Q, 1000, Q_TICKETS);
+	for (int i = 0; i < 128; i++)
+		quota_put(&Q, 1000, Q_CLIENTS);
+	quota_put(&Q, 1000, Q_SOCKS); /* one too many: nothing */
+	ck_assert_uint_eq(Q.nuids, 2);
+	ck_assert_uint_eq(Q.used.n[Q_SOCKS], 512);
+}
+END_TEST
+
 static void setup_dgram(void)
 {
 	ck_assert_int_eq(sim_create(&S, "skp", 7, NULL, 16, 0, false), 0);
@@ -203,8 +307,7 @@ static void setup_dgram(void)
 	int memfd;
 	int rc = dsock_create(&D, &CL, sd, AF_INET, &memfd);
 	ck_assert_int_gt(rc, 0);
-	id = (unsigned)rc;
-	close(memfd);
+	id = (unsigned)rc; /* memfd is the daemon's own, closed when the socket is freed */
 	D.socks[id]->dgram = true;
 }
 
@@ -286,11 +389,15 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("index");
 	tcase_add_test(tc, ring_used_bounds);
 	tcase_add_test(tc, ring_tail_bounds);
+	tcase_add_test(tc, quotas);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dsock");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, honest_app_moves_data);
 	tcase_add_test(tc, find_file_by_identity);
+	tcase_add_test(tc, find_file_among_many);
+	tcase_add_test(tc, memfd_sealed);
+	tcase_add_test(tc, eventfd_blocking_app);
 	tcase_add_loop_test(tc, tx_head_past_ring_resets, 0, 3);
 	tcase_add_loop_test(tc, rx_tail_out_of_range_resets, 0, 2);
 	suite_add_tcase(s, tc);
@@ -305,6 +412,10 @@ static Suite *suite(void)
 int main(void)
 {
 	sim_eal_init("skp_ring");
+	if (guard_init()) {
+		fprintf(stderr, "skp_ring: guard_init failed\n");
+		return EXIT_FAILURE;
+	}
 	SRunner *sr = srunner_create(suite());
 	srunner_set_fork_status(sr, CK_NOFORK);
 	srunner_run_all(sr, CK_NORMAL);
