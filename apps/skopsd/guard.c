@@ -8,21 +8,29 @@
  * description of the daemon's own. So a watchdog thread interrupts the
  * daemon's thread when one guarded call has lasted a whole tick: the call
  * fails with EINTR (the handler has no SA_RESTART), and the caller takes the
- * file as hostile. The fast path costs two atomic increments. */
+ * file as hostile. The fast path costs two atomic increments and a load.
+ * An idle daemon must not wake a core 500 times a second: after a second
+ * without guarded calls the watchdog sleeps on a futex until the next one. */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "skopsd.h"
 
-#define GUARD_TICK_NS 2000000L /* a guarded call lasts at most about two ticks */
+#define GUARD_TICK_NS	 2000000L /* a guarded call lasts at most about two ticks */
+#define GUARD_IDLE_TICKS 500	  /* a second without guarded calls: sleep */
 
 static pthread_t main_thread;
-static _Atomic uint64_t seq; /* odd while a guarded call runs */
+static _Atomic uint32_t seq;  /* odd while a guarded call runs; a futex word */
+static _Atomic bool sleeping; /* the watchdog waits on seq */
 
 static void on_guard(int sig)
 {
@@ -32,15 +40,26 @@ static void on_guard(int sig)
 static void *watch(void *arg)
 {
 	(void)arg;
-	uint64_t last = 0;
+	uint32_t last = 0;
+	unsigned idle = 0;
 	for (;;) {
 		struct timespec t = {0, GUARD_TICK_NS};
 		nanosleep(&t, NULL);
-		uint64_t s = atomic_load(&seq);
+		uint32_t s = atomic_load(&seq);
 		/* the same call as a tick ago, still running */
 		if ((s & 1) && s == last)
 			pthread_kill(main_thread, SKOPSD_GUARD_SIG);
+		idle = s == last ? idle + 1 : 0;
 		last = s;
+		if (idle < GUARD_IDLE_TICKS || (s & 1))
+			continue;
+		/* Announce the sleep before the futex checks seq: a guard_begin
+		 * either sees the flag and wakes us, or changed seq first and
+		 * the wait returns at once. */
+		atomic_store(&sleeping, true);
+		syscall(SYS_futex, &seq, FUTEX_WAIT_PRIVATE, s, NULL, NULL, 0);
+		atomic_store(&sleeping, false);
+		idle = 0;
 	}
 	return NULL;
 }
@@ -70,6 +89,8 @@ int guard_init(void)
 void guard_begin(void)
 {
 	atomic_fetch_add(&seq, 1);
+	if (atomic_load(&sleeping))
+		syscall(SYS_futex, &seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void guard_end(void)
