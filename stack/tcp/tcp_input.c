@@ -195,7 +195,12 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	if (!(h->flags & TCP_SYN))
 		return;
 	bool cookie = false;
-	if (tcp->cfg.syncookies == 2 || l->nq_syn >= l->backlog) {
+	/* Cookies also when the owner says replies to new peers strain it: a
+	 * flood from spoofed on-link sources fills its neighbour table, and a
+	 * cookie keeps at least the SYN queue out of it. */
+	if (tcp->cfg.syncookies == 2 || l->nq_syn >= l->backlog ||
+	    (tcp->cfg.syncookies && tcp->cfg.syn_pressure &&
+	     tcp->cfg.syn_pressure(tcp->cfg.arg, t->family))) {
 		cookie = tcp->cfg.syncookies != 0;
 		if (!cookie) {
 			tcp->stats.listen_drops++;
