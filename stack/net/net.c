@@ -224,7 +224,6 @@ uint32_t net_pmtu_candidate(struct net *n, uint8_t family, const void *dst, uint
 		return 0;
 	uint32_t cur = net_path_mtu(n, family, dst);
 	if (family == AF_INET && reported < NET_PMTU_MIN4) {
-		n->st.pmtu_floored++;
 		*locked = true;
 		reported = NET_PMTU_MIN4;
 	}
@@ -260,6 +259,7 @@ void net_pmtu_update(struct net *n, uint8_t family, const void *dst, uint32_t mt
 	slot->mtu = mtu;
 	slot->expires = n->now + NET_PMTU_LIFETIME_NS;
 	n->st.pmtu_updates++;
+	n->st.pmtu_floored += locked;
 }
 
 int net_route(struct net *n, uint8_t family, const void *dst, void *src_out, uint32_t *mtu_out)

@@ -14,6 +14,7 @@
 #define NET_BURST	     32
 #define NET_TXQ		     1024
 #define NET_NEIGH_QMAX	     16			    /* the most neigh_queue may hold */
+#define NET_NEIGH_QTOTAL     256		    /* packets held per family, all entries */
 #define NET_NEIGH_GC_NS	     (60ull * CLK_NS_PER_S) /* Linux gc_stale_time */
 #define NET_PMTU_MAX	     32
 #define NET_REASM_FRAGS	     64
@@ -56,6 +57,7 @@ struct net_neigh_tbl {
 	int32_t *bucket;
 	uint32_t cap, nbucket; /* nbucket: a power of two */
 	uint32_t used, pending, pending_max;
+	uint32_t queued; /* packets all unresolved entries hold (NET_NEIGH_QTOTAL) */
 	int32_t free, phead, ptail;
 	uint32_t key;
 };

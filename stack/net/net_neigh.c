@@ -45,9 +45,10 @@ static int tbl_init(struct net_neigh_tbl *t, uint32_t cap, uint32_t key)
 		t->e[i].hnext = i + 1 < cap ? (int32_t)i + 1 : -1;
 	t->free = 0;
 	t->phead = t->ptail = -1;
-	/* A sixteenth may wait for an answer, 8 to 256: each holds up to
-	 * neigh_queue mbufs of the pool every family shares. */
-	t->pending_max = cap / 16 < 8 ? 8 : cap / 16 > 256 ? 256 : cap / 16;
+	/* A quarter may wait for an answer, at least 8: room for a /24 of
+	 * spoofed sources, each probed once a second (Linux's incomplete
+	 * entries); a smaller share would churn, one ARP per SYN. */
+	t->pending_max = cap / 4 < 8 ? (cap < 8 ? cap : 8) : cap / 4;
 	t->key = key;
 	return 0;
 }
@@ -125,6 +126,7 @@ static void neigh_drop_queue(struct net *n, struct net_neigh *e)
 	for (uint32_t i = 0; i < e->nq; i++)
 		rte_pktmbuf_free(e->q[i]);
 	n->st.neigh_failed += e->nq;
+	neigh_tbl(n, e->family)->queued -= e->nq;
 	e->nq = 0;
 }
 
@@ -310,6 +312,7 @@ static void neigh_send_queue(struct net *n, struct net_neigh *e)
 	uint16_t type = e->family == AF_INET ? ETH_TYPE_IP4 : ETH_TYPE_IP6;
 	for (uint32_t i = 0; i < e->nq; i++)
 		net_eth_send(n, e->q[i], e->mac, type);
+	neigh_tbl(n, e->family)->queued -= e->nq;
 	e->nq = 0;
 }
 
@@ -366,14 +369,24 @@ int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const vo
 		neigh_set_state(n, e, NET_NEIGH_INCOMPLETE);
 		neigh_probe(n, e);
 	}
-	if (e->nq >= n->cfg.neigh_queue) {
+	struct net_neigh_tbl *t = neigh_tbl(n, family);
+	if (e->nq >= n->cfg.neigh_queue || (e->nq && t->queued >= NET_NEIGH_QTOTAL)) {
 		/* Keep the newest packets: retransmissions supersede old ones. */
 		rte_pktmbuf_free(e->q[0]);
 		memmove(e->q, e->q + 1, (e->nq - 1) * sizeof(e->q[0]));
 		e->nq--;
+		t->queued--;
 		n->st.neigh_queue_drop++;
 	}
+	if (t->queued >= NET_NEIGH_QTOTAL) {
+		/* The mbufs every connection shares are not spent on sources
+		 * that may never answer: the packet goes, its entry probes on. */
+		rte_pktmbuf_free(m);
+		n->st.neigh_queue_drop++;
+		return 0;
+	}
 	e->q[e->nq++] = m;
+	t->queued++;
 	return 0;
 }
 
