@@ -47,7 +47,8 @@ struct net_config {
 	uint32_t neigh_max_probes; /* before the entry fails [3] */
 	uint32_t neigh_queue;	   /* packets held per unresolved entry [3] */
 	/* Entries per family (Linux gc_thresh3 of arp_tbl / nd_tbl) [1024];
-	 * unresolved ones are held to a sixteenth of that (8 to 256). */
+	 * unresolved ones are held to a quarter of that (at least 8), and
+	 * hold at most 256 packets together. */
 	uint32_t neigh_max;
 	uint32_t frag_timeout_ms;    /* IPv4 reassembly lifetime, RFC 791 [30000] */
 	uint32_t frag6_timeout_ms;   /* IPv6 reassembly lifetime, RFC 8200 §4.5 [60000] */

@@ -212,8 +212,11 @@ int net_eth_send(struct net *n, struct rte_mbuf *m, const uint8_t dst_mac[6], ui
 /* net_neigh.c */
 void net_arp_input(struct net *n, struct rte_mbuf *m);
 void net_ndp_input(struct net *n, const struct ip6_repr *ip, const struct icmp_repr *icmp);
+/* addr is at mac: create makes an entry when there is none (a request for
+ * one of our addresses); confirm says a neighbour answered us (ARP reply,
+ * NA), so a full table never gives the entry up. */
 void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint8_t mac[6],
-		     bool create);
+		     bool create, bool confirm);
 /* Sends m (at L3) to nexthop, or holds it while resolving. Consumes m. */
 int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *nexthop);
 /* Probes and expires what is due; returns when it has work next. */

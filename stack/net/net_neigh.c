@@ -317,7 +317,7 @@ static void neigh_send_queue(struct net *n, struct net_neigh *e)
 }
 
 void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint8_t mac[6],
-		     bool create)
+		     bool create, bool confirm)
 {
 	struct net_neigh *e = neigh_find(n, family, addr);
 	if (!e) {
@@ -327,9 +327,9 @@ void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint
 		if (!e)
 			return;
 		e->unconfirmed = true;
-	} else if (!create) {
-		e->unconfirmed = false; /* an answer to us */
 	}
+	if (confirm)
+		e->unconfirmed = false;
 	memcpy(e->mac, mac, 6);
 	neigh_set_state(n, e, NET_NEIGH_REACHABLE);
 	e->expires = n->now + n->cfg.neigh_timeout_ms * CLK_NS_PER_MS;
@@ -494,8 +494,8 @@ void net_arp_input(struct net *n, struct rte_mbuf *m)
 	bool garp = r.spa == r.tpa;
 	if (r.spa != 0 && !net_is_local(n, AF_INET, &r.spa)) {
 		if (for_us || garp)
-			net_neigh_learn(n, AF_INET, &r.spa, r.sha,
-					for_us && r.op == ARP_OP_REQUEST);
+			net_neigh_learn(n, AF_INET, &r.spa, r.sha, for_us && r.op == ARP_OP_REQUEST,
+					for_us && r.op == ARP_OP_REPLY);
 		else
 			n->st.neigh_ignored++;
 	}
@@ -526,7 +526,7 @@ void net_ndp_input(struct net *n, const struct ip6_repr *ip, const struct icmp_r
 			return;
 		}
 		if (!dad && r.has_lla)
-			net_neigh_learn(n, AF_INET6, ip->src, r.lla, true);
+			net_neigh_learn(n, AF_INET6, ip->src, r.lla, true, false);
 		struct ndp_repr na = {.type = NDP_NA, .has_lla = true};
 		memcpy(na.target, r.target, 16);
 		memcpy(na.lla, n->caps.mac, 6);
@@ -551,5 +551,5 @@ void net_ndp_input(struct net *n, const struct ip6_repr *ip, const struct icmp_r
 		return;
 	}
 	if (r.has_lla && !net_is_local(n, AF_INET6, r.target))
-		net_neigh_learn(n, AF_INET6, r.target, r.lla, false);
+		net_neigh_learn(n, AF_INET6, r.target, r.lla, false, true);
 }

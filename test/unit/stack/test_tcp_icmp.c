@@ -87,6 +87,71 @@ START_TEST(request_takes_no_pmtu)
 }
 END_TEST
 
+/* A path whose MTU another connection's ICMP lowered: the route says so,
+ * and the network layer refuses larger segments (-EMSGSIZE). */
+static uint32_t path_mtu = 1500;
+
+static int small_path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos,
+			   const struct tcp_repr *r, const struct tcp_iov *d)
+{
+	if (tcp_repr_hdr_len(r) + d->n[0] + d->n[1] + 20 > path_mtu)
+		return -EMSGSIZE;
+	return fx_xmit(arg, t, tos, r, d);
+}
+
+static int small_path_route(void *arg, uint8_t family, const void *dst, void *src, uint32_t *mtu)
+{
+	int rc = fx_route(arg, family, dst, src, mtu);
+	if (mtu)
+		*mtu = path_mtu;
+	return rc;
+}
+
+static void small_path(struct tcp_config *c)
+{
+	c->xmit = small_path_xmit;
+	c->route = small_path_route;
+}
+
+START_TEST(refused_for_size_resyncs_mss)
+{
+	struct fx f;
+	path_mtu = 1500;
+	fx_init_cfg(&f, small_path);
+	struct tcb *c = fx_active(&f, true);
+	ck_assert_uint_eq(c->mss, 1448);
+	/* the route's MTU drops without an ICMP for this connection */
+	path_mtu = 600;
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, sizeof(big), f.now), (int32_t)sizeof(big));
+	tcp_output(f.tcp, c);
+	ck_assert_uint_eq(f.tcp->stats.out_err, 1); /* the one 1448-byte segment */
+	ck_assert_uint_eq(c->pmtu, 600);
+	ck_assert_uint_eq(c->mss, 600 - 40 - 12);
+	/* what went out fits; the refused segment is resent in ones that do
+	 * (the peer acknowledges only what arrived in order) */
+	uint32_t rcv = c->snd_una;
+	for (unsigned i = 0; i < 400 && c->snd_una != c->snd_max; i++) {
+		while (f.next < f.nout) {
+			struct fx_seg *g = fx_pop(&f);
+			ck_assert_uint_le(g->len, 548);
+			if (SEQ_LEQ(g->r.seq, rcv) && SEQ_GT(g->r.seq + g->len, rcv))
+				rcv = g->r.seq + g->len;
+		}
+		f.nout = f.next = 0;
+		fx_at(&f, f.now + 50 * MS);
+		struct tcp_repr a = fx_repr(f.peer_seq, rcv, TCP_ACK, 65535);
+		a.ts = true;
+		a.tsval = (uint32_t)(f.now / MS);
+		a.tsecr = c->ts_recent;
+		fx_send(&f, &a, NULL, 0);
+		tcp_output(f.tcp, c);
+	}
+	ck_assert_uint_eq(c->snd_una, c->snd_max);
+	ck_assert_uint_eq(c->snd_una - c->iss - 1, sizeof(big));
+	fx_fini(&f);
+}
+END_TEST
+
 static bool pressure;
 
 static bool fx_pressure(void *arg, uint8_t family)
@@ -142,6 +207,7 @@ static Suite *tcp_icmp_suite(void)
 	tcase_add_test(tc, out_of_window_quote_ignored);
 	tcase_add_test(tc, in_window_quote_lowers_mss_and_resends);
 	tcase_add_test(tc, request_takes_no_pmtu);
+	tcase_add_test(tc, refused_for_size_resyncs_mss);
 	tcase_add_test(tc, syn_cookies_under_neighbour_pressure);
 	suite_add_tcase(s, tc);
 	return s;
