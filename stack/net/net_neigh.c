@@ -185,17 +185,21 @@ static struct net_neigh *neigh_victim(struct net *n, struct net_neigh_tbl *t)
 	return v;
 }
 
-/* A new entry for addr. pending: it will wait for an answer, so it counts
- * against the unresolved entries' share and displaces the oldest of those
- * when that is used up (Linux bounds the queues, skops the entries too: a
- * SYN flood from spoofed on-link sources makes one per source). */
+/* A new entry for addr. pending: we have something to send there; it waits
+ * for an answer, so it counts against the unresolved entries' share and
+ * displaces the oldest of those when that is used up (Linux bounds the
+ * queues, skops the entries too: a SYN flood from spoofed on-link sources
+ * makes one per source), and a full table makes room for it. */
 static struct net_neigh *neigh_alloc(struct net *n, uint8_t family, const void *addr, bool pending)
 {
 	struct net_neigh_tbl *t = neigh_tbl(n, family);
 	struct net_neigh *v = NULL;
+	/* An entry learnt from a request (nobody asked us to send) displaces
+	 * nothing: spoofed requests must not push out what we resolve, and a
+	 * flood of them must not pay a scan each. */
 	if (pending && t->pending >= t->pending_max)
 		v = oldest_pending(n, t);
-	else if (t->free < 0)
+	else if (t->free < 0 && pending)
 		v = neigh_victim(n, t);
 	if (v) {
 		n->st.neigh_evicted++;
