@@ -158,7 +158,9 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
 	c->rcv_nxt = h->seq + 1;
-	c->iss = tcp_isn(tcp, t, tcp->now);
+	/* a cookie request's ISN is the cookie (tcp_syncookie_send): no hash
+	 * spent on one it replaces, in a flood the SYN's largest cost */
+	c->iss = c == tcp->cookie_req ? 0 : tcp_isn(tcp, t, tcp->now);
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->snd_wnd = h->window; /* never scaled in a SYN (RFC 7323 §2.2) */
 	c->snd_wl1 = h->seq;
