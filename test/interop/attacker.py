@@ -66,7 +66,9 @@ def sniff_flow(s, server_ip, port, deadline, flow=None, most=8):
     """The latest segment's flow: blocks until one when flow is None, else
     reads what is there (at most most frames)."""
     want = socket.inet_aton(server_ip)
-    for _ in range(most):
+    n = 0
+    while flow is None or n < most:
+        n += 1
         if flow is not None:
             try:
                 f = s.recv(2048, socket.MSG_DONTWAIT)

@@ -46,8 +46,9 @@ sleep 0.5
 SKPID=$(pgrep -f -n "^$SKCAT --vdev") || fail "no skcat process"
 # skcat's peak RSS (VmHWM), sampled until it exits
 (while [ -e "/proc/$SKPID/status" ]; do
+	# a zombie's status has no VmHWM: keep the last value read
 	awk '/^VmHWM/ {print $2}' "/proc/$SKPID/status" >"$TMP/hwm.tmp" 2>/dev/null &&
-		mv "$TMP/hwm.tmp" "$TMP/hwm"
+		[ -s "$TMP/hwm.tmp" ] && mv "$TMP/hwm.tmp" "$TMP/hwm"
 	sleep 0.2
 done) &
 PIDS+=($!)
@@ -108,6 +109,7 @@ wait_pid 20 "$PID_sk" || {
 }
 sleep 0.3
 rss1=$(rss)
+[ -n "$rss0" ] && [ -n "$rss1" ] || fail "no RSS of skcat read"
 echo "skcat peak RSS: $rss0 kB before the attacks, $rss1 kB after"
 [ $((rss1 - rss0)) -lt 65536 ] || fail "skcat RSS grew by $((rss1 - rss0)) kB"
 # the counters that name each drop (skcat --info, the last connection's)
