@@ -365,14 +365,23 @@ static void print_info(struct stack *st, int sd)
 		fprintf(stderr,
 			"],\"syncookies_sent\":%llu,\"syncookies_recv\":%llu,"
 			"\"syncookies_failed\":%llu,\"listen_overflows\":%llu,"
-			"\"listen_drops\":%llu,\"rcvbuf_grown\":%llu}\n",
+			"\"listen_drops\":%llu,\"rcvbuf_grown\":%llu,\"out_of_window_icmps\":%llu",
 			(unsigned long long)tc.syncookies_sent,
 			(unsigned long long)tc.syncookies_recv,
 			(unsigned long long)tc.syncookies_failed,
 			(unsigned long long)tc.listen_overflows,
-			(unsigned long long)tc.listen_drops, (unsigned long long)tc.rcvbuf_grown);
+			(unsigned long long)tc.listen_drops, (unsigned long long)tc.rcvbuf_grown,
+			(unsigned long long)tc.out_of_window_icmps);
 	else
-		fprintf(stderr, "]}\n");
+		fprintf(stderr, "]");
+	/* the network layer's drops, each by its reason */
+	struct net_stats ns;
+	net_get_stats(stack_net(st), &ns);
+	fprintf(stderr, ",\"net\":{");
+	for (const struct net_stat_name *d = net_drop_names; d->name; d++)
+		fprintf(stderr, "%s\"%s\":%llu", d == net_drop_names ? "" : ",", d->name,
+			(unsigned long long)*(const uint64_t *)((const char *)&ns + d->off));
+	fprintf(stderr, "}}\n");
 }
 
 /* Programs' bpf_trace_printk lines, as "trace: LINE" on stderr. */

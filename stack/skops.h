@@ -219,6 +219,7 @@ struct skops_tcp_counters {
 	uint64_t rcvbuf_grown;
 	uint64_t retrans_segs, timeouts, fast_retrans, rack_lost;
 	uint64_t loss_probes, loss_probe_recovery, spurious_rtos, ofo_drop;
+	uint64_t out_of_window_icmps; /* OutOfWindowIcmps (RFC 5927 §4.1) */
 };
 int skops_tcp_counters(struct stack *st, struct skops_tcp_counters *out);
 /* Names stack_config.cc and TCP_CONGESTION take, separated by spaces. */

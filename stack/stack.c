@@ -109,7 +109,13 @@ static void st_tcp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta)
 	rte_pktmbuf_free(m);
 }
 
-static void st_icmp(void *arg, const struct net_icmp_err *e)
+static bool st_syn_pressure(void *arg, uint8_t family)
+{
+	struct stack *st = arg;
+	return net_neigh_pressure(st->net, family);
+}
+
+static bool st_icmp(void *arg, const struct net_icmp_err *e)
 {
 	struct stack *st = arg;
 	struct tcp_tuple t;
@@ -125,8 +131,8 @@ static void st_icmp(void *arg, const struct net_icmp_err *e)
 	t.lport = wire_get16(e->l4);
 	t.rport = wire_get16(e->l4 + 2);
 	uint32_t seq = wire_get32(e->l4 + 4);
-	tcp_icmp(st->tcp, st->now, &t, seq, e->kind == NET_ICMP_FRAG_NEEDED ? e->mtu : 0,
-		 e->kind == NET_ICMP_UNREACH_PORT || e->kind == NET_ICMP_UNREACH_OTHER);
+	return tcp_icmp(st->tcp, st->now, &t, seq, e->kind == NET_ICMP_FRAG_NEEDED ? e->mtu : 0,
+			e->kind == NET_ICMP_UNREACH_PORT || e->kind == NET_ICMP_UNREACH_OTHER);
 }
 
 int stack_create(const struct stack_config *cfg, struct stack **out)
@@ -207,6 +213,7 @@ int stack_create(const struct stack_config *cfg, struct stack **out)
 	    .ifindex = cfg->ifindex,
 	    .xmit = st_xmit,
 	    .tx_room = st_tx_room,
+	    .syn_pressure = st_syn_pressure,
 	    .route = st_route,
 	    .event = st_event,
 	    .arg = st,

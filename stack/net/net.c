@@ -4,6 +4,7 @@
 #include "net_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +73,20 @@ int net_create(const struct net_config *cfg, struct net **out)
 		c->neigh_retrans_ms = 1000;
 	if (!c->neigh_max_probes)
 		c->neigh_max_probes = 3;
-	if (!c->neigh_queue || c->neigh_queue > 16)
-		c->neigh_queue = c->neigh_queue > 16 ? 16 : 8;
+	if (!c->neigh_queue || c->neigh_queue > NET_NEIGH_QMAX)
+		c->neigh_queue = c->neigh_queue > NET_NEIGH_QMAX ? NET_NEIGH_QMAX : 8;
+	if (!c->neigh_max)
+		c->neigh_max = 1024;
+	if (c->neigh_max < 8)
+		c->neigh_max = 8;
 	if (!c->frag_timeout_ms)
 		c->frag_timeout_ms = 30000;
 	if (!c->frag6_timeout_ms)
 		c->frag6_timeout_ms = 60000;
 	if (!c->frag_max_datagrams || c->frag_max_datagrams > NET_REASM_MAX)
-		c->frag_max_datagrams = c->frag_max_datagrams > NET_REASM_MAX ? NET_REASM_MAX : 16;
+		c->frag_max_datagrams = c->frag_max_datagrams > NET_REASM_MAX ? NET_REASM_MAX : 64;
+	if (!c->frag_mem_max)
+		c->frag_mem_max = 4u << 20;
 	if (!c->frag_max_size || c->frag_max_size > 65535)
 		c->frag_max_size = 65535;
 	n->dev = cfg->dev;
@@ -90,6 +97,11 @@ int net_create(const struct net_config *cfg, struct net **out)
 	if (n->mtu < 576)
 		n->mtu = 576;
 	rnd_seed(&n->rnd, cfg->seed ^ 0x6e6574ull);
+	if (net_neigh_init(n)) {
+		net_neigh_fini(n);
+		free(n);
+		return -ENOMEM;
+	}
 	n->ip4_id = (uint16_t)rnd_u32(&n->rnd);
 	n->udp_next_port = (uint16_t)(49152 + rnd_below(&n->rnd, 16384));
 	n->now = clk_now(cfg->clk);
@@ -140,6 +152,27 @@ void net_get_stats(const struct net *n, struct net_stats *out)
 	*out = n->st;
 }
 
+#define NET_DROP(f)                                                                                \
+	{                                                                                          \
+#f, offsetof(struct net_stats, f)                                                  \
+	}
+const struct net_stat_name net_drop_names[] = {
+    NET_DROP(neigh_table_full),	 NET_DROP(neigh_evicted),
+    NET_DROP(neigh_failed),	 NET_DROP(neigh_queue_drop),
+    NET_DROP(neigh_ignored),	 NET_DROP(pmtu_updates),
+    NET_DROP(pmtu_refused),	 NET_DROP(pmtu_floored),
+    NET_DROP(pmtu_expired),	 NET_DROP(out_too_big),
+    NET_DROP(out_nobufs),	 NET_DROP(out_no_route),
+    NET_DROP(tx_dev_full),	 NET_DROP(ip4_reasm_drop),
+    NET_DROP(ip4_reasm_timeout), NET_DROP(ip6_reasm_drop),
+    NET_DROP(ip6_reasm_timeout), NET_DROP(reasm_evicted),
+    NET_DROP(ip4_bad_len),	 NET_DROP(ip4_bad_hdr),
+    NET_DROP(ip6_bad_hdr),	 NET_DROP(icmp_bad),
+    NET_DROP(icmp6_bad),	 NET_DROP(l4_bad_csum),
+    NET_DROP(l4_no_handler),	 NET_DROP(ip4_not_for_us),
+    NET_DROP(ip6_not_for_us),	 {NULL, 0},
+};
+
 void net_link(const struct net *n, uint8_t mac[6], uint32_t *mtu)
 {
 	if (mac)
@@ -150,7 +183,7 @@ void net_link(const struct net *n, uint8_t mac[6], uint32_t *mtu)
 
 /* ---- routes and path MTU ----------------------------------------------- */
 
-uint32_t net_path_mtu(struct net *n, uint8_t family, const void *dst)
+struct net_pmtu *net_pmtu_find(struct net *n, uint8_t family, const void *dst)
 {
 	size_t al = net_alen(family);
 	for (unsigned i = 0; i < NET_PMTU_MAX; i++) {
@@ -158,45 +191,75 @@ uint32_t net_path_mtu(struct net *n, uint8_t family, const void *dst)
 		if (p->family != family || memcmp(p->addr, dst, al))
 			continue;
 		if (p->expires <= n->now) {
-			/* RFC 1191 §6.3: forget old estimates to find a larger MTU. */
+			/* RFC 1191 §6.3: forget old estimates to find a larger
+			 * MTU; Linux ip_rt_mtu_expires, 10 minutes too. */
 			p->family = 0;
-			break;
+			n->st.pmtu_expired++;
+			return NULL;
 		}
-		return p->mtu < n->mtu ? p->mtu : n->mtu;
+		return p;
 	}
-	return n->mtu;
+	return NULL;
 }
 
-void net_pmtu_update(struct net *n, uint8_t family, const void *dst, uint32_t mtu)
+uint32_t net_path_mtu(struct net *n, uint8_t family, const void *dst)
 {
-	/* Floors: 68 for IPv4 (RFC 791), 1280 for IPv6 (RFC 8200 §5); an
-	 * increase is never believed (RFC 1191 §6.1, RFC 8201 §4). */
-	uint32_t floor = family == AF_INET ? 68 : 1280;
-	if (mtu < floor)
-		mtu = floor;
-	if (mtu >= net_path_mtu(n, family, dst))
+	const struct net_pmtu *p = net_pmtu_find(n, family, dst);
+	return p && p->mtu < n->mtu ? p->mtu : n->mtu;
+}
+
+/* Linux's floors: min_pmtu 552 for IPv4 (a report below it is taken as
+ * 552 with the route locked: sent without DF, RFC 1191 §3 lets routers
+ * fragment then), IPv6's minimum link MTU 1280 (RFC 8200 §5; Linux's
+ * tcp_v6_err ignores smaller reports, RFC 8201 §4). RFC 791's 68 let one
+ * forged ICMP message shrink every segment to a few bytes. */
+#define NET_PMTU_MIN4 552u
+#define NET_PMTU_MIN6 1280u
+
+uint32_t net_pmtu_candidate(struct net *n, uint8_t family, const void *dst, uint32_t reported,
+			    bool *locked)
+{
+	*locked = false;
+	if (family == AF_INET6 && reported < NET_PMTU_MIN6)
+		return 0;
+	uint32_t cur = net_path_mtu(n, family, dst);
+	if (family == AF_INET && reported < NET_PMTU_MIN4) {
+		*locked = true;
+		reported = NET_PMTU_MIN4;
+	}
+	/* an increase is never believed (RFC 1191 §6.1, RFC 8201 §4) */
+	return reported < cur ? reported : cur;
+}
+
+void net_pmtu_update(struct net *n, uint8_t family, const void *dst, uint32_t mtu, bool locked)
+{
+	uint32_t cur = net_path_mtu(n, family, dst);
+	if (!mtu || mtu > cur || (mtu == cur && !locked))
 		return;
 	size_t al = net_alen(family);
-	struct net_pmtu *slot = NULL, *oldest = &n->pmtu[0];
-	for (unsigned i = 0; i < NET_PMTU_MAX; i++) {
+	struct net_pmtu *slot = net_pmtu_find(n, family, dst), *oldest = &n->pmtu[0];
+	for (unsigned i = 0; !slot && i < NET_PMTU_MAX; i++) {
 		struct net_pmtu *p = &n->pmtu[i];
-		if (p->family == family && !memcmp(p->addr, dst, al)) {
+		if (!p->family) {
 			slot = p;
 			break;
 		}
-		if (!slot && !p->family)
-			slot = p;
 		if (p->expires < oldest->expires)
 			oldest = p;
 	}
 	if (!slot)
 		slot = oldest;
+	bool same = slot->family == family && !memcmp(slot->addr, dst, al);
+	if (same && slot->mtu <= mtu && slot->locked >= locked)
+		return; /* nothing lower: the lifetime runs on */
+	slot->locked = locked || (same && slot->locked);
 	slot->family = family;
 	memset(slot->addr, 0, 16);
 	memcpy(slot->addr, dst, al);
 	slot->mtu = mtu;
 	slot->expires = n->now + NET_PMTU_LIFETIME_NS;
 	n->st.pmtu_updates++;
+	n->st.pmtu_floored += locked;
 }
 
 int net_route(struct net *n, uint8_t family, const void *dst, void *src_out, uint32_t *mtu_out)

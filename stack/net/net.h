@@ -42,15 +42,22 @@ struct net_config {
 	uint32_t mtu;	 /* 0: the device's MTU; else min(mtu, device) */
 	uint64_t seed;	 /* IPv4 IDs, ephemeral UDP ports */
 	/* 0 means the default given in brackets */
-	uint32_t neigh_timeout_ms;   /* reachable time of a resolved entry [60000] */
-	uint32_t neigh_retrans_ms;   /* ARP request / NS retransmission [1000] */
-	uint32_t neigh_max_probes;   /* before the entry fails [3] */
-	uint32_t neigh_queue;	     /* packets held per unresolved entry [8] */
+	uint32_t neigh_timeout_ms; /* reachable time of a resolved entry [60000] */
+	uint32_t neigh_retrans_ms; /* ARP request / NS retransmission [1000] */
+	uint32_t neigh_max_probes; /* before the entry fails [3] */
+	uint32_t neigh_queue;	   /* packets held per unresolved entry [3] */
+	/* Entries per family (Linux gc_thresh3 of arp_tbl / nd_tbl) [1024];
+	 * unresolved ones are held to a quarter of that (at least 8), and
+	 * hold at most 256 packets together. */
+	uint32_t neigh_max;
 	uint32_t frag_timeout_ms;    /* IPv4 reassembly lifetime, RFC 791 [30000] */
 	uint32_t frag6_timeout_ms;   /* IPv6 reassembly lifetime, RFC 8200 §4.5 [60000] */
-	uint32_t frag_max_datagrams; /* concurrent reassemblies, both families [16] */
+	uint32_t frag_max_datagrams; /* concurrent reassemblies, both families [64] */
 	uint32_t frag_max_size;	     /* largest reassembled payload [65535] */
-	bool no_gratuitous_arp;	     /* skip the announcement at start */
+	/* Bytes of fragments held (Linux ipfrag_high_thresh) [4 MiB]: past it
+	 * the oldest datagrams go until 3/4 of it is left (low_thresh). */
+	uint32_t frag_mem_max;
+	bool no_gratuitous_arp; /* skip the announcement at start */
 };
 
 /* Per-packet IP metadata. Addresses in network byte order. On input l4_len is
@@ -98,9 +105,17 @@ struct net_stats {
 	uint64_t rx_frames, tx_frames, tx_dev_full;
 	uint64_t eth_short, eth_not_for_us, eth_unknown_type;
 	uint64_t arp_bad, arp_requests_in, arp_replies_in, arp_requests_out, arp_replies_out;
-	uint64_t neigh_queue_drop, neigh_failed, neigh_table_full;
+	/* neigh_table_full: no entry for a next hop (every slot resolved);
+	 * neigh_evicted: an unresolved entry (its queue dropped) or a failed
+	 * one given up for a new one; neigh_unresolved: packets dropped for a
+	 * next hop that never answered (neigh_failed counts the same plus a
+	 * failed entry's queue) */
+	uint64_t neigh_queue_drop, neigh_failed, neigh_table_full, neigh_evicted;
+	uint64_t neigh_ignored; /* ARP/NS about a target not ours: learnt nothing */
 	uint64_t ip4_in, ip4_bad_hdr, ip4_bad_csum, ip4_bad_len, ip4_not_for_us, ip4_options;
 	uint64_t ip4_frag_in, ip4_reasm_ok, ip4_reasm_timeout, ip4_reasm_drop, ip4_frag_out_drop;
+	/* incomplete datagrams given up for newer ones (memory or slots) */
+	uint64_t reasm_evicted;
 	uint64_t ip4_frag_out; /* fragments sent (UDP over the path MTU) */
 	uint64_t ip6_in, ip6_bad_hdr, ip6_bad_len, ip6_not_for_us, ip6_ext_drop;
 	uint64_t ip6_frag_in, ip6_reasm_ok, ip6_reasm_timeout, ip6_reasm_drop;
@@ -114,7 +129,12 @@ struct net_stats {
 	 * the folded pseudo-header sum (a sender's offloaded, unfilled checksum) */
 	uint64_t l4_csum_good, l4_csum_unfilled;
 	uint64_t out_no_route, out_too_big, out_nobufs;
-	uint64_t pmtu_updates;
+	/* pmtu_updates: ICMP frag-needed / packet too big that lowered a path
+	 * MTU; pmtu_refused: those ignored (the quote matched no connection or
+	 * its sequence number was not in flight, RFC 5927 §4.1; or an IPv6
+	 * MTU below 1280); pmtu_floored: IPv4 reports below 552 raised to it
+	 * (Linux min_pmtu), the entry then locked (sent without DF) */
+	uint64_t pmtu_updates, pmtu_refused, pmtu_floored, pmtu_expired;
 };
 
 /* Creates the layer; announces each IPv4 address with a gratuitous ARP on the
@@ -129,10 +149,17 @@ void net_destroy(struct net *n);
 typedef void (*net_l4_fn)(void *arg, struct rte_mbuf *m, const struct ip_meta *meta);
 void net_set_l4_handler(struct net *n, uint8_t proto, net_l4_fn fn, void *arg);
 
-/* ICMP/ICMPv6 errors whose quoted packet is TCP (NET_ICMP_FRAG_NEEDED has
- * already updated the path MTU when the handler runs). */
-typedef void (*net_icmp_fn)(void *arg, const struct net_icmp_err *err);
+/* ICMP/ICMPv6 errors whose quoted packet is TCP. The handler returns true
+ * when the quote is of a segment in flight on one of its connections (RFC
+ * 5927 §4.1); only then does NET_ICMP_FRAG_NEEDED lower the path MTU, to
+ * err->mtu (already floored, never above the current one), after the
+ * handler ran. */
+typedef bool (*net_icmp_fn)(void *arg, const struct net_icmp_err *err);
 void net_set_icmp_handler(struct net *n, net_icmp_fn fn, void *arg);
+/* Whether the neighbour table of family is under pressure: half of its
+ * unresolved entries or more in use (a SYN flood from spoofed on-link
+ * sources fills them; TCP then answers SYNs with cookies). */
+bool net_neigh_pressure(const struct net *n, uint8_t family);
 
 /* An mbuf from the config pool with headroom for Ethernet + IPv6, data_len 0;
  * NULL when the pool is empty. */
@@ -167,6 +194,13 @@ bool net_is_local(const struct net *n, uint8_t family, const void *addr);
 /* ::ffff:a.b.c.d (RFC 4291 §2.5.5.2) */
 bool net_v6_mapped(const uint8_t a[16]);
 void net_get_stats(const struct net *n, struct net_stats *out);
+/* The drop counters of struct net_stats by name, for what users read
+ * (skcat --info, skperf -J): NULL-terminated. */
+struct net_stat_name {
+	const char *name;
+	size_t off; /* offsetof(struct net_stats, ...) */
+};
+extern const struct net_stat_name net_drop_names[];
 /* The one line a user needs when a port hands over frames whose checksums a
  * local sender left to offload (a veth peer's default): on a port with
  * rx_host_port, once TCP/UDP segments were dropped for bad checksums and none
@@ -225,7 +259,8 @@ int net_udp_sendto(struct net *n, struct net_udp_sock *s, const void *buf, size_
 void net_udp_close(struct net *n, struct net_udp_sock *s);
 /* ICMP/ICMPv6 errors quoting a datagram s sent (RFC 1122 §4.1.3.3: UDP hands
  * them to the application layer); fn NULL ignores them. */
-void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn);
+typedef void (*net_udp_err_fn)(void *arg, const struct net_icmp_err *err);
+void net_udp_set_err(struct net_udp_sock *s, net_udp_err_fn fn);
 
 /* ---- addresses in text ------------------------------------------------- */
 

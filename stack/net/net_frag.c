@@ -19,10 +19,11 @@ static uint64_t *frag_drop(struct net *n, uint8_t family)
 	return family == AF_INET ? &n->st.ip4_reasm_drop : &n->st.ip6_reasm_drop;
 }
 
-static void reasm_free(struct net_reasm *q)
+static void reasm_free(struct net *n, struct net_reasm *q)
 {
 	for (uint32_t i = 0; i < q->nfrags; i++)
 		rte_pktmbuf_free(q->frags[i].m);
+	n->frag_mem -= q->mem;
 	memset(q, 0, sizeof(*q));
 }
 
@@ -30,7 +31,27 @@ void net_reasm_fini(struct net *n)
 {
 	for (unsigned i = 0; i < NET_REASM_MAX; i++)
 		if (n->reasm[i].used)
-			reasm_free(&n->reasm[i]);
+			reasm_free(n, &n->reasm[i]);
+}
+
+/* The incomplete datagram that waited longest, but keep (when not NULL). */
+static struct net_reasm *reasm_oldest(struct net *n, const struct net_reasm *keep)
+{
+	struct net_reasm *o = NULL;
+	for (unsigned i = 0; i < NET_REASM_MAX; i++) {
+		struct net_reasm *q = &n->reasm[i];
+		if (q->used && q != keep && (!o || q->created < o->created))
+			o = q;
+	}
+	return o;
+}
+
+/* Gives up q for a newer datagram: no Time Exceeded, as Linux's eviction
+ * (only the timer sends one). */
+static void reasm_evict(struct net *n, struct net_reasm *q)
+{
+	n->st.reasm_evicted++;
+	reasm_free(n, q);
 }
 
 /* RFC 8200 §4.5 (and RFC 1122 §3.3.2 for IPv4, a MAY Linux follows): Time
@@ -50,7 +71,7 @@ static void reasm_expire(struct net *n, struct net_reasm *q)
 		else
 			net_icmp6_error(n, f->m, ICMP6_TIME_EXCEEDED, 1, 0);
 	}
-	reasm_free(q);
+	reasm_free(n, q);
 }
 
 uint64_t net_reasm_timers(struct net *n)
@@ -97,10 +118,19 @@ static struct net_reasm *reasm_find(struct net *n, const struct net_frag_key *k)
 		if (key_eq(&e->key, k))
 			return e;
 	}
-	/* frag_max_datagrams counts both families: one memory budget. */
-	if (!free_slot || in_use >= n->cfg.frag_max_datagrams)
-		return NULL;
+	/* frag_max_datagrams counts both families: one budget. A new
+	 * datagram displaces the oldest incomplete one rather than being
+	 * refused (Linux evicts too): spoofed first fragments would otherwise
+	 * hold every slot for the reassembly lifetime. */
+	if (!free_slot || in_use >= n->cfg.frag_max_datagrams) {
+		struct net_reasm *o = reasm_oldest(n, NULL);
+		if (!o)
+			return NULL;
+		reasm_evict(n, o);
+		free_slot = o;
+	}
 	free_slot->used = true;
+	free_slot->created = n->now;
 	free_slot->key = *k;
 	uint32_t ms = k->family == AF_INET ? n->cfg.frag_timeout_ms : n->cfg.frag6_timeout_ms;
 	free_slot->expires = n->now + ms * CLK_NS_PER_MS;
@@ -120,13 +150,13 @@ static struct rte_mbuf *reasm_join(struct net *n, struct net_reasm *q)
 			memmove(&q->frags[0], &q->frags[i], (q->nfrags - i) * sizeof(q->frags[0]));
 			q->nfrags -= i;
 			rte_pktmbuf_free(head);
-			reasm_free(q);
+			reasm_free(n, q);
 			(*frag_drop(n, family))++;
 			return NULL;
 		}
 	}
 	q->nfrags = 0;
-	reasm_free(q);
+	reasm_free(n, q);
 	(*frag_ok(n, family))++;
 	return head;
 }
@@ -163,6 +193,22 @@ struct rte_mbuf *net_frag_add(struct net *n, const struct net_frag_key *k, struc
 	q->frags[pos] = (struct net_frag){.off = (uint16_t)off, .len = (uint16_t)len, .m = m};
 	q->nfrags++;
 	q->have += len;
+	/* What the buffers cost, not the bytes they carry (Linux truesize):
+	 * tiny fragments must not hold many buffers cheaply. */
+	q->mem += m->buf_len;
+	n->frag_mem += m->buf_len;
+	if (n->frag_mem > n->cfg.frag_mem_max) {
+		/* Linux ipfrag_high_thresh: evict the oldest down to 3/4 of it
+		 * (ipfrag_low_thresh), this datagram last. */
+		uint32_t low = n->cfg.frag_mem_max / 4 * 3;
+		struct net_reasm *o;
+		while (n->frag_mem > low && (o = reasm_oldest(n, q)))
+			reasm_evict(n, o);
+		if (n->frag_mem > n->cfg.frag_mem_max) {
+			reasm_evict(n, q);
+			return NULL;
+		}
+	}
 	if (!d->more)
 		q->total = end;
 	if (off == 0) {
@@ -178,6 +224,6 @@ struct rte_mbuf *net_frag_add(struct net *n, const struct net_frag_key *k, struc
 drop_all:
 	(*frag_drop(n, k->family))++;
 	rte_pktmbuf_free(m);
-	reasm_free(q);
+	reasm_free(n, q);
 	return NULL;
 }

@@ -13,10 +13,12 @@
 
 #define NET_BURST	     32
 #define NET_TXQ		     1024
-#define NET_NEIGH_MAX	     64
+#define NET_NEIGH_QMAX	     16			    /* the most neigh_queue may hold */
+#define NET_NEIGH_QTOTAL     256		    /* packets held per family, all entries */
+#define NET_NEIGH_GC_NS	     (60ull * CLK_NS_PER_S) /* Linux gc_stale_time */
 #define NET_PMTU_MAX	     32
 #define NET_REASM_FRAGS	     64
-#define NET_REASM_MAX	     64
+#define NET_REASM_MAX	     256
 #define NET_UDP_MAX	     64
 #define NET_PMTU_LIFETIME_NS (600ull * CLK_NS_PER_S) /* RFC 1191 §6.3: 10 minutes */
 #define NET_ICMP_RATE	     100		     /* errors per second (RFC 4443 §2.4 f) */
@@ -34,16 +36,35 @@ enum net_neigh_state {
 struct net_neigh {
 	enum net_neigh_state state;
 	uint8_t family;
+	/* Learnt from a request to us (Linux neigh_event_ns makes it STALE):
+	 * nobody answered us for it, so a full table may give it up. */
+	bool unconfirmed;
 	uint8_t addr[16];
 	uint8_t mac[6];
 	uint64_t expires, next_probe;
 	uint32_t probes;
-	struct rte_mbuf *q[16]; /* L3 packets waiting for the mac */
+	struct rte_mbuf *q[NET_NEIGH_QMAX]; /* L3 packets waiting for the mac */
 	uint32_t nq;
+	int32_t hnext;	      /* hash chain, or the free list */
+	int32_t pprev, pnext; /* the probing list (INCOMPLETE, STALE), oldest first */
+};
+
+/* One family's neighbour table (Linux arp_tbl / nd_tbl): a fixed array,
+ * chained through a keyed hash so spoofed sources cannot pile into one
+ * bucket. */
+struct net_neigh_tbl {
+	struct net_neigh *e;
+	int32_t *bucket;
+	uint32_t cap, nbucket; /* nbucket: a power of two */
+	uint32_t used, pending, pending_max;
+	uint32_t queued; /* packets all unresolved entries hold (NET_NEIGH_QTOTAL) */
+	int32_t free, phead, ptail;
+	uint32_t key;
 };
 
 struct net_pmtu {
 	uint8_t family;
+	bool locked; /* reported below the floor: sent without DF (Linux) */
 	uint8_t addr[16];
 	uint32_t mtu;
 	uint64_t expires;
@@ -76,6 +97,8 @@ struct net_frag_desc {
 
 struct net_reasm {
 	bool used;
+	uint32_t mem;	  /* the buffers its fragments hold */
+	uint64_t created; /* eviction order */
 	struct net_frag_key key;
 	uint8_t nh;	  /* the first fragment's, once it came */
 	uint16_t hdr_len; /* the first fragment's */
@@ -105,7 +128,7 @@ struct net_udp_sock {
 	uint8_t v6peer[16];
 	net_udp_fn fn;
 	void *arg;
-	net_icmp_fn err_fn; /* called with arg */
+	net_udp_err_fn err_fn; /* called with arg */
 };
 
 struct net {
@@ -129,7 +152,8 @@ struct net {
 	struct rte_mbuf *txq[NET_TXQ];
 	uint32_t ntx;
 
-	struct net_neigh neigh[NET_NEIGH_MAX];
+	struct net_neigh_tbl neigh4, neigh6;
+	uint32_t frag_mem; /* bytes of buffers the reassembly queues hold */
 	struct net_pmtu pmtu[NET_PMTU_MAX];
 	struct net_reasm reasm[NET_REASM_MAX];
 	struct net_udp_sock udp[NET_UDP_MAX];
@@ -158,7 +182,15 @@ static inline size_t net_alen(uint8_t family)
 /* net.c */
 const struct net_addr *net_addr_match(const struct net *n, uint8_t family, const void *dst);
 uint32_t net_path_mtu(struct net *n, uint8_t family, const void *dst);
-void net_pmtu_update(struct net *n, uint8_t family, const void *dst, uint32_t mtu);
+/* The entry of dst when one is valid (expired ones are dropped). */
+struct net_pmtu *net_pmtu_find(struct net *n, uint8_t family, const void *dst);
+/* What a reported next-hop MTU would make dst's path MTU: floored (IPv4:
+ * 552, *locked set, Linux min_pmtu; 0 from an old router too), never above
+ * the current value. IPv6 reports below 1280 return 0: ignored. */
+uint32_t net_pmtu_candidate(struct net *n, uint8_t family, const void *dst, uint32_t reported,
+			    bool *locked);
+/* Lowers dst's path MTU to mtu (from net_pmtu_candidate) for 10 minutes. */
+void net_pmtu_update(struct net *n, uint8_t family, const void *dst, uint32_t mtu, bool locked);
 bool net_icmp_allow(struct net *n);
 bool net_l4_csum_ok(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta);
 
@@ -180,14 +212,18 @@ int net_eth_send(struct net *n, struct rte_mbuf *m, const uint8_t dst_mac[6], ui
 /* net_neigh.c */
 void net_arp_input(struct net *n, struct rte_mbuf *m);
 void net_ndp_input(struct net *n, const struct ip6_repr *ip, const struct icmp_repr *icmp);
+/* addr is at mac: create makes an entry when there is none (a request for
+ * one of our addresses); confirm says a neighbour answered us (ARP reply,
+ * NA), so a full table never gives the entry up. */
 void net_neigh_learn(struct net *n, uint8_t family, const void *addr, const uint8_t mac[6],
-		     bool create);
+		     bool create, bool confirm);
 /* Sends m (at L3) to nexthop, or holds it while resolving. Consumes m. */
 int net_neigh_output(struct net *n, struct rte_mbuf *m, uint8_t family, const void *nexthop);
 /* Probes and expires what is due; returns when it has work next. */
 uint64_t net_neigh_timers(struct net *n);
 uint64_t net_neigh_deadline(const struct net *n);
 void net_arp_announce(struct net *n);
+int net_neigh_init(struct net *n);
 void net_neigh_fini(struct net *n);
 
 /* net_frag.c: adds a fragment (m at its data) to k's queue; when that
@@ -218,7 +254,8 @@ int net_icmp6_send(struct net *n, const uint8_t src[16], const uint8_t dst[16], 
 /* net_udp.c: m at the UDP header, checksum verified; hdr_len is the IP header
  * length still in front of m (for port unreachable). */
 /* An ICMP error quoting a UDP datagram: to the socket that sent it. */
-void net_udp_icmp(struct net *n, const struct net_icmp_err *e);
+/* Returns whether a socket sent it (Linux updates the path MTU then). */
+bool net_udp_icmp(struct net *n, const struct net_icmp_err *e);
 void net_udp_input(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta,
 		   uint16_t ip_hdr_len);
 

@@ -88,15 +88,12 @@ static void icmp4_err_in(struct net *n, const struct icmp_repr *r)
 	struct net_icmp_err e = {.type = r->type, .code = r->code};
 	ip4_meta(&in, &e.inner, 8);
 	memcpy(e.l4, q.p + ihl, 8);
+	bool locked = false;
 	if (r->type == ICMP_UNREACH && r->code == ICMP_UNREACH_NEEDFRAG) {
 		e.kind = NET_ICMP_FRAG_NEEDED;
-		e.mtu = r->rest & 0xffff;
-		/* RFC 1191 §5: an old router reports 0; take the next plateau
-		 * below the datagram's size. Be conservative: 576. */
-		if (e.mtu == 0)
-			e.mtu = 576;
-		net_pmtu_update(n, AF_INET, &in.dst, e.mtu);
-		e.mtu = net_path_mtu(n, AF_INET, &in.dst);
+		/* RFC 1191 §5: an old router reports 0; like any report below
+		 * the floor it becomes the floor (Linux). */
+		e.mtu = net_pmtu_candidate(n, AF_INET, &in.dst, r->rest & 0xffff, &locked);
 	} else if (r->type == ICMP_UNREACH) {
 		e.kind =
 		    r->code == ICMP_UNREACH_PORT ? NET_ICMP_UNREACH_PORT : NET_ICMP_UNREACH_OTHER;
@@ -105,10 +102,20 @@ static void icmp4_err_in(struct net *n, const struct icmp_repr *r)
 	} else {
 		e.kind = NET_ICMP_PARAM_PROBLEM;
 	}
+	/* RFC 5927 §4.1 (Linux tcp_v4_err): the path MTU changes only when
+	 * the quote is of something we sent that is still in flight; a blind
+	 * attacker guessing ports and sequence numbers changes nothing. */
+	bool ours = false;
 	if (in.proto == IPPROTO_TCP && n->icmp_fn)
-		n->icmp_fn(n->icmp_arg, &e);
+		ours = n->icmp_fn(n->icmp_arg, &e);
 	else if (in.proto == IPPROTO_UDP)
-		net_udp_icmp(n, &e);
+		ours = net_udp_icmp(n, &e);
+	if (e.kind == NET_ICMP_FRAG_NEEDED) {
+		if (ours)
+			net_pmtu_update(n, AF_INET, &in.dst, e.mtu, locked);
+		else
+			n->st.pmtu_refused++;
+	}
 	return;
 bad:
 	n->st.icmp_bad++;

@@ -94,10 +94,6 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 		n->st.icmp6_bad++;
 		return;
 	}
-	/* The path MTU is the destination's, whatever the quote holds (a
-	 * fragment past the first has no L4 header). */
-	if (r->type == ICMP6_PACKET_TOO_BIG)
-		net_pmtu_update(n, AF_INET6, in.dst, r->rest);
 	struct wire_view rest = {q.p + IP6_HDR_LEN, q.len - IP6_HDR_LEN};
 	uint8_t nh = in.next_header;
 	int off = ip6_skip_ext(&rest, &nh);
@@ -111,15 +107,25 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 		int o = ip6_skip_ext(&after, &nh);
 		off = o < 0 ? o : off + IP6_FRAG_HDR_LEN + o;
 	}
-	if (off < 0 || nh == IP6_NH_FRAGMENT || rest.len < (size_t)off + 8)
+	bool ptb = r->type == ICMP6_PACKET_TOO_BIG;
+	/* A quote without the L4 header (a fragment past the first) cannot
+	 * be checked against a connection: it changes nothing (Linux). */
+	if (off < 0 || nh == IP6_NH_FRAGMENT || rest.len < (size_t)off + 8) {
+		n->st.pmtu_refused += ptb;
 		return;
+	}
 	struct net_icmp_err e = {.type = r->type, .code = r->code};
 	ip6_meta(&in, nh, &e.inner, 8);
 	memcpy(e.l4, rest.p + off, 8);
 	switch (r->type) {
 	case ICMP6_PACKET_TOO_BIG:
 		e.kind = NET_ICMP_FRAG_NEEDED;
-		e.mtu = net_path_mtu(n, AF_INET6, in.dst);
+		e.mtu = net_pmtu_candidate(n, AF_INET6, in.dst, r->rest, &(bool){false});
+		if (!e.mtu) {
+			/* below 1280: ignored as Linux's tcp_v6_err does */
+			n->st.pmtu_refused++;
+			return;
+		}
 		break;
 	case ICMP6_UNREACH:
 		e.kind =
@@ -131,10 +137,19 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 	default:
 		e.kind = NET_ICMP_PARAM_PROBLEM;
 	}
+	/* RFC 5927 §4.1 (Linux tcp_v6_err): only a quote of a segment in
+	 * flight lowers the path MTU. */
+	bool ours = false;
 	if (nh == IPPROTO_TCP && n->icmp_fn)
-		n->icmp_fn(n->icmp_arg, &e);
+		ours = n->icmp_fn(n->icmp_arg, &e);
 	else if (nh == IPPROTO_UDP)
-		net_udp_icmp(n, &e);
+		ours = net_udp_icmp(n, &e);
+	if (ptb) {
+		if (ours)
+			net_pmtu_update(n, AF_INET6, in.dst, e.mtu, false);
+		else
+			n->st.pmtu_refused++;
+	}
 }
 
 /* frag: the packet had a Fragment header (atomic or reassembled). */

@@ -96,7 +96,8 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 {
 	uint32_t l4 = rte_pktmbuf_pkt_len(m);
 	const void *dst = &meta->dst;
-	uint32_t mtu = net_path_mtu(n, meta->family, dst);
+	const struct net_pmtu *pm = net_pmtu_find(n, meta->family, dst);
+	uint32_t mtu = pm && pm->mtu < n->mtu ? pm->mtu : n->mtu;
 	uint16_t hl = meta->family == AF_INET ? IP4_HDR_LEN : IP6_HDR_LEN;
 	if (l4 + hl > mtu) {
 		n->st.out_too_big++;
@@ -116,8 +117,9 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
 		bool off = n->caps.tx_ip4_csum;
 		struct ip4_repr r = ip4_repr_of(meta, (uint16_t)l4, n->ip4_id++);
 		/* DF on all we do not fragment ourselves: path MTU discovery
-		 * (RFC 1191 §3). */
-		r.df = true;
+		 * (RFC 1191 §3); not on a path whose MTU was reported below
+		 * the floor (Linux's locked route MTU): routers fragment. */
+		r.df = !(pm && pm->locked);
 		ip4_emit(&r, &v, off);
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
 		if (off)

@@ -231,19 +231,20 @@ void net_udp_connect(struct net_udp_sock *s, uint8_t family, const void *dst, ui
 	}
 }
 
-void net_udp_set_err(struct net_udp_sock *s, net_icmp_fn fn)
+void net_udp_set_err(struct net_udp_sock *s, net_udp_err_fn fn)
 {
 	s->err_fn = fn;
 }
 
 /* The quoted datagram's source is ours: its socket hears of the error. */
-void net_udp_icmp(struct net *n, const struct net_icmp_err *e)
+bool net_udp_icmp(struct net *n, const struct net_icmp_err *e)
 {
 	/* the quoted datagram went out from us: its source is our end */
 	struct net_udp_sock *s = udp_lookup(n, e->inner.family, &e->inner.src, wire_get16(e->l4),
 					    &e->inner.dst, wire_get16(e->l4 + 2));
 	if (s && s->err_fn)
 		s->err_fn(s->arg, e);
+	return s != NULL;
 }
 
 uint16_t net_udp_port(const struct net_udp_sock *s)

@@ -437,6 +437,10 @@ struct tcp_config {
 	 * keeps TCP_TX_RESERVE frames for ACKs, handshakes and
 	 * retransmissions (tcp_outq.c); the owner runs tcp_output_pending. */
 	uint32_t (*tx_room)(void *arg);
+	/* Whether replies to family's new peers strain the owner (its
+	 * neighbour table filling with unresolved sources): a listener then
+	 * answers SYNs with cookies, as with a full SYN queue. NULL: never. */
+	bool (*syn_pressure)(void *arg, uint8_t family);
 	/* Readiness changed for tcb->sd (called from tcp_flush_events). */
 	void (*event)(void *arg, struct tcb *tcb);
 	void *arg;
@@ -459,8 +463,11 @@ struct tcp_rx_hdrs {
 void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const struct tcp_repr *seg,
 	       const uint8_t *payload, uint32_t len, uint8_t ecn, const struct tcp_rx_hdrs *hdrs);
 /* An ICMP error quoting one of our segments (RFC 5927 checks). mtu > 0 is a
- * frag-needed / packet-too-big; unreach marks a hard error in SYN_SENT. */
-void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
+ * frag-needed / packet-too-big; unreach marks a hard error in SYN_SENT.
+ * Returns true when the quote is of a segment in flight on a connection that
+ * takes a path MTU (not a listener's request, as Linux's tcp_req_err): only
+ * then may the owner lower the path MTU. */
+bool tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
 	      bool unreach);
 /* Expired timers; returns how many fired. */
 int tcp_timers(struct tcp *tcp, uint64_t now);

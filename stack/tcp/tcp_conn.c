@@ -207,6 +207,7 @@ void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
 	o->syncookies_failed = tcp->stats.syncookies_failed;
 	o->listen_overflows = tcp->stats.listen_overflows;
 	o->listen_drops = tcp->stats.listen_drops;
+	o->out_of_window_icmps = tcp->stats.icmp_out_of_window;
 	o->rcvbuf_grown = tcp->stats.rcvbuf_grown;
 	o->retrans_segs = tcp->stats.retrans;
 	o->timeouts = tcp->stats.rto;
@@ -486,25 +487,34 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->max_pacing_rate = tcb->max_pacing_rate;
 }
 
-static void icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach);
+static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach);
 
-void tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
+bool tcp_icmp(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, uint32_t seq, uint32_t mtu,
 	      bool unreach)
 {
 	tcp->now = now;
 	struct tcb *tcb = tcp_hash_find(tcp, t);
 	if (!tcb || tcb->state == TCP_TIME_WAIT || tcb->state == TCP_LISTEN)
-		return;
+		return false;
 	tcp_enter(tcp);
-	icmp_conn(tcp, tcb, seq, mtu, unreach);
+	bool ok = icmp_conn(tcp, tcb, seq, mtu, unreach);
 	tcp_leave(tcp);
+	return ok;
 }
 
-static void icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach)
+static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach)
 {
-	/* RFC 5927 §4.1: only errors quoting a sequence number in flight. */
-	if (SEQ_LT(seq, tcb->snd_una) || SEQ_GEQ(seq, tcb->snd_max))
-		return;
+	/* RFC 5927 §4.1: only errors quoting a sequence number in flight
+	 * (Linux tcp_v4_err: snd_una <= seq <= snd_nxt; snd_max here, as a
+	 * rewound snd_nxt leaves sent segments in flight). */
+	if (SEQ_LT(seq, tcb->snd_una) || SEQ_GEQ(seq, tcb->snd_max)) {
+		tcp->stats.icmp_out_of_window++;
+		return false;
+	}
+	/* Linux tcp_req_err: a request's path MTU is not updated (a SYN-ACK
+	 * is small). */
+	if (mtu && tcb->state == TCP_SYN_RECEIVED)
+		return false;
 	if (mtu) {
 		uint16_t old = tcb->mss;
 		tcp_update_mss(tcp, tcb, mtu);
@@ -514,9 +524,10 @@ static void icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t m
 			tcb->snd_nxt = tcb->snd_una;
 			tcp_output(tcp, tcb);
 		}
-		return;
+		return true;
 	}
 	/* RFC 1122 §4.2.3.9: hard errors abort only a connection attempt. */
 	if (unreach && tcb->state == TCP_SYN_SENT)
 		tcp_done(tcp, tcb, ECONNREFUSED);
+	return true;
 }

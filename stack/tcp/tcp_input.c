@@ -158,7 +158,9 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
 	c->rcv_nxt = h->seq + 1;
-	c->iss = tcp_isn(tcp, t, tcp->now);
+	/* a cookie request's ISN is the cookie (tcp_syncookie_send): no hash
+	 * spent on one it replaces, in a flood the SYN's largest cost */
+	c->iss = c == tcp->cookie_req ? 0 : tcp_isn(tcp, t, tcp->now);
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->snd_wnd = h->window; /* never scaled in a SYN (RFC 7323 §2.2) */
 	c->snd_wl1 = h->seq;
@@ -195,7 +197,12 @@ static void listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple 
 	if (!(h->flags & TCP_SYN))
 		return;
 	bool cookie = false;
-	if (tcp->cfg.syncookies == 2 || l->nq_syn >= l->backlog) {
+	/* Cookies also when the owner says replies to new peers strain it: a
+	 * flood from spoofed on-link sources fills its neighbour table, and a
+	 * cookie keeps at least the SYN queue out of it. */
+	if (tcp->cfg.syncookies == 2 || l->nq_syn >= l->backlog ||
+	    (tcp->cfg.syncookies && tcp->cfg.syn_pressure &&
+	     tcp->cfg.syn_pressure(tcp->cfg.arg, t->family))) {
 		cookie = tcp->cfg.syncookies != 0;
 		if (!cookie) {
 			tcp->stats.listen_drops++;

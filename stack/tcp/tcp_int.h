@@ -53,6 +53,9 @@ struct tcp_stats {
 	 * full), ListenDrops (every SYN or final ACK a listener dropped) */
 	uint64_t syncookies_sent, syncookies_recv, syncookies_failed, listen_overflows,
 	    listen_drops;
+	/* Linux OutOfWindowIcmps: ICMP errors quoting a sequence number not in
+	 * flight (RFC 5927 §4.1), ignored */
+	uint64_t icmp_out_of_window;
 };
 
 struct tcp {

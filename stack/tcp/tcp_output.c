@@ -160,6 +160,14 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 	int rc = tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, r, d ? d : &none);
 	if (rc < 0)
 		tcp->stats.out_err++;
+	/* Larger than the path MTU: another connection's ICMP lowered it
+	 * (Linux's tcp_current_mss notices a changed route MTU). The segment
+	 * is lost; what follows, retransmissions too, fits. */
+	uint32_t mtu;
+	if (rc == -EMSGSIZE && tcp->cfg.route &&
+	    !tcp->cfg.route(tcp->cfg.arg, tcb->t.family, &tcb->t.raddr, NULL, &mtu) &&
+	    mtu < tcb->pmtu)
+		tcp_update_mss(tcp, tcb, mtu);
 	return rc;
 }
 

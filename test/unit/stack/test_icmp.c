@@ -187,14 +187,16 @@ END_TEST
 
 struct err_got {
 	unsigned n;
+	bool refuse; /* answer as TCP does for a quote not in flight */
 	struct net_icmp_err e;
 };
 
-static void err_cb(void *arg, const struct net_icmp_err *e)
+static bool err_cb(void *arg, const struct net_icmp_err *e)
 {
 	struct err_got *g = arg;
 	g->n++;
 	g->e = *e;
+	return !g->refuse;
 }
 
 /* ICMP 3/4 from b about a TCP segment a sent to dst. */
@@ -246,18 +248,35 @@ START_TEST(frag_needed_updates_pmtu_v4)
 	ck_assert_uint_eq(mtu, 1200);
 	ck_assert_int_eq(net_route(p.a, AF_INET, &p.b4, NULL, &mtu), 0);
 	ck_assert_uint_eq(mtu, 1500); /* per destination */
-	/* an increase is not believed; a value below 68 is floored */
+	/* an increase is not believed */
 	send_frag_needed(&p, far, 1400);
 	tnu_run(&p, 1);
 	net_route(p.a, AF_INET, &far, NULL, &mtu);
 	ck_assert_uint_eq(mtu, 1200);
-	send_frag_needed(&p, far, 20);
+	/* a quote the handler does not own (TCP: not in flight) changes
+	 * nothing (RFC 5927 §4.1) */
+	g.refuse = true;
+	send_frag_needed(&p, far, 1000);
 	tnu_run(&p, 1);
+	g.refuse = false;
 	net_route(p.a, AF_INET, &far, NULL, &mtu);
-	ck_assert_uint_eq(mtu, 68);
+	ck_assert_uint_eq(mtu, 1200);
+	ck_assert_uint_eq(g.e.mtu, 1000); /* what it would have been */
+	/* a value below 552 is floored there, as Linux's min_pmtu, and the
+	 * path is then sent to without DF */
+	send_frag_needed(&p, far, 68);
+	tnu_run(&p, 1);
+	ck_assert_uint_eq(g.e.mtu, 552);
+	net_route(p.a, AF_INET, &far, NULL, &mtu);
+	ck_assert_uint_eq(mtu, 552);
+	struct net_stats ns;
+	net_get_stats(p.a, &ns);
+	ck_assert_uint_eq(ns.pmtu_updates, 2);
+	ck_assert_uint_eq(ns.pmtu_refused, 1);
+	ck_assert_uint_eq(ns.pmtu_floored, 1);
 	/* output above the path MTU is refused */
 	struct rte_mbuf *m = net_alloc(p.a);
-	memset(rte_pktmbuf_append(m, 100), 0, 100);
+	memset(rte_pktmbuf_append(m, 600), 0, 600);
 	struct ip_meta mt = {.family = AF_INET, .proto = IPPROTO_TCP};
 	mt.dst.v4 = far;
 	ck_assert_int_eq(net_output(p.a, m, &mt), -EMSGSIZE);
@@ -268,7 +287,7 @@ START_TEST(frag_needed_updates_pmtu_v4)
 	send_frag_needed(&p, far, 1000);
 	p.a4 = save;
 	tnu_run(&p, 1);
-	ck_assert_uint_eq(g.n, 3);
+	ck_assert_uint_eq(g.n, 4);
 	/* the estimate ages out after 10 minutes (RFC 1191 §6.3) */
 	p.now += 601ull * 1000000000ull;
 	tnu_run(&p, 0);
@@ -307,14 +326,20 @@ START_TEST(packet_too_big_updates_pmtu_v6)
 		tnu_raw_send(&p, fr, n);
 		tnu_run(&p, 1);
 	}
-	ck_assert_uint_eq(g.n, 2);
+	/* below the minimum link MTU (RFC 8200 §5): ignored, as Linux's
+	 * tcp_v6_err; the handler never hears of it */
+	ck_assert_uint_eq(g.n, 1);
 	ck_assert_int_eq(g.e.kind, NET_ICMP_FRAG_NEEDED);
-	ck_assert_uint_eq(g.e.mtu, 1280); /* RFC 8200 §5 minimum */
+	ck_assert_uint_eq(g.e.mtu, 1300);
 	ck_assert_uint_eq(g.e.inner.family, AF_INET6);
 	ck_assert_uint_eq(wire_get16(g.e.l4), 40000);
 	uint32_t mtu;
 	ck_assert_int_eq(net_route(p.a, AF_INET6, far, NULL, &mtu), 0);
-	ck_assert_uint_eq(mtu, 1280);
+	ck_assert_uint_eq(mtu, 1300);
+	struct net_stats ns;
+	net_get_stats(p.a, &ns);
+	ck_assert_uint_eq(ns.pmtu_updates, 1);
+	ck_assert_uint_eq(ns.pmtu_refused, 1);
 	tnu_pair_fini(&p);
 }
 END_TEST
