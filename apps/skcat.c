@@ -832,6 +832,8 @@ int main(int argc, char **argv)
 	if (k.listen) {
 		int lsd[2] = {-1, -1};
 		open_listeners(&k, st, lsd);
+		if (getenv("SKCAT_VERBOSE")) /* tests wait for this line, not a fixed time */
+			fprintf(stderr, "skcat: listening on port %s\n", k.port);
 		while (nacc < k.conns && !quit) {
 			if (deadline && clk_now(&clk) > deadline)
 				die("timeout waiting for a connection");

@@ -498,6 +498,7 @@ def run_once(side, topo, role, drop=None):
         else "client %s %d %d%s" % (topo.paddr, PORT, SEND_BYTES, v6))
     procs = []
     holder = None
+    err_file = None
     try:
         if peer_role == "server":
             procs.append(subprocess.Popen(peer, shell=True, stdout=subprocess.PIPE,
@@ -509,15 +510,33 @@ def run_once(side, topo, role, drop=None):
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                           text=True))
         else:
-            procs.append(subprocess.Popen(side.cmd(topo, role), shell=True,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          text=True))
-            time.sleep(2.0 if side.name == "skops" else 0.3)  # EAL start-up
+            cmd = side.cmd(topo, role)
+            if side.name == "skops":
+                # skcat says when it listens (SKCAT_VERBOSE=1): its stderr goes
+                # to a file, read while it starts (EAL, the port) and at its exit
+                err_path = os.path.join(tmp, "side.err")
+                err_file = open(err_path, "w+")
+                procs.append(subprocess.Popen(cmd.replace(" env ", " env SKCAT_VERBOSE=1 ", 1),
+                                              shell=True, stdout=subprocess.PIPE,
+                                              stderr=err_file, text=True))
+                for _ in range(200):  # at most 20 s
+                    if procs[0].poll() is not None or \
+                            "skcat: listening" in open(err_path).read():
+                        break
+                    time.sleep(0.05)
+            else:
+                procs.append(subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE,
+                                              stderr=subprocess.PIPE, text=True))
+                time.sleep(0.3)
             if drop:
                 holder = drop_first(topo, drop)
             procs.append(subprocess.Popen(peer, shell=True, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, text=True))
         outs = [p.communicate(timeout=40) for p in procs]
+        if err_file:
+            err_file.seek(0)
+            outs[0] = (outs[0][0], err_file.read())
+            err_file.close()
     except subprocess.TimeoutExpired:
         for p in procs:
             p.kill()
