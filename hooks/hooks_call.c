@@ -205,6 +205,37 @@ static uint64_t hooks_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname)
+{
+	struct hooks_sock *hs = ctx->hs;
+	if (ctx->nundo >= HOOKS_UNDO_MAX)
+		return;
+	for (unsigned i = 0; i < ctx->nundo; i++)
+		if (ctx->undo[i].level == level && ctx->undo[i].optname == optname)
+			return;
+	struct hooks_undo *u = &ctx->undo[ctx->nundo];
+	u->len = sizeof(u->val);
+	if (hs->ops->getsockopt(hs, level, optname, u->val, &u->len) != 0 ||
+	    u->len > sizeof(u->val))
+		return;
+	if (level == 6 /* SOL_TCP */ && optname == 13 /* TCP_CONGESTION */)
+		u->len = (uint32_t)strnlen((const char *)u->val, u->len);
+	u->level = level;
+	u->optname = optname;
+	ctx->nundo++;
+}
+
+/* A program stopped by the run-time budget: put back the options it set,
+ * newest first, so the socket is as the program found it. */
+static void hooks_undo(struct hooks_ctx *ctx, uint8_t mark)
+{
+	struct hooks_sock *hs = ctx->hs;
+	while (ctx->nundo > mark) {
+		const struct hooks_undo *u = &ctx->undo[--ctx->nundo];
+		(void)hs->ops->setsockopt(hs, u->level, u->optname, u->val, u->len);
+	}
+}
+
 int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs)
 {
 	return hooks_run(hs, op, args, nargs, NULL, NULL);
@@ -243,6 +274,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	hooks_view_zero(&ctx.view);
 	ctx.hs = hs;
 	ctx.ktp_set = 0;
+	ctx.nundo = 0;
 	ctx.view.op = op;
 	if (nargs > 4)
 		nargs = 4;
@@ -267,12 +299,30 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	for (uint32_t i = 0; i < arr->n; i++) {
 		struct bpfvm_prog *prog = arr->progs[i];
 		uint64_t t0 = 0, r;
+		/* what a program the budget stops must leave as it found it */
+		const uint32_t reply = ctx.view.reply, cb_flags = hs->cb_flags;
+		const uint32_t view_cb = ctx.view.bpf_sock_ops_cb_flags;
+		const uint32_t hash = ctx.view.sk_txhash, room = ctx.remaining_opt_len;
+		const uint8_t mark = ctx.nundo;
 
 		if (stats)
 			t0 = hooks_now_ns();
-		r = bpfvm_prog_run(prog, &ctx, HOOKS_CTX_SIZE);
+		int stopped = bpfvm_prog_exec(prog, &ctx, HOOKS_CTX_SIZE, &r);
 		if (stats)
 			bpfvm_prog_add_stats(prog, 1, hooks_now_ns() - t0);
+		if (stopped) {
+			/* the budget stopped it: its effect on the connection is
+			 * abandoned (options, callback flags, reply, txhash,
+			 * option bytes) and it counts as a failed program */
+			hooks_undo(&ctx, mark);
+			hs->cb_flags = cb_flags;
+			ctx.view.bpf_sock_ops_cb_flags = view_cb;
+			ctx.view.reply = reply;
+			ctx.view.sk_txhash = hash;
+			ctx.remaining_opt_len = room;
+			all_ok = false;
+			continue;
+		}
 		/* Linux's run loop takes the program's 32-bit return value. */
 		if ((uint32_t)r != 1)
 			all_ok = false;
