@@ -650,9 +650,10 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 	}
 	int64_t rel = op == BPF_JA && !w ? in->imm : in->off;
 	uint32_t target = (uint32_t)((int64_t)pc + 1 + rel);
-	if (st->budget && target <= pc)
-		budget_tick(st);
+	bool tick = st->budget && target <= pc;
 	if (op == BPF_JA) {
+		if (tick)
+			budget_tick(st);
 		if (target != pc + 1)
 			jit_jump_lbl(st, JIT_CC_ALWAYS, target);
 		return 1;
@@ -669,6 +670,15 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 		jit_alu_rr(b, w, JIT_OP_TEST, dst, dst); /* same flags as cmp 0 */
 	else
 		jit_alu_ri(b, w, JIT_X_CMP, dst, in->imm);
+	if (tick) {
+		/* only a taken back-edge spends a unit, as in the interpreter:
+		 * the inverted condition skips the tick and the jump */
+		size_t skip = jit_jcc8_fwd(b, cc ^ 1);
+		budget_tick(st);
+		jit_jump_lbl(st, JIT_CC_ALWAYS, target);
+		jit_patch_rel8(b, skip);
+		return 1;
+	}
 	jit_jump_lbl(st, cc, target);
 	return 1;
 }
