@@ -214,11 +214,15 @@ void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname)
 		if (ctx->undo[i].level == level && ctx->undo[i].optname == optname)
 			return;
 	struct hooks_undo *u = &ctx->undo[ctx->nundo];
-	u->len = sizeof(u->val);
+	/* names for TCP_CONGESTION and SO_BINDTODEVICE, an int otherwise */
+	bool cc = level == 6 /* SOL_TCP */ && optname == 13 /* TCP_CONGESTION */;
+	bool name = cc || (level == 1 /* SOL_SOCKET */ && optname == 25 /* SO_BINDTODEVICE */);
+	u->len = name ? sizeof(u->val) : sizeof(int32_t);
+	memset(u->val, 0, sizeof(u->val));
 	if (hs->ops->getsockopt(hs, level, optname, u->val, &u->len) != 0 ||
 	    u->len > sizeof(u->val))
 		return;
-	if (level == 6 /* SOL_TCP */ && optname == 13 /* TCP_CONGESTION */)
+	if (cc)
 		u->len = (uint32_t)strnlen((const char *)u->val, u->len);
 	u->level = level;
 	u->optname = optname;
