@@ -47,6 +47,7 @@ struct opts {
 	struct attach att[SKOPSD_MAX_ATTACH];
 	unsigned natt;
 	bool verbose, loopback_listen;
+	uint64_t run_budget; /* 0: bpfvm's default */
 	char sock_buf[256], group_buf[64];
 };
 
@@ -126,6 +127,15 @@ static int opt_set(struct opts *o, const char *key, const char *val, char *err, 
 			return -EINVAL;
 		}
 		o->loopback_listen = yes;
+	} else if (!strcmp(key, "run-budget")) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(val, &end, 0);
+		if (errno || end == val || *end || n == 0 || val[0] == '-') {
+			snprintf(err, elen, "run-budget '%s': a positive number of units", val);
+			return -EINVAL;
+		}
+		o->run_budget = n;
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -144,7 +154,7 @@ static void usage(void)
 		"usage: skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]\n"
 		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
 		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
-		"  [--loopback-listen yes|no] [-v]\n");
+		"  [--loopback-listen yes|no] [--run-budget UNITS] [-v]\n");
 	exit(2);
 }
 
@@ -161,12 +171,22 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"group", required_argument, NULL, 8},
 	    {"config", required_argument, NULL, 9},
 	    {"loopback-listen", required_argument, NULL, 10},
+	    {"run-budget", required_argument, NULL, 11},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,    "vdev", "addr",	      "gw",
-					   "mtu",   "eal",  "sock",	      "attach",
-					   "group", NULL,   "loopback-listen"};
+	static const char *const keys[] = {NULL,
+					   "vdev",
+					   "addr",
+					   "gw",
+					   "mtu",
+					   "eal",
+					   "sock",
+					   "attach",
+					   "group",
+					   NULL,
+					   "loopback-listen",
+					   "run-budget"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -175,7 +195,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		} else if (c == 9) {
 			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
 				die("%s", err);
-		} else if ((c >= 1 && c <= 8) || c == 10) {
+		} else if ((c >= 1 && c <= 8) || c == 10 || c == 11) {
 			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -339,6 +359,8 @@ int main(int argc, char **argv)
 		rc = cg_tree_create(&hooks_cg_prog_ops, 1, &tree);
 	if (rc)
 		die("sockops runtime: %s", strerror(-rc));
+	/* every program loaded from here on gets it (docs/skopsd.md) */
+	bpfvm_registry_set_run_budget(reg, o.run_budget);
 	for (unsigned i = 0; i < o.natt; i++) {
 		if (appport_attach(reg, tree, o.att[i].obj, o.att[i].cg, o.att[i].flags,
 				   o.att[i].strict, "skopsd", err, sizeof(err))) {
