@@ -373,9 +373,20 @@ void bpfvm_sha256(const void *msg, size_t len, uint8_t digest[32]);
 struct bpfvm_deferred {
 	struct bpfvm_deferred *next;
 };
-/* Every program invocation of a thread runs between these (nested). */
-void bpfvm_run_enter(void);
-void bpfvm_run_exit(void);
+/* Every program invocation of a thread runs between these (nested); inline,
+ * they sit on every run's path. */
+extern _Thread_local unsigned bpfvm_run_depth;
+extern _Thread_local bool bpfvm_run_deferred;
+void bpfvm_run_reap(void);
+static inline void bpfvm_run_enter(void)
+{
+	bpfvm_run_depth++;
+}
+static inline void bpfvm_run_exit(void)
+{
+	if (--bpfvm_run_depth == 0 && bpfvm_run_deferred)
+		bpfvm_run_reap();
+}
 /* free(d) now, or when this thread's outermost invocation ends if one is
  * running: a program that deleted an element may still hold its pointer. */
 void bpfvm_free_deferred(struct bpfvm_deferred *d);

@@ -381,13 +381,13 @@ void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns)
 
 int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, uint64_t *r0)
 {
-	uint64_t left = prog->run_budget;
 	if (prog->jit_leaf) {
 		/* the common sock_ops case: no loop, no call out, so no budget
 		 * and no run to build */
 		*r0 = prog->jit_fn(ctx, ctx_len, NULL);
 		return 0;
 	}
+	uint64_t left = prog->run_budget;
 	bpfvm_run_enter();
 	if (prog->jit_fn) {
 		/* The JIT's entry fills call for its own callbacks. */
@@ -411,6 +411,8 @@ int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, ui
 
 uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
 {
+	if (prog->jit_leaf) /* as in exec, without the round trip: ~2 ns a call */
+		return prog->jit_fn(ctx, ctx_len, NULL);
 	uint64_t r0;
 	(void)bpfvm_prog_exec(prog, ctx, ctx_len, &r0);
 	return r0;

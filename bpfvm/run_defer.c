@@ -10,18 +10,13 @@
 
 #include "bpfvm_int.h"
 
-static _Thread_local unsigned run_depth;
+_Thread_local unsigned bpfvm_run_depth;
+_Thread_local bool bpfvm_run_deferred;
 static _Thread_local struct bpfvm_deferred *limbo;
 
-void bpfvm_run_enter(void)
+void bpfvm_run_reap(void)
 {
-	run_depth++;
-}
-
-void bpfvm_run_exit(void)
-{
-	if (--run_depth)
-		return;
+	bpfvm_run_deferred = false;
 	while (limbo) {
 		struct bpfvm_deferred *d = limbo;
 		limbo = d->next;
@@ -33,10 +28,11 @@ void bpfvm_free_deferred(struct bpfvm_deferred *d)
 {
 	if (!d)
 		return;
-	if (!run_depth) {
+	if (!bpfvm_run_depth) {
 		free(d);
 		return;
 	}
 	d->next = limbo;
 	limbo = d;
+	bpfvm_run_deferred = true;
 }
