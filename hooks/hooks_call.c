@@ -208,9 +208,11 @@ static uint64_t hooks_now_ns(void)
 void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname)
 {
 	struct hooks_sock *hs = ctx->hs;
-	if (ctx->nundo >= HOOKS_UNDO_MAX)
+	if (ctx->nundo >= HOOKS_UNDO_MAX || ctx->undo_mark > ctx->nundo)
 		return;
-	for (unsigned i = 0; i < ctx->nundo; i++)
+	/* an earlier program's entry is no use: it would be put back only if
+	 * that program were stopped */
+	for (unsigned i = ctx->undo_mark; i < ctx->nundo; i++)
 		if (ctx->undo[i].level == level && ctx->undo[i].optname == optname)
 			return;
 	struct hooks_undo *u = &ctx->undo[ctx->nundo];
@@ -279,6 +281,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	ctx.hs = hs;
 	ctx.ktp_set = 0;
 	ctx.nundo = 0;
+	ctx.undo_mark = 0;
 	ctx.view.op = op;
 	if (nargs > 4)
 		nargs = 4;
@@ -308,6 +311,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 		const uint32_t view_cb = ctx.view.bpf_sock_ops_cb_flags;
 		const uint32_t hash = ctx.view.sk_txhash, room = ctx.remaining_opt_len;
 		const uint8_t mark = ctx.nundo;
+		ctx.undo_mark = mark;
 
 		if (stats)
 			t0 = hooks_now_ns();

@@ -186,11 +186,12 @@ struct hooks_ctx {
 	 * program the run-time budget stopped leaves its socket as it was
 	 * (hooks_undo_note, hooks_call.c). Entries past nundo are garbage. */
 	uint8_t nundo;
+	uint8_t undo_mark; /* the running program's first entry */
 	struct hooks_undo undo[HOOKS_UNDO_MAX];
 };
 
 /* Before a program's setsockopt changes (level, optname): keep the value it
- * has now, unless this call kept it already. Options the stack cannot read
+ * has now, unless the running program kept it already. Options the stack cannot read
  * back are not kept (docs/verifier-diff.md "Run-time budget"). */
 void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname);
 

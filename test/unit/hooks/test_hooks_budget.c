@@ -149,6 +149,27 @@ START_TEST(stopped_program_leaves_the_socket_as_it_was)
 }
 END_TEST
 
+/* SO_MARK = 5, return 1 */
+static const struct bpfvm_insn set_mark5[] = {
+    I_STW(10, -4, 5),	I_MOV64_IMM(2, 1),  I_MOV64_IMM(3, 36),
+    I_MOV64_REG(4, 10), I_ADD64_IMM(4, -4), I_MOV64_IMM(5, 4),
+    I_CALL(49),		I_MOV64_IMM(0, 1),  I_EXIT(),
+};
+
+/* Two programs set the same option: the second, stopped, puts back the
+ * first one's value, not the value before the call. */
+START_TEST(stop_restores_the_previous_programs_value)
+{
+	attach(set_mark5, sizeof set_mark5 / sizeof set_mark5[0], NULL, 0, _i, 0);
+	attach(set_then_loop, sizeof set_then_loop / sizeof set_then_loop[0], NULL, 0, _i, 100);
+	uint32_t args[2] = {0, 1000};
+	ck_assert_int_eq(hooks_call(&d.hs, 4, args, 2), -1);
+	ck_assert_int_eq(mark_of(), 5);
+	ck_assert_str_eq(d.cc, "cubic");
+	ck_assert_uint_eq(bpfvm_registry_budget_stops(reg), 1);
+}
+END_TEST
+
 /* Class 9: v = sk_storage_get(map, sk, 0, CREATE); *v = 42;
  * sk_storage_delete(map, sk); reply = *v (the element is gone from the map
  * but its memory lives until the program ends). */
@@ -185,6 +206,7 @@ static Suite *budget_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, stopped_program_leaves_the_socket_as_it_was, 0, 2);
+	tcase_add_loop_test(tc, stop_restores_the_previous_programs_value, 0, 2);
 	tcase_add_loop_test(tc, sk_storage_delete_then_use, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
