@@ -164,6 +164,59 @@ START_TEST(nested_bpf_loop_is_bounded)
 }
 END_TEST
 
+/* One budget for the whole invocation: a caller spending 599 units tail-calls
+ * a target spending 599 more. On the JIT also a target without an image,
+ * which the interpreter runs on what the JIT run has left. */
+static const struct bpfvm_insn tail_caller[] = {
+    MOV64_X(6, 1), MOV64_K(2, 0), ALU64_K(BPF_ADD, 2, 1), JMP_K(BPF_JLT, 2, 600, -2),
+    MOV64_X(1, 6), LD_MAP(2, 0),  MOV64_K(3, 0),	  CALL(BPF_HELPER_TAIL_CALL),
+    MOV64_K(0, 7), EXIT(),
+};
+static const struct bpfvm_insn tail_target[] = {
+    MOV64_K(2, 0), ALU64_K(BPF_ADD, 2, 1), JMP_K(BPF_JLT, 2, 600, -2), MOV64_K(0, 42), EXIT(),
+};
+
+START_TEST(tail_calls_share_the_budget)
+{
+	/* _i: 0 both interpreted, 1 both JIT, 2 JIT caller, interpreted target */
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_map_def def = {
+	    .type = BPFVM_MAP_PROG_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1};
+	struct bpfvm_map *pa;
+	ck_assert_int_eq(bpfvm_map_create(reg, &def, &pa), 0);
+	struct bpfvm_prog *t =
+	    load(reg, tail_target, NINSNS(tail_target), _i == 1 ? ENG_JIT : ENG_INTERP, 0);
+	uint32_t key = 0, id = bpfvm_prog_id(t);
+	ck_assert_int_eq(bpfvm_map_update(pa, &key, &id, BPFVM_ANY), 0);
+	static const struct {
+		uint64_t budget;
+		int err;
+	} cases[] = {{1000, -ETIME}, {1198, -ETIME}, {1199, 0}, {5000, 0}};
+	for (size_t i = 0; i < NINSNS(cases); i++) {
+		struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof logbuf};
+		struct bpfvm_load_opts o = {
+		    .jit = _i != 0, .run_budget = cases[i].budget, .log = &log};
+		struct bpfvm_prog *p = NULL;
+		logbuf[0] = 0;
+		ck_assert_msg(
+		    bpfvm_prog_load(reg, tail_caller, NINSNS(tail_caller), &pa, 1, &o, &p) == 0,
+		    "%s", logbuf);
+		uint64_t r0 = 9;
+		int err = bpfvm_prog_exec(p, ctx, sizeof ctx, &r0);
+		ck_assert_msg(err == cases[i].err, "engines %d budget %llu: %d", _i,
+			      (unsigned long long)cases[i].budget, err);
+		ck_assert_uint_eq(r0, err ? 0 : 42);
+		ck_assert_uint_eq(stops(p), err != 0);
+		ck_assert_uint_eq(stops(t), 0); /* the program the run began with pays */
+		bpfvm_prog_put(p);
+	}
+	bpfvm_prog_put(t);
+	bpfvm_map_put(pa);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 START_TEST(default_budget_and_registry_setting)
 {
 	struct bpfvm_registry *reg;
@@ -203,6 +256,7 @@ static Suite *budget_suite(void)
 	tcase_add_loop_test(tc, back_edges_to_the_unit, 0, ENG_N);
 	tcase_add_loop_test(tc, stop_unwinds_callbacks_and_subprograms, 0, ENG_N);
 	tcase_add_loop_test(tc, nested_bpf_loop_is_bounded, 0, ENG_N);
+	tcase_add_loop_test(tc, tail_calls_share_the_budget, 0, 3);
 	tcase_add_test(tc, default_budget_and_registry_setting);
 	suite_add_tcase(s, tc);
 	return s;
