@@ -226,6 +226,14 @@ void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname)
 		return;
 	if (cc)
 		u->len = (uint32_t)strnlen((const char *)u->val, u->len);
+	if (level == 1 /* SOL_SOCKET */ && (optname == 7 || optname == 8) && u->len == 4) {
+		/* SO_SNDBUF/SO_RCVBUF read back doubled (Linux sock_setsockopt
+		 * stores twice what it is given): put back half */
+		int32_t v;
+		memcpy(&v, u->val, sizeof(v));
+		v /= 2;
+		memcpy(u->val, &v, sizeof(v));
+	}
 	u->level = level;
 	u->optname = optname;
 	ctx->nundo++;

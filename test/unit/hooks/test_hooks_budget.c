@@ -72,7 +72,8 @@ static struct bpfvm_prog *attached(void)
 #define I_LDMAP(d, idx)	  ((struct bpfvm_insn){.code = 0x18, .dst = (d), .src = 1, .imm = (idx)})
 #define I_ADD64_IMM(d, v) ((struct bpfvm_insn){.code = 0x07, .dst = (d), .imm = (v)})
 
-/* SO_MARK = 7, TCP_CONGESTION = "dctcp", cb flags = all, reply = 99, then
+/* SO_MARK = 7, TCP_CONGESTION = "dctcp", cb flags = all, SO_SNDBUF = 10000,
+ * reply = 99, then
  * bpf_loop(args[1], cb): a budget of 100 stops it once args[1] >= 100. */
 static const struct bpfvm_insn set_then_loop[] = {
     I_MOV64_REG(6, 1),
@@ -97,6 +98,14 @@ static const struct bpfvm_insn set_then_loop[] = {
     I_MOV64_REG(1, 6),
     I_MOV64_IMM(2, 0x7f),
     I_CALL(59),
+    I_STW(10, -8, 10000), /* SO_SNDBUF = 10000 */
+    I_MOV64_REG(1, 6),
+    I_MOV64_IMM(2, 1),
+    I_MOV64_IMM(3, 7),
+    I_MOV64_REG(4, 10),
+    I_ADD64_IMM(4, -8),
+    I_MOV64_IMM(5, 4),
+    I_CALL(49),
     I_STW(6, 4, 99), /* reply */
     I_MOV64_REG(1, 7),
     I_LDFUNC(2, 6),
@@ -125,8 +134,10 @@ START_TEST(stopped_program_leaves_the_socket_as_it_was)
 	attach(set_then_loop, sizeof set_then_loop / sizeof set_then_loop[0], NULL, 0, jit, 100);
 	uint32_t args[2] = {0, 1000};
 	int32_t mark0 = mark_of();
+	uint32_t sndbuf0 = d.sndbuf;
 	ck_assert_int_eq(hooks_call(&d.hs, 4, args, 2), -1);
 	ck_assert_int_eq(mark_of(), mark0);
+	ck_assert_uint_eq(d.sndbuf, sndbuf0);
 	ck_assert_str_eq(d.cc, "cubic");
 	ck_assert_uint_eq(d.hs.cb_flags, 0);
 	struct bpfvm_prog_info info;
@@ -139,6 +150,7 @@ START_TEST(stopped_program_leaves_the_socket_as_it_was)
 	ck_assert_int_eq(mark_of(), 7);
 	ck_assert_str_eq(d.cc, "dctcp");
 	ck_assert_uint_eq(d.hs.cb_flags, 0x7f);
+	ck_assert_uint_eq(d.sndbuf, 20000);
 	/* and a stop after that puts back these values, not the first ones */
 	args[1] = 100;
 	ck_assert_int_eq(hooks_call(&d.hs, 4, args, 2), -1);
