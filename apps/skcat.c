@@ -27,6 +27,8 @@
  *   the socket, bytes a second: caps the rate and turns pacing on)
  *   --dump-maps[=FILE] (with --sockops: at a normal exit, every map of the
  *   program as bpftool-style JSON, to FILE or stderr)
+ *   --run-budget UNITS (with --sockops: the program's run-time budget,
+ *   docs/verifier-diff.md "Run-time budget")
  * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
@@ -83,6 +85,7 @@ struct skcat {
 	uint32_t rmem_max, wmem_max; /* --tcp-rmem-max, --tcp-wmem-max; 0: the stack's */
 	bool pacing;		     /* --pacing */
 	uint64_t max_pacing_rate;    /* --max-pacing-rate; 0: not set */
+	uint64_t run_budget;	     /* --run-budget; 0: bpfvm's default */
 	struct hooks *hooks;	     /* ours when --sockops: --trace drains it */
 	double timeout_s;
 	char strs[32][256];
@@ -178,6 +181,15 @@ static int opt_set(struct skcat *k, const char *key, const char *val, char *err,
 			return -EINVAL;
 		}
 		k->max_pacing_rate = n;
+	} else if (!strcmp(key, "run-budget")) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 0);
+		if (*end || !*v || errno || n == 0 || v[0] == '-') {
+			snprintf(err, elen, "bad run budget '%s' (units, at least 1)", v);
+			return -EINVAL;
+		}
+		k->run_budget = n;
 	} else if (!strcmp(key, "tcp-rmem-max") || !strcmp(key, "tcp-wmem-max")) {
 		char *end;
 		unsigned long n = strtoul(v, &end, 10);
@@ -206,7 +218,8 @@ static void usage(void)
 			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
 			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
 			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n"
-			"  --tcp-syncookies 0|1|2 --pacing --max-pacing-rate BYTES\n");
+			"  --tcp-syncookies 0|1|2 --pacing --max-pacing-rate BYTES\n"
+			"  --run-budget UNITS\n");
 	exit(2);
 }
 
@@ -238,6 +251,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 	    {"tcp-syncookies", required_argument, NULL, 23},
 	    {"pacing", no_argument, NULL, 24},
 	    {"max-pacing-rate", required_argument, NULL, 25},
+	    {"run-budget", required_argument, NULL, 26},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -266,7 +280,8 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 					   "tcp-wmem-max",
 					   "tcp-syncookies",
 					   "pacing",
-					   "max-pacing-rate"};
+					   "max-pacing-rate",
+					   "run-budget"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
@@ -278,7 +293,7 @@ static void parse_args(struct skcat *k, int argc, char **argv)
 		} else if (c == 11) {
 			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
 				die("%s", err);
-		} else if (c >= 1 && c <= 25) {
+		} else if (c >= 1 && c <= 26) {
 			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -782,6 +797,7 @@ int main(int argc, char **argv)
 			rc = cg_tree_create(&hooks_cg_prog_ops, 1, &tree);
 		if (rc)
 			die("sockops runtime: %s", strerror(-rc));
+		bpfvm_registry_set_run_budget(reg, k.run_budget);
 		load_sockops(&k, reg, tree);
 	}
 

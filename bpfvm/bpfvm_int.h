@@ -296,6 +296,11 @@ struct bpfvm_prog {
 	/* Loaded with no_verify (generic type only): engines bound the run with
 	 * an instruction budget since nothing proved it terminates. */
 	bool no_verify;
+	/* Units of work one invocation may spend (bpfvm_load_opts.run_budget or
+	 * the registry's default; unverified programs without one: 2^22), and
+	 * the invocations that spent it. */
+	uint64_t run_budget;
+	_Atomic uint64_t budget_stops;
 	/* While loading: the insns the loader poisoned (NULL once loaded). */
 	const struct bpfvm_core_poison *poison;
 	size_t npoison;
@@ -304,15 +309,22 @@ struct bpfvm_prog {
 /* The reason insn pc was poisoned, or NULL if it was not. */
 const char *bpfvm_prog_poison(const struct bpfvm_prog *prog, size_t pc);
 
-/* An unverified program that may not terminate (a backward jump, a
- * subprogram it can call or recurse into, a callback): the JIT bounds its
- * run with an instruction budget (the interpreter budgets every unverified
- * run, helpers may enter it at pc 0). */
+/* A program whose run the JIT must bound with the run-time budget: one
+ * that can repeat work (a backward jump, a callback), or an unverified one
+ * that can recurse (its depth is bounded too). Straight-line code is
+ * bounded by its length; the interpreter counts every run. */
 static inline bool bpfvm_prog_budgeted(const struct bpfvm_prog *prog)
 {
 	const struct bpfvm_prog_facts *f = &prog->facts;
-	return prog->no_verify && (!f->built || f->backedge || f->nsub > 1 || f->callbacks);
+	return !f->built || f->backedge || f->callbacks || (prog->no_verify && f->nsub > 1);
 }
+
+/* Budget of unverified programs whose loader named none: the conformance
+ * runner's safety net. */
+#define BPFVM_RUN_BUDGET_UNVERIFIED (1ull << 22)
+
+/* registry.c: count one stopped invocation. */
+void bpfvm_reg_budget_stop(struct bpfvm_registry *reg);
 
 /* A pc a helper may enter as a callback (bpfvm_run.call): a subprogram start. */
 static inline bool bpfvm_prog_is_entry(const struct bpfvm_prog *prog, uint64_t pc)
@@ -329,8 +341,10 @@ int bpfvm_verify(struct bpfvm_prog *prog, struct bpfvm_log *log);
 int bpfvm_jit_compile(struct bpfvm_prog *prog, bool blind, struct bpfvm_log *log);
 void bpfvm_jit_free(struct bpfvm_prog *prog);
 
-/* The interpreter (interp.c). */
-uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
+/* The interpreter (interp.c). *budget: the units the run may spend in,
+ * the units left out; 0 out means the run was stopped (result 0). */
+uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+			  uint64_t *budget);
 
 /* Bounds-checked interpreter for the fuzzer and differential tests: every
  * load/store must fall in ctx, the live stack frames or a map value of a map
@@ -351,6 +365,31 @@ void bpfvm_prog_tag_sha256(const struct bpfvm_insn *insns, size_t n, uint8_t tag
 /* FIPS 180-4 digests (tag.c). */
 void bpfvm_sha1(const void *msg, size_t len, uint8_t digest[20]);
 void bpfvm_sha256(const void *msg, size_t len, uint8_t digest[32]);
+
+/* ---- memory a running program may still use (run_defer.c) -------------- */
+
+/* The first bytes of a heap block freed with bpfvm_free_deferred, which it
+ * overwrites: the block's owner must no longer need them (a list link). */
+struct bpfvm_deferred {
+	struct bpfvm_deferred *next;
+};
+/* Every program invocation of a thread runs between these (nested); inline,
+ * they sit on every run's path. */
+extern _Thread_local unsigned bpfvm_run_depth;
+extern _Thread_local bool bpfvm_run_deferred;
+void bpfvm_run_reap(void);
+static inline void bpfvm_run_enter(void)
+{
+	bpfvm_run_depth++;
+}
+static inline void bpfvm_run_exit(void)
+{
+	if (--bpfvm_run_depth == 0 && bpfvm_run_deferred)
+		bpfvm_run_reap();
+}
+/* free(d) now, or when this thread's outermost invocation ends if one is
+ * running: a program that deleted an element may still hold its pointer. */
+void bpfvm_free_deferred(struct bpfvm_deferred *d);
 
 /* ---- maps -------------------------------------------------------------- */
 

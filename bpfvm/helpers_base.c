@@ -173,7 +173,7 @@ static uint64_t h_for_each_map_elem(uint64_t r1, uint64_t r2, uint64_t r3, uint6
 		run->scratch_len = ksz;
 		uint64_t r0 = run->call(run, (uint32_t)r2, r1, (uint64_t)(uintptr_t)prev,
 					(uint64_t)(uintptr_t)value, r3);
-		if (r0 == 1)
+		if (r0 == 1 || bpfvm_run_stopped(run))
 			break;
 	}
 	run->scratch = old_scratch;
@@ -193,7 +193,8 @@ static uint64_t h_loop(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint6
 	if (nr > BPF_MAX_LOOPS)
 		return (uint64_t)(int64_t)-E2BIG;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (run->call(run, (uint32_t)r2, i, r3, 0, 0))
+		/* a stopped run ends the loop too: the budget counts callbacks */
+		if (run->call(run, (uint32_t)r2, i, r3, 0, 0) || bpfvm_run_stopped(run))
 			return i + 1;
 	}
 	return nr;

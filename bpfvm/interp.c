@@ -18,11 +18,6 @@
 #define INTERP_CHECKED 0
 #endif
 
-/* Unverified programs (no_verify) get this many backward jumps, calls and
- * callbacks before the run stops: a safety net so the conformance runner
- * always terminates. Verified programs are proven to terminate. */
-#define INTERP_BUDGET (1ULL << 22)
-
 #define REGS_ARGS	    0x003eu /* r1-r5: caller-saved, clobbered by any call */
 #define REGS_CALLBACK_UNDEF 0x03e1u /* r0, r5-r9 at a callback's entry */
 
@@ -39,7 +34,6 @@ struct interp_state {
 	struct bpfvm_run run; /* run.engine points back here */
 	uint8_t *stack;	      /* BPFVM_MAX_CALL_DEPTH frames, frame 0 on top */
 	uint32_t depth;	      /* frames in use */
-	uint64_t budget;
 	void *ctx;
 	size_t ctx_len;
 	bool stopped;
@@ -63,6 +57,7 @@ static uint64_t interp_stop(struct interp_state *st, const struct bpfvm_prog *pr
 			    const struct bpfvm_insn *ip, uint64_t addr, uint32_t size)
 {
 	st->stopped = true;
+	st->run.budget = 0; /* helpers looping over callbacks see the stop */
 	if (st->fault && !st->fault->hit) {
 		st->fault->hit = true;
 		st->fault->pc = (uint32_t)(ip - prog->insns);
@@ -395,7 +390,7 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 	const struct bpfvm_prog *prog = run->prog;
 	if (st->stopped)
 		return 0;
-	if (!bpfvm_prog_is_entry(prog, pc) || --st->budget == 0)
+	if (!bpfvm_prog_is_entry(prog, pc) || --st->run.budget == 0)
 		return interp_stop(st, prog, prog->insns, pc, 0);
 	uint64_t r0 = interp_exec(st, prog, &prog->insns[pc], r1, r2, r3, r4, 0);
 	st->run.prog = prog; /* a tail call inside the callback ends with it */
@@ -533,11 +528,12 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 		st->depth--;                                                                       \
 		return interp_stop(st, prog, ip, (addr), (size));                                  \
 	} while (0)
-/* ip += off, then NEXT's ++ lands on pc + off + 1. Backward edges spend budget. */
+/* ip += off, then NEXT's ++ lands on pc + off + 1. Backward edges spend
+ * budget (an offset of -1 jumps to itself). */
 #define JUMP(o)                                                                                    \
 	do {                                                                                       \
 		int32_t o_ = (o);                                                                  \
-		if (o_ < 0 && --st->budget == 0)                                                   \
+		if (o_ < 0 && --st->run.budget == 0)                                               \
 			STOP(0, 0);                                                                \
 		ip += o_;                                                                          \
 		NEXT();                                                                            \
@@ -811,7 +807,9 @@ ld_imm64:
 	/* ---- calls and exit (RFC 9669 §4.3.1) ---- */
 op_call:
 	if (ip->src == BPF_PSEUDO_CALL) {
-		if (st->depth >= BPFVM_MAX_CALL_DEPTH || --st->budget == 0)
+		/* calls need no budget: without recursion (verified) or with
+		 * the depth bounded, only back-edges and callbacks repeat */
+		if (st->depth >= BPFVM_MAX_CALL_DEPTH)
 			STOP(0, 0);
 		struct interp_frame *f = &frames[nframes++];
 		f->ret = ip;
@@ -918,13 +916,12 @@ op_invalid:
 #endif
 
 static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
-			     struct bpfvm_fault *fault)
+			     struct bpfvm_fault *fault, uint64_t *budget)
 {
 	uint8_t stack[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE] __attribute__((aligned(16)));
 	struct interp_state st = {
-	    .run = {.prog = prog, .ctx = ctx, .call = interp_callback},
+	    .run = {.prog = prog, .ctx = ctx, .call = interp_callback, .budget = *budget},
 	    .stack = stack,
-	    .budget = prog->no_verify ? INTERP_BUDGET : UINT64_MAX,
 	    .ctx = ctx,
 	    .ctx_len = ctx_len,
 	    .fault = fault,
@@ -932,7 +929,12 @@ static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ct
 	st.run.engine = &st;
 	if (fault)
 		memset(fault, 0, sizeof(*fault));
-	return interp_exec(&st, prog, prog->insns, (uint64_t)(uintptr_t)ctx, ctx_len, 0, 0, 0);
+	uint64_t r0 = 0;
+	if (st.run.budget)
+		r0 =
+		    interp_exec(&st, prog, prog->insns, (uint64_t)(uintptr_t)ctx, ctx_len, 0, 0, 0);
+	*budget = st.stopped ? 0 : st.run.budget;
+	return st.stopped ? 0 : r0;
 }
 
 #if INTERP_CHECKED
@@ -940,11 +942,13 @@ uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size
 				  struct bpfvm_fault *fault)
 {
 	struct bpfvm_fault local;
-	return interp_start(prog, ctx, ctx_len, fault ? fault : &local);
+	uint64_t budget = prog->run_budget ? prog->run_budget : BPFVM_RUN_BUDGET_UNVERIFIED;
+	return interp_start(prog, ctx, ctx_len, fault ? fault : &local, &budget);
 }
 #else
-uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
+uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+			  uint64_t *budget)
 {
-	return interp_start(prog, ctx, ctx_len, NULL);
+	return interp_start(prog, ctx, ctx_len, NULL, budget);
 }
 #endif

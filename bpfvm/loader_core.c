@@ -833,7 +833,18 @@ static int patch(struct ld_ctx *c, const char *sec, size_t k, struct bpfvm_insn 
 	uint8_t cls = BPF_CLASS(in->code);
 	long at = (long)pc;
 	int64_t have;
-	if (bpfvm_insn_is_ldimm64(in) && pc + 1 < n)
+	if (bpfvm_insn_is_ldimm64(in) && (in->src != 0 || in->off != 0 || pc + 1 >= n ||
+					  in[1].code || in[1].dst || in[1].src || in[1].off)) {
+		/* libbpf's "LDIMM64 has unexpected form": only a plain 64-bit
+		 * constant takes a value; a map, map value or callback
+		 * reference would have its index or address overwritten */
+		ld_err(c, sec, at,
+		       "core_relo %zu: ld_imm64 with source %u cannot take a CO-RE "
+		       "relocation",
+		       k, in->src);
+		return -EINVAL;
+	}
+	if (bpfvm_insn_is_ldimm64(in))
 		have =
 		    (int64_t)((uint64_t)(uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32);
 	else if ((cls == BPF_ALU || cls == BPF_ALU64) && BPF_SRC(in->code) == BPF_K)

@@ -342,6 +342,14 @@ int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 			continue;
 		if (insns[i].src == BPF_PSEUDO_MAP_FD || insns[i].src == BPF_PSEUDO_MAP_VALUE) {
 			size_t m = (size_t)(uint32_t)insns[i].imm;
+			if (m >= obj->nmaps) {
+				/* only a relocation sets the source; one written
+				 * in the ELF names no map of this object */
+				ld_err(&c, p->section, (long)i, "ld_imm64 names map %zu of %zu", m,
+				       obj->nmaps);
+				err = -EINVAL;
+				goto out;
+			}
 			if (!obj->maps[m]) {
 				ld_err(&c, p->section, (long)i,
 				       "map '%s': map type %u is not supported by skops",

@@ -15,7 +15,7 @@
 #define SK_GET_F_CREATE 1ULL
 
 struct sk_elem {
-	struct sk_elem *next;
+	struct sk_elem *next; /* reused as the deferred-free link once unlinked */
 	const void *owner;
 	uint64_t value[]; /* value_size bytes, 8-aligned */
 };
@@ -123,7 +123,9 @@ int bpfvm_sk_storage_delete(struct bpfvm_map *map, const void *owner)
 		if ((*pp)->owner == owner) {
 			struct sk_elem *e = *pp;
 			*pp = e->next;
-			free(e);
+			/* the running program may hold e->value (from
+			 * bpf_sk_storage_get): free it once the run ended */
+			bpfvm_free_deferred((struct bpfvm_deferred *)(void *)e);
 			err = 0;
 			break;
 		}

@@ -244,6 +244,9 @@ int bpfvm_prog_load_core(struct bpfvm_registry *reg, const struct bpfvm_insn *in
 	prog->strict = opts->strict;
 	prog->allow_ptr_leaks = opts->allow_ptr_leaks;
 	prog->no_verify = opts->no_verify;
+	prog->run_budget = opts->run_budget  ? opts->run_budget
+			   : opts->no_verify ? BPFVM_RUN_BUDGET_UNVERIFIED
+					     : bpfvm_registry_run_budget(reg);
 	prog->uid = opts->uid;
 	if (opts->name)
 		strncpy(prog->name, opts->name, BPFVM_OBJ_NAME_LEN - 1);
@@ -330,6 +333,8 @@ void bpfvm_prog_info(const struct bpfvm_prog *prog, struct bpfvm_prog_info *info
 	info->created_by_uid = prog->uid;
 	info->run_cnt = atomic_load(&prog->run_cnt);
 	info->run_time_ns = atomic_load(&prog->run_time_ns);
+	info->run_budget = prog->run_budget;
+	info->budget_stops = atomic_load(&prog->budget_stops);
 }
 
 uint32_t bpfvm_prog_id(const struct bpfvm_prog *prog)
@@ -374,28 +379,61 @@ void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns)
 
 /* ---- run --------------------------------------------------------------- */
 
+int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, uint64_t *r0)
+{
+	if (prog->jit_leaf) {
+		/* the common sock_ops case: no loop, no call out, so no budget
+		 * and no run to build */
+		*r0 = prog->jit_fn(ctx, ctx_len, NULL);
+		return 0;
+	}
+	uint64_t left = prog->run_budget;
+	bpfvm_run_enter();
+	if (prog->jit_fn) {
+		/* The JIT's entry fills call for its own callbacks. */
+		struct bpfvm_run run = {.prog = prog, .ctx = ctx, .budget = left};
+		*r0 = prog->jit_fn(ctx, ctx_len, &run);
+		left = run.budget;
+	} else {
+		*r0 = bpfvm_interp_run(prog, ctx, ctx_len, &left);
+	}
+	bpfvm_run_exit();
+	if (left)
+		return 0;
+	/* the program the run began with pays, whatever it tail-called */
+	struct bpfvm_prog *p = (struct bpfvm_prog *)prog;
+	atomic_fetch_add_explicit(&p->budget_stops, 1, memory_order_relaxed);
+	if (p->reg)
+		bpfvm_reg_budget_stop(p->reg);
+	*r0 = 0;
+	return -ETIME;
+}
+
 uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
 {
-	if (prog->jit_leaf) /* the common sock_ops case: skip building a run */
+	if (prog->jit_leaf) /* as in exec, without the round trip: ~2 ns a call */
 		return prog->jit_fn(ctx, ctx_len, NULL);
-	if (prog->jit_fn) {
-		/* The JIT's entry fills call/engine for its own callbacks. */
-		struct bpfvm_run run = {.prog = prog, .ctx = ctx};
-		return prog->jit_fn(ctx, ctx_len, &run);
-	}
-	return bpfvm_interp_run(prog, ctx, ctx_len);
+	uint64_t r0;
+	(void)bpfvm_prog_exec(prog, ctx, ctx_len, &r0);
+	return r0;
 }
 
 uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
 {
-	return bpfvm_interp_run(prog, ctx, ctx_len);
+	uint64_t left = prog->run_budget;
+	bpfvm_run_enter();
+	uint64_t r0 = bpfvm_interp_run(prog, ctx, ctx_len, &left);
+	bpfvm_run_exit();
+	return r0;
 }
 
 uint64_t bpfvm_prog_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
 				int64_t *stop_pc)
 {
 	struct bpfvm_fault f;
+	bpfvm_run_enter();
 	uint64_t r0 = bpfvm_interp_run_checked(prog, ctx, ctx_len, &f);
+	bpfvm_run_exit();
 	if (stop_pc)
 		*stop_pc = f.hit ? (int64_t)f.pc : -1;
 	return r0;

@@ -42,6 +42,9 @@ struct bpfvm_registry {
 	uint64_t trace_dropped;
 
 	uint64_t prandom[BPFVM_MAX_CPUS]; /* xorshift64* state, one per cpu */
+
+	_Atomic uint64_t run_budget;   /* default for loads naming none; 0: the built-in */
+	_Atomic uint64_t budget_stops; /* invocations the budget stopped */
 };
 
 int bpfvm_registry_create(struct bpfvm_registry **out)
@@ -315,6 +318,27 @@ void bpfvm_trace_write(struct bpfvm_registry *reg, const char *text, size_t len)
 	memcpy(reg->trace[slot].text, text, len);
 	reg->trace[slot].len = (uint16_t)len;
 	pthread_mutex_unlock(&reg->trace_lock);
+}
+
+void bpfvm_registry_set_run_budget(struct bpfvm_registry *reg, uint64_t units)
+{
+	atomic_store_explicit(&reg->run_budget, units, memory_order_relaxed);
+}
+
+uint64_t bpfvm_registry_run_budget(const struct bpfvm_registry *reg)
+{
+	uint64_t b = atomic_load_explicit(&reg->run_budget, memory_order_relaxed);
+	return b ? b : BPFVM_RUN_BUDGET_DEFAULT;
+}
+
+uint64_t bpfvm_registry_budget_stops(const struct bpfvm_registry *reg)
+{
+	return atomic_load_explicit(&reg->budget_stops, memory_order_relaxed);
+}
+
+void bpfvm_reg_budget_stop(struct bpfvm_registry *reg)
+{
+	atomic_fetch_add_explicit(&reg->budget_stops, 1, memory_order_relaxed);
 }
 
 size_t bpfvm_trace_read(struct bpfvm_registry *reg, char *buf, size_t size)

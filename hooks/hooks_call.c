@@ -205,6 +205,51 @@ static uint64_t hooks_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname)
+{
+	struct hooks_sock *hs = ctx->hs;
+	if (ctx->nundo >= HOOKS_UNDO_MAX || ctx->undo_mark > ctx->nundo)
+		return;
+	/* an earlier program's entry is no use: it would be put back only if
+	 * that program were stopped */
+	for (unsigned i = ctx->undo_mark; i < ctx->nundo; i++)
+		if (ctx->undo[i].level == level && ctx->undo[i].optname == optname)
+			return;
+	struct hooks_undo *u = &ctx->undo[ctx->nundo];
+	/* names for TCP_CONGESTION and SO_BINDTODEVICE, an int otherwise */
+	bool cc = level == 6 /* SOL_TCP */ && optname == 13 /* TCP_CONGESTION */;
+	bool name = cc || (level == 1 /* SOL_SOCKET */ && optname == 25 /* SO_BINDTODEVICE */);
+	u->len = name ? sizeof(u->val) : sizeof(int32_t);
+	memset(u->val, 0, sizeof(u->val));
+	if (hs->ops->getsockopt(hs, level, optname, u->val, &u->len) != 0 ||
+	    u->len > sizeof(u->val))
+		return;
+	if (cc)
+		u->len = (uint32_t)strnlen((const char *)u->val, u->len);
+	if (level == 1 /* SOL_SOCKET */ && (optname == 7 || optname == 8) && u->len == 4) {
+		/* SO_SNDBUF/SO_RCVBUF read back doubled (Linux sock_setsockopt
+		 * stores twice what it is given): put back half */
+		int32_t v;
+		memcpy(&v, u->val, sizeof(v));
+		v /= 2;
+		memcpy(u->val, &v, sizeof(v));
+	}
+	u->level = level;
+	u->optname = optname;
+	ctx->nundo++;
+}
+
+/* A program stopped by the run-time budget: put back the options it set,
+ * newest first, so the socket is as the program found it. */
+static void hooks_undo(struct hooks_ctx *ctx, uint8_t mark)
+{
+	struct hooks_sock *hs = ctx->hs;
+	while (ctx->nundo > mark) {
+		const struct hooks_undo *u = &ctx->undo[--ctx->nundo];
+		(void)hs->ops->setsockopt(hs, u->level, u->optname, u->val, u->len);
+	}
+}
+
 int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs)
 {
 	return hooks_run(hs, op, args, nargs, NULL, NULL);
@@ -243,6 +288,8 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	hooks_view_zero(&ctx.view);
 	ctx.hs = hs;
 	ctx.ktp_set = 0;
+	ctx.nundo = 0;
+	ctx.undo_mark = 0;
 	ctx.view.op = op;
 	if (nargs > 4)
 		nargs = 4;
@@ -267,12 +314,31 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	for (uint32_t i = 0; i < arr->n; i++) {
 		struct bpfvm_prog *prog = arr->progs[i];
 		uint64_t t0 = 0, r;
+		/* what a program the budget stops must leave as it found it */
+		const uint32_t reply = ctx.view.reply, cb_flags = hs->cb_flags;
+		const uint32_t view_cb = ctx.view.bpf_sock_ops_cb_flags;
+		const uint32_t hash = ctx.view.sk_txhash, room = ctx.remaining_opt_len;
+		const uint8_t mark = ctx.nundo;
+		ctx.undo_mark = mark;
 
 		if (stats)
 			t0 = hooks_now_ns();
-		r = bpfvm_prog_run(prog, &ctx, HOOKS_CTX_SIZE);
+		int stopped = bpfvm_prog_exec(prog, &ctx, HOOKS_CTX_SIZE, &r);
 		if (stats)
 			bpfvm_prog_add_stats(prog, 1, hooks_now_ns() - t0);
+		if (stopped) {
+			/* the budget stopped it: its effect on the connection is
+			 * abandoned (options, callback flags, reply, txhash,
+			 * option bytes) and it counts as a failed program */
+			hooks_undo(&ctx, mark);
+			hs->cb_flags = cb_flags;
+			ctx.view.bpf_sock_ops_cb_flags = view_cb;
+			ctx.view.reply = reply;
+			ctx.view.sk_txhash = hash;
+			ctx.remaining_opt_len = room;
+			all_ok = false;
+			continue;
+		}
 		/* Linux's run loop takes the program's 32-bit return value. */
 		if ((uint32_t)r != 1)
 			all_ok = false;

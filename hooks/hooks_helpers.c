@@ -96,6 +96,15 @@ static void hooks_set_cb_flags(struct hooks_sock *hs, uint64_t r1, uint32_t flag
 	((struct hooks_ctx *)(uintptr_t)r1)->view.bpf_sock_ops_cb_flags = flags;
 }
 
+/* Every socket change a program makes goes through here: the hook can then
+ * put the old value back if the run-time budget stops the program. */
+static int hooks_apply(uint64_t r1, int level, int optname, const void *val, uint32_t len)
+{
+	struct hooks_ctx *ctx = (struct hooks_ctx *)(uintptr_t)r1;
+	hooks_undo_note(ctx, level, optname);
+	return ctx->hs->ops->setsockopt(ctx->hs, level, optname, val, len);
+}
+
 static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *optval,
 			       int64_t optlen)
 {
@@ -112,12 +121,12 @@ static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *
 			return -EINVAL;
 		memcpy(name, optval, n);
 		name[n] = '\0';
-		return hs->ops->setsockopt(hs, level, optname, name, (uint32_t)strlen(name));
+		return hooks_apply(r1, level, optname, name, (uint32_t)strlen(name));
 	}
 	/* Linux sol_socket_sockopt: a device name of any length (the socket
 	 * reads at most IFNAMSIZ - 1 bytes of it); set only. */
 	if (level == HK_SOL_SOCKET && optname == HK_SO_BINDTODEVICE)
-		return hs->ops->setsockopt(hs, level, optname, optval, (uint32_t)optlen);
+		return hooks_apply(r1, level, optname, optval, (uint32_t)optlen);
 	if (optlen != sizeof(val))
 		return -EINVAL;
 	memcpy(&val, optval, sizeof(val));
@@ -133,7 +142,7 @@ static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *
 	if (level == HK_SOL_TCP &&
 	    (optname == HOOKS_TCP_IW || optname == HOOKS_TCP_SNDCWND_CLAMP) && val <= 0)
 		return -EINVAL;
-	return hs->ops->setsockopt(hs, level, optname, &val, sizeof(val));
+	return hooks_apply(r1, level, optname, &val, sizeof(val));
 }
 
 static uint64_t hooks_setsockopt(uint64_t r1, uint64_t level, uint64_t optname, uint64_t optval,

@@ -162,6 +162,15 @@ extern const struct hooks_btf_blob hooks_btf_blob;
  * a helper given ctx, or ctx->sk, finds the socket behind it. Every socket
  * pointer a program holds names this call's socket, so helpers taking one
  * find it through the run's ctx. */
+/* One socket option as it was before a running program first changed it. */
+#define HOOKS_UNDO_MAX 32 /* more than the options a program can set */
+#define HOOKS_UNDO_VAL 16 /* the longest value: a congestion control or device name */
+struct hooks_undo {
+	int level, optname;
+	uint32_t len;
+	uint8_t val[HOOKS_UNDO_VAL];
+};
+
 struct hooks_ctx {
 	struct hooks_sock_ops_view view;
 	struct hooks_bpf_sock_view bsk;
@@ -173,7 +182,18 @@ struct hooks_ctx {
 	 * option space the programs may still reserve or fill */
 	const struct hooks_skb *skb;
 	uint32_t remaining_opt_len;
+	/* The old values of the options the programs of this call set, so a
+	 * program the run-time budget stopped leaves its socket as it was
+	 * (hooks_undo_note, hooks_call.c). Entries past nundo are garbage. */
+	uint8_t nundo;
+	uint8_t undo_mark; /* the running program's first entry */
+	struct hooks_undo undo[HOOKS_UNDO_MAX];
 };
+
+/* Before a program's setsockopt changes (level, optname): keep the value it
+ * has now, unless the running program kept it already. Options the stack cannot read
+ * back are not kept (docs/verifier-diff.md "Run-time budget"). */
+void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname);
 
 /* One sock_ops run over the effective programs (hooks_call.c), with the
  * segment of a header-option callback when skb is set; *remaining is the

@@ -51,6 +51,7 @@ struct opts {
 	bool verbose, loopback_listen;
 	struct quota uid_max; /* 0: the default */
 	unsigned buf_mem_mb;  /* 0: buf_mem_kb() */
+	uint64_t run_budget; /* 0: bpfvm's default */
 	char sock_buf[256], group_buf[64];
 };
 
@@ -148,6 +149,15 @@ static int opt_set(struct opts *o, const char *key, const char *val, char *err, 
 			return -EINVAL;
 		}
 		o->loopback_listen = yes;
+	} else if (!strcmp(key, "run-budget")) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(val, &end, 0);
+		if (errno || end == val || *end || n == 0 || val[0] == '-') {
+			snprintf(err, elen, "run-budget '%s': a positive number of units", val);
+			return -EINVAL;
+		}
+		o->run_budget = n;
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -167,7 +177,7 @@ static void usage(void)
 		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
 		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
 		"  [--loopback-listen yes|no] [--uid-sockets N] [--uid-clients N]\n"
-		"  [--uid-tickets N] [--buf-mem MB] [-v]\n");
+		"  [--uid-tickets N] [--buf-mem MB] [--run-budget UNITS] [-v]\n");
 	exit(2);
 }
 
@@ -188,6 +198,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"uid-clients", required_argument, NULL, 12},
 	    {"uid-tickets", required_argument, NULL, 13},
 	    {"buf-mem", required_argument, NULL, 14},
+	    {"run-budget", required_argument, NULL, 15},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -205,7 +216,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 					   "uid-sockets",
 					   "uid-clients",
 					   "uid-tickets",
-					   "buf-mem"};
+					   "buf-mem",
+					   "run-budget"};
 	char err[512];
 	int c;
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -214,7 +226,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		} else if (c == 9) {
 			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
 				die("%s", err);
-		} else if ((c >= 1 && c <= 8) || (c >= 10 && c <= 14)) {
+		} else if ((c >= 1 && c <= 8) || (c >= 10 && c <= 15)) {
 			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
 				die("--%s: %s", keys[c], err);
 		} else {
@@ -434,6 +446,8 @@ int main(int argc, char **argv)
 		rc = cg_tree_create(&hooks_cg_prog_ops, 1, &tree);
 	if (rc)
 		die("sockops runtime: %s", strerror(-rc));
+	/* every program loaded from here on gets it (docs/skopsd.md) */
+	bpfvm_registry_set_run_budget(reg, o.run_budget);
 	for (unsigned i = 0; i < o.natt; i++) {
 		if (appport_attach(reg, tree, o.att[i].obj, o.att[i].cg, o.att[i].flags,
 				   o.att[i].strict, "skopsd", err, sizeof(err))) {

@@ -242,6 +242,8 @@ static void hooks_emit(struct sp_test *t, struct sp_jw *w, bool text)
 		sp_jw_bool(w, "jited", jited);
 		sp_jw_u64(w, "run_cnt", pi.run_cnt);
 		sp_jw_u64(w, "run_time_ns", pi.run_time_ns);
+		/* invocations the run-time budget stopped (docs/verifier-diff.md) */
+		sp_jw_u64(w, "budget_stops", pi.budget_stops);
 		sp_jw_end_obj(w);
 	}
 	if (w) {

@@ -259,6 +259,13 @@ int bpfvm_map_get_by_id(struct bpfvm_registry *reg, uint32_t id, struct bpfvm_ma
 /* Drain bpf_trace_printk lines (oldest first) into buf: whole lines only,
  * NUL-terminated; returns the bytes copied, 0 when empty. */
 size_t bpfvm_trace_read(struct bpfvm_registry *reg, char *buf, size_t size);
+/* The run-time budget programs loaded from now on get when their load
+ * options name none (BPFVM_RUN_BUDGET_DEFAULT until set; 0 restores it),
+ * and how many invocations of this registry's programs the budget stopped. */
+#define BPFVM_RUN_BUDGET_DEFAULT (1ull << 24)
+void bpfvm_registry_set_run_budget(struct bpfvm_registry *reg, uint64_t units);
+uint64_t bpfvm_registry_run_budget(const struct bpfvm_registry *reg);
+uint64_t bpfvm_registry_budget_stops(const struct bpfvm_registry *reg);
 
 /* ---- programs ---------------------------------------------------------- */
 
@@ -275,6 +282,10 @@ struct bpfvm_load_opts {
 	 * (docs/verifier-diff.md). */
 	bool allow_ptr_leaks;
 	uint32_t uid; /* created_by_uid */
+	/* Run-time budget of one invocation (docs/verifier-diff.md "Run-time
+	 * budget"): back-edges taken plus callbacks entered; 0 takes the
+	 * registry's default (bpfvm_registry_set_run_budget). */
+	uint64_t run_budget;
 	struct bpfvm_log *log;
 };
 
@@ -296,6 +307,8 @@ struct bpfvm_prog_info {
 	uint64_t load_time; /* ns, CLOCK_REALTIME */
 	uint32_t created_by_uid;
 	uint64_t run_cnt, run_time_ns;
+	uint64_t run_budget;   /* units one invocation may spend */
+	uint64_t budget_stops; /* invocations stopped by the budget */
 };
 void bpfvm_prog_info(const struct bpfvm_prog *prog, struct bpfvm_prog_info *info);
 uint32_t bpfvm_prog_id(const struct bpfvm_prog *prog);
@@ -314,8 +327,16 @@ const uint32_t *bpfvm_prog_jited_offsets(const struct bpfvm_prog *prog, size_t *
 /* Accumulate run statistics (callers that time runs, e.g. hooks with stats on). */
 void bpfvm_prog_add_stats(struct bpfvm_prog *prog, uint64_t cnt, uint64_t ns);
 
-/* Run: r1 = ctx, r2 = ctx_len. Uses the JIT image when there is one. */
+/* Run: r1 = ctx, r2 = ctx_len. Uses the JIT image when there is one. A run
+ * that spends its budget (or, unverified, exceeds the call depth) stops at
+ * once and returns 0; bpfvm_prog_exec tells the caller. */
 uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
+/* As bpfvm_prog_run: 0 and *r0 after the program's exit, or -ETIME when the
+ * run was stopped before it (budget spent, call depth of an unverified
+ * program): whatever the program did should then be abandoned by the caller.
+ * Stops are counted in bpfvm_prog_info.budget_stops and the registry's
+ * bpfvm_registry_budget_stops. */
+int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, uint64_t *r0);
 uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
 /* Bounds-checked interpreter run (conformance runner, fuzzing): *stop_pc is -1
  * after a normal exit, else the insn where the run stopped (an access outside
@@ -338,7 +359,18 @@ struct bpfvm_run {
 	 * key for_each_map_elem passes); the checked interpreter admits it. */
 	const void *scratch;
 	size_t scratch_len;
+	/* Units left of the run-time budget (back-edges and callback entries);
+	 * 0 once the run was stopped: helpers that call back stop looping
+	 * (bpfvm_run_stopped) and the engine unwinds to its entry. */
+	uint64_t budget;
+	uint64_t jit_sp;    /* JIT: stack pointer of the innermost entry frame */
+	uint64_t jit_depth; /* JIT: bpf-to-bpf depth of unverified programs */
 };
+
+static inline bool bpfvm_run_stopped(const struct bpfvm_run *run)
+{
+	return run->budget == 0;
+}
 
 /* ---- ELF objects ------------------------------------------------------- */
 

@@ -155,8 +155,8 @@ struct jit_state {
 	uint32_t *cur, *prev; /* label offsets of this and the previous pass */
 	size_t nlabels;
 	bool have_prev;
-	bool full;		  /* r12 frame: helpers, calls, tail calls, callbacks or budget */
-	bool budget;		  /* unverified program with back-edges or calls */
+	bool full;		  /* r12 = run: helpers, calls, tail calls, callbacks or budget */
+	bool budget;		  /* back-edges or callbacks (bpfvm_prog_budgeted): entry frame */
 	bool has_cb;		  /* PSEUDO_FUNC: thunk + bpfvm_run.call */
 	uintptr_t base, base_end; /* the image mapping: direct helper calls */
 	bool blind;		  /* constant blinding (load option jit_blind), jit_blind.c */
@@ -191,6 +191,7 @@ void jit_call_lbl(struct jit_state *st, size_t lbl);
 void jit_prologue(struct jit_state *st, size_t f);
 void jit_epilogue(struct jit_state *st, size_t f);
 void jit_cb_thunk(struct jit_state *st);
+void jit_abort_stub(struct jit_state *st);
 /* BPF register index standing for r10 in rewritten insns (blinding). */
 #define JIT_BREG_SCRATCH 11
 /* Constant blinding: when in carries an attacker-chosen immediate, emit its
@@ -239,13 +240,11 @@ struct jit_meta {
 	struct jit_func_ent funcs[];
 };
 
-/* Frame slots at [r12]: the run state, the remaining budget for unverified
- * programs (back-edges), the bpf-to-bpf call depth. */
-#define JIT_SLOT_RUN	0
-#define JIT_SLOT_BUDGET 8
-#define JIT_SLOT_DEPTH	16
-#define JIT_SLOTS	24
-#define JIT_BUDGET	(1 << 22) /* back-edges, as the interpreter's INTERP_BUDGET */
+/* The run state fields JIT code reaches through r12 (which holds the
+ * struct bpfvm_run of every program that is not a leaf). */
+#define JIT_RUN_BUDGET ((int32_t)offsetof(struct bpfvm_run, budget))
+#define JIT_RUN_SP     ((int32_t)offsetof(struct bpfvm_run, jit_sp))
+#define JIT_RUN_DEPTH  ((int32_t)offsetof(struct bpfvm_run, jit_depth))
 
 /* Tail call from JIT code: the helper ABI with r0 in the fourth argument.
  * Returns the program result in r0 and taken != 0 when a target ran. */

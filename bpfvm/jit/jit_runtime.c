@@ -29,7 +29,8 @@ struct jit_tail_ret jit_tail_call(void *ctx, uint64_t map, uint64_t index, uint6
 	const struct bpfvm_prog *caller = run->prog;
 	run->tail_calls++;
 	run->prog = t;
-	ret.r0 = t->jit_fn ? t->jit_fn(ctx, 0, run) : bpfvm_interp_run(t, ctx, 0);
+	/* one budget for the whole run: the target spends what is left */
+	ret.r0 = t->jit_fn ? t->jit_fn(ctx, 0, run) : bpfvm_interp_run(t, ctx, 0, &run->budget);
 	run->prog = caller; /* back in the subprogram's caller, if any */
 	ret.taken = 1;
 	return ret;
@@ -61,7 +62,11 @@ uint64_t jit_run_call(struct bpfvm_run *run, uint32_t pc, uint64_t r1, uint64_t 
 {
 	const struct bpfvm_prog *p = run->prog;
 	const struct jit_meta *m = jit_meta_of(p);
-	if (!m || m->cb_off == 0)
+	if (!m || m->cb_off == 0 || bpfvm_run_stopped(run))
+		return 0;
+	/* every callback entry spends one unit, as in the interpreter; the
+	 * last one stops the run before the callback starts */
+	if (--run->budget == 0)
 		return 0;
 	const uint8_t *img = p->jit_image;
 	for (uint32_t i = 0; i < m->nfuncs; i++) {

@@ -94,10 +94,8 @@ static int emit_pass(struct jit_state *st)
 			jit_epilogue(st, f);
 		if (f == 0) {
 			jit_label(st, jit_lbl_abort(st));
-			if (st->budget) {
-				jit_alu_rr(&st->b, false, JIT_OP_XOR, JIT_RAX, JIT_RAX);
-				jit_jump_lbl(st, JIT_CC_ALWAYS, jit_lbl_fepi(st, 0));
-			}
+			if (st->budget)
+				jit_abort_stub(st);
 		}
 	}
 	jit_label(st, jit_lbl_cb(st));

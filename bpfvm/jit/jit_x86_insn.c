@@ -77,50 +77,64 @@ void jit_prologue(struct jit_state *st, size_t f)
 		zero_unwritten(st);
 }
 
+/* The entry frame of a budgeted program (and of the callback thunk): all
+ * six callee-saved registers, then the previous run->jit_sp, whose slot
+ * run->jit_sp then names. The abort stub unwinds any depth of BPF frames
+ * with it (entry_unwind), so a budget stop needs no per-frame code. */
+static void entry_frame(struct jit_buf *b, int run_reg)
+{
+	for (int i = 0; i < 6; i++)
+		jit_push(b, full_saves[i]);
+	jit_mov_rr(b, true, JIT_R12, run_reg);
+	jit_load(b, 8, false, JIT_R11, JIT_R12, JIT_RUN_SP);
+	jit_push(b, JIT_R11);
+	jit_store_r(b, 8, JIT_R12, JIT_RUN_SP, JIT_RSP);
+}
+
+static void entry_unwind(struct jit_buf *b)
+{
+	jit_load(b, 8, false, JIT_RSP, JIT_R12, JIT_RUN_SP);
+	jit_pop(b, JIT_R11);
+	jit_store_r(b, 8, JIT_R12, JIT_RUN_SP, JIT_R11);
+	for (int i = 5; i >= 0; i--)
+		jit_pop(b, full_saves[i]);
+	jit_ret(b);
+}
+
 static void prologue_body(struct jit_state *st, size_t f)
 {
 	struct jit_buf *b = &st->b;
 	const struct jit_func *fn = &st->funcs[f];
 	if (f == 0 && st->budget) {
-		/* unverified: r12 points at the slots (run, budget, depth) and the
-		 * layout matches the thunk's, so abort can unwind from anywhere */
-		for (int i = 0; i < 6; i++)
-			jit_push(b, full_saves[i]);
-		jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, JIT_SLOTS);
-		jit_store_r(b, 8, JIT_RSP, JIT_SLOT_RUN, JIT_RDX);
-		jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
-		jit_store_i(b, 8, JIT_RSP, JIT_SLOT_DEPTH, 0);
-		jit_mov_rr(b, true, JIT_R12, JIT_RSP);
+		/* 6 pushes + the saved jit_sp keep rsp 16-byte aligned */
+		entry_frame(b, JIT_RDX);
+		if (st->prog->no_verify)
+			jit_store_i(b, 8, JIT_R12, JIT_RUN_DEPTH, 0);
 		if (st->has_cb) {
 			/* helpers reach callbacks through run->call */
 			jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_run_call);
-			jit_store_r(b, 8, JIT_RDX, (int32_t)offsetof(struct bpfvm_run, call),
+			jit_store_r(b, 8, JIT_R12, (int32_t)offsetof(struct bpfvm_run, call),
 				    JIT_R11);
 		}
 		if (fn->stack) {
-			jit_mov_rr(b, true, JIT_RBP, JIT_R12);
+			jit_mov_rr(b, true, JIT_RBP, JIT_RSP);
 			jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, BPFVM_STACK_SIZE);
 		}
 		return;
 	}
-	if (f != 0 && st->budget) {
+	if (f != 0 && st->budget && st->prog->no_verify) {
 		/* unverified recursion: bound the depth like the interpreter */
-		jit_mem_incdec(b, JIT_X_INC, JIT_R12, JIT_SLOT_DEPTH);
-		jit_mem_cmp_i8(b, JIT_R12, JIT_SLOT_DEPTH, BPFVM_MAX_CALL_DEPTH - 1);
+		jit_mem_incdec(b, JIT_X_INC, JIT_R12, JIT_RUN_DEPTH);
+		jit_mem_cmp_i8(b, JIT_R12, JIT_RUN_DEPTH, BPFVM_MAX_CALL_DEPTH - 1);
 		jit_jump_lbl(st, JIT_CC_A, jit_lbl_abort(st));
 	}
 	for (int i = 0; i < 6; i++)
 		if (fn->saves & (1u << full_saves[i]))
 			jit_push(b, full_saves[i]);
 	if (f == 0 && st->full) {
-		/* verified main that calls out: r12 is the run state itself,
-		 * frame as a subprogram's (analyse put r12 in the saves) */
+		/* main that calls out: r12 is the run state itself, frame as a
+		 * subprogram's (analyse put r12 in the saves) */
 		jit_mov_rr(b, true, JIT_R12, JIT_RDX);
-		if (st->has_cb) {
-			jit_mov_ri64(b, JIT_R11, (uint64_t)(uintptr_t)jit_run_call);
-			jit_store_r(b, 8, JIT_RDX, (int32_t)offsetof(struct bpfvm_run, call),
-				    JIT_R11);
-		}
 	} else if (f == 0) {
 		/* leaf main: nothing calls out, alignment is irrelevant */
 		if (fn->stack) {
@@ -151,10 +165,7 @@ void jit_epilogue(struct jit_state *st, size_t f)
 	struct jit_buf *b = &st->b;
 	const struct jit_func *fn = &st->funcs[f];
 	if (f == 0 && st->budget) {
-		jit_lea(b, JIT_RSP, JIT_R12, JIT_SLOTS);
-		for (int i = 5; i >= 0; i--)
-			jit_pop(b, full_saves[i]);
-		jit_ret(b);
+		entry_unwind(b);
 		return;
 	}
 	if (f == 0 && !st->full) {
@@ -166,38 +177,31 @@ void jit_epilogue(struct jit_state *st, size_t f)
 	for (int i = 5; i >= 0; i--)
 		if (fn->saves & (1u << full_saves[i]))
 			jit_pop(b, full_saves[i]);
-	if (f != 0 && st->budget)
-		jit_mem_incdec(b, JIT_X_DEC, JIT_R12, JIT_SLOT_DEPTH);
+	if (f != 0 && st->budget && st->prog->no_verify)
+		jit_mem_incdec(b, JIT_X_DEC, JIT_R12, JIT_RUN_DEPTH);
 	jit_ret(b);
 }
 
+/* The budget ran out (or an unverified program went too deep): mark the run
+ * stopped, result 0, and unwind to the innermost entry frame, the program's
+ * or the callback thunk's (whose helper then sees the stop). */
+void jit_abort_stub(struct jit_state *st)
+{
+	struct jit_buf *b = &st->b;
+	jit_store_i(b, 8, JIT_R12, JIT_RUN_BUDGET, 0);
+	jit_alu_rr(b, false, JIT_OP_XOR, JIT_RAX, JIT_RAX);
+	entry_unwind(b);
+}
+
 /* uint64_t thunk(r1, r2, r3, r4, run, fn): a C-callable entry into one BPF
- * function of this image, with the same frame as the main program. */
+ * function of this image, with the entry frame of the main program (only
+ * budgeted programs have callbacks). */
 void jit_cb_thunk(struct jit_state *st)
 {
 	struct jit_buf *b = &st->b;
-	for (int i = 0; i < 6; i++)
-		jit_push(b, full_saves[i]);
-	if (!st->budget) {
-		jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, 8);
-		jit_mov_rr(b, true, JIT_R12, JIT_R8);
-		jit_call_r(b, JIT_R9);
-		jit_alu_ri(b, true, JIT_X_ADD, JIT_RSP, 8);
-		for (int i = 5; i >= 0; i--)
-			jit_pop(b, full_saves[i]);
-		jit_ret(b);
-		return;
-	}
-	jit_alu_ri(b, true, JIT_X_SUB, JIT_RSP, JIT_SLOTS);
-	jit_store_r(b, 8, JIT_RSP, JIT_SLOT_RUN, JIT_R8);
-	jit_store_i(b, 8, JIT_RSP, JIT_SLOT_BUDGET, JIT_BUDGET);
-	jit_store_i(b, 8, JIT_RSP, JIT_SLOT_DEPTH, 0);
-	jit_mov_rr(b, true, JIT_R12, JIT_RSP);
+	entry_frame(b, JIT_R8);
 	jit_call_r(b, JIT_R9);
-	jit_lea(b, JIT_RSP, JIT_R12, JIT_SLOTS);
-	for (int i = 5; i >= 0; i--)
-		jit_pop(b, full_saves[i]);
-	jit_ret(b);
+	entry_unwind(b);
 }
 
 static void shift_imm(struct jit_buf *b, bool w, int ext, int dst, int32_t imm)
@@ -547,8 +551,16 @@ static int jcc_of(uint8_t op)
 
 static void budget_tick(struct jit_state *st)
 {
-	/* unverified back-edge: stop after JIT_BUDGET of them, result 0 */
-	jit_mem_alu_i8(&st->b, JIT_X_SUB, JIT_R12, JIT_SLOT_BUDGET, 1);
+	/* a back-edge spends one unit; the last one stops the run */
+	jit_mem_alu_i8(&st->b, JIT_X_SUB, JIT_R12, JIT_RUN_BUDGET, 1);
+	jit_jump_lbl(st, JIT_CC_E, jit_lbl_abort(st));
+}
+
+/* After a call that may have run callbacks or another program: a stop in
+ * there ends this run too. */
+static void budget_check(struct jit_state *st)
+{
+	jit_mem_cmp_i8(&st->b, JIT_R12, JIT_RUN_BUDGET, 0);
 	jit_jump_lbl(st, JIT_CC_E, jit_lbl_abort(st));
 }
 
@@ -587,10 +599,7 @@ static void call_abs(struct jit_state *st, const void *addr)
 /* The run state as the sixth C argument. */
 static void run_arg(struct jit_state *st)
 {
-	if (st->budget)
-		jit_load(&st->b, 8, false, JIT_R9, JIT_R12, JIT_SLOT_RUN);
-	else
-		jit_mov_rr(&st->b, true, JIT_R9, JIT_R12);
+	jit_mov_rr(&st->b, true, JIT_R9, JIT_R12);
 }
 
 static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_insn *in)
@@ -610,6 +619,8 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 		jit_mov_rr(b, true, JIT_RCX, JIT_RAX);
 		run_arg(st);
 		call_abs(st, (const void *)(uintptr_t)jit_tail_call);
+		if (st->budget)
+			budget_check(st);
 		jit_alu_rr(b, true, JIT_OP_TEST, JIT_RDX, JIT_RDX);
 		/* a target ran: its r0 is this function's result */
 		jit_jump_lbl(st, JIT_CC_NE, jit_lbl_fepi(st, f));
@@ -621,6 +632,8 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 		return fail(st, pc, "helper not available to this program type");
 	run_arg(st);
 	call_abs(st, (const void *)(uintptr_t)h->fn);
+	if (st->has_cb)
+		budget_check(st);
 	return 1;
 }
 
@@ -637,9 +650,10 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 	}
 	int64_t rel = op == BPF_JA && !w ? in->imm : in->off;
 	uint32_t target = (uint32_t)((int64_t)pc + 1 + rel);
-	if (st->budget && target <= pc)
-		budget_tick(st);
+	bool tick = st->budget && target <= pc;
 	if (op == BPF_JA) {
+		if (tick)
+			budget_tick(st);
 		if (target != pc + 1)
 			jit_jump_lbl(st, JIT_CC_ALWAYS, target);
 		return 1;
@@ -656,6 +670,15 @@ static int jmp(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_i
 		jit_alu_rr(b, w, JIT_OP_TEST, dst, dst); /* same flags as cmp 0 */
 	else
 		jit_alu_ri(b, w, JIT_X_CMP, dst, in->imm);
+	if (tick) {
+		/* only a taken back-edge spends a unit, as in the interpreter:
+		 * the inverted condition skips the tick and the jump */
+		size_t skip = jit_jcc8_fwd(b, cc ^ 1);
+		budget_tick(st);
+		jit_jump_lbl(st, JIT_CC_ALWAYS, target);
+		jit_patch_rel8(b, skip);
+		return 1;
+	}
 	jit_jump_lbl(st, cc, target);
 	return 1;
 }

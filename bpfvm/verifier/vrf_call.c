@@ -536,6 +536,11 @@ int vrf_check_exit(struct vrf_env *env, int *next, bool *done)
 				return vrf_err(env, -EACCES,
 					       "cannot return stack pointer to the caller");
 			caller[0] = *r0;
+			/* a tail call taken in this function returned the
+			 * target's R0 instead, any scalar (the engines run
+			 * the target in the function's place, as the kernel) */
+			if (env->sub[fr->subprog].tail_calls)
+				vrf_mark_unknown(&caller[0]);
 		}
 		clobber_args(caller);
 		free(fr);

@@ -61,6 +61,9 @@ int vrf_check_insns(struct vrf_env *env)
 		env->ia[i].subprog = (int)aux[i].subprog;
 		if (aux[i].sub_start)
 			env->sub[aux[i].subprog].start = i;
+		if (!aux[i].ldimm_hi && env->insns[i].code == (BPF_JMP | BPF_CALL) &&
+		    env->insns[i].src == 0 && env->insns[i].imm == BPF_HELPER_TAIL_CALL)
+			env->sub[aux[i].subprog].tail_calls = true;
 		if (!aux[i].ldimm_hi && (err = check_const_operand(env, i, &env->insns[i])))
 			return err;
 	}

@@ -126,6 +126,9 @@ struct vrf_subprog {
 	int start, end; /* [start, end) */
 	uint32_t stack_depth;
 	bool is_cb;
+	/* holds a bpf_tail_call: a taken one ends the function with the
+	 * target's R0, which its caller then receives */
+	bool tail_calls;
 };
 
 /* Per-insn facts for the walk (prog->aux carries the persistent ones). */

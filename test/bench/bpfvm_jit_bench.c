@@ -193,6 +193,7 @@ static uint64_t run_batch(enum engine e, const struct engine_ctx *ec, uint8_t *c
 			acc += bpfvm_prog_run(ec->prog, ctx, CTX_SIZE);
 			break;
 		case ENG_JIT_DIRECT:
+			run.budget = BPFVM_RUN_BUDGET_DEFAULT; /* as bpfvm_prog_run gives */
 			acc += ec->fn(ctx, CTX_SIZE, &run);
 			break;
 		default:

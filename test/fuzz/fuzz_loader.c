@@ -1,7 +1,9 @@
 /* libFuzzer target for the ELF loader: any byte string goes to bpfvm_obj_open;
  * it must return an object or a logged -EINVAL/-ENOEXEC/-ENOMEM, never crash,
  * leak or leave maps registered; an object that opens has each program loaded
- * (CO-RE relocation, verifier). Seeds: small clang-built objects. */
+ * (CO-RE relocation, verifier). Seeds: small clang-built objects, and
+ * core_kinds with a CO-RE relocation moved onto each instruction kind
+ * (gen_loader_seeds.py). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

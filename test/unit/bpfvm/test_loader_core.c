@@ -298,6 +298,63 @@ START_TEST(ext_errors)
 }
 END_TEST
 
+/* Issue 25 class 7: core_kinds' first CO-RE relocation (the field load of
+ * pkt.a, 0 here, 32 in core_target) moved onto every insn of its section.
+ * An ld_imm64 of a map, a global-data value or a callback must be refused
+ * as libbpf does (the patch would turn map index 0 into 32, past the
+ * object's maps); every other kind loads or is refused with a reason, and
+ * none may touch memory it should not (the ASan build runs this too). */
+START_TEST(relocation_on_every_insn_kind)
+{
+	struct ld_img base, m;
+	ck_assert_int_eq(ld_img_read(obj_path("core_kinds"), &base), 0);
+	struct ext e = ext_of(&base);
+	ck_assert_uint_eq(rd32(base.b + e.first), 8); /* r1 = *(u32 *)(r6 + 0): pkt.a */
+	int gs = ld_img_sec(&base, "generic");
+	ck_assert_int_ge(gs, 0);
+	const struct bpfvm_insn *insns = (const void *)ld_img_data(&base, (size_t)gs);
+	size_t n = ld_img_shdr(&base, (size_t)gs)->sh_size / 8;
+	unsigned refs = 0, hi = 0;
+	for (size_t pc = 0; pc < n; pc++) {
+		bool ref = false,
+		     half = pc > 0 && insns[pc - 1].code == (BPF_LD | BPF_IMM | BPF_DW);
+		for (size_t k = 0; ld_img_rel(&base, "generic", k); k++) {
+			const Elf64_Rel *r = ld_img_rel(&base, "generic", k);
+			ref |=
+			    r->r_offset == pc * 8 && insns[pc].code == (BPF_LD | BPF_IMM | BPF_DW);
+		}
+		ck_assert_int_eq(ld_img_copy(&base, &m), 0);
+		put32(&m, e.first, (uint32_t)(pc * 8));
+		struct bpfvm_registry *reg;
+		struct bpfvm_obj *o;
+		struct bpfvm_prog *p = NULL;
+		ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+		log_reset();
+		ck_assert_msg(bpfvm_obj_open(reg, NULL, m.b, m.n, &lg, &o) == 0, "insn %zu: %s", pc,
+			      logbuf);
+		int rc = load(o, "generic", &target_type, &p);
+		if (ref || half) {
+			ck_assert_msg(rc == -EINVAL &&
+					  strstr(logbuf, "cannot take a CO-RE relocation"),
+				      "insn %zu: rc %d: %s", pc, rc, logbuf);
+			refs += ref;
+			hi += half;
+		} else {
+			ck_assert_msg(rc == 0 || logbuf[0], "insn %zu: rc %d without a reason", pc,
+				      rc);
+		}
+		if (!rc)
+			bpfvm_prog_put(p);
+		bpfvm_obj_close(o);
+		bpfvm_registry_destroy(reg);
+		free(m.b);
+	}
+	ck_assert_uint_eq(refs, 3); /* the map, the callback, the global */
+	ck_assert_uint_eq(hi, 4);
+	free(base.b);
+}
+END_TEST
+
 START_TEST(btf_dump)
 {
 	char buf[4096], small[16];
@@ -324,6 +381,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, no_target_btf);
 	tcase_add_test(tc, bitfields_and_enums);
 	tcase_add_test(tc, ext_errors);
+	tcase_add_test(tc, relocation_on_every_insn_kind);
 	tcase_add_test(tc, btf_dump);
 	suite_add_tcase(s, tc);
 	return s;

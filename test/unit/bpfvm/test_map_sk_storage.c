@@ -67,6 +67,36 @@ START_TEST(sk_get_create_delete)
 }
 END_TEST
 
+/* Issue 25 class 9: deleted while a program invocation runs, an element
+ * stays readable until the outermost invocation of this thread ends (the
+ * kernel's RCU grace period); outside one it is freed at once. ASan checks
+ * both (a use after free, or a leak). */
+START_TEST(sk_delete_during_run_is_deferred)
+{
+	struct bpfvm_map *m;
+	ck_assert_int_eq(mk(NULL, 4, 16, 0, 1, &m), 0);
+	int sock_a;
+	uint64_t init[2] = {42, 43};
+	bpfvm_run_enter();
+	bpfvm_run_enter(); /* a tail call or a nested harness: still one run */
+	uint64_t *v = bpfvm_sk_storage_get(m, &sock_a, init, 1);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(bpfvm_sk_storage_delete(m, &sock_a), 0);
+	ck_assert_ptr_null(bpfvm_sk_storage_get(m, &sock_a, NULL, 0));
+	bpfvm_run_exit();
+	ck_assert_uint_eq(v[0], 42); /* the program still holds it: still valid */
+	ck_assert_uint_eq(v[1], 43);
+	v[1] = 7;
+	bpfvm_run_exit(); /* freed here */
+	/* a new element for the same socket is a fresh one */
+	v = bpfvm_sk_storage_get(m, &sock_a, NULL, 1);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(v[1], 0);
+	ck_assert_int_eq(bpfvm_sk_storage_delete(m, &sock_a), 0); /* no run: freed at once */
+	bpfvm_map_put(m);
+}
+END_TEST
+
 START_TEST(sk_release_all_maps)
 {
 	struct bpfvm_registry *reg;
@@ -101,6 +131,7 @@ static Suite *sk_suite(void)
 	TCase *tc = tcase_create("sk_storage");
 	tcase_add_test(tc, sk_create_errnos);
 	tcase_add_test(tc, sk_get_create_delete);
+	tcase_add_test(tc, sk_delete_during_run_is_deferred);
 	tcase_add_test(tc, sk_release_all_maps);
 	suite_add_tcase(s, tc);
 	return s;
