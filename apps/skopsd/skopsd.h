@@ -13,6 +13,7 @@
 
 struct stack;
 struct hooks;
+struct rte_mempool;
 
 #define SKOPSD_MAX_CLIENTS 256
 #define SKOPSD_MAX_SOCKS   4096
@@ -117,7 +118,8 @@ struct skopsd {
 	unsigned buf_limit_kb;	     /* Q_BUF_KB's total, 0: 256 MiB */
 	uint64_t last_note_ns;	     /* rate limit of the logs an app can cause */
 	unsigned notes;
-	unsigned freed; /* sockets freed since the heap was last trimmed */
+	unsigned freed;		  /* sockets freed since the heap was last trimmed */
+	struct rte_mempool *pool; /* the port's mbufs (stats) */
 };
 
 /* peer.c: a client's identity and rights, read while its pidfd says it lives */
@@ -153,6 +155,9 @@ int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
 void quota_put_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
 /* A log line an app can cause: at most 10 a second, then one that says so */
 bool quota_note_ok(struct skopsd *d);
+
+/* stats.c: one line of what the daemon holds (SIGUSR1), numbered seq */
+void stats_dump(struct skopsd *d, unsigned seq);
 
 /* srv.c */
 int srv_listen(struct skopsd *d, char *err, size_t elen);
