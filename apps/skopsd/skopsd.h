@@ -65,7 +65,13 @@ struct client {
 	int fd, kick;
 	int pidfd; /* the peer process, -1 for a ticket: its rights are read while it lives */
 	pid_t pid;
-	uid_t uid;
+	uid_t uid; /* at connect: whose control connection (Q_CLIENTS) it is */
+	/* the sender of the request being served, as the kernel vouches for it
+	 * (SCM_CREDENTIALS, else the process's fsuid now): whose quota and
+	 * socket ownership what the request creates counts in, as the kernel
+	 * takes a new socket's owner and its limits from the caller's
+	 * credentials at the call, not at some earlier connect */
+	uid_t req_uid;
 	char cgroup[256];
 	uint64_t holds[SKOPSD_MAX_SOCKS / 64]; /* the sockets it may name */
 	uint64_t kept[SKOPSD_MAX_SOCKS / 64];  /* exec: the ones the new image took */
