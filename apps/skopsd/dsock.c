@@ -195,6 +195,7 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	}
 	quota_put_n(d, s->uid, Q_BUF_KB, s->buf_kb[0] + s->buf_kb[1]);
 	quota_put(d, s->uid, Q_SOCKS);
+	quota_put_n(d, s->uid, Q_PENDING, s->pending);
 	d->freed++;
 	kloop_close(d, s);
 	munmap(s->shm, sizeof(struct skp_shm));

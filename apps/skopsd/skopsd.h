@@ -59,6 +59,7 @@ struct dsock {
 	char lname[64], rname[64];
 	uint64_t close_deadline_ns;
 	unsigned buf_kb[2]; /* SO_RCVBUF, SO_SNDBUF granted (Q_BUF_KB) */
+	unsigned pending;   /* accept-queue slots charged (Q_PENDING) */
 };
 
 struct client {
@@ -90,7 +91,10 @@ static inline bool client_holds(const struct client *cl, unsigned id)
  * may take */
 /* Q_BUF_KB: the KiB of SO_RCVBUF/SO_SNDBUF granted (doubled, as the
  * kernel counts them), against a total like net.ipv4.tcp_mem's high mark */
-enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_BUF_KB, Q_KINDS };
+/* Q_PENDING: the accept-queue slots of listeners (backlog + 1 each), so
+ * connections nobody accepts cannot hold the stack's connections for one
+ * user beyond its share */
+enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_BUF_KB, Q_PENDING, Q_KINDS };
 struct quota {
 	unsigned n[Q_KINDS];
 };
@@ -156,6 +160,8 @@ void quota_defaults(struct skopsd *d);
  * connections: EUSERS; fork tickets: EAGAIN, fork's own) */
 int quota_take(struct skopsd *d, uid_t uid, enum quota_kind k);
 void quota_put(struct skopsd *d, uid_t uid, enum quota_kind k);
+/* How many of kind k uid could take now */
+unsigned quota_room(struct skopsd *d, uid_t uid, enum quota_kind k);
 /* n at once (Q_BUF_KB) */
 int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
 void quota_put_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);

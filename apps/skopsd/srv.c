@@ -525,6 +525,36 @@ static int bind_allowed(struct skopsd *d, struct client *cl, const struct skp_re
 	return -EACCES;
 }
 
+/* listen(2) with the accept queue charged to the socket's owner (Q_PENDING):
+ * backlog + 1 connections fit (tcp_acc_full), the backlog as Linux's
+ * __sys_listen caps it (somaxconn, 4096), and past the owner's share the
+ * backlog shrinks to what is left, as the kernel silently caps it; with
+ * nothing left ENOBUFS. A second listen() recharges. */
+static int listen_charged(struct skopsd *d, struct dsock *s, int backlog)
+{
+	unsigned want = backlog < 0 || backlog > 4096 ? 4096u : (unsigned)backlog;
+	unsigned had = s->pending;
+	quota_put_n(d, s->uid, Q_PENDING, had);
+	s->pending = 0;
+	unsigned room = quota_room(d, s->uid, Q_PENDING);
+	unsigned got = want + 1 < room ? want + 1 : room;
+	int rc = got ? quota_take_n(d, s->uid, Q_PENDING, got) : -ENOBUFS;
+	if (!rc) {
+		s->pending = got;
+		rc = skops_listen(d->st, s->sd, (int)got - 1);
+	}
+	if (rc) {
+		quota_put_n(d, s->uid, Q_PENDING, s->pending);
+		s->pending = quota_take_n(d, s->uid, Q_PENDING, had) ? 0 : had;
+	} else if (got < want + 1 && quota_note_ok(d)) {
+		fprintf(stderr,
+			"skopsd: pid %d uid %d: listen backlog %d cut to %u: accept queues at "
+			"uid's share\n",
+			(int)s->pid, (int)s->uid, backlog, got - 1);
+	}
+	return rc;
+}
+
 /* rfds: the fds that came with the request (LISTEN's loopback listeners,
  * ADOPT's fd); the request keeps them or closes them */
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
@@ -607,7 +637,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			rc = skops_bind(d->st, s->sd, (const void *)r->data, sa_len(r));
 		break;
 	case SKP_LISTEN:
-		rc = skops_listen(d->st, s->sd, r->a);
+		rc = listen_charged(d, s, r->a);
 		if (!rc && nk)
 			rc = kloop_adopt(d, s, r->id, rfds, nk);
 		else

@@ -22,8 +22,9 @@ void stats_dump(struct skopsd *d, unsigned seq)
 		tickets += d->tickets[i] != NULL;
 	fprintf(stderr,
 		"skopsd: stats %u: clients %u sockets %u listening %u tickets %u uids %u "
-		"quota_socks %u quota_clients %u quota_tickets %u quota_buf_kb %u mbufs %u\n",
+		"quota_socks %u quota_clients %u quota_tickets %u quota_buf_kb %u quota_pending %u "
+		"mbufs %u\n",
 		seq, clients, socks, listening, tickets, d->nuids, d->used.n[Q_SOCKS],
 		d->used.n[Q_CLIENTS], d->used.n[Q_TICKETS], d->used.n[Q_BUF_KB],
-		d->pool ? rte_mempool_in_use_count(d->pool) : 0);
+		d->used.n[Q_PENDING], d->pool ? rte_mempool_in_use_count(d->pool) : 0);
 }

@@ -151,7 +151,7 @@ sleep 1.5
 rss1=$(rss) fds1=$(nfds)
 echo "after $((r - 1)) rounds: RSS ${rss1} kB, ${fds1} fds, $S"
 [ "$fds1" -le $((fds0 + 2)) ] || fail "skopsd's fds: $fds1, baseline $fds0: $(ls -l "/proc/$DPID/fd" | tail -5)"
-for q in quota_clients quota_tickets uids; do
+for q in quota_clients quota_tickets quota_pending uids; do
 	[ "$(field $q "$S")" = "$(field $q "$S0")" ] || fail "skopsd's $q: $S (baseline $S0)"
 done
 [ "$(field quota_buf_kb "$S")" -le "$(field quota_buf_kb "$S0")" ] || fail "buffer quota held: $S (baseline $S0)"

@@ -132,6 +132,15 @@ wait "$OPID" || fail "orphan: $(cat "$TMP/orphan.out")"
 grep -q "refused: the process is gone" "$LOG" || fail "orphan: skopsd logged no refusal"
 tail -1 "$TMP/orphan.out"
 
+# the attacker's fork tickets, and the sockets they hold for a child that
+# never comes, lapse 5 s after it exited (skopsd's stats, SIGUSR1)
+for ((n = 1; n <= 60; n++)); do
+	kill -USR1 "$DPID"
+	wait_for 2 grep -q "stats $n:" "$LOG" || fail "skopsd gave no stats"
+	grep "stats $n:" "$LOG" | grep -q " tickets 0 uids 1 " && break # root's victim alone
+	sleep 0.2
+done
+[ "$n" -le 60 ] || fail "uid 65534's tickets and sockets held 12 s after it exited: $(grep "stats $((n - 1)):" "$LOG")"
 # ---- 3b: a root app that setuid()s after it connected owns its new sockets
 # as its new self: no joining root's SO_REUSEPORT group (the kernel's sk_uid)
 bg rootreuse in_a timeout 30 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
