@@ -354,16 +354,39 @@ static int xfer(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep 
 		int *nfds)
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = req, .iov_len = sizeof(*req)};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
 	skp_fds_put(&m, u.buf, sfds, nsfds);
+	/* this thread's credentials now, which the kernel checks (its own pid,
+	 * one of its uids): the daemon owns and charges what the request
+	 * creates to the effective uid, as the kernel's socket() would, even
+	 * after a setuid() since the connect */
+	struct ucred cr = {.pid = getpid(), .uid = geteuid(), .gid = getegid()};
+	size_t had = m.msg_controllen;
+	m.msg_control = u.buf;
+	m.msg_controllen = had + CMSG_SPACE(sizeof(cr));
+	struct cmsghdr *c = (struct cmsghdr *)(u.buf + had);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_CREDENTIALS;
+	c->cmsg_len = CMSG_LEN(sizeof(cr));
+	memcpy(CMSG_DATA(c), &cr, sizeof(cr));
 	ssize_t n;
 	do
 		n = shim_real.sendmsg(ctl_fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EPERM) {
+		/* credentials the kernel would not vouch for (another pid
+		 * namespace's view): it fills in the real ones itself */
+		m.msg_controllen = had;
+		if (!had)
+			m.msg_control = NULL;
+		do
+			n = shim_real.sendmsg(ctl_fd, &m, MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+	}
 	int rc = n != (ssize_t)sizeof(*req) ? (n < 0 && errno == EAGAIN ? -ETIMEDOUT : -ECONNRESET)
 		 : rep			    ? recv_rep(rep, fds, nfds)
 					    : 0;

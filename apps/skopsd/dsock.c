@@ -85,12 +85,12 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 		;
 	if (id == SKOPSD_MAX_SOCKS)
 		return -ENOBUFS;
-	int q = quota_take(d, cl->uid, Q_SOCKS);
+	int q = quota_take(d, cl->req_uid, Q_SOCKS);
 	if (q)
 		return q;
 	struct dsock *s = calloc(1, sizeof(*s));
 	if (!s) {
-		quota_put(d, cl->uid, Q_SOCKS);
+		quota_put(d, cl->req_uid, Q_SOCKS);
 		return -ENOMEM;
 	}
 	/* sealed before the app sees it: a shrink of the shared file would
@@ -102,7 +102,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 		if (mfd >= 0)
 			close(mfd);
 		free(s);
-		quota_put(d, cl->uid, Q_SOCKS);
+		quota_put(d, cl->req_uid, Q_SOCKS);
 		return -e;
 	}
 	s->shm = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -115,7 +115,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 			close(s->efd);
 		close(mfd);
 		free(s);
-		quota_put(d, cl->uid, Q_SOCKS);
+		quota_put(d, cl->req_uid, Q_SOCKS);
 		return -e;
 	}
 	int at = file_index_at(d, s->efd);
@@ -124,7 +124,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 		close(s->efd);
 		close(mfd);
 		free(s);
-		quota_put(d, cl->uid, Q_SOCKS);
+		quota_put(d, cl->req_uid, Q_SOCKS);
 		return at;
 	}
 	memmove(&d->byfile[at + 1], &d->byfile[at], (d->nbyfile - (unsigned)at) * sizeof(uint16_t));
@@ -132,7 +132,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 	d->nbyfile++;
 	s->shm->magic = SKP_MAGIC;
 	s->mfd = mfd;
-	s->uid = cl->uid;
+	s->uid = cl->req_uid;
 	s->kfd[0] = s->kfd[1] = -1;
 	s->pid = cl->pid;
 	s->family = family;
@@ -195,6 +195,7 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	}
 	quota_put_n(d, s->uid, Q_BUF_KB, s->buf_kb[0] + s->buf_kb[1]);
 	quota_put(d, s->uid, Q_SOCKS);
+	quota_put_n(d, s->uid, Q_PENDING, s->pending);
 	d->freed++;
 	kloop_close(d, s);
 	munmap(s->shm, sizeof(struct skp_shm));

@@ -18,6 +18,7 @@ void quota_defaults(struct skopsd *d)
 	    [Q_CLIENTS] = SKOPSD_MAX_CLIENTS,
 	    [Q_TICKETS] = SKOPSD_MAX_TICKETS,
 	    [Q_BUF_KB] = d->buf_limit_kb ? d->buf_limit_kb : 256u * 1024u,
+	    [Q_PENDING] = SKOPSD_MAX_CONNS,
 	};
 	for (int k = 0; k < Q_KINDS; k++) {
 		d->limit.n[k] = limit[k];
@@ -41,10 +42,32 @@ static struct uid_use *find(struct skopsd *d, uid_t uid, bool make)
 	return u;
 }
 
-static const int global_errno[Q_KINDS] = {
-    [Q_SOCKS] = ENOBUFS, [Q_CLIENTS] = EUSERS, [Q_TICKETS] = EAGAIN, [Q_BUF_KB] = ENOBUFS};
-static const int uid_errno[Q_KINDS] = {
-    [Q_SOCKS] = EMFILE, [Q_CLIENTS] = EUSERS, [Q_TICKETS] = EAGAIN, [Q_BUF_KB] = ENOBUFS};
+static const int global_errno[Q_KINDS] = {[Q_SOCKS] = ENOBUFS,
+					  [Q_CLIENTS] = EUSERS,
+					  [Q_TICKETS] = EAGAIN,
+					  [Q_BUF_KB] = ENOBUFS,
+					  [Q_PENDING] = ENOBUFS};
+static const int uid_errno[Q_KINDS] = {[Q_SOCKS] = EMFILE,
+				       [Q_CLIENTS] = EUSERS,
+				       [Q_TICKETS] = EAGAIN,
+				       [Q_BUF_KB] = ENOBUFS,
+				       [Q_PENDING] = ENOBUFS};
+
+unsigned quota_room(struct skopsd *d, uid_t uid, enum quota_kind k)
+{
+	if (!d->limit.n[k])
+		quota_defaults(d);
+	unsigned room = d->limit.n[k];
+	if (uid != 0)
+		room -= d->root_reserve.n[k];
+	room = d->used.n[k] >= room ? 0 : room - d->used.n[k];
+	if (uid == 0)
+		return room;
+	struct uid_use *u = find(d, uid, false);
+	unsigned used = u ? u->use.n[k] : 0;
+	unsigned mine = used >= d->uid_max.n[k] ? 0 : d->uid_max.n[k] - used;
+	return mine < room ? mine : room;
+}
 
 int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n)
 {

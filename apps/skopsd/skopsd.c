@@ -8,7 +8,7 @@
  * The port keys are skcat's (apps/lib/appport.c); the config file takes
  * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
  * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
- * exit 0. docs/skopsd.md. */
+ * exit 0; SIGUSR1 logs one "stats" line of what it holds. docs/skopsd.md. */
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -55,12 +55,14 @@ struct opts {
 	char sock_buf[256], group_buf[64];
 };
 
-static volatile sig_atomic_t quit;
+static volatile sig_atomic_t quit, stats_asked;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	quit = 1;
+	if (sig == SIGUSR1)
+		stats_asked = 1;
+	else
+		quit = 1;
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -334,6 +336,7 @@ static void run(struct skopsd *d)
 {
 	unsigned idle = 0;
 	uint64_t drain_end = 0, last_trim = 0;
+	unsigned stats_seq = 0;
 	for (;;) {
 		if (quit && !d->draining) {
 			drain_start(d);
@@ -341,6 +344,10 @@ static void run(struct skopsd *d)
 		}
 		int work = stack_poll(d->st);
 		srv_expire_tickets(d);
+		if (stats_asked) {
+			stats_asked = 0;
+			stats_dump(d, ++stats_seq);
+		}
 		drain_trace(d);
 		for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
 			if (d->socks[i])
@@ -399,6 +406,9 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a stats request interrupts nothing */
+	struct sigaction su = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	sigaction(SIGUSR1, &su, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* two fds per application socket (memfd, eventfd): the hard limit */
 	struct rlimit rl;
@@ -464,6 +474,7 @@ int main(int argc, char **argv)
 	sc.net = o.port.net;
 	sc.net.dev = port;
 	sc.net.pool = dev_ethdev_pool(port);
+	d.pool = sc.net.pool;
 	sc.net.clk = &clk;
 	sc.net.seed = appport_seed();
 	sc.cg_tree = tree;

@@ -13,6 +13,7 @@
 
 struct stack;
 struct hooks;
+struct rte_mempool;
 
 #define SKOPSD_MAX_CLIENTS 256
 #define SKOPSD_MAX_SOCKS   4096
@@ -58,13 +59,20 @@ struct dsock {
 	char lname[64], rname[64];
 	uint64_t close_deadline_ns;
 	unsigned buf_kb[2]; /* SO_RCVBUF, SO_SNDBUF granted (Q_BUF_KB) */
+	unsigned pending;   /* accept-queue slots charged (Q_PENDING) */
 };
 
 struct client {
 	int fd, kick;
 	int pidfd; /* the peer process, -1 for a ticket: its rights are read while it lives */
 	pid_t pid;
-	uid_t uid;
+	uid_t uid; /* at connect: whose control connection (Q_CLIENTS) it is */
+	/* the sender of the request being served, as the kernel vouches for it
+	 * (SCM_CREDENTIALS, else the process's fsuid now): whose quota and
+	 * socket ownership what the request creates counts in, as the kernel
+	 * takes a new socket's owner and its limits from the caller's
+	 * credentials at the call, not at some earlier connect */
+	uid_t req_uid;
 	char cgroup[256];
 	uint64_t holds[SKOPSD_MAX_SOCKS / 64]; /* the sockets it may name */
 	uint64_t kept[SKOPSD_MAX_SOCKS / 64];  /* exec: the ones the new image took */
@@ -83,7 +91,10 @@ static inline bool client_holds(const struct client *cl, unsigned id)
  * may take */
 /* Q_BUF_KB: the KiB of SO_RCVBUF/SO_SNDBUF granted (doubled, as the
  * kernel counts them), against a total like net.ipv4.tcp_mem's high mark */
-enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_BUF_KB, Q_KINDS };
+/* Q_PENDING: the accept-queue slots of listeners (backlog + 1 each), so
+ * connections nobody accepts cannot hold the stack's connections for one
+ * user beyond its share */
+enum quota_kind { Q_SOCKS, Q_CLIENTS, Q_TICKETS, Q_BUF_KB, Q_PENDING, Q_KINDS };
 struct quota {
 	unsigned n[Q_KINDS];
 };
@@ -117,7 +128,8 @@ struct skopsd {
 	unsigned buf_limit_kb;	     /* Q_BUF_KB's total, 0: 256 MiB */
 	uint64_t last_note_ns;	     /* rate limit of the logs an app can cause */
 	unsigned notes;
-	unsigned freed; /* sockets freed since the heap was last trimmed */
+	unsigned freed;		  /* sockets freed since the heap was last trimmed */
+	struct rte_mempool *pool; /* the port's mbufs (stats) */
 };
 
 /* peer.c: a client's identity and rights, read while its pidfd says it lives */
@@ -148,11 +160,16 @@ void quota_defaults(struct skopsd *d);
  * connections: EUSERS; fork tickets: EAGAIN, fork's own) */
 int quota_take(struct skopsd *d, uid_t uid, enum quota_kind k);
 void quota_put(struct skopsd *d, uid_t uid, enum quota_kind k);
+/* How many of kind k uid could take now */
+unsigned quota_room(struct skopsd *d, uid_t uid, enum quota_kind k);
 /* n at once (Q_BUF_KB) */
 int quota_take_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
 void quota_put_n(struct skopsd *d, uid_t uid, enum quota_kind k, unsigned n);
 /* A log line an app can cause: at most 10 a second, then one that says so */
 bool quota_note_ok(struct skopsd *d);
+
+/* stats.c: one line of what the daemon holds (SIGUSR1), numbered seq */
+void stats_dump(struct skopsd *d, unsigned seq);
 
 /* srv.c */
 int srv_listen(struct skopsd *d, char *err, size_t elen);

@@ -99,6 +99,12 @@ int srv_listen(struct skopsd *d, char *err, size_t elen)
 	umask(old);
 	if (!rc && d->sock_gid != (gid_t)-1)
 		rc = fchownat(dfd, name, (uid_t)-1, d->sock_gid, AT_SYMLINK_NOFOLLOW);
+	/* every request carries its sender's credentials (SCM_CREDENTIALS,
+	 * filled in by the kernel when the sender gave none): ownership
+	 * follows a setuid() made after connect */
+	int one = 1;
+	if (!rc)
+		rc = setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 	if (rc || listen(fd, 64)) {
 		int e = errno;
 		snprintf(err, elen, "--sock %s: %s", d->sock_path, strerror(e));
@@ -120,6 +126,10 @@ void srv_accept(struct skopsd *d)
 		int fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			return;
+		/* inherited from the listener at accept; set again for kernels
+		 * that did not copy it */
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 		unsigned ci;
 		for (ci = 0; ci < SKOPSD_MAX_CLIENTS && d->clients[ci]; ci++)
 			;
@@ -144,7 +154,7 @@ void srv_accept(struct skopsd *d)
 		}
 		cl->fd = fd;
 		cl->pid = cr.pid;
-		cl->uid = cr.uid;
+		cl->uid = cl->req_uid = cr.uid;
 		cl->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		d->clients[ci] = cl;
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = ci};
@@ -337,19 +347,19 @@ static int ticket_new(struct skopsd *d, struct client *cl, const struct skp_req 
 	struct client *tk = t < SKOPSD_MAX_TICKETS ? calloc(1, sizeof(*tk)) : NULL;
 	if (!tk)
 		return -EAGAIN;
-	int q = quota_take(d, cl->uid, Q_TICKETS);
+	int q = quota_take(d, cl->req_uid, Q_TICKETS);
 	if (q) {
 		free(tk);
 		return q;
 	}
 	if (getrandom(&tk->ticket, sizeof(tk->ticket), 0) != sizeof(tk->ticket) || !tk->ticket) {
-		quota_put(d, cl->uid, Q_TICKETS);
+		quota_put(d, cl->req_uid, Q_TICKETS);
 		free(tk);
 		return -EAGAIN;
 	}
 	tk->fd = tk->kick = tk->pidfd = -1;
 	tk->pid = cl->pid;
-	tk->uid = cl->uid;
+	tk->uid = cl->req_uid;
 	tk->spawn = r->a & SKP_FORK_SPAWN;
 	tk->ticket_deadline_ns = stack_now_ns(d->st) + SKOPSD_TICKET_NS;
 	for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
@@ -515,6 +525,36 @@ static int bind_allowed(struct skopsd *d, struct client *cl, const struct skp_re
 	return -EACCES;
 }
 
+/* listen(2) with the accept queue charged to the socket's owner (Q_PENDING):
+ * backlog + 1 connections fit (tcp_acc_full), the backlog as Linux's
+ * __sys_listen caps it (somaxconn, 4096), and past the owner's share the
+ * backlog shrinks to what is left, as the kernel silently caps it; with
+ * nothing left ENOBUFS. A second listen() recharges. */
+static int listen_charged(struct skopsd *d, struct dsock *s, int backlog)
+{
+	unsigned want = backlog < 0 || backlog > 4096 ? 4096u : (unsigned)backlog;
+	unsigned had = s->pending;
+	quota_put_n(d, s->uid, Q_PENDING, had);
+	s->pending = 0;
+	unsigned room = quota_room(d, s->uid, Q_PENDING);
+	unsigned got = want + 1 < room ? want + 1 : room;
+	int rc = got ? quota_take_n(d, s->uid, Q_PENDING, got) : -ENOBUFS;
+	if (!rc) {
+		s->pending = got;
+		rc = skops_listen(d->st, s->sd, (int)got - 1);
+	}
+	if (rc) {
+		quota_put_n(d, s->uid, Q_PENDING, s->pending);
+		s->pending = quota_take_n(d, s->uid, Q_PENDING, had) ? 0 : had;
+	} else if (got < want + 1 && quota_note_ok(d)) {
+		fprintf(stderr,
+			"skopsd: pid %d uid %d: listen backlog %d cut to %u: accept queues at "
+			"uid's share\n",
+			(int)s->pid, (int)s->uid, backlog, got - 1);
+	}
+	return rc;
+}
+
 /* rfds: the fds that came with the request (LISTEN's loopback listeners,
  * ADOPT's fd); the request keeps them or closes them */
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
@@ -557,7 +597,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			 (const char *)r->data);
 		rc = 0;
 		if (want[0] && strcmp(want, cl->cgroup)) {
-			if (cl->uid != 0 || want[0] != '/')
+			if (cl->req_uid != 0 || want[0] != '/')
 				rc = -EPERM;
 			else
 				snprintf(cl->cgroup, sizeof(cl->cgroup), "%s", want);
@@ -577,12 +617,9 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			rc = dg ? 0 : skops_set_cgroup(d->st, sd, cl->cgroup);
 			/* the kernel's sk_uid is the creator's fsuid at socket():
 			 * a process that setuid()s since it connected owns its new
-			 * sockets as its new self */
-			struct peer_st ps;
+			 * sockets as its new self (the request's credentials) */
 			if (!rc)
-				rc = peer_status(cl, &ps) ? -ESRCH : 0;
-			if (!rc)
-				rc = skops_set_owner(d->st, sd, ps.fsuid);
+				rc = skops_set_owner(d->st, sd, cl->req_uid);
 			if (!rc)
 				rc = new_sock(d, cl, sd, r->a, &rep, fds);
 			if (rc) {
@@ -600,7 +637,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 			rc = skops_bind(d->st, s->sd, (const void *)r->data, sa_len(r));
 		break;
 	case SKP_LISTEN:
-		rc = skops_listen(d->st, s->sd, r->a);
+		rc = listen_charged(d, s, r->a);
 		if (!rc && nk)
 			rc = kloop_adopt(d, s, r->id, rfds, nk);
 		else
@@ -622,9 +659,9 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 	case SKP_ACCEPT:
 		/* out of quota the connection stays queued, as the kernel's
 		 * accept leaves it on EMFILE */
-		if ((rc = quota_take(d, cl->uid, Q_SOCKS)))
+		if ((rc = quota_take(d, cl->req_uid, Q_SOCKS)))
 			break;
-		quota_put(d, cl->uid, Q_SOCKS);
+		quota_put(d, cl->req_uid, Q_SOCKS);
 		if (!(rc = accept_one(d, cl, s, r->id)))
 			return; /* answered */
 		break;
@@ -702,11 +739,12 @@ static void drop_fd(int fd)
 	close(fd);
 }
 
-/* One request and the fds that came with it (up to 2, close-on-exec). */
-static ssize_t recv_req(int fd, struct skp_req *r, int *fds, int *nfds)
+/* One request, the fds that came with it (up to 2, close-on-exec) and its
+ * sender's credentials (cr->pid 0: none came). */
+static ssize_t recv_req(int fd, struct skp_req *r, int *fds, int *nfds, struct ucred *cr)
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
@@ -716,6 +754,11 @@ static ssize_t recv_req(int fd, struct skp_req *r, int *fds, int *nfds)
 			   .msg_controllen = sizeof(u.buf)};
 	ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	*nfds = n >= 0 ? skp_fds_take(&m, fds, 2, drop_fd) : 0;
+	cr->pid = 0;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(*cr)))
+			memcpy(cr, CMSG_DATA(c), sizeof(*cr));
 	if (n >= 0 && (m.msg_flags & MSG_CTRUNC)) { /* more fds than a request carries */
 		errno = EPROTO;
 		n = -1;
@@ -729,7 +772,8 @@ void srv_client(struct skopsd *d, unsigned ci)
 	for (int i = 0; i < 64; i++) {
 		struct skp_req r;
 		int fds[2], nfds;
-		ssize_t n = recv_req(cl->fd, &r, fds, &nfds);
+		struct ucred cr;
+		ssize_t n = recv_req(cl->fd, &r, fds, &nfds, &cr);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n != (ssize_t)sizeof(r) || r.op == 0 || r.op >= SKP_OP_MAX) {
@@ -738,6 +782,16 @@ void srv_client(struct skopsd *d, unsigned ci)
 			srv_drop_client(d, ci, false);
 			return;
 		}
+		/* the kernel checked what the sender claims (its own pid, one
+		 * of its uids, else CAP_SETUID); without them, the process's
+		 * fsuid now, read through its pidfd */
+		struct peer_st ps;
+		if (cr.pid)
+			cl->req_uid = cr.uid;
+		else if (!peer_status(cl, &ps))
+			cl->req_uid = ps.fsuid;
+		else
+			cl->req_uid = cl->uid;
 		serve(d, cl, &r, fds, nfds);
 	}
 }

@@ -372,6 +372,31 @@ static void attack_membuf(int c)
 		big, want, got);
 }
 
+/* A listener asking for the largest accept queue (somaxconn, 4096) gets
+ * the uid's share of the accept-queue slots (512: a backlog of 511); a
+ * second listener then has none left (ENOBUFS) until the first closes */
+static void attack_pending(int c)
+{
+	struct ts a, b;
+	if (sock_new(c, SOCK_STREAM, &a)) {
+		verdict("pending", false, "(no socket)");
+		return;
+	}
+	if (sock_new(c, SOCK_STREAM, &b)) {
+		sock_close(c, &a);
+		verdict("pending", false, "(no second socket)");
+		return;
+	}
+	int big = sock_op(c, SKP_LISTEN, a.id, 4096, 0, NULL, 0, NULL);
+	int second = sock_op(c, SKP_LISTEN, b.id, 16, 0, NULL, 0, NULL);
+	sock_close(c, &a);
+	int after = sock_op(c, SKP_LISTEN, b.id, 16, 0, NULL, 0, NULL);
+	sock_close(c, &b);
+	verdict("pending", !big && second == -ENOBUFS && !after,
+		"(listen backlog 4096: %s; a second listener: %s; after the first closed: %s)",
+		strerror(-big), strerror(-second), strerror(-after));
+}
+
 static void attack_privileged(int c)
 {
 	static const struct {
@@ -521,6 +546,7 @@ static int attack(const char *host, int port)
 	attack_kloop(c);
 	attack_rcvbuf(c);
 	attack_membuf(c);
+	attack_pending(c);
 	attack_privileged(c);
 	attack_sockopt_caps(c);
 	attack_ring(c, kick);

@@ -16,7 +16,8 @@
 #     said on stderr); a client whose process exited before skopsd accepted
 #     it is refused (skopsd stopped around the child's connect and exit);
 #     a root app that setuid()s to 65534 after connecting cannot join root's
-#     SO_REUSEPORT listener (EADDRINUSE);
+#     SO_REUSEPORT listener (EADDRINUSE) and gets EMFILE past uid 65534's
+#     512 sockets (the request's SCM_CREDENTIALS, not the connect's uid);
 #  4. skopsd killed while apps wait in poll, epoll_wait, select and a
 #     blocking recv: each wakes within 3 s, the read ECONNRESET, the send
 #     EPIPE; an app that lives on gets its next connection from a
@@ -131,6 +132,15 @@ wait "$OPID" || fail "orphan: $(cat "$TMP/orphan.out")"
 grep -q "refused: the process is gone" "$LOG" || fail "orphan: skopsd logged no refusal"
 tail -1 "$TMP/orphan.out"
 
+# the attacker's fork tickets, and the sockets they hold for a child that
+# never comes, lapse 5 s after it exited (skopsd's stats, SIGUSR1)
+for ((n = 1; n <= 60; n++)); do
+	kill -USR1 "$DPID"
+	wait_for 2 grep -q "stats $n:" "$LOG" || fail "skopsd gave no stats"
+	grep "stats $n:" "$LOG" | grep -q " tickets 0 uids 1 " && break # root's victim alone
+	sleep 0.2
+done
+[ "$n" -le 60 ] || fail "uid 65534's tickets and sockets held 12 s after it exited: $(grep "stats $((n - 1)):" "$LOG")"
 # ---- 3b: a root app that setuid()s after it connected owns its new sockets
 # as its new self: no joining root's SO_REUSEPORT group (the kernel's sk_uid)
 bg rootreuse in_a timeout 30 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
@@ -142,8 +152,11 @@ s.listen()
 print("listening", flush=True)
 time.sleep(30)'
 wait_for 10 grep -q listening "$TMP/rootreuse.out" || fail "root SO_REUSEPORT listener: $(cat "$TMP/rootreuse.err")"
-got=$(in_a timeout 10 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
-import errno, os, socket
+# and its new sockets count in uid 65534's quota (512 sockets), not root's:
+# s and 511 more are served, the bind that would make the 513th skops's is EMFILE
+got=$(in_a timeout 30 "$RUN" --sock "$SOCK" -- /usr/bin/python3 -c '
+import errno, os, resource, socket
+resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
 first = socket.socket()  # connects this process to skopsd, as root
 os.setuid(65534)
 s = socket.socket()
@@ -152,9 +165,19 @@ try:
     s.bind(("0.0.0.0", 7900))
     print("joined")
 except OSError as e:
-    print(errno.errorcode[e.errno])' 2>&1)
-[ "$got" = EADDRINUSE ] || fail "setuid(65534) after connecting, SO_REUSEPORT bind beside root: $got"
-echo "setuid(65534) after connecting: SO_REUSEPORT bind beside root's listener is EADDRINUSE"
+    print(errno.errorcode[e.errno])
+held = [s]
+try:
+    while len(held) < 1100:
+        x = socket.socket()  # a skops socket from its bind on
+        held.append(x)
+        x.bind(("0.0.0.0", 0))
+    print("no limit")
+except OSError as e:
+    print(errno.errorcode[e.errno], len(held))' 2>&1)
+[ "$got" = "EADDRINUSE
+EMFILE 513" ] || fail "setuid(65534) after connecting: SO_REUSEPORT bind beside root, then sockets: $got"
+echo "setuid(65534) after connecting: SO_REUSEPORT bind beside root's listener is EADDRINUSE, EMFILE after uid 65534's 512 sockets"
 
 # ---- 4: skopsd dies under waiting apps
 for m in poll epoll select recv; do
