@@ -363,7 +363,7 @@ START_TEST(strncmp_sign)
 {
 	const struct bpfvm_helper *h = bpfvm_base_helper(182);
 	ck_assert_ptr_nonnull(h);
-	ck_assert_int_eq(h->args[2], BPFVM_ARG_STR);
+	ck_assert_int_eq(h->args[2].kind, BPFVM_ARG_STR);
 	char cc[16] = "cubic";
 #define STRNCMP(a, n, b)                                                                           \
 	(int64_t) h->fn((uint64_t)(uintptr_t)(a), n, (uint64_t)(uintptr_t)(b), 0, 0, NULL)
@@ -390,9 +390,9 @@ START_TEST(helper_prototypes)
 	ck_assert_ptr_null(bpfvm_base_helper(0));
 	ck_assert_ptr_null(bpfvm_base_helper(49)); /* setsockopt: sock_ops only */
 	ck_assert_int_eq(bpfvm_base_helper(1)->ret, BPFVM_RET_MAP_VALUE_OR_NULL);
-	ck_assert_int_eq(bpfvm_base_helper(1)->args[0], BPFVM_ARG_MAP);
-	ck_assert_int_eq(bpfvm_base_helper(1)->args[1], BPFVM_ARG_MAP_KEY);
-	ck_assert_int_eq(bpfvm_base_helper(181)->args[1], BPFVM_ARG_FUNC);
+	ck_assert_int_eq(bpfvm_base_helper(1)->args[0].kind, BPFVM_ARG_MAP);
+	ck_assert_int_eq(bpfvm_base_helper(1)->args[1].kind, BPFVM_ARG_MAP_KEY);
+	ck_assert_int_eq(bpfvm_base_helper(181)->args[1].kind, BPFVM_ARG_FUNC);
 	ck_assert_int_eq(bpfvm_base_helper(131)->ret, BPFVM_RET_MEM_OR_NULL);
 	ck_assert_ptr_eq(bpfvm_type_generic.helper(6), bpfvm_base_helper(6));
 }
