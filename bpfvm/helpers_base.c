@@ -76,7 +76,7 @@ static uint64_t h_trace_printk(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r
 {
 	uint64_t args[3] = {r3, r4, r5};
 	char line[256];
-	int n = bpfvm_fmt(line, sizeof(line), as_ptr(r1), (size_t)(uint32_t)r2, args, 3, 3);
+	int n = bpfvm_fmt(run, line, sizeof(line), as_ptr(r1), (size_t)(uint32_t)r2, args, 3, 3);
 	if (n < 0)
 		return (uint64_t)(int64_t)n;
 	size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
@@ -87,8 +87,8 @@ static uint64_t h_trace_printk(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r
 /* bpf_snprintf(str, str_size, fmt, data, data_len): data is an array of u64
  * arguments (data_len a multiple of 8, at most 12 of them). Returns the size
  * the full output needs including the NUL, like the kernel. */
-static int64_t do_snprintf(char *out, size_t size, const char *fmt, const uint64_t *data,
-			   uint32_t data_len)
+static int64_t do_snprintf(const struct bpfvm_run *run, char *out, size_t size, const char *fmt,
+			   const uint64_t *data, uint32_t data_len)
 {
 	if (data_len % 8 || data_len / 8 > MAX_BPRINTF_VARARGS || (data_len && !data) || !fmt)
 		return -EINVAL;
@@ -98,17 +98,16 @@ static int64_t do_snprintf(char *out, size_t size, const char *fmt, const uint64
 	size_t fmt_size = strnlen(fmt, 1024) + 1;
 	if (fmt_size > 1024)
 		return -EINVAL;
-	int n = bpfvm_fmt(out, size, fmt, fmt_size, args, data_len / 8, MAX_BPRINTF_VARARGS);
+	int n = bpfvm_fmt(run, out, size, fmt, fmt_size, args, data_len / 8, MAX_BPRINTF_VARARGS);
 	return n < 0 ? n : (int64_t)n + 1;
 }
 
 static uint64_t h_snprintf(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 			   struct bpfvm_run *run)
 {
-	(void)run;
 	char *out = as_ptr(r1);
 	size_t size = out ? (size_t)(uint32_t)r2 : 0;
-	int64_t ret = do_snprintf(out, size, as_ptr(r3), as_ptr(r4), (uint32_t)r5);
+	int64_t ret = do_snprintf(run, out, size, as_ptr(r3), as_ptr(r4), (uint32_t)r5);
 	/* The contract says every byte of str is written (UNINIT_WRITE): the
 	 * text and its NUL, then zeros, and all zeros on an error, so the bytes
 	 * past the text never keep what the stack held before. */

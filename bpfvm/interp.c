@@ -864,6 +864,7 @@ op_call:
 			STOP(bad, 0);
 		undef = (uint16_t)((undef | REGS_ARGS) & ~1u);
 #endif
+		st->run.fp = reg[10]; /* the frame bpfvm_run_readable admits */
 		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
 		if (st->stopped) {
 			st->depth--;

@@ -475,7 +475,17 @@ struct bpfvm_run {
 	 * key for_each_map_elem passes); the checked interpreter admits it. */
 	const void *scratch;
 	size_t scratch_len;
+	/* The calling frame's r10 at the latest helper call (0: the function
+	 * has no stack), set by the engine: a helper that takes an address
+	 * from a program number (bpf_snprintf's %s) reads only memory
+	 * bpfvm_run_readable admits. */
+	uint64_t fp;
 };
+
+/* How many bytes from addr (at most max) the running program may read: its
+ * current frame's 512 stack bytes, its ctx (the type's ctx_size), the values
+ * of its maps (.rodata too). 0 when addr lies in none of them. */
+size_t bpfvm_run_readable(const struct bpfvm_run *run, uint64_t addr, size_t max);
 
 /* ---- ELF objects ------------------------------------------------------- */
 
