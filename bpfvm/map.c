@@ -234,3 +234,15 @@ int bpfvm_map_index_next_key(struct bpfvm_map *map, const void *key, void *next_
 	memcpy(next_key, &next, 4);
 	return 0;
 }
+
+void bpfvm_map_copy_value(const struct bpfvm_map *map, void *dst, const void *src)
+{
+	size_t n = map->def.value_size;
+	if (!map->def.has_spin_lock) {
+		memcpy(dst, src, n);
+		return;
+	}
+	size_t off = map->def.spin_lock_off;
+	memcpy(dst, src, off);
+	memcpy((uint8_t *)dst + off + 4, (const uint8_t *)src + off + 4, n - off - 4);
+}
