@@ -269,6 +269,15 @@ START_TEST(snprintf_str_only_program_memory)
 	ck_assert_uint_eq(run_ok(e, p, out, sizeof(out)), strlen("[][mine]") + 1);
 	ck_assert_str_eq(out, "[][mine]");
 	bpfvm_prog_put(p);
+	/* the JIT records the calling frame for the helper the same way */
+	struct bpfvm_load_opts o = {.no_verify = true, .jit = true};
+	ck_assert_int_eq(bpfvm_prog_load(reg, insns, n, NULL, 0, &o, &p), 0);
+	size_t len = 0;
+	ck_assert_ptr_nonnull(bpfvm_prog_jited(p, &len));
+	memset(out, 'z', sizeof(out));
+	ck_assert_uint_eq(bpfvm_prog_run(p, out, sizeof(out)), strlen("[][mine]") + 1);
+	ck_assert_str_eq(out, "[][mine]");
+	bpfvm_prog_put(p);
 	bpfvm_registry_destroy(reg);
 }
 END_TEST
