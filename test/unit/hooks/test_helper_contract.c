@@ -310,12 +310,40 @@ START_TEST(docs_match_table)
 }
 END_TEST
 
+/* The ops mask is read through the type's ctx_op: bpf_store_hdr_opt acts in
+ * WRITE_HDR_OPT_CB only, an entry without a mask everywhere. */
+START_TEST(ops_through_ctx_op)
+{
+	const struct bpfvm_helper *store = hooks_sock_ops_type.helper(143);
+	const struct bpfvm_helper *lookup = hooks_sock_ops_type.helper(1);
+	struct bpfvm_prog *prog = NULL;
+	struct bpfvm_registry *reg = NULL;
+	const struct bpfvm_insn ret[] = {{.code = 0xb7}, {.code = 0x95}}; /* r0 = 0; exit */
+	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type};
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	ck_assert_int_eq(bpfvm_prog_load(reg, ret, 2, NULL, 0, &o, &prog), 0);
+	struct hooks_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	struct bpfvm_run run = {.prog = prog, .ctx = &ctx};
+	ctx.view.op = HOOKS_OP_WRITE_HDR_OPT_CB;
+	ck_assert(bpfvm_helper_op_ok(store, &run));
+	ck_assert(hooks_helper_op_ok(store, &ctx));
+	ctx.view.op = HOOKS_OP_HDR_OPT_LEN_CB;
+	ck_assert(!bpfvm_helper_op_ok(store, &run));
+	ck_assert(!hooks_helper_op_ok(store, &ctx));
+	ck_assert(bpfvm_helper_op_ok(lookup, &run));
+	bpfvm_prog_put(prog);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *contract_suite(void)
 {
 	Suite *s = suite_create("helper_contract");
 	TCase *tc = tcase_create("contract");
 	tcase_add_test(tc, entries_consistent);
 	tcase_add_test(tc, docs_match_table);
+	tcase_add_test(tc, ops_through_ctx_op);
 	suite_add_tcase(s, tc);
 	return s;
 }
