@@ -40,7 +40,7 @@ static void clobber_args(struct vrf_reg *regs)
  * call's arguments). The key of for_each_map_elem lives in the helper's own
  * frame: the pointer is scoped to the callback's frame (VRF_MEM_CB_SCOPED),
  * so it can never be kept where the caller could read it after the call. */
-static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsite)
+static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsite, int *entry)
 {
 	const struct bpfvm_insn *call = &env->insns[callsite];
 	const struct bpfvm_helper *h = env->prog->type->helper((uint32_t)call->imm);
@@ -55,6 +55,7 @@ static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsit
 			mapr = a + 1;
 	}
 	int target = cr[fn].off;
+	*entry = target;
 	struct vrf_frame *fr;
 	int err = new_frame(env, st, callsite, target, &fr);
 	if (err)
@@ -426,11 +427,7 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 			return err;
 		vrf_mark_unknown(&none->frames[none->curframe]->regs[0]);
 		clobber_args(none->frames[none->curframe]->regs);
-		err = enter_callback(env, env->cur, env->insn_idx);
-		if (err)
-			return err;
-		*next = regs[cb].off;
-		return 0;
+		return enter_callback(env, env->cur, env->insn_idx, next);
 	}
 	struct vrf_reg *r0 = &regs[0];
 	switch (h->ret) {
@@ -549,11 +546,11 @@ int vrf_check_exit(struct vrf_env *env, int *next, bool *done)
 				return err;
 			free(again->frames[again->curframe]);
 			again->frames[again->curframe--] = NULL;
-			err = enter_callback(env, again, callsite);
+			int entry;
+			err = enter_callback(env, again, callsite, &entry);
 			if (err)
 				return err;
-			env->stack[env->npending - 1].insn =
-			    again->frames[again->curframe - 1]->regs[2].off;
+			env->stack[env->npending - 1].insn = entry;
 			vrf_mark_unknown(&caller[0]);
 		} else {
 			if (r0->type == VRF_PTR_STACK && r0->frameno == st->curframe)
