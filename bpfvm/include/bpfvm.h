@@ -160,7 +160,7 @@ enum bpfvm_arg_kind {
 	BPFVM_ARG_ANYTHING,
 	BPFVM_ARG_SCALAR, /* an initialised scalar, from any loader */
 	BPFVM_ARG_CTX,	  /* the program's ctx pointer, offset 0 */
-	BPFVM_ARG_MAP,	  /* a map pointer (ld_imm64); type in map_types */
+	BPFVM_ARG_MAP,	  /* a map pointer (ld_imm64); type in map_types; .access */
 	/* key_size / value_size bytes of the (one) MAP argument's map, with
 	 * the access mode in .access */
 	BPFVM_ARG_MAP_KEY,
@@ -184,7 +184,8 @@ enum bpfvm_arg_kind {
 };
 
 /* What the helper does with the bytes of a memory argument (MEM, MAP_KEY,
- * MAP_VALUE): the kernel's MEM_RDONLY, MEM_WRITE, MEM_UNINIT | MEM_WRITE. */
+ * MAP_VALUE): the kernel's MEM_RDONLY, MEM_WRITE, MEM_UNINIT | MEM_WRITE; for a
+ * MAP argument READ or WRITE (the helper changes the map's elements). */
 enum bpfvm_mem_access {
 	BPFVM_MEM_NONE = 0,
 	BPFVM_MEM_READ,	 /* reads them: initialised, no pointer in them, unchanged */
@@ -203,7 +204,7 @@ enum bpfvm_mem_access {
 
 struct bpfvm_arg {
 	uint8_t kind;	  /* enum bpfvm_arg_kind */
-	uint8_t access;	  /* enum bpfvm_mem_access, for MEM / MAP_KEY / MAP_VALUE */
+	uint8_t access;	  /* enum bpfvm_mem_access, for MEM / MAP_KEY / MAP_VALUE / MAP */
 	uint8_t flags;	  /* BPFVM_ARGF_* */
 	uint8_t size_arg; /* MEM: 1-based SIZE argument; SIZE: 1-based MEM argument it sizes */
 	uint32_t size;	  /* MEM without size_arg: the constant byte count */
@@ -286,6 +287,12 @@ struct bpfvm_helper {
 #define BPFVM_A_OR_NULL(k)                                                                         \
 	{                                                                                          \
 		.kind = BPFVM_ARG_##k, .flags = BPFVM_ARGF_OR_NULL                                 \
+	}
+/* a MAP argument: READ, or WRITE when the helper changes the map (update,
+ * delete, create, output): refused for maps programs may only read */
+#define BPFVM_A_MAP(acc)                                                                           \
+	{                                                                                          \
+		.kind = BPFVM_ARG_MAP, .access = BPFVM_MEM_##acc                                   \
 	}
 #define BPFVM_A_KEY(acc)                                                                           \
 	{                                                                                          \

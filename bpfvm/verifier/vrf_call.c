@@ -325,6 +325,11 @@ static int check_arg(struct vrf_env *env, const struct bpfvm_helper *h, int a,
 		if (r->map->def.type >= 64 || !(h->map_types & BPFVM_MAPT(r->map->def.type)))
 			return vrf_err(env, -EINVAL, "cannot pass map_type %u into func bpf_%s#%d",
 				       r->map->def.type, h->name, id);
+		/* a helper that changes the map's elements, on a map programs may
+		 * only read (.rodata; kernel: record_func_map) */
+		if (ad->access == BPFVM_MEM_WRITE && bpfvm_map_prog_rdonly(r->map))
+			return vrf_err(env, -EACCES, "write into map forbidden (bpf_%s#%d)",
+				       h->name, id);
 		return 0;
 	case BPFVM_ARG_MAP_KEY:
 	case BPFVM_ARG_MAP_VALUE:

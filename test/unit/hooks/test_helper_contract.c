@@ -73,7 +73,7 @@ static void render_arg(struct sb *b, const struct bpfvm_helper *h, int a)
 		sb_printf(b, "ctx");
 		break;
 	case BPFVM_ARG_MAP:
-		sb_printf(b, "map");
+		sb_printf(b, "map%s", x->access == BPFVM_MEM_WRITE ? " (writes)" : "");
 		break;
 	case BPFVM_ARG_MAP_KEY:
 	case BPFVM_ARG_MAP_VALUE:
@@ -224,9 +224,9 @@ START_TEST(entries_consistent)
 				}
 				ck_assert_msg(!end, "bpf_%s: R%d after an empty one", h->name,
 					      a + 1);
-				bool mem = x->kind == BPFVM_ARG_MEM ||
-					   x->kind == BPFVM_ARG_MAP_KEY ||
-					   x->kind == BPFVM_ARG_MAP_VALUE;
+				bool mem =
+				    x->kind == BPFVM_ARG_MEM || x->kind == BPFVM_ARG_MAP_KEY ||
+				    x->kind == BPFVM_ARG_MAP_VALUE || x->kind == BPFVM_ARG_MAP;
 				ck_assert_msg(mem == (x->access != BPFVM_MEM_NONE),
 					      "bpf_%s: R%d access", h->name, a + 1);
 				if (x->kind == BPFVM_ARG_MAP_KEY || x->kind == BPFVM_ARG_MAP_VALUE)
@@ -253,6 +253,9 @@ START_TEST(entries_consistent)
 							  x->kind == BPFVM_ARG_SPIN_LOCK,
 						      "bpf_%s: R%d releases nothing", h->name,
 						      a + 1);
+				if (x->kind == BPFVM_ARG_MAP)
+					ck_assert_msg(x->access != BPFVM_MEM_UNINIT_WRITE,
+						      "bpf_%s: R%d map access", h->name, a + 1);
 				map |= x->kind == BPFVM_ARG_MAP;
 				func |= x->kind == BPFVM_ARG_FUNC;
 			}

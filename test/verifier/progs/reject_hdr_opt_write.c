@@ -1,8 +1,10 @@
 /* Issue 25 class 6: bpf_load_hdr_opt writes the option it finds over its
  * buffer: its contract says read and write (WRITE), so a value spilled there
  * is unknown after the call, and a buffer in .rodata is refused (no helper
- * writes into a map programs may only read). accept_contract.c's
- * hdr_opt_stack reads the option back from a stack buffer. */
+ * writes into a map programs may only read); nor may a helper whose MAP
+ * argument is WRITE (update, delete) change a map programs may only read.
+ * accept_contract.c's hdr_opt_stack reads the option back from a stack
+ * buffer. */
 #include "common.h"
 
 struct bpf_map_def SEC("maps") vals = {
@@ -53,6 +55,24 @@ NAKED int rodata_buffer(void)
 		     "exit;" ::[load] "i"(BPF_FUNC_load_hdr_opt),
 		     [search] "i"(search)
 		     : "memory");
+}
+
+/* BPF_F_RDONLY_PROG: programs may read it, only user space writes it */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, 1U << 7);
+	__type(key, __u32);
+	__type(value, __u64);
+} ro SEC(".maps");
+
+SEC("sockops/rdonly_map_update")
+int rdonly_map_update(struct bpf_sock_ops *skops)
+{
+	__u32 k = 0;
+	__u64 v = skops->op;
+	bpf_map_update_elem(&ro, &k, &v, BPF_ANY);
+	return 1;
 }
 
 char _license[] SEC("license") = "GPL";
