@@ -415,6 +415,10 @@ struct bpfvm_map {
 };
 
 bool bpfvm_map_owns(const struct bpfvm_map *map, const void *p, size_t len);
+/* An update's copy of value_size bytes into an element: the value's spin lock
+ * word is the lock's alone, so it keeps what dst holds (the kernel's
+ * copy_map_value); a new element starts with it zeroed. */
+void bpfvm_map_copy_value(const struct bpfvm_map *map, void *dst, const void *src);
 /* bpfvm implements this map type (enum bpfvm_map_type). */
 bool bpfvm_map_type_known(uint32_t type);
 /* The loader freezes a .rodata map once it holds the initial bytes (libbpf's

@@ -97,8 +97,8 @@ static int array_update(struct bpfvm_map *map, const void *key, const void *valu
 		return -E2BIG;
 	if (flags == BPFVM_NOEXIST)
 		return -EEXIST;
-	memcpy(a->values + array_slot(a, index, a->percpu ? bpfvm_cpu() : 0), value,
-	       map->def.value_size);
+	bpfvm_map_copy_value(map, a->values + array_slot(a, index, a->percpu ? bpfvm_cpu() : 0),
+			     value);
 	return 0;
 }
 

@@ -253,7 +253,7 @@ static int hash_update(struct bpfvm_map *map, const void *key, const void *value
 		if (flags == BPFVM_NOEXIST) {
 			err = -EEXIST;
 		} else {
-			memcpy(el_val(h, el(h, l), cpu), value, map->def.value_size);
+			bpfvm_map_copy_value(map, el_val(h, el(h, l), cpu), value);
 			if (h->lru) {
 				lru_unlink(h, l);
 				lru_push(h, l);
@@ -282,7 +282,7 @@ static int hash_update(struct bpfvm_map *map, const void *key, const void *value
 	e->hash = hash;
 	e->used = 1;
 	memcpy(el_key(h, e), key, map->def.key_size);
-	memcpy(el_val(h, e, cpu), value, map->def.value_size);
+	bpfvm_map_copy_value(map, el_val(h, e, cpu), value); /* lock word: 0 */
 	uint32_t *b = &h->buckets[hash & (h->nbuckets - 1)];
 	e->next = *b;
 	*b = l;

@@ -194,6 +194,13 @@ struct hooks_ctx {
  * has now, unless the running program kept it already. Options the stack cannot read
  * back are not kept (docs/verifier-diff.md "Run-time budget"). */
 void hooks_undo_note(struct hooks_ctx *ctx, int level, int optname);
+/* The op gate of a helper's contract (bpfvm_helper.ops, bit = sock_ops op):
+ * the helper acts only when this holds, else returns -EPERM. */
+static inline bool hooks_helper_op_ok(const struct bpfvm_helper *h, const struct hooks_ctx *ctx)
+{
+	uint32_t op = ctx->view.op;
+	return !h->ops || (op < 64 && ((h->ops >> op) & 1));
+}
 
 /* One sock_ops run over the effective programs (hooks_call.c), with the
  * segment of a header-option callback when skb is set; *remaining is the

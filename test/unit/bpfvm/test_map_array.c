@@ -138,6 +138,39 @@ START_TEST(percpu_array_slots)
 }
 END_TEST
 
+/* A value with a struct bpf_spin_lock (the loader's BTF finds it): the map
+ * type must be able to hold one, the word must be 4-byte aligned inside the
+ * value, and an update never writes it (the kernel's copy_map_value). */
+START_TEST(array_spin_lock_word)
+{
+	struct bpfvm_map_def d = {.type = BPFVM_MAP_ARRAY,
+				  .key_size = 4,
+				  .value_size = 12,
+				  .max_entries = 1,
+				  .has_spin_lock = true,
+				  .spin_lock_off = 4};
+	struct bpfvm_map *m = NULL;
+	struct bpfvm_map_def bad = d;
+	bad.spin_lock_off = 6;
+	ck_assert_int_eq(bpfvm_map_create(NULL, &bad, &m), -EINVAL);
+	bad.spin_lock_off = 12;
+	ck_assert_int_eq(bpfvm_map_create(NULL, &bad, &m), -EINVAL);
+	bad = d;
+	bad.type = BPFVM_MAP_PERCPU_ARRAY;
+	ck_assert_int_eq(bpfvm_map_create(NULL, &bad, &m), -EINVAL);
+	ck_assert_int_eq(bpfvm_map_create(NULL, &d, &m), 0);
+	uint32_t k = 0, v[3] = {7, 8, 9};
+	uint32_t *val = bpfvm_map_lookup(m, &k);
+	ck_assert_ptr_nonnull(val);
+	val[1] = 1; /* held */
+	ck_assert_int_eq(bpfvm_map_update(m, &k, v, BPFVM_ANY), 0);
+	ck_assert_uint_eq(val[0], 7);
+	ck_assert_uint_eq(val[1], 1);
+	ck_assert_uint_eq(val[2], 9);
+	bpfvm_map_put(m);
+}
+END_TEST
+
 static Suite *map_array_suite(void)
 {
 	Suite *s = suite_create("bpfvm_map_array");
@@ -146,6 +179,7 @@ static Suite *map_array_suite(void)
 	tcase_add_test(tc, array_update_lookup);
 	tcase_add_test(tc, array_next_key);
 	tcase_add_test(tc, percpu_array_slots);
+	tcase_add_test(tc, array_spin_lock_word);
 	suite_add_tcase(s, tc);
 	return s;
 }
