@@ -4,9 +4,14 @@
  * checked against ctx, the live stack frames and the program's maps.
  * Read RFC 9669 §4 (arithmetic and jumps) and §5 (load/store, atomics). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpfvm_int.h"
+#ifdef BPFVM_CHECKED
+#include "oracle.h"
+#endif
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "bpfvm interpreter assumes a little-endian host (BPF_TO_LE is a truncation)"
@@ -50,6 +55,7 @@ struct interp_state {
 	 * between engines (the JIT's frames hold whatever the native stack held),
 	 * which makes unverified programs comparable in differential runs. */
 	uint8_t written[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE];
+	struct oracle *oracle; /* oracle runs (oracle.c), else NULL */
 #endif
 };
 
@@ -69,6 +75,10 @@ static uint64_t interp_stop(struct interp_state *st, const struct bpfvm_prog *pr
 		st->fault->addr = addr;
 		st->fault->size = size;
 	}
+#if INTERP_CHECKED
+	if (st->oracle)
+		oracle_stop(st->oracle, prog, ip, addr, size);
+#endif
 	return 0;
 }
 
@@ -124,6 +134,8 @@ static void interp_frame_enter(struct interp_state *st)
 {
 	memset(st->written + (size_t)(BPFVM_MAX_CALL_DEPTH - 1 - st->depth) * BPFVM_STACK_SIZE, 0,
 	       BPFVM_STACK_SIZE);
+	if (st->oracle)
+		oracle_frame_enter(st->oracle, st->depth);
 }
 
 static struct bpfvm_map *interp_map_arg(const struct bpfvm_prog *prog, uint64_t v)
@@ -490,6 +502,9 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	/* frame-derived registers before this insn, and after it (see
 	 * insn_stackp): the checks of an insn use its operands' state */
 	uint16_t stackp = 1u << 10, stackp_after = 1u << 10;
+	struct oracle_regs otags; /* oracle runs: what each register holds */
+	if (st->oracle && st->depth < BPFVM_MAX_CALL_DEPTH)
+		oracle_enter(st->oracle, &otags, st->depth, (const uint64_t[]){r1, r2, r3, r4});
 #endif
 
 	if (st->depth >= BPFVM_MAX_CALL_DEPTH)
@@ -513,6 +528,9 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	do {                                                                                       \
 		stackp = stackp_after;                                                             \
 		if (insn_reads(ip) & undef)                                                        \
+			STOP(0, 0);                                                                \
+		if (st->oracle &&                                                                  \
+		    !oracle_insn(st->oracle, prog, ip, reg, &otags, nframes, st->depth))           \
 			STOP(0, 0);                                                                \
 		undef &= (uint16_t)~insn_writes(ip);                                               \
 		stackp_after = insn_stackp(ip, stackp);                                            \
@@ -868,8 +886,13 @@ op_call:
 		if (!interp_args_ok(st, prog, h, reg, stackp, &bad))
 			STOP(bad, 0);
 		undef = (uint16_t)((undef | REGS_ARGS) & ~1u);
+		if (st->oracle) {
+			reg[0] = oracle_helper(st->oracle, prog, ip, h, reg, &otags, &st->run);
+			if (st->oracle->failed && !st->stopped)
+				STOP(0, 0);
+		} else
 #endif
-		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
+			reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
 		if (st->stopped) {
 			st->depth--;
 			return 0;
@@ -918,7 +941,7 @@ op_invalid:
 #endif
 
 static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
-			     struct bpfvm_fault *fault)
+			     struct bpfvm_fault *fault, void *oracle)
 {
 	uint8_t stack[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE] __attribute__((aligned(16)));
 	struct interp_state st = {
@@ -930,6 +953,13 @@ static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ct
 	    .fault = fault,
 	};
 	st.run.engine = &st;
+#if INTERP_CHECKED
+	st.oracle = oracle;
+	if (oracle)
+		oracle_init(oracle, prog, ctx, ctx_len, stack);
+#else
+	(void)oracle;
+#endif
 	if (fault)
 		memset(fault, 0, sizeof(*fault));
 	return interp_exec(&st, prog, prog->insns, (uint64_t)(uintptr_t)ctx, ctx_len, 0, 0, 0);
@@ -940,11 +970,28 @@ uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size
 				  struct bpfvm_fault *fault)
 {
 	struct bpfvm_fault local;
-	return interp_start(prog, ctx, ctx_len, fault ? fault : &local);
+	return interp_start(prog, ctx, ctx_len, fault ? fault : &local, NULL);
+}
+
+uint64_t bpfvm_prog_run_oracle(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+			       struct bpfvm_oracle_report *rep)
+{
+	struct bpfvm_fault f;
+	struct oracle *o = prog->no_verify ? NULL : malloc(sizeof(*o));
+	uint64_t r0 = interp_start(prog, ctx, ctx_len, &f, o);
+	memset(rep, 0, sizeof(*rep));
+	rep->pc = f.hit ? (int64_t)f.pc : -1;
+	if (o && o->failed) {
+		rep->violation = true;
+		rep->pc = o->pc;
+		snprintf(rep->why, sizeof(rep->why), "%s", o->why);
+	}
+	free(o);
+	return r0;
 }
 #else
 uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len)
 {
-	return interp_start(prog, ctx, ctx_len, NULL);
+	return interp_start(prog, ctx, ctx_len, NULL, NULL);
 }
 #endif
