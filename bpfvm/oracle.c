@@ -768,8 +768,8 @@ static struct oracle_tag ret_tag(struct oracle *o, const struct bpfvm_helper *h,
 }
 
 /* What the call ended: records released, storage deleted, locks. */
-static void after_call(struct oracle *o, const struct bpfvm_helper *h, const struct bpfvm_map *map,
-		       const uint64_t *reg, struct oracle_regs *t)
+static void after_call(struct oracle *o, const struct bpfvm_helper *h, const uint64_t *reg,
+		       struct oracle_regs *t)
 {
 	struct oracle_tag a1 = t->r[1];
 	switch (h->id) {
@@ -777,11 +777,6 @@ static void after_call(struct oracle *o, const struct bpfvm_helper *h, const str
 	case 133: /* ringbuf_discard */
 		o->regions[a1.idx].dead = true;
 		o->refs--;
-		break;
-	case 108: /* sk_storage_delete: every pointer into it dies */
-		for (uint32_t i = 0; i < o->nregions; i++)
-			if (o->regions[i].kind == OR_SK_STORAGE && o->regions[i].map == map)
-				o->regions[i].dead = true;
 		break;
 	case 93: /* spin_lock */
 		o->lock = a1.idx;
@@ -829,7 +824,7 @@ uint64_t oracle_helper(struct oracle *o, const struct bpfvm_prog *prog, const st
 			o->regions[i].dead = true;
 	if (!check_bounces(o, prog, ip, h, b, nb, r0) || o->failed)
 		return 0;
-	after_call(o, h, map, reg, t);
+	after_call(o, h, reg, t);
 	t->r[0] = ret_tag(o, h, map, reg, r0);
 	for (int i = 1; i <= 5; i++)
 		t->r[i] = tag_of(OK_SCALAR, 0);

@@ -27,7 +27,7 @@ struct oracle_tag {
 /* What a tracked region is: bounds, rights, lifetime. */
 enum oracle_region_kind {
 	OR_MAP_VALUE,
-	OR_SK_STORAGE, /* dies with sk_storage_delete */
+	OR_SK_STORAGE, /* from sk_storage_get */
 	OR_RINGBUF,    /* a reserved record: a reference until submit/discard */
 	OR_SOCK,       /* a socket view (ctx->sk, tcp_sock, a BTF object): read-only */
 	OR_KEY,	       /* for_each_map_elem's key: lives while the helper runs */
