@@ -103,7 +103,7 @@ static bool interp_mem_ok(const struct interp_state *st, const struct bpfvm_prog
 	for (size_t i = 0; i < prog->nmaps; i++)
 		if (bpfvm_map_owns(prog->maps[i], (const void *)(uintptr_t)addr, size))
 			return true;
-	return false;
+	return st->oracle && oracle_owns(st->oracle, addr, size);
 }
 
 /* The shadow flags of [addr, addr+size) when that range is stack, else NULL

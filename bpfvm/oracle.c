@@ -526,6 +526,16 @@ bool oracle_insn(struct oracle *o, const struct bpfvm_prog *prog, const struct b
 	}
 }
 
+bool oracle_owns(const struct oracle *o, uint64_t addr, uint64_t size)
+{
+	for (uint32_t i = 0; i < o->nregions; i++) {
+		const struct oracle_region *r = &o->regions[i];
+		if (r->kind == OR_SK_STORAGE && in_range(addr, size, r->base, r->size))
+			return true;
+	}
+	return false;
+}
+
 void oracle_stop(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
 		 uint64_t addr, uint32_t size)
 {

@@ -33,6 +33,17 @@ struct env {
 
 static struct env E;
 
+/* Findings not fixed on this tree yet: the generator leaves these shapes
+ * out so the fixed-budget run finds new bugs instead of these again; each
+ * has its input in regressions/oracle/known-* and its entry in that README.
+ * FUZZ_ORACLE_ALL=1 generates them anyway. Remove an entry when its fix
+ * lands (the known-* replay then says it passes). */
+enum {
+	KNOWN_SKS_USE_AFTER_DELETE, /* issue 25 class 9: branch h25runtime */
+	KNOWN_NR,
+};
+static bool known_skip[KNOWN_NR] = {[KNOWN_SKS_USE_AFTER_DELETE] = true};
+
 static void stats(void)
 {
 	fprintf(stderr, "fuzz_oracle: generated %lu, accepted %lu, executed %lu, violations %lu\n",
@@ -314,7 +325,7 @@ static void construct(struct gen *g, struct in *in, int depth)
 			ldmap(g, 1, M_SKS, 1, 0);
 			emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 184, 0));
 			emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 108));
-			if (b & 2)
+			if ((b & 2) && !known_skip[KNOWN_SKS_USE_AFTER_DELETE])
 				access(g, in, 7, 0, 16);
 		}
 		land(g, j);
@@ -507,18 +518,23 @@ static void env_init(void)
 	hooks_sock_init(&E.sock.hs, E.hk, &hkd_ops, NULL, true);
 	if (getenv("FUZZ_ORACLE_STATS"))
 		atexit(stats);
+	if (getenv("FUZZ_ORACLE_ALL"))
+		memset(known_skip, 0, sizeof(known_skip));
 }
 
-static void report(const struct gen *g, bool priv, uint32_t op,
+static void report(const struct bpfvm_prog *p, bool priv, uint32_t op,
 		   const struct bpfvm_oracle_report *rep)
 {
+	size_t n;
+	const struct bpfvm_insn *insn = bpfvm_prog_insns(p, &n);
 	fprintf(stderr, "fuzz_oracle: VIOLATION (%s loader, op %u): %s\n",
 		priv ? "privileged" : "unprivileged", op, rep->why);
-	for (size_t i = 0; i < g->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char line[128];
-		bpfvm_disasm(&g->insn[i], i + 1 < g->n ? &g->insn[i + 1] : NULL, line,
-			     sizeof(line));
+		bpfvm_disasm(&insn[i], i + 1 < n ? &insn[i + 1] : NULL, line, sizeof(line));
 		fprintf(stderr, "%s%4zu: %s\n", (int64_t)i == rep->pc ? ">>" : "  ", i, line);
+		if (bpfvm_insn_is_ldimm64(&insn[i]))
+			i++;
 	}
 }
 
@@ -582,7 +598,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		E.executed++;
 		if (rep.violation || rep.pc >= 0) {
 			E.violations++;
-			report(&g, priv, op, &rep);
+			report(p, priv, op, &rep);
 			abort();
 		}
 	}
