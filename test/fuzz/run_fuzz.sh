@@ -4,10 +4,9 @@
 # from the committed seed corpus, mutating into a temporary copy. A crash
 # leaves its input in the temp dir (printed) to be added to REGRESSIONS_DIR.
 # A kept input named known-* is a finding not fixed yet (its README entry says
-# which bug; FUZZ_ORACLE_ALL=1 lets fuzz_oracle generate the shapes it leaves
-# out for known findings)
-# which bug): it is replayed and its result printed, but does not fail the run
-# (and is skipped by the fuzzing itself, which would only find it again).
+# which bug): it is replayed and its result printed, but does not fail the run.
+# FUZZ_ORACLE_ALL=1 makes fuzz_oracle generate the shapes it otherwise leaves
+# out so as not to find known bugs again.
 set -eu
 fuzzer=$1
 corpus=$2
