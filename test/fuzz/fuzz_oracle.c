@@ -40,9 +40,11 @@ static struct env E;
  * lands (the known-* replay then says it passes). */
 enum {
 	KNOWN_SKS_USE_AFTER_DELETE, /* issue 25 class 9: branch h25runtime */
+	KNOWN_LOCK_WORD_ACCESS,	    /* issue 25 class 10: branch h25contract */
 	KNOWN_NR,
 };
-static bool known_skip[KNOWN_NR] = {[KNOWN_SKS_USE_AFTER_DELETE] = true};
+static bool known_skip[KNOWN_NR] = {
+    [KNOWN_SKS_USE_AFTER_DELETE] = true, [KNOWN_LOCK_WORD_ACCESS] = true};
 
 static void stats(void)
 {
@@ -338,12 +340,17 @@ static void construct(struct gen *g, struct in *in, int depth)
 		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0));
 		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
 		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 93));
-		access(g, in, 7, 0, 16);
+		/* the lock is at 0 or 4; the known-bug skip keeps off both */
+		if (known_skip[KNOWN_LOCK_WORD_ACCESS])
+			access(g, in, 7, 8, 8);
+		else
+			access(g, in, 7, 0, 16);
 		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0));
 		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
 		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 94));
 		if (b & 2)
-			access(g, in, 7, 0, 16);
+			access(g, in, 7, known_skip[KNOWN_LOCK_WORD_ACCESS] ? 8 : 0,
+			       known_skip[KNOWN_LOCK_WORD_ACCESS] ? 8 : 16);
 		land(g, j);
 		break;
 	}
