@@ -530,8 +530,15 @@ bool oracle_owns(const struct oracle *o, uint64_t addr, uint64_t size)
 {
 	for (uint32_t i = 0; i < o->nregions; i++) {
 		const struct oracle_region *r = &o->regions[i];
-		if (r->kind == OR_SK_STORAGE && in_range(addr, size, r->base, r->size))
+		if ((!r->dead || r->kind == OR_SK_STORAGE) &&
+		    in_range(addr, size, r->base, r->size))
 			return true;
+	}
+	if (o->pkt_off >= 0 && o->pkt_end_off >= 0) {
+		uint64_t data, end;
+		memcpy(&data, (const void *)(uintptr_t)(o->ctx + (uint64_t)o->pkt_off), 8);
+		memcpy(&end, (const void *)(uintptr_t)(o->ctx + (uint64_t)o->pkt_end_off), 8);
+		return data && end >= data && in_range(addr, size, data, end - data);
 	}
 	return false;
 }

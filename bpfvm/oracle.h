@@ -99,10 +99,12 @@ bool oracle_insn(struct oracle *o, const struct bpfvm_prog *prog, const struct b
 uint64_t oracle_helper(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
 		       const struct bpfvm_helper *h, const uint64_t *reg, struct oracle_regs *t,
 		       struct bpfvm_run *run);
-/* [addr, addr+size) lies in an sk_storage value this run got: valid until
- * the run ends even after bpf_sk_storage_delete (the kernel frees it after
- * an RCU grace period, skops when the invocation ends), though the map no
- * longer owns it. */
+/* [addr, addr+size) lies in memory the oracle tracks and checks itself,
+ * which the plain checked run does not know: the packet, socket views,
+ * records, and sk_storage values this run got. Those stay valid until the
+ * run ends even after bpf_sk_storage_delete (the kernel frees after an RCU
+ * grace period, skops when the invocation ends), though the map no longer
+ * owns them. */
 bool oracle_owns(const struct oracle *o, uint64_t addr, uint64_t size);
 /* A plain checked-interpreter stop (an access outside every known object)
  * of a verified program: also a violation. */
