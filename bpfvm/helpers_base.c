@@ -8,7 +8,6 @@
 #include "helpers_int.h"
 
 #define MAX_BPRINTF_VARARGS 12
-#define BPF_MAX_LOOPS	    (1U << 23)
 
 static struct bpfvm_map *as_map(uint64_t v)
 {
@@ -77,7 +76,7 @@ static uint64_t h_trace_printk(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r
 {
 	uint64_t args[3] = {r3, r4, r5};
 	char line[256];
-	int n = bpfvm_fmt(line, sizeof(line), as_ptr(r1), (size_t)(uint32_t)r2, args, 3, 3);
+	int n = bpfvm_fmt(run, line, sizeof(line), as_ptr(r1), (size_t)(uint32_t)r2, args, 3, 3);
 	if (n < 0)
 		return (uint64_t)(int64_t)n;
 	size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
@@ -88,27 +87,34 @@ static uint64_t h_trace_printk(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r
 /* bpf_snprintf(str, str_size, fmt, data, data_len): data is an array of u64
  * arguments (data_len a multiple of 8, at most 12 of them). Returns the size
  * the full output needs including the NUL, like the kernel. */
+static int64_t do_snprintf(const struct bpfvm_run *run, char *out, size_t size, const char *fmt,
+			   const uint64_t *data, uint32_t data_len)
+{
+	if (data_len % 8 || data_len / 8 > MAX_BPRINTF_VARARGS || (data_len && !data) || !fmt)
+		return -EINVAL;
+	uint64_t args[MAX_BPRINTF_VARARGS];
+	if (data_len)
+		memcpy(args, data, data_len);
+	size_t fmt_size = strnlen(fmt, 1024) + 1;
+	if (fmt_size > 1024)
+		return -EINVAL;
+	int n = bpfvm_fmt(run, out, size, fmt, fmt_size, args, data_len / 8, MAX_BPRINTF_VARARGS);
+	return n < 0 ? n : (int64_t)n + 1;
+}
+
 static uint64_t h_snprintf(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 			   struct bpfvm_run *run)
 {
-	(void)run;
-	uint32_t data_len = (uint32_t)r5;
-	if (data_len % 8 || data_len / 8 > MAX_BPRINTF_VARARGS || (data_len && !r4))
-		return (uint64_t)(int64_t)-EINVAL;
-	uint64_t args[MAX_BPRINTF_VARARGS];
-	if (data_len)
-		memcpy(args, as_ptr(r4), data_len);
-	const char *fmt = as_ptr(r3);
-	if (!fmt)
-		return (uint64_t)(int64_t)-EINVAL;
-	size_t fmt_size = strnlen(fmt, 1024) + 1;
-	if (fmt_size > 1024)
-		return (uint64_t)(int64_t)-EINVAL;
-	int n = bpfvm_fmt(as_ptr(r1), r1 ? (size_t)(uint32_t)r2 : 0, fmt, fmt_size, args,
-			  data_len / 8, MAX_BPRINTF_VARARGS);
-	if (n < 0)
-		return (uint64_t)(int64_t)n;
-	return (uint64_t)n + 1;
+	char *out = as_ptr(r1);
+	size_t size = out ? (size_t)(uint32_t)r2 : 0;
+	int64_t ret = do_snprintf(run, out, size, as_ptr(r3), as_ptr(r4), (uint32_t)r5);
+	/* The contract says every byte of str is written (UNINIT_WRITE): the
+	 * text and its NUL, then zeros, and all zeros on an error, so the bytes
+	 * past the text never keep what the stack held before. */
+	size_t w = ret > 0 ? (size_t)ret : 0;
+	if (w < size)
+		memset(out + w, 0, size - w);
+	return (uint64_t)ret;
 }
 
 /* ---- spin locks (93, 94) ----------------------------------------------- */
@@ -190,7 +196,7 @@ static uint64_t h_loop(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint6
 	if (r4)
 		return (uint64_t)(int64_t)-EINVAL;
 	uint32_t nr = (uint32_t)r1;
-	if (nr > BPF_MAX_LOOPS)
+	if (nr > BPFVM_MAX_LOOPS)
 		return (uint64_t)(int64_t)-E2BIG;
 	for (uint32_t i = 0; i < nr; i++) {
 		if (run->call(run, (uint32_t)r2, i, r3, 0, 0))
@@ -258,46 +264,113 @@ static uint64_t h_strncmp(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, ui
 
 /* ---- the table --------------------------------------------------------- */
 
-#define A(...)                                                                                     \
-	{                                                                                          \
-		__VA_ARGS__                                                                        \
-	}
+/* The contract of each helper (bpfvm.h "the helper contract"); docs/helpers.md
+ * is generated from these entries and checked against them. */
 static const struct bpfvm_helper base_helpers[] = {
-    {1, "map_lookup_elem", h_map_lookup_elem, BPFVM_RET_MAP_VALUE_OR_NULL,
-     A(BPFVM_ARG_MAP, BPFVM_ARG_MAP_KEY)},
-    {2, "map_update_elem", h_map_update_elem, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_MAP, BPFVM_ARG_MAP_KEY, BPFVM_ARG_MAP_VALUE, BPFVM_ARG_SCALAR)},
-    {3, "map_delete_elem", h_map_delete_elem, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_MAP, BPFVM_ARG_MAP_KEY)},
-    {5, "ktime_get_ns", h_ktime_get_ns, BPFVM_RET_INTEGER, A(0)},
-    {6, "trace_printk", h_trace_printk, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_MEM, BPFVM_ARG_SIZE, BPFVM_ARG_ANYTHING, BPFVM_ARG_ANYTHING, BPFVM_ARG_ANYTHING)},
-    {7, "get_prandom_u32", h_get_prandom_u32, BPFVM_RET_INTEGER, A(0)},
-    {8, "get_smp_processor_id", h_get_smp_processor_id, BPFVM_RET_INTEGER, A(0)},
+    {.id = 1,
+     .name = "map_lookup_elem",
+     .fn = h_map_lookup_elem,
+     .args = {BPFVM_A(MAP), BPFVM_A_KEY(READ)},
+     .ret = BPFVM_RET_MAP_VALUE_OR_NULL,
+     .map_types = BPFVM_MAPT_DATA},
+    {.id = 2,
+     .name = "map_update_elem",
+     .fn = h_map_update_elem,
+     .args = {BPFVM_A(MAP), BPFVM_A_KEY(READ), BPFVM_A_VALUE(READ), BPFVM_A(SCALAR)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, 0),
+     .map_types = BPFVM_MAPT_DATA},
+    {.id = 3,
+     .name = "map_delete_elem",
+     .fn = h_map_delete_elem,
+     .args = {BPFVM_A(MAP), BPFVM_A_KEY(READ)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, 0),
+     .map_types = BPFVM_MAPT_DATA | BPFVM_MAPT(BPFVM_MAP_SOCKMAP) | BPFVM_MAPT(BPFVM_MAP_SOCKHASH)},
+    {.id = 5, .name = "ktime_get_ns", .fn = h_ktime_get_ns, BPFVM_RET_ANY},
+    {.id = 6,
+     .name = "trace_printk",
+     .fn = h_trace_printk,
+     .args = {BPFVM_A_MEM(READ, 2), BPFVM_A_SIZE(1), BPFVM_A(ANYTHING), BPFVM_A(ANYTHING),
+	      BPFVM_A(ANYTHING)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, 255)},
+    {.id = 7, .name = "get_prandom_u32", .fn = h_get_prandom_u32, BPFVM_RET_RANGE(0, UINT32_MAX)},
+    {.id = 8,
+     .name = "get_smp_processor_id",
+     .fn = h_get_smp_processor_id,
+     BPFVM_RET_RANGE(0, BPFVM_MAX_CPUS - 1)},
     /* Engines perform the tail call themselves (it replaces the running
      * program); fn is NULL so no engine can mistake it for a plain call. */
-    {12, "tail_call", NULL, BPFVM_RET_VOID, A(BPFVM_ARG_CTX, BPFVM_ARG_MAP, BPFVM_ARG_SCALAR)},
-    {93, "spin_lock", h_spin_lock, BPFVM_RET_VOID, A(BPFVM_ARG_SPIN_LOCK)},
-    {94, "spin_unlock", h_spin_unlock, BPFVM_RET_VOID, A(BPFVM_ARG_SPIN_LOCK)},
-    {130, "ringbuf_output", h_ringbuf_output, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_MAP, BPFVM_ARG_MEM, BPFVM_ARG_SIZE_OR_ZERO, BPFVM_ARG_SCALAR)},
-    {131, "ringbuf_reserve", h_ringbuf_reserve, BPFVM_RET_MEM_OR_NULL,
-     A(BPFVM_ARG_MAP, BPFVM_ARG_SCALAR, BPFVM_ARG_SCALAR)},
-    {132, "ringbuf_submit", h_ringbuf_submit, BPFVM_RET_VOID,
-     A(BPFVM_ARG_RINGBUF_MEM, BPFVM_ARG_SCALAR)},
-    {133, "ringbuf_discard", h_ringbuf_discard, BPFVM_RET_VOID,
-     A(BPFVM_ARG_RINGBUF_MEM, BPFVM_ARG_SCALAR)},
-    {134, "ringbuf_query", h_ringbuf_query, BPFVM_RET_INTEGER, A(BPFVM_ARG_MAP, BPFVM_ARG_SCALAR)},
-    {164, "for_each_map_elem", h_for_each_map_elem, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_MAP, BPFVM_ARG_FUNC, BPFVM_ARG_ANYTHING, BPFVM_ARG_SCALAR)},
-    {165, "snprintf", h_snprintf, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_MEM_UNINIT, BPFVM_ARG_SIZE_OR_ZERO, BPFVM_ARG_STR, BPFVM_ARG_MEM_OR_NULL,
-       BPFVM_ARG_SIZE_OR_ZERO)},
-    {181, "loop", h_loop, BPFVM_RET_INTEGER,
-     A(BPFVM_ARG_SCALAR, BPFVM_ARG_FUNC, BPFVM_ARG_ANYTHING, BPFVM_ARG_SCALAR)},
-    {182, "strncmp", h_strncmp, BPFVM_RET_INTEGER, A(BPFVM_ARG_MEM, BPFVM_ARG_SIZE, BPFVM_ARG_STR)},
+    {.id = 12,
+     .name = "tail_call",
+     .args = {BPFVM_A(CTX), BPFVM_A(MAP), BPFVM_A(SCALAR)},
+     .ret = BPFVM_RET_VOID,
+     .flags = BPFVM_HF_NO_REFS,
+     .map_types = BPFVM_MAPT(BPFVM_MAP_PROG_ARRAY)},
+    {.id = 93,
+     .name = "spin_lock",
+     .fn = h_spin_lock,
+     .args = {BPFVM_A(SPIN_LOCK)},
+     .ret = BPFVM_RET_VOID},
+    {.id = 94,
+     .name = "spin_unlock",
+     .fn = h_spin_unlock,
+     .args = {BPFVM_A_RELEASE(SPIN_LOCK)},
+     .ret = BPFVM_RET_VOID},
+    {.id = 130,
+     .name = "ringbuf_output",
+     .fn = h_ringbuf_output,
+     .args = {BPFVM_A(MAP), BPFVM_A_MEM(READ, 3), BPFVM_A_SIZE_OR_ZERO(2), BPFVM_A(SCALAR)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, 0),
+     .map_types = BPFVM_MAPT(BPFVM_MAP_RINGBUF)},
+    {.id = 131,
+     .name = "ringbuf_reserve",
+     .fn = h_ringbuf_reserve,
+     .args = {BPFVM_A(MAP), BPFVM_A(SCALAR), BPFVM_A(SCALAR)},
+     .ret = BPFVM_RET_MEM_OR_NULL,
+     .flags = BPFVM_HF_ACQUIRE,
+     .map_types = BPFVM_MAPT(BPFVM_MAP_RINGBUF)},
+    {.id = 132,
+     .name = "ringbuf_submit",
+     .fn = h_ringbuf_submit,
+     .args = {BPFVM_A_RELEASE(RINGBUF_MEM), BPFVM_A(SCALAR)},
+     .ret = BPFVM_RET_VOID},
+    {.id = 133,
+     .name = "ringbuf_discard",
+     .fn = h_ringbuf_discard,
+     .args = {BPFVM_A_RELEASE(RINGBUF_MEM), BPFVM_A(SCALAR)},
+     .ret = BPFVM_RET_VOID},
+    {.id = 134,
+     .name = "ringbuf_query",
+     .fn = h_ringbuf_query,
+     .args = {BPFVM_A(MAP), BPFVM_A(SCALAR)},
+     BPFVM_RET_ANY,
+     .map_types = BPFVM_MAPT(BPFVM_MAP_RINGBUF)},
+    {.id = 164,
+     .name = "for_each_map_elem",
+     .fn = h_for_each_map_elem,
+     .args = {BPFVM_A(MAP), BPFVM_A(FUNC), BPFVM_A(CB_CTX), BPFVM_A(SCALAR)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, UINT32_MAX),
+     .map_types = BPFVM_MAPT_DATA,
+     .cb_args = {BPFVM_CB_MAP, BPFVM_CB_MAP_KEY, BPFVM_CB_MAP_VALUE, BPFVM_CB_CTX}},
+    /* the output buffer: every byte of str_size is written (the text, its
+     * NUL, zeros after it), so the program may read all of it */
+    {.id = 165,
+     .name = "snprintf",
+     .fn = h_snprintf,
+     .args = {BPFVM_A_MEM_OR_NULL(UNINIT_WRITE, 2), BPFVM_A_SIZE_OR_ZERO(1), BPFVM_A(STR),
+	      BPFVM_A_MEM_OR_NULL(READ, 5), BPFVM_A_SIZE_OR_ZERO(4)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, INT32_MAX)},
+    {.id = 181,
+     .name = "loop",
+     .fn = h_loop,
+     .args = {BPFVM_A(SCALAR), BPFVM_A(FUNC), BPFVM_A(CB_CTX), BPFVM_A(SCALAR)},
+     BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, BPFVM_MAX_LOOPS),
+     .cb_args = {BPFVM_CB_INDEX, BPFVM_CB_CTX}},
+    {.id = 182,
+     .name = "strncmp",
+     .fn = h_strncmp,
+     .args = {BPFVM_A_MEM(READ, 2), BPFVM_A_SIZE(1), BPFVM_A(STR)},
+     BPFVM_RET_RANGE(-1, 1)},
 };
-#undef A
 
 const struct bpfvm_helper *bpfvm_base_helper(uint32_t id)
 {
@@ -305,6 +378,30 @@ const struct bpfvm_helper *bpfvm_base_helper(uint32_t id)
 		if (base_helpers[i].id == id)
 			return &base_helpers[i];
 	return NULL;
+}
+
+size_t bpfvm_type_helpers(const struct bpfvm_prog_type *type, const struct bpfvm_helper **out,
+			  size_t max)
+{
+	size_t n = 0;
+	for (uint32_t id = 0; type->helper && id < BPFVM_MAX_HELPER_ID; id++) {
+		const struct bpfvm_helper *h = type->helper(id);
+		if (!h)
+			continue;
+		if (n < max)
+			out[n] = h;
+		n++;
+	}
+	return n;
+}
+
+bool bpfvm_helper_op_ok(const struct bpfvm_helper *h, const struct bpfvm_run *run)
+{
+	const struct bpfvm_prog_type *t = run && run->prog ? run->prog->type : NULL;
+	if (!h->ops || !t || !t->ctx_op || !run->ctx)
+		return true;
+	uint32_t op = t->ctx_op(run->ctx);
+	return op < 64 && (h->ops >> op) & 1;
 }
 
 /* ---- the generic program type ------------------------------------------ */

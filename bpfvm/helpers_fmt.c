@@ -1,43 +1,52 @@
 /* The printf subset of bpf_trace_printk and bpf_snprintf (the kernel's
  * bpf_bprintf_prepare): %d %i %u %x %X %c %s %p %%, length l/ll, the flags
- * "0 +-" and a width. Strings are read without trusting the pointer. */
+ * "0 +-" and a width. Strings are read only from memory the running program
+ * may read itself. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "helpers_int.h"
 
-/* strncpy_from_kernel_nofault: copy a NUL-terminated string of at most
- * size-1 bytes from an unverified address; an unreadable address yields "". */
-static void fmt_read_str(uint64_t addr, char *out, size_t size)
+size_t bpfvm_run_readable(const struct bpfvm_run *run, uint64_t addr, size_t max)
 {
-	out[0] = '\0';
-	if (!addr)
-		return;
-	size_t got = 0;
-	while (got < size - 1) {
-		/* page by page: a string may end right before unmapped memory */
-		uint64_t a = addr + got;
-		size_t chunk = 4096 - (size_t)(a & 4095);
-		if (chunk > size - 1 - got)
-			chunk = size - 1 - got;
-		struct iovec local = {.iov_base = out + got, .iov_len = chunk};
-		struct iovec remote = {.iov_base = (void *)(uintptr_t)a, .iov_len = chunk};
-		ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-		if (n <= 0)
-			break;
-		void *nul = memchr(out + got, '\0', (size_t)n);
-		if (nul)
-			return;
-		got += (size_t)n;
+	if (!run || !run->prog || !addr)
+		return 0;
+	uint64_t lo = run->fp - BPFVM_STACK_SIZE, hi = run->fp;
+	if (run->fp && addr >= lo && addr < hi)
+		return hi - addr < max ? (size_t)(hi - addr) : max;
+	uint64_t c = (uint64_t)(uintptr_t)run->ctx;
+	uint64_t csz = run->prog->type ? run->prog->type->ctx_size : 0;
+	if (c && addr >= c && addr - c < csz)
+		return csz - (addr - c) < max ? (size_t)(csz - (addr - c)) : max;
+	for (size_t i = 0; i < run->prog->nmaps; i++) {
+		const void *p = (const void *)(uintptr_t)addr;
+		if (!bpfvm_map_owns(run->prog->maps[i], p, 1))
+			continue;
+		size_t n = 1; /* the value's bytes from addr on */
+		while (n < max && bpfvm_map_owns(run->prog->maps[i], p, n + 1))
+			n++;
+		return n;
 	}
-	out[got] = '\0';
+	return 0;
 }
 
-int bpfvm_fmt(char *out, size_t size, const char *fmt, size_t fmt_size, const uint64_t *args,
-	      size_t nargs, size_t max_args)
+/* A string argument (%s): a program number, so read only where the running
+ * program itself may read (bpfvm_run_readable: its frame, ctx, map values,
+ * .rodata), at most size-1 bytes, stopping at a NUL or at the region's end;
+ * any other address yields "" (issue 25 class 4: never a raw dereference). */
+static void fmt_read_str(const struct bpfvm_run *run, uint64_t addr, char *out, size_t size)
+{
+	size_t n = bpfvm_run_readable(run, addr, size - 1);
+	const char *src = (const char *)(uintptr_t)addr;
+	size_t i = 0;
+	for (; i < n && src[i]; i++)
+		out[i] = src[i];
+	out[i] = '\0';
+}
+
+int bpfvm_fmt(const struct bpfvm_run *run, char *out, size_t size, const char *fmt, size_t fmt_size,
+	      const uint64_t *args, size_t nargs, size_t max_args)
 {
 	if (!fmt || fmt_size == 0 || fmt[fmt_size - 1] != '\0')
 		return -EINVAL;
@@ -121,7 +130,7 @@ int bpfvm_fmt(char *out, size_t size, const char *fmt, size_t fmt_size, const ui
 			if (lng)
 				return -EINVAL;
 			char str[128];
-			fmt_read_str(a, str, sizeof(str));
+			fmt_read_str(run, a, str, sizeof(str));
 			memcpy(spec + s, "s", 2);
 			n = snprintf(tmp, sizeof(tmp), spec, str);
 			break;

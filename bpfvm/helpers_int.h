@@ -6,9 +6,10 @@
 
 /* Format fmt (fmt_size bytes, NUL-terminated within them) with at most
  * max_args of the nargs u64 args into out (size bytes, always NUL-terminated
- * when size > 0). Returns the length the full output needs without the NUL,
- * or -EINVAL for a format outside the subset or too few arguments. */
-int bpfvm_fmt(char *out, size_t size, const char *fmt, size_t fmt_size, const uint64_t *args,
-	      size_t nargs, size_t max_args);
+ * when size > 0); %s strings only from what bpfvm_run_readable(run) admits.
+ * Returns the length the full output needs without the NUL, or -EINVAL for a
+ * format outside the subset or too few arguments. */
+int bpfvm_fmt(const struct bpfvm_run *run, char *out, size_t size, const char *fmt, size_t fmt_size,
+	      const uint64_t *args, size_t nargs, size_t max_args);
 
 #endif

@@ -236,15 +236,17 @@ static bool interp_in_frames(const struct interp_state *st, uint64_t addr, uint6
 	return range_in(addr, size, frame_top(st, st->depth), frame_top(st, 0));
 }
 
-/* Pointer arguments of a helper call, by its prototype. false: fault at addr. */
+/* Pointer arguments of a helper call, by its contract. false: fault at addr. */
 static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *prog,
 			   const struct bpfvm_helper *h, const uint64_t *r, uint16_t stackp,
 			   uint64_t *bad)
 {
 	const struct bpfvm_map *map = NULL;
 	for (int i = 0; i < 5; i++) {
-		uint64_t v = r[i + 1], next = i < 4 ? r[i + 2] : 0, size = 0;
-		switch (h->args[i]) {
+		const struct bpfvm_arg *a = &h->args[i];
+		uint64_t v = r[i + 1], size = 0;
+		bool or_null = a->flags & BPFVM_ARGF_OR_NULL;
+		switch (a->kind) {
 		case BPFVM_ARG_MAP:
 			map = interp_map_arg(prog, v);
 			if (!map) {
@@ -259,24 +261,17 @@ static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *pro
 			}
 			continue;
 		case BPFVM_ARG_MAP_KEY:
-			size = map ? map->def.key_size : 1;
-			break;
 		case BPFVM_ARG_MAP_VALUE:
-			size = map ? map->def.value_size : 1;
-			break;
-		case BPFVM_ARG_MAP_VALUE_OR_NULL:
-			if (!v)
+			if (or_null && !v)
 				continue;
-			size = map ? map->def.value_size : 1;
-			break;
-		case BPFVM_ARG_MEM_OR_NULL:
-			if (!v && !next)
-				continue;
-			size = next;
+			size = !map			      ? 1
+			       : a->kind == BPFVM_ARG_MAP_KEY ? map->def.key_size
+							      : map->def.value_size;
 			break;
 		case BPFVM_ARG_MEM:
-		case BPFVM_ARG_MEM_UNINIT:
-			size = next;
+			size = a->size_arg >= 1 && a->size_arg <= 5 ? r[a->size_arg] : a->size;
+			if (or_null && !v && !size)
+				continue;
 			if (!size)
 				continue;
 			break;
@@ -296,7 +291,7 @@ static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *pro
 			return false;
 		}
 		/* the helper fills uninit memory; everything else it reads */
-		if (h->args[i] == BPFVM_ARG_MEM_UNINIT)
+		if (a->access == BPFVM_MEM_UNINIT_WRITE)
 			interp_stack_write(st, v, size);
 		else if (!interp_stack_written(st, v, size)) {
 			*bad = v;
@@ -880,12 +875,15 @@ op_call:
 			STOP(0, 0);
 #if INTERP_CHECKED
 		for (int i = 0; i < 5; i++)
-			if (h->args[i] != BPFVM_ARG_NONE && (undef & (1u << (i + 1))))
+			if (h->args[i].kind != BPFVM_ARG_NONE && (undef & (1u << (i + 1))))
 				STOP(0, 0);
 		uint64_t bad;
 		if (!interp_args_ok(st, prog, h, reg, stackp, &bad))
 			STOP(bad, 0);
 		undef = (uint16_t)((undef | REGS_ARGS) & ~1u);
+#endif
+		st->run.fp = reg[10]; /* the frame bpfvm_run_readable admits */
+#if INTERP_CHECKED
 		if (st->oracle) {
 			reg[0] = oracle_helper(st->oracle, prog, ip, h, reg, &otags, &st->run);
 			if (st->oracle->failed && !st->stopped)

@@ -64,6 +64,33 @@ static int ptr_size(const struct bpfvm_btf *btf, uint32_t id, uint32_t *val)
 	return 0;
 }
 
+/* The value type's struct bpf_spin_lock, a top-level member as the kernel
+ * finds it (btf_find_spin_lock): only bpf_spin_lock/unlock may touch it, and
+ * only a map that has one may be locked. 0 (none or found), -EINVAL for two
+ * or one off a 4-byte boundary. */
+static int spin_lock_of(const struct bpfvm_btf *btf, uint32_t value_ptr, struct bpfvm_map_def *def)
+{
+	const uint8_t *p = skip_mods(btf, value_ptr);
+	const uint8_t *s = p && t_kind(p) == BPFVM_BTF_K_PTR ? skip_mods(btf, rd32(p + 8)) : NULL;
+	if (!s || t_kind(s) != BPFVM_BTF_K_STRUCT)
+		return 0;
+	for (uint32_t i = 0; i < t_vlen(s); i++) {
+		const uint8_t *m = s + 12 + 12 * i;
+		const uint8_t *mt = skip_mods(btf, rd32(m + 4));
+		const char *tn = mt ? bpfvm_btf_name(btf, mt) : NULL;
+		if (!mt || t_kind(mt) != BPFVM_BTF_K_STRUCT || !tn || strcmp(tn, "bpf_spin_lock"))
+			continue;
+		uint32_t bits = rd32(m + 8);
+		if (bpfvm_btf_kflag(s))
+			bits &= 0xffffff;
+		if (def->has_spin_lock || bits % 32)
+			return -EINVAL;
+		def->has_spin_lock = true;
+		def->spin_lock_off = bits / 8;
+	}
+	return 0;
+}
+
 int ld_btf_map_def(struct ld_ctx *c, const struct bpfvm_btf *btf, uint32_t var_id,
 		   struct bpfvm_map_def *def, const char **name)
 {
@@ -106,6 +133,13 @@ int ld_btf_map_def(struct ld_ctx *c, const struct bpfvm_btf *btf, uint32_t var_i
 			err = ptr_size(btf, mt, &key_size);
 		} else if (strcmp(mn, "value") == 0) {
 			err = ptr_size(btf, mt, &value_size);
+			if (!err && spin_lock_of(btf, mt, def)) {
+				ld_err(c, ".maps", -1,
+				       "map '%s': the value has two struct bpf_spin_lock or a "
+				       "misaligned one",
+				       *name);
+				return -EINVAL;
+			}
 		} else {
 			ld_err(c, ".maps", -1, "map '%s': unsupported field '%s'", *name, mn);
 			return -EINVAL;

@@ -66,6 +66,13 @@ int bpfvm_map_create(struct bpfvm_registry *reg, const struct bpfvm_map_def *def
 		return -EINVAL;
 	if (map_name_ok(def->name))
 		return -EINVAL;
+	/* a lock word inside the value, in the map types the kernel lets hold
+	 * one (map_check_btf: no per-cpu values, no special maps) */
+	if (def->has_spin_lock && ((def->type != BPFVM_MAP_ARRAY && def->type != BPFVM_MAP_HASH &&
+				    def->type != BPFVM_MAP_SK_STORAGE) ||
+				   def->spin_lock_off % 4 || def->spin_lock_off > def->value_size ||
+				   def->value_size - def->spin_lock_off < 4))
+		return -EINVAL;
 	struct bpfvm_map *map = calloc(1, sizeof(*map));
 	if (!map)
 		return -ENOMEM;

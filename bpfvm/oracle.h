@@ -38,7 +38,7 @@ struct oracle_region {
 	const struct bpfvm_map *map;
 	uint8_t kind;
 	bool ro, dead;
-	uint32_t lock_off; /* 1 + offset of a word used as a bpf_spin_lock, or 0 */
+	uint32_t lock_off; /* 1 + offset of the value's bpf_spin_lock, or 0 */
 };
 
 #define ORACLE_REGIONS 256
@@ -53,7 +53,7 @@ struct oracle_regs {
 
 /* Tags a callback's arguments get (set by the helper call that runs it). */
 struct oracle_cb {
-	uint32_t helper;
+	uint8_t cb_args[4]; /* enum bpfvm_cb_arg */
 	struct oracle_tag ctx_arg;
 	const struct bpfvm_map *map;
 };
@@ -69,9 +69,8 @@ struct oracle {
 	bool started;
 	uint32_t nest; /* callback activations running */
 	struct oracle_cb cb;
-	uint32_t refs; /* ringbuf records held */
-	int lock;      /* region of the held spin lock, or -1 */
-	uint32_t lock_word;
+	uint32_t refs;			      /* ringbuf records held */
+	int lock;			      /* region of the held spin lock, or -1 */
 	struct oracle_tag slot[ORACLE_SLOTS]; /* spilled tags per 8-byte stack slot */
 	struct oracle_region regions[ORACLE_REGIONS];
 	uint32_t nregions;

@@ -116,6 +116,8 @@ static int hk_load_hdr_opt(struct hooks_ctx *ctx, uint8_t *res, uint32_t len, ui
 	return ret;
 }
 
+static const struct bpfvm_helper hooks_hdr_opt_helpers[3];
+
 static int hk_store_hdr_opt(struct hooks_ctx *ctx, const uint8_t *from, uint32_t len,
 			    uint64_t flags)
 {
@@ -124,7 +126,7 @@ static int hk_store_hdr_opt(struct hooks_ctx *ctx, const uint8_t *from, uint32_t
 	bool eol;
 	int err;
 
-	if (ctx->view.op != HOOKS_OP_WRITE_HDR_OPT_CB || !ctx->skb)
+	if (!hooks_helper_op_ok(&hooks_hdr_opt_helpers[1], ctx) || !ctx->skb)
 		return -EPERM;
 	if (len < 2 || flags)
 		return -EINVAL;
@@ -156,7 +158,7 @@ static int hk_store_hdr_opt(struct hooks_ctx *ctx, const uint8_t *from, uint32_t
 
 static int hk_reserve_hdr_opt(struct hooks_ctx *ctx, uint32_t len, uint64_t flags)
 {
-	if (ctx->view.op != HOOKS_OP_HDR_OPT_LEN_CB)
+	if (!hooks_helper_op_ok(&hooks_hdr_opt_helpers[2], ctx))
 		return -EPERM;
 	if (flags || len < 2)
 		return -EINVAL;
@@ -189,22 +191,28 @@ static uint64_t hooks_reserve_hdr_opt(uint64_t r1, uint64_t len, uint64_t flags,
 	return (uint64_t)(int64_t)hk_reserve_hdr_opt(hk_ctx(r1), (uint32_t)len, flags);
 }
 
+/* load_hdr_opt reads the search (kind, length, magic) from its buffer and
+ * writes the option found over it: read and write (the kernel's MEM_WRITE);
+ * store only reads; store and reserve act in their one op (bit = op number,
+ * hooks_type.c's ctx_op). */
 static const struct bpfvm_helper hooks_hdr_opt_helpers[] = {
-    {142,
-     "load_hdr_opt",
-     hooks_load_hdr_opt,
-     BPFVM_RET_INTEGER,
-     {BPFVM_ARG_CTX, BPFVM_ARG_MEM, BPFVM_ARG_SIZE, BPFVM_ARG_ANYTHING}},
-    {143,
-     "store_hdr_opt",
-     hooks_store_hdr_opt,
-     BPFVM_RET_INTEGER,
-     {BPFVM_ARG_CTX, BPFVM_ARG_MEM, BPFVM_ARG_SIZE, BPFVM_ARG_ANYTHING}},
-    {144,
-     "reserve_hdr_opt",
-     hooks_reserve_hdr_opt,
-     BPFVM_RET_INTEGER,
-     {BPFVM_ARG_CTX, BPFVM_ARG_ANYTHING, BPFVM_ARG_ANYTHING}},
+    {.id = 142,
+     .name = "load_hdr_opt",
+     .fn = hooks_load_hdr_opt,
+     .args = {BPFVM_A(CTX), BPFVM_A_MEM(WRITE, 3), BPFVM_A_SIZE(2), BPFVM_A(ANYTHING)},
+     BPFVM_RET_ANY},
+    {.id = 143,
+     .name = "store_hdr_opt",
+     .fn = hooks_store_hdr_opt,
+     .args = {BPFVM_A(CTX), BPFVM_A_MEM(READ, 3), BPFVM_A_SIZE(2), BPFVM_A(ANYTHING)},
+     BPFVM_RET_ANY,
+     .ops = 1ull << HOOKS_OP_WRITE_HDR_OPT_CB},
+    {.id = 144,
+     .name = "reserve_hdr_opt",
+     .fn = hooks_reserve_hdr_opt,
+     .args = {BPFVM_A(CTX), BPFVM_A(ANYTHING), BPFVM_A(ANYTHING)},
+     BPFVM_RET_ANY,
+     .ops = 1ull << HOOKS_OP_HDR_OPT_LEN_CB},
 };
 
 const struct bpfvm_helper *hooks_hdr_opt_helper(uint32_t id)

@@ -175,6 +175,14 @@ struct hooks_ctx {
 	uint32_t remaining_opt_len;
 };
 
+/* The op gate of a helper's contract (bpfvm_helper.ops, bit = sock_ops op):
+ * the helper acts only when this holds, else returns -EPERM. */
+static inline bool hooks_helper_op_ok(const struct bpfvm_helper *h, const struct hooks_ctx *ctx)
+{
+	uint32_t op = ctx->view.op;
+	return !h->ops || (op < 64 && ((h->ops >> op) & 1));
+}
+
 /* One sock_ops run over the effective programs (hooks_call.c), with the
  * segment of a header-option callback when skb is set; *remaining is the
  * option space in and what the programs left of it out. */

@@ -8,34 +8,42 @@
 
 #include "hooks_int.h"
 
+static const struct bpfvm_helper hooks_sockmap_helpers[2];
+
 static uint64_t hooks_sock_map_update(uint64_t r1, uint64_t map, uint64_t key, uint64_t flags,
 				      uint64_t r5, struct bpfvm_run *run)
 {
 	const struct hooks_ctx *ctx = (const struct hooks_ctx *)(uintptr_t)r1;
 	struct hooks_sock *hs = ctx->hs;
-	uint32_t op = ctx->view.op;
 
 	(void)r5, (void)run;
-	if (!hs->fullsock ||
-	    (op != HOOKS_OP_ACTIVE_ESTABLISHED_CB && op != HOOKS_OP_PASSIVE_ESTABLISHED_CB &&
-	     op != HOOKS_OP_TCP_LISTEN_CB))
+	/* both entries name the same ops (Linux's sock_map_op_okay) */
+	if (!hs->fullsock || !hooks_helper_op_ok(&hooks_sockmap_helpers[0], ctx))
 		return (uint64_t)(int64_t)-EOPNOTSUPP;
 	return (uint64_t)(int64_t)bpfvm_sock_map_update((struct bpfvm_map *)(uintptr_t)map,
 							(const void *)(uintptr_t)key, hs,
 							hs->cookie, flags);
 }
 
+#define HK_SOCKMAP_OPS                                                                             \
+	((1ull << HOOKS_OP_ACTIVE_ESTABLISHED_CB) | (1ull << HOOKS_OP_PASSIVE_ESTABLISHED_CB) |    \
+	 (1ull << HOOKS_OP_TCP_LISTEN_CB))
+
 static const struct bpfvm_helper hooks_sockmap_helpers[] = {
-    {53,
-     "sock_map_update",
-     hooks_sock_map_update,
-     BPFVM_RET_INTEGER,
-     {BPFVM_ARG_CTX, BPFVM_ARG_MAP, BPFVM_ARG_MAP_KEY, BPFVM_ARG_ANYTHING}},
-    {70,
-     "sock_hash_update",
-     hooks_sock_map_update,
-     BPFVM_RET_INTEGER,
-     {BPFVM_ARG_CTX, BPFVM_ARG_MAP, BPFVM_ARG_MAP_KEY, BPFVM_ARG_ANYTHING}},
+    {.id = 53,
+     .name = "sock_map_update",
+     .fn = hooks_sock_map_update,
+     .args = {BPFVM_A(CTX), BPFVM_A(MAP), BPFVM_A_KEY(READ), BPFVM_A(ANYTHING)},
+     BPFVM_RET_ANY,
+     .map_types = BPFVM_MAPT(BPFVM_MAP_SOCKMAP),
+     .ops = HK_SOCKMAP_OPS},
+    {.id = 70,
+     .name = "sock_hash_update",
+     .fn = hooks_sock_map_update,
+     .args = {BPFVM_A(CTX), BPFVM_A(MAP), BPFVM_A_KEY(READ), BPFVM_A(ANYTHING)},
+     BPFVM_RET_ANY,
+     .map_types = BPFVM_MAPT(BPFVM_MAP_SOCKHASH),
+     .ops = HK_SOCKMAP_OPS},
 };
 
 const struct bpfvm_helper *hooks_sockmap_helper(uint32_t id)

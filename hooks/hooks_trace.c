@@ -143,12 +143,15 @@ static uint64_t hooks_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1,
 	return (uint64_t)n;
 }
 
+/* The values are printed: an unprivileged loader may pass numbers only
+ * (ANYTHING), so no address reaches the log. */
 static const struct bpfvm_helper hooks_trace_printk_proto = {
-    6,
-    "trace_printk",
-    hooks_trace_printk,
-    BPFVM_RET_INTEGER,
-    {BPFVM_ARG_MEM, BPFVM_ARG_SIZE, BPFVM_ARG_ANYTHING, BPFVM_ARG_ANYTHING, BPFVM_ARG_ANYTHING}};
+    .id = 6,
+    .name = "trace_printk",
+    .fn = hooks_trace_printk,
+    .args = {BPFVM_A_MEM(READ, 2), BPFVM_A_SIZE(1), BPFVM_A(ANYTHING), BPFVM_A(ANYTHING),
+	     BPFVM_A(ANYTHING)},
+    BPFVM_RET_RANGE(BPFVM_ERRNO_MIN, HOOKS_TRACE_LINE)};
 
 const struct bpfvm_helper *hooks_trace_printk_helper(void)
 {

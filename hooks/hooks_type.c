@@ -186,12 +186,19 @@ uint32_t hooks_fields_groups(uint64_t fields)
 	return g;
 }
 
+/* The op a sock_ops ctx runs, for the helpers' op masks (bpfvm_helper.ops). */
+static uint32_t hooks_ctx_op(const void *ctx)
+{
+	return ((const struct hooks_sock_ops_view *)ctx)->op;
+}
+
 const struct bpfvm_prog_type hooks_sock_ops_type = {
     .name = "sock_ops",
     .type = 13, /* BPF_PROG_TYPE_SOCK_OPS */
     .ctx_size = HOOKS_CTX_SIZE,
     .ctx_access = hooks_ctx_access,
     .helper = hooks_sock_ops_helper,
+    .ctx_op = hooks_ctx_op,
     .ret_min = 0,
     .ret_max = 1,
     .nr_fields = HOOKS_NR_FIELDS,

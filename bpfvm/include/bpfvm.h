@@ -71,6 +71,12 @@ struct bpfvm_map_def {
 	uint32_t max_entries;
 	uint32_t map_flags;
 	char name[BPFVM_OBJ_NAME_LEN];
+	/* The value's struct bpf_spin_lock, which the loader finds in the map's
+	 * BTF value type (as the kernel, which needs BTF to know where it is):
+	 * only bpf_spin_lock/unlock may touch its 4 bytes, and only maps that
+	 * have one may be locked. */
+	bool has_spin_lock;
+	uint32_t spin_lock_off;
 };
 
 struct bpfvm_map_info {
@@ -135,36 +141,78 @@ struct bpfvm_run; /* per-invocation state, see bpfvm_run_* below */
 typedef uint64_t (*bpfvm_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 				    struct bpfvm_run *run);
 
-/* Argument and return classes the verifier checks calls against (the kernel's
- * bpf_func_proto, reduced to what skops' helpers need). */
-enum bpfvm_arg {
+/* ---- the helper contract ----------------------------------------------
+ * Every helper's prototype is one declarative entry (struct bpfvm_helper):
+ * the verifier checks calls against it, the checked interpreter checks runs
+ * against it, docs/helpers.md is generated from it, and the helper's C code
+ * touches no memory its entry does not declare. The kernel's bpf_func_proto
+ * (ARG_PTR_TO_MEM with MEM_RDONLY / MEM_WRITE / MEM_UNINIT) is the model;
+ * docs/helpers.md explains each field. */
+
+/* What an argument register holds. */
+enum bpfvm_arg_kind {
 	BPFVM_ARG_NONE = 0,
-	BPFVM_ARG_ANYTHING,	     /* any initialised scalar or pointer value */
-	BPFVM_ARG_SCALAR,	     /* initialised scalar only */
-	BPFVM_ARG_CTX,		     /* the program's ctx pointer, offset 0 */
-	BPFVM_ARG_MAP,		     /* const map pointer */
-	BPFVM_ARG_MAP_KEY,	     /* readable key_size bytes of the preceding map */
-	BPFVM_ARG_MAP_VALUE,	     /* readable value_size bytes of the preceding map */
-	BPFVM_ARG_MEM,		     /* readable initialised bytes, size in the next arg */
-	BPFVM_ARG_MEM_OR_NULL,	     /* as MEM, or NULL with size 0 */
-	BPFVM_ARG_MEM_UNINIT,	     /* writable bytes, size in the next arg */
-	BPFVM_ARG_SIZE,		     /* constant-bounded size > 0 for the preceding mem */
-	BPFVM_ARG_SIZE_OR_ZERO,	     /* same, may be 0 */
-	BPFVM_ARG_FUNC,		     /* callback: ld_imm64 BPF_PSEUDO_FUNC */
-	BPFVM_ARG_SOCK_OR_NULL,	     /* ctx->sk style socket pointer or NULL */
-	BPFVM_ARG_MAP_VALUE_OR_NULL, /* value pointer of the preceding map, or NULL */
-	BPFVM_ARG_RINGBUF_MEM,	     /* memory returned by ringbuf_reserve */
-	BPFVM_ARG_STR,		     /* NUL-terminated constant string in a map value */
-	BPFVM_ARG_SPIN_LOCK,	     /* struct bpf_spin_lock (4 bytes) inside a map value */
-	/* a NULL-checked socket pointer of any kind (bpf_sock, bpf_tcp_sock, a BTF
-	 * tcp_sock): the kernel's ARG_PTR_TO_SOCK_COMMON / _BTF_ID_SOCK_COMMON */
-	BPFVM_ARG_SOCK_COMMON,
+	/* A value the helper uses as a number (a flag, a length, something it
+	 * prints or stores where user space sees it). Pointers only from a
+	 * privileged loader (allow_ptr_leaks): anything else would leak an
+	 * address, as the kernel's ARG_ANYTHING. May be left unset by a
+	 * variadic call (bpf_trace_printk's unused slots). */
+	BPFVM_ARG_ANYTHING,
+	BPFVM_ARG_SCALAR, /* an initialised scalar, from any loader */
+	BPFVM_ARG_CTX,	  /* the program's ctx pointer, offset 0 */
+	BPFVM_ARG_MAP,	  /* a map pointer (ld_imm64); type in map_types */
+	/* key_size / value_size bytes of the (one) MAP argument's map, with
+	 * the access mode in .access */
+	BPFVM_ARG_MAP_KEY,
+	BPFVM_ARG_MAP_VALUE,
+	/* memory of the program (stack, map value, packet, record): .access
+	 * says what the helper does with it, .size_arg (1-based) names the
+	 * SIZE argument giving the byte count, or .size is that count */
+	BPFVM_ARG_MEM,
+	BPFVM_ARG_SIZE,	       /* the byte count of the MEM argument .size_arg names */
+	BPFVM_ARG_FUNC,	       /* a callback (ld_imm64 BPF_PSEUDO_FUNC); .cb_args */
+	BPFVM_ARG_CB_CTX,      /* any value, handed to the callback unchanged (type and all) */
+	BPFVM_ARG_ADDR,	       /* an address the helper confines itself and never reveals */
+	BPFVM_ARG_SOCK,	       /* a socket pointer: ctx->sk, a bpf_tcp_sock, a BTF tcp_sock */
+	BPFVM_ARG_RINGBUF_MEM, /* a record ringbuf_reserve returned, offset 0 */
+	/* a NUL-terminated constant string: read-only frozen map, constant
+	 * offset (the kernel's ARG_PTR_TO_CONST_STR) */
+	BPFVM_ARG_STR,
+	/* the struct bpf_spin_lock word of a map value (4 bytes) at the offset
+	 * the map's BTF names (bpfvm_map_def.spin_lock_off) */
+	BPFVM_ARG_SPIN_LOCK,
+};
+
+/* What the helper does with the bytes of a memory argument (MEM, MAP_KEY,
+ * MAP_VALUE): the kernel's MEM_RDONLY, MEM_WRITE, MEM_UNINIT | MEM_WRITE. */
+enum bpfvm_mem_access {
+	BPFVM_MEM_NONE = 0,
+	BPFVM_MEM_READ,	 /* reads them: initialised, no pointer in them, unchanged */
+	BPFVM_MEM_WRITE, /* reads them and may write any: initialised, unknown after */
+	/* writes every declared byte (all size_arg says, whatever it returns)
+	 * and reads none: may be uninitialised, initialised after */
+	BPFVM_MEM_UNINIT_WRITE,
+};
+
+/* Argument flags. */
+#define BPFVM_ARGF_OR_NULL 0x01u /* the constant 0 is accepted too (MEM: with size 0) */
+#define BPFVM_ARGF_ZERO_OK 0x02u /* SIZE: 0 bytes is accepted */
+/* the call gives back what the argument holds: the reference of a
+ * RINGBUF_MEM, the lock of a SPIN_LOCK (bpf_spin_unlock) */
+#define BPFVM_ARGF_RELEASE 0x04u
+
+struct bpfvm_arg {
+	uint8_t kind;	  /* enum bpfvm_arg_kind */
+	uint8_t access;	  /* enum bpfvm_mem_access, for MEM / MAP_KEY / MAP_VALUE */
+	uint8_t flags;	  /* BPFVM_ARGF_* */
+	uint8_t size_arg; /* MEM: 1-based SIZE argument; SIZE: 1-based MEM argument it sizes */
+	uint32_t size;	  /* MEM without size_arg: the constant byte count */
 };
 
 enum bpfvm_ret {
-	BPFVM_RET_INTEGER = 0,
-	BPFVM_RET_VOID,
-	BPFVM_RET_MAP_VALUE_OR_NULL, /* value of the map in arg 1 */
+	BPFVM_RET_INTEGER = 0,	     /* a scalar in [ret_min, ret_max] */
+	BPFVM_RET_VOID,		     /* R0 is not readable after the call */
+	BPFVM_RET_MAP_VALUE_OR_NULL, /* value of the MAP argument's map */
 	BPFVM_RET_MEM_OR_NULL,	     /* ringbuf_reserve: size from arg 2 (constant) */
 	/* struct bpf_tcp_sock (BPFVM_TCP_SOCK_VIEW_SIZE bytes, read-only) or NULL:
 	 * the kernel's RET_PTR_TO_TCP_SOCK_OR_NULL */
@@ -173,6 +221,22 @@ enum bpfvm_ret {
 	BPFVM_RET_BTF_TCP_SOCK_OR_NULL,
 	BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL,
 };
+
+/* What a callback gets in r1..r4 from its helper (FUNC arguments). */
+enum bpfvm_cb_arg {
+	BPFVM_CB_NONE = 0,
+	BPFVM_CB_INDEX,	    /* the iteration, a scalar in [0, BPFVM_MAX_LOOPS) */
+	BPFVM_CB_MAP,	    /* the helper's MAP argument */
+	BPFVM_CB_MAP_KEY,   /* key_size read-only bytes, valid while the callback runs */
+	BPFVM_CB_MAP_VALUE, /* value_size bytes of the element */
+	BPFVM_CB_CTX,	    /* the helper's CB_CTX argument, as passed */
+};
+#define BPFVM_MAX_LOOPS (1u << 23) /* bpf_loop's limit (BPF_MAX_LOOPS) */
+
+/* Helper flags. */
+#define BPFVM_HF_ACQUIRE 0x01u /* a non-NULL R0 holds a reference the program must release */
+#define BPFVM_HF_NO_REFS 0x02u /* refused while the program holds references (tail_call) */
+#define BPFVM_HF_PRIV	 0x04u /* privileged loaders only (allow_ptr_leaks) */
 
 /* The kernel-typed objects helpers may return. Programs reach their fields
  * through CO-RE relocations against the BTF the program type publishes
@@ -191,16 +255,81 @@ enum bpfvm_btf_obj {
 #define BPFVM_TCP_SOCK_U64_A	 80u
 #define BPFVM_TCP_SOCK_U64_B	 88u
 
+/* Map type bits for bpfvm_helper.map_types. */
+#define BPFVM_MAPT(t) (1ull << (t))
+#define BPFVM_MAPT_DATA                                                                            \
+	(BPFVM_MAPT(BPFVM_MAP_HASH) | BPFVM_MAPT(BPFVM_MAP_ARRAY) |                                \
+	 BPFVM_MAPT(BPFVM_MAP_PERCPU_HASH) | BPFVM_MAPT(BPFVM_MAP_PERCPU_ARRAY) |                  \
+	 BPFVM_MAPT(BPFVM_MAP_LRU_HASH))
+
 struct bpfvm_helper {
 	uint32_t id; /* enum bpf_func_id */
 	const char *name;
 	bpfvm_helper_fn fn;
+	struct bpfvm_arg args[5];
 	enum bpfvm_ret ret;
-	enum bpfvm_arg args[5];
+	int64_t ret_min, ret_max; /* RET_INTEGER: every value the helper returns */
+	uint32_t flags;		  /* BPFVM_HF_* */
+	uint64_t map_types;	  /* MAP argument: the accepted map types (BPFVM_MAPT) */
+	/* The ops (the program type's numbering, bit n = op n, read from the
+	 * ctx by bpfvm_prog_type.ctx_op) in which the helper acts; in any other
+	 * it returns -EPERM and touches nothing. 0: every op. */
+	uint64_t ops;
+	uint8_t cb_args[4]; /* FUNC: enum bpfvm_cb_arg for the callback's r1..r4 */
 };
+
+/* Shorthands for helper tables (one argument each). */
+#define BPFVM_A(k)                                                                                 \
+	{                                                                                          \
+		.kind = BPFVM_ARG_##k                                                              \
+	}
+#define BPFVM_A_OR_NULL(k)                                                                         \
+	{                                                                                          \
+		.kind = BPFVM_ARG_##k, .flags = BPFVM_ARGF_OR_NULL                                 \
+	}
+#define BPFVM_A_KEY(acc)                                                                           \
+	{                                                                                          \
+		.kind = BPFVM_ARG_MAP_KEY, .access = BPFVM_MEM_##acc                               \
+	}
+#define BPFVM_A_VALUE(acc)                                                                         \
+	{                                                                                          \
+		.kind = BPFVM_ARG_MAP_VALUE, .access = BPFVM_MEM_##acc                             \
+	}
+#define BPFVM_A_MEM(acc, sz_arg)                                                                   \
+	{                                                                                          \
+		.kind = BPFVM_ARG_MEM, .access = BPFVM_MEM_##acc, .size_arg = (sz_arg)             \
+	}
+#define BPFVM_A_MEM_OR_NULL(acc, sz_arg)                                                           \
+	{                                                                                          \
+		.kind = BPFVM_ARG_MEM, .access = BPFVM_MEM_##acc, .flags = BPFVM_ARGF_OR_NULL,     \
+		.size_arg = (sz_arg)                                                               \
+	}
+#define BPFVM_A_SIZE(mem_arg)                                                                      \
+	{                                                                                          \
+		.kind = BPFVM_ARG_SIZE, .size_arg = (mem_arg)                                      \
+	}
+#define BPFVM_A_SIZE_OR_ZERO(mem_arg)                                                              \
+	{                                                                                          \
+		.kind = BPFVM_ARG_SIZE, .flags = BPFVM_ARGF_ZERO_OK, .size_arg = (mem_arg)         \
+	}
+#define BPFVM_A_RELEASE(k)                                                                         \
+	{                                                                                          \
+		.kind = BPFVM_ARG_##k, .flags = BPFVM_ARGF_RELEASE                                 \
+	}
+/* an integer result: any value / errno or 0 */
+#define BPFVM_ERRNO_MIN		(-4095)
+#define BPFVM_RET_ANY		.ret = BPFVM_RET_INTEGER, .ret_min = INT64_MIN, .ret_max = INT64_MAX
+#define BPFVM_RET_RANGE(lo, hi) .ret = BPFVM_RET_INTEGER, .ret_min = (lo), .ret_max = (hi)
+
+/* The helper's contract for the running op: false when the entry limits
+ * the ops and run's ctx is in another one (the helper then returns -EPERM). */
+bool bpfvm_helper_op_ok(const struct bpfvm_helper *h, const struct bpfvm_run *run);
 
 /* Base helpers any program type may use (docs/sockops.md §5 "Base"). */
 const struct bpfvm_helper *bpfvm_base_helper(uint32_t id);
+
+/* Helper ids are below this (enum bpf_func_id as skops knows it). */
+#define BPFVM_MAX_HELPER_ID 256
 
 /* ---- program types ----------------------------------------------------- */
 
@@ -227,6 +356,9 @@ struct bpfvm_prog_type {
 			  char *why, size_t why_len);
 	/* Helper allowed for this type, or NULL. Usually falls back to base. */
 	const struct bpfvm_helper *(*helper)(uint32_t id);
+	/* Optional: the op the ctx is running (bit index for bpfvm_helper.ops);
+	 * types without ops leave it NULL and every op mask is ignored. */
+	uint32_t (*ctx_op)(const void *ctx);
 	int32_t ret_min, ret_max; /* R0 range enforced in strict mode */
 	uint32_t nr_fields;	  /* field indices are < nr_fields (<= 64) */
 	/* Optional: the type's own view of the kernel types its programs may
@@ -238,6 +370,11 @@ struct bpfvm_prog_type {
 	uint32_t btf_len;
 	uint32_t btf_ids[BPFVM_BTF_NR];
 };
+
+/* Every helper the type allows, in id order, into out (at most max); returns
+ * how many there are (docs/helpers.md is checked against this walk). */
+size_t bpfvm_type_helpers(const struct bpfvm_prog_type *type, const struct bpfvm_helper **out,
+			  size_t max);
 
 /* The generic type used by tests and the conformance runner: r1 = memory,
  * r2 = its length; base helpers only. */
@@ -352,7 +489,17 @@ struct bpfvm_run {
 	 * key for_each_map_elem passes); the checked interpreter admits it. */
 	const void *scratch;
 	size_t scratch_len;
+	/* The calling frame's r10 at the latest helper call (0: the function
+	 * has no stack), set by the engine: a helper that takes an address
+	 * from a program number (bpf_snprintf's %s) reads only memory
+	 * bpfvm_run_readable admits. */
+	uint64_t fp;
 };
+
+/* How many bytes from addr (at most max) the running program may read: its
+ * current frame's 512 stack bytes, its ctx (the type's ctx_size), the values
+ * of its maps (.rodata too). 0 when addr lies in none of them. */
+size_t bpfvm_run_readable(const struct bpfvm_run *run, uint64_t addr, size_t max);
 
 /* ---- ELF objects ------------------------------------------------------- */
 

@@ -620,6 +620,12 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 	if (!h || !h->fn)
 		return fail(st, pc, "helper not available to this program type");
 	run_arg(st);
+	/* the calling frame's r10 (0 without a stack) for bpfvm_run_readable:
+	 * a stale value would name a frame that has returned */
+	if (st->funcs[f].stack)
+		jit_store_r(b, 8, JIT_R9, (int32_t)offsetof(struct bpfvm_run, fp), JIT_RBP);
+	else
+		jit_store_i(b, 8, JIT_R9, (int32_t)offsetof(struct bpfvm_run, fp), 0);
 	call_abs(st, (const void *)(uintptr_t)h->fn);
 	return 1;
 }

@@ -409,7 +409,20 @@ static int ptr_cond(struct vrf_env *env, const struct bpfvm_insn *insn, struct v
 			*next = idx + 1;
 			return 0;
 		}
-		/* a valid pointer is never NULL: one side is dead */
+		/* Packet pointers are NULL where the program type has no segment
+		 * (sock_ops outside the header-option ops: skb_data and
+		 * skb_data_end are 0), so both sides are live and both are
+		 * walked; the kernel's reg_not_null leaves packets out too. A
+		 * range proven on either side is still sound: 0 + off <= 0
+		 * never holds for off > 0. Every other pointer the verifier
+		 * tracks is never NULL: one side is dead. */
+		if (p->type == VRF_PTR_PKT || p->type == VRF_PTR_PKT_END) {
+			err = vrf_push(env, target, idx, &other);
+			if (err)
+				return err;
+			*next = idx + 1;
+			return 0;
+		}
 		*next = op == BPF_JEQ ? idx + 1 : target;
 		return 0;
 	}

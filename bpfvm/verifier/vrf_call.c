@@ -1,16 +1,15 @@
-/* Calls and exits: helper prototypes from the program type (enum bpfvm_arg /
- * bpfvm_ret in bpfvm.h), bpf-to-bpf calls with one frame each, callbacks of
- * bpf_loop and bpf_for_each_map_elem walked as frames entered by the helper,
- * reference tracking for ringbuf records, and the R0 rule at program exit
- * (compatibility: any scalar; strict: the type's [ret_min, ret_max]).
+/* Calls and exits: helper calls checked against each helper's contract (struct
+ * bpfvm_helper in bpfvm.h: argument kinds and memory access, return kind and
+ * range, map types, references, callbacks; nothing here is keyed on a helper
+ * id but the sockmap refusals), bpf-to-bpf calls with one frame each,
+ * callbacks walked as frames entered by the helper, and the R0 rule at program
+ * exit (compatibility: any scalar; strict: the type's [ret_min, ret_max]).
  * Kernel counterparts: check_helper_call, check_func_call, prepare_func_exit. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vrf_int.h"
-
-#define HELPER_FOR_EACH_MAP_ELEM 164
 
 static int new_frame(struct vrf_env *env, struct vrf_state *st, int callsite, int target,
 		     struct vrf_frame **out)
@@ -36,13 +35,26 @@ static void clobber_args(struct vrf_reg *regs)
 		vrf_mark_not_init(&regs[r]);
 }
 
-/* Enter the callback of the helper call at callsite with the arguments the
- * helper passes (the caller's registers still hold the call's arguments). */
+/* Enter the callback of the helper call at callsite with what the helper's
+ * contract says it passes (cb_args; the caller's registers still hold the
+ * call's arguments). The key of for_each_map_elem lives in the helper's own
+ * frame: the pointer is scoped to the callback's frame (VRF_MEM_CB_SCOPED),
+ * so it can never be kept where the caller could read it after the call. */
 static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsite)
 {
 	const struct bpfvm_insn *call = &env->insns[callsite];
+	const struct bpfvm_helper *h = env->prog->type->helper((uint32_t)call->imm);
 	struct vrf_reg *cr = st->frames[st->curframe]->regs;
-	int target = cr[2].off;
+	int fn = -1, cbctx = -1, mapr = -1;
+	for (int a = 0; a < 5; a++) {
+		if (h->args[a].kind == BPFVM_ARG_FUNC)
+			fn = a + 1;
+		else if (h->args[a].kind == BPFVM_ARG_CB_CTX)
+			cbctx = a + 1;
+		else if (h->args[a].kind == BPFVM_ARG_MAP)
+			mapr = a + 1;
+	}
+	int target = cr[fn].off;
 	struct vrf_frame *fr;
 	int err = new_frame(env, st, callsite, target, &fr);
 	if (err)
@@ -50,20 +62,34 @@ static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsit
 	fr->in_callback = true;
 	fr->cb_ret_min = 0;
 	fr->cb_ret_max = 1;
-	if (call->imm == BPF_HELPER_LOOP) {
-		vrf_mark_unknown(&fr->regs[1]);
-		fr->regs[1].umax = (1u << 23) - 1; /* BPF_MAX_LOOPS */
-		vrf_reg_bounds_sync(&fr->regs[1]);
-		fr->regs[2] = cr[3];
-	} else {
-		const struct bpfvm_map *m = cr[1].map;
-		fr->regs[1] = cr[1];
-		vrf_mark_ptr(&fr->regs[2], VRF_PTR_MEM);
-		fr->regs[2].range = m->def.key_size;
-		fr->regs[2].pad = VRF_MEM_RDONLY;
-		vrf_mark_ptr(&fr->regs[3], VRF_MAP_VALUE);
-		fr->regs[3].map = m;
-		fr->regs[4] = cr[3];
+	const struct bpfvm_map *m = mapr > 0 ? cr[mapr].map : NULL;
+	for (int i = 0; i < 4; i++) {
+		struct vrf_reg *r = &fr->regs[i + 1];
+		switch (h->cb_args[i]) {
+		case BPFVM_CB_INDEX:
+			vrf_mark_unknown(r);
+			r->umax = BPFVM_MAX_LOOPS - 1;
+			vrf_reg_bounds_sync(r);
+			break;
+		case BPFVM_CB_MAP:
+			*r = cr[mapr];
+			break;
+		case BPFVM_CB_MAP_KEY:
+			vrf_mark_ptr(r, VRF_PTR_MEM);
+			r->range = m->def.key_size;
+			r->pad = VRF_MEM_RDONLY | VRF_MEM_CB_SCOPED;
+			r->frameno = (uint8_t)st->curframe;
+			break;
+		case BPFVM_CB_MAP_VALUE:
+			vrf_mark_ptr(r, VRF_MAP_VALUE);
+			r->map = m;
+			break;
+		case BPFVM_CB_CTX:
+			*r = cr[cbctx];
+			break;
+		default:
+			break; /* not set: reading it is refused (!read_ok) */
+		}
 	}
 	return 0;
 }
@@ -99,14 +125,22 @@ static int arg_type_err(struct vrf_env *env, int regno, const struct vrf_reg *r,
 		       want);
 }
 
-static int check_size_arg(struct vrf_env *env, int regno, enum bpfvm_arg t, int mem_regno,
-			  enum bpfvm_arg mem_t)
+/* A SIZE argument and the MEM argument it sizes (size_arg, 1-based), whose
+ * bytes are checked for the access the contract declares. */
+static int check_size_arg(struct vrf_env *env, int regno, const struct bpfvm_arg *sa,
+			  const struct bpfvm_helper *h)
 {
 	struct vrf_reg *r = &vrf_cur_regs(env)[regno];
+	bool zero_ok = sa->flags & BPFVM_ARGF_ZERO_OK;
+	int mem_regno = sa->size_arg;
+	if (mem_regno < 1 || mem_regno > 5 || h->args[mem_regno - 1].kind != BPFVM_ARG_MEM)
+		return vrf_err(env, -EINVAL, "helper bpf_%s: size argument R%d sizes no memory",
+			       h->name, regno);
+	const struct bpfvm_arg *ma = &h->args[mem_regno - 1];
 	if (r->type != VRF_SCALAR)
 		return arg_type_err(env, regno, r, "scalar");
 	vrf_mark_reg_precise(env, regno);
-	if (mem_regno >= 0 && vrf_cur_regs(env)[mem_regno].type == VRF_SCALAR)
+	if (vrf_cur_regs(env)[mem_regno].type == VRF_SCALAR)
 		vrf_mark_reg_precise(env, mem_regno);
 	if (r->smin < 0)
 		return vrf_err(env, -EACCES,
@@ -116,19 +150,16 @@ static int check_size_arg(struct vrf_env *env, int regno, enum bpfvm_arg t, int 
 		return vrf_err(
 		    env, -EACCES,
 		    "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'", regno);
-	if (t == BPFVM_ARG_SIZE && r->umin == 0)
+	if (!zero_ok && r->umin == 0)
 		return vrf_err(env, -EACCES, "R%d invalid zero-sized read", regno);
-	if (mem_regno < 0)
-		return 0;
 	struct vrf_reg *m = &vrf_cur_regs(env)[mem_regno];
-	if (mem_t == BPFVM_ARG_MEM_OR_NULL && is_null(m)) {
+	if ((ma->flags & BPFVM_ARGF_OR_NULL) && is_null(m)) {
 		if (r->umax != 0)
 			return vrf_err(env, -EACCES, "R%d NULL memory with a non-zero size",
 				       mem_regno);
 		return 0;
 	}
-	return vrf_check_mem_range(env, mem_regno, r->umin, r->umax, mem_t == BPFVM_ARG_MEM_UNINIT,
-				   t == BPFVM_ARG_SIZE_OR_ZERO);
+	return vrf_check_mem_range(env, mem_regno, r->umin, r->umax, ma->access, zero_ok);
 }
 
 /* A constant string (bpf_snprintf's format): checked here, once, so its bytes
@@ -152,25 +183,31 @@ static int check_str(struct vrf_env *env, int regno, const struct vrf_reg *r)
 	return 0;
 }
 
-#define HELPER_SPIN_LOCK   93
-#define HELPER_SPIN_UNLOCK 94
-
-/* bpf_spin_lock/unlock: a 4-byte aligned word of a map value at a known
- * offset; one lock at a time, released before any other call or the exit, by
- * the same word of the same value: the map and offset say which word of some
- * value, the pointer's id which lookup's value (two lookups may return two
- * elements), as the kernel's active_lock ptr/id (process_spin_lock). */
-static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, int id)
+/* bpf_spin_lock/unlock: the map value's struct bpf_spin_lock, at the offset
+ * the map's BTF names (a map without one cannot be locked, as the kernel's
+ * "map does not contain struct bpf_spin_lock"), in a map programs may write;
+ * one lock at a time, released before any other call or the exit, by the
+ * same word of the same value: the map says which word of some value, the
+ * pointer's id which lookup's value (two lookups may return two elements),
+ * as the kernel's active_lock ptr/id (process_spin_lock). */
+static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, bool unlock)
 {
 	struct vrf_state *st = env->cur;
 	if (r->type != VRF_MAP_VALUE || !vrf_tnum_is_const(r->var))
 		return arg_type_err(env, regno, r, "map_value (constant offset)");
 	int64_t off = (int64_t)r->off + (int64_t)r->var.value;
-	if (off < 0 || off % 4 || off + 4 > r->map->def.value_size)
-		return vrf_err(env, -EACCES,
-			       "R%d spin lock at off=%lld is not an aligned word of the value",
-			       regno, (long long)off);
-	if (id == HELPER_SPIN_LOCK) {
+	if (!r->map->def.has_spin_lock)
+		return vrf_err(env, -EINVAL,
+			       "map '%s' has no struct bpf_spin_lock in its value (BTF-defined "
+			       "maps only)",
+			       r->map->def.name);
+	if (bpfvm_map_prog_rdonly(r->map))
+		return vrf_err(env, -EACCES, "R%d spin lock in a read-only map", regno);
+	if (off != (int64_t)r->map->def.spin_lock_off)
+		return vrf_err(env, -EINVAL,
+			       "off %lld doesn't point to 'struct bpf_spin_lock' that is at %u",
+			       (long long)off, r->map->def.spin_lock_off);
+	if (!unlock) {
 		if (st->lock_map)
 			return vrf_err(env, -EACCES, "Locking two bpf_spin_locks are not allowed");
 		st->lock_map = r->map;
@@ -186,37 +223,6 @@ static int check_lock(struct vrf_env *env, int regno, const struct vrf_reg *r, i
 	st->lock_off = 0;
 	st->lock_id = 0;
 	return 0;
-}
-
-/* Which maps a helper may take (kernel: check_map_func_compatibility):
- * special maps only with their own helpers, their own helpers only with them. */
-static bool map_func_ok(uint32_t map_type, int id)
-{
-	bool data = map_type == BPFVM_MAP_HASH || map_type == BPFVM_MAP_ARRAY ||
-		    map_type == BPFVM_MAP_PERCPU_HASH || map_type == BPFVM_MAP_PERCPU_ARRAY ||
-		    map_type == BPFVM_MAP_LRU_HASH;
-	bool sock = map_type == BPFVM_MAP_SOCKMAP || map_type == BPFVM_MAP_SOCKHASH;
-	switch (id) {
-	case BPF_HELPER_TAIL_CALL:
-		return map_type == BPFVM_MAP_PROG_ARRAY;
-	case 53: /* sock_map_update */
-		return map_type == BPFVM_MAP_SOCKMAP;
-	case 70: /* sock_hash_update */
-		return map_type == BPFVM_MAP_SOCKHASH;
-	case 3: /* map_delete_elem */
-		return data || sock;
-	case 25: /* perf_event_output */
-		return map_type == BPFVM_MAP_PERF_EVENT_ARRAY;
-	case 107: /* sk_storage_get / delete */
-	case 108:
-		return map_type == BPFVM_MAP_SK_STORAGE;
-	case 130: /* ringbuf_output, reserve, query */
-	case 131:
-	case 134:
-		return map_type == BPFVM_MAP_RINGBUF;
-	default: /* lookup/update/delete, for_each_map_elem, ... */
-		return data;
-	}
 }
 
 /* Linux lets only some program types update a sockmap from a program
@@ -255,15 +261,124 @@ static bool is_sock(uint8_t t, bool or_null)
 	}
 }
 
+/* R0 after a helper returning an integer: its contract's range. */
+static void ret_range(struct vrf_reg *r0, const struct bpfvm_helper *h)
+{
+	vrf_mark_unknown(r0);
+	if (h->ret_min == INT64_MIN && h->ret_max == INT64_MAX)
+		return;
+	r0->smin = h->ret_min;
+	r0->smax = h->ret_max;
+	if (h->ret_min >= 0) {
+		r0->umin = (uint64_t)h->ret_min;
+		r0->umax = (uint64_t)h->ret_max;
+	}
+	vrf_reg_bounds_sync(r0);
+}
+
+static int check_arg(struct vrf_env *env, const struct bpfvm_helper *h, int a,
+		     const struct bpfvm_map **map, int *cb)
+{
+	const struct bpfvm_arg *ad = &h->args[a];
+	int rn = a + 1, id = (int)h->id, err;
+	struct vrf_reg *r = &vrf_cur_regs(env)[rn];
+	bool or_null = ad->flags & BPFVM_ARGF_OR_NULL;
+	uint32_t sz;
+
+	/* clang passes only the arguments a variadic call names (the seed
+	 * samples' 3-argument bpf_trace_printk): an unused ANYTHING slot may
+	 * be unset; the helper sees some value and never dereferences it */
+	if (r->type == VRF_NOT_INIT && ad->kind == BPFVM_ARG_ANYTHING)
+		return 0;
+	if (r->type == VRF_NOT_INIT)
+		return vrf_err(env, -EACCES, "R%d !read_ok", rn);
+	if (r->type == VRF_SCALAR && or_null)
+		vrf_mark_reg_precise(env, rn); /* NULL or not decides */
+	switch (ad->kind) {
+	case BPFVM_ARG_ANYTHING:
+		/* a number to the helper (printed, stored, a flag): an address
+		 * only from a loader allowed to see addresses */
+		if (vrf_reg_is_ptr(r) && !env->prog->allow_ptr_leaks)
+			return vrf_err(env, -EACCES, "R%d leaks addr into helper function", rn);
+		return 0;
+	case BPFVM_ARG_CB_CTX:
+	case BPFVM_ARG_ADDR:
+		return 0;
+	case BPFVM_ARG_SCALAR:
+		if (r->type != VRF_SCALAR)
+			return arg_type_err(env, rn, r, "scalar");
+		return 0;
+	case BPFVM_ARG_CTX:
+		if (r->type != VRF_PTR_CTX)
+			return arg_type_err(env, rn, r, "ctx");
+		if (r->off || !vrf_tnum_is_const(r->var) || r->var.value)
+			return vrf_err(env, -EACCES, "R%d ctx pointer with a non-zero offset", rn);
+		return 0;
+	case BPFVM_ARG_MAP:
+		if (r->type != VRF_CONST_MAP)
+			return arg_type_err(env, rn, r, "map_ptr");
+		*map = r->map;
+		err = sock_map_refusal(env, r->map, id);
+		if (err)
+			return err;
+		if (r->map->def.type >= 64 || !(h->map_types & BPFVM_MAPT(r->map->def.type)))
+			return vrf_err(env, -EINVAL, "cannot pass map_type %u into func bpf_%s#%d",
+				       r->map->def.type, h->name, id);
+		return 0;
+	case BPFVM_ARG_MAP_KEY:
+	case BPFVM_ARG_MAP_VALUE:
+		if (!*map)
+			return vrf_err(env, -EACCES, "R%d map argument missing before key/value",
+				       rn);
+		if (or_null && is_null(r))
+			return 0;
+		sz = ad->kind == BPFVM_ARG_MAP_KEY ? (*map)->def.key_size : (*map)->def.value_size;
+		return vrf_check_mem_range(env, rn, sz, sz, ad->access, false);
+	case BPFVM_ARG_MEM:
+		if (!(or_null && is_null(r)) && !vrf_reg_is_ptr(r))
+			return arg_type_err(env, rn, r, "fp, pkt, map_value, mem");
+		if (ad->size_arg)
+			return 0; /* checked with its SIZE argument */
+		if (or_null && is_null(r))
+			return 0;
+		return vrf_check_mem_range(env, rn, ad->size, ad->size, ad->access, false);
+	case BPFVM_ARG_SIZE:
+		return check_size_arg(env, rn, ad, h);
+	case BPFVM_ARG_FUNC:
+		if (r->type != VRF_PTR_FUNC)
+			return arg_type_err(env, rn, r, "func");
+		*cb = rn;
+		return 0;
+	case BPFVM_ARG_SOCK:
+		/* the kernel's sock-common argument types carry no PTR_MAYBE_NULL:
+		 * without OR_NULL ctx->sk must be checked first */
+		if (!is_sock(r->type, or_null) && !(or_null && is_null(r)))
+			return arg_type_err(env, rn, r, or_null ? "sock_or_null" : "sock_common");
+		return 0;
+	case BPFVM_ARG_RINGBUF_MEM:
+		if (r->type != VRF_PTR_MEM || !r->ref || r->off || !vrf_tnum_is_const(r->var) ||
+		    r->var.value)
+			return arg_type_err(env, rn, r, "ringbuf_mem");
+		if (ad->flags & BPFVM_ARGF_RELEASE)
+			release_ref(env->cur, r->ref);
+		return 0;
+	case BPFVM_ARG_STR:
+		return check_str(env, rn, r);
+	case BPFVM_ARG_SPIN_LOCK:
+		return check_lock(env, rn, r, ad->flags & BPFVM_ARGF_RELEASE);
+	default:
+		return vrf_err(env, -EINVAL, "helper bpf_%s: unsupported argument kind %d", h->name,
+			       (int)ad->kind);
+	}
+}
+
 static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
 {
 	const struct bpfvm_prog_type *type = env->prog->type;
 	const struct bpfvm_helper *h = type->helper ? type->helper((uint32_t)insn->imm) : NULL;
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	const struct bpfvm_map *map = NULL;
-	int mem_regno = -1, cb = -1;
-	uint32_t sz;
-	enum bpfvm_arg mem_t = BPFVM_ARG_NONE;
+	int cb = -1;
 	int err;
 
 	const char *poisoned = bpfvm_prog_poison(env->prog, (size_t)env->insn_idx);
@@ -276,128 +391,30 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		return vrf_err(env, -EINVAL, "helper bpf_%s#%d is not allowed for program type %s",
 			       name, insn->imm, type->name);
 	}
-	if (env->cur->lock_map && insn->imm != HELPER_SPIN_UNLOCK)
+	if ((h->flags & BPFVM_HF_PRIV) && !env->prog->allow_ptr_leaks)
+		return vrf_err(env, -EPERM, "helper bpf_%s#%d is for privileged loaders only",
+			       h->name, insn->imm);
+	bool unlocks =
+	    h->args[0].kind == BPFVM_ARG_SPIN_LOCK && (h->args[0].flags & BPFVM_ARGF_RELEASE);
+	if (env->cur->lock_map && !unlocks)
 		return vrf_err(env, -EACCES, "function calls are not allowed while holding a lock");
-	for (int a = 0; a < 5 && h->args[a] != BPFVM_ARG_NONE; a++) {
-		int rn = a + 1;
-		struct vrf_reg *r = &regs[rn];
-		enum bpfvm_arg t = h->args[a];
-		/* clang passes only the arguments a variadic call names (the seed
-		 * samples' 3-argument bpf_trace_printk): an unused ANYTHING slot
-		 * may be unset; the helper sees some value and never dereferences it */
-		if (r->type == VRF_NOT_INIT && t == BPFVM_ARG_ANYTHING)
-			continue;
-		if (r->type == VRF_NOT_INIT)
-			return vrf_err(env, -EACCES, "R%d !read_ok", rn);
-		if (r->type == VRF_SCALAR &&
-		    (t == BPFVM_ARG_MAP_VALUE_OR_NULL || t == BPFVM_ARG_SOCK_OR_NULL))
-			vrf_mark_reg_precise(env, rn); /* NULL or not decides */
-		switch (t) {
-		case BPFVM_ARG_ANYTHING:
-			break;
-		case BPFVM_ARG_SCALAR:
-			if (r->type != VRF_SCALAR)
-				return arg_type_err(env, rn, r, "scalar");
-			break;
-		case BPFVM_ARG_CTX:
-			if (r->type != VRF_PTR_CTX)
-				return arg_type_err(env, rn, r, "ctx");
-			if (r->off || !vrf_tnum_is_const(r->var) || r->var.value)
-				return vrf_err(env, -EACCES,
-					       "R%d ctx pointer with a non-zero offset", rn);
-			break;
-		case BPFVM_ARG_MAP:
-			if (r->type != VRF_CONST_MAP)
-				return arg_type_err(env, rn, r, "map_ptr");
-			map = r->map;
-			err = sock_map_refusal(env, map, insn->imm);
-			if (err)
-				return err;
-			if (!map_func_ok(map->def.type, insn->imm))
-				return vrf_err(env, -EINVAL,
-					       "cannot pass map_type %u into func bpf_%s#%d",
-					       map->def.type, h->name, insn->imm);
-			break;
-		case BPFVM_ARG_MAP_KEY:
-		case BPFVM_ARG_MAP_VALUE:
-		case BPFVM_ARG_MAP_VALUE_OR_NULL:
-			if (!map)
-				return vrf_err(env, -EACCES,
-					       "R%d map argument missing before key/value", rn);
-			if (t == BPFVM_ARG_MAP_VALUE_OR_NULL && is_null(r))
-				break;
-			sz = t == BPFVM_ARG_MAP_KEY ? map->def.key_size : map->def.value_size;
-			err = vrf_check_mem_range(env, rn, sz, sz, false, false);
-			if (err)
-				return err;
-			break;
-		case BPFVM_ARG_MEM:
-		case BPFVM_ARG_MEM_OR_NULL:
-		case BPFVM_ARG_MEM_UNINIT:
-			if (!(t == BPFVM_ARG_MEM_OR_NULL && is_null(r)) && !vrf_reg_is_ptr(r))
-				return arg_type_err(env, rn, r, "fp, pkt, map_value, mem");
-			mem_regno = rn;
-			mem_t = t;
-			break;
-		case BPFVM_ARG_SIZE:
-		case BPFVM_ARG_SIZE_OR_ZERO:
-			err = check_size_arg(env, rn, t, mem_regno, mem_t);
-			if (err)
-				return err;
-			mem_regno = -1;
-			break;
-		case BPFVM_ARG_FUNC:
-			if (r->type != VRF_PTR_FUNC)
-				return arg_type_err(env, rn, r, "func");
-			cb = rn;
-			break;
-		case BPFVM_ARG_SOCK_OR_NULL:
-			if (!is_sock(r->type, true) && !is_null(r))
-				return arg_type_err(env, rn, r, "sock_or_null");
-			break;
-		case BPFVM_ARG_SOCK_COMMON:
-			/* the kernel's sock-common argument types carry no
-			 * PTR_MAYBE_NULL: ctx->sk must be checked first */
-			if (!is_sock(r->type, false))
-				return arg_type_err(env, rn, r, "sock_common");
-			break;
-		case BPFVM_ARG_RINGBUF_MEM:
-			if (r->type != VRF_PTR_MEM || !r->ref || r->off ||
-			    !vrf_tnum_is_const(r->var) || r->var.value)
-				return arg_type_err(env, rn, r, "ringbuf_mem");
-			release_ref(env->cur, r->ref);
-			break;
-		case BPFVM_ARG_STR:
-			err = check_str(env, rn, r);
-			if (err)
-				return err;
-			break;
-		case BPFVM_ARG_SPIN_LOCK:
-			err = check_lock(env, rn, r, insn->imm);
-			if (err)
-				return err;
-			break;
-		default:
-			return vrf_err(env, -EINVAL, "helper bpf_%s: unsupported argument kind %d",
-				       h->name, (int)t);
-		}
+	for (int a = 0; a < 5 && h->args[a].kind != BPFVM_ARG_NONE; a++) {
+		err = check_arg(env, h, a, &map, &cb);
+		if (err)
+			return err;
 	}
-	if (mem_regno >= 0)
-		return vrf_err(env, -EINVAL, "helper bpf_%s: memory argument without a size",
-			       h->name);
 	/* the tail-called program never sees this one's references: none may be
 	 * outstanding (kernel: check_resource_leak on tail_call) */
-	if (insn->imm == BPF_HELPER_TAIL_CALL && env->cur->nrefs)
-		return vrf_err(env, -EINVAL, "tail_call would lead to reference leak");
+	if ((h->flags & BPFVM_HF_NO_REFS) && env->cur->nrefs)
+		return vrf_err(env, -EINVAL, "%s would lead to reference leak", h->name);
 
 	if (cb >= 0) {
-		if (insn->imm != BPF_HELPER_LOOP && insn->imm != HELPER_FOR_EACH_MAP_ELEM)
-			return vrf_err(env, -EINVAL, "helper bpf_%s: callbacks not supported",
-				       h->name);
-		if (insn->imm == HELPER_FOR_EACH_MAP_ELEM && (!map || cb != 2))
-			return vrf_err(env, -EINVAL, "helper bpf_%s: bad callback arguments",
-				       h->name);
-		if (insn->imm == BPF_HELPER_LOOP && cb != 2)
+		bool maps_ok = true;
+		for (int i = 0; i < 4; i++)
+			if (h->cb_args[i] == BPFVM_CB_MAP_KEY ||
+			    h->cb_args[i] == BPFVM_CB_MAP_VALUE || h->cb_args[i] == BPFVM_CB_MAP)
+				maps_ok = maps_ok && map;
+		if (!maps_ok)
 			return vrf_err(env, -EINVAL, "helper bpf_%s: bad callback arguments",
 				       h->name);
 		/* the helper may return without calling back at all (nr_loops 0
@@ -412,7 +429,7 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		err = enter_callback(env, env->cur, env->insn_idx);
 		if (err)
 			return err;
-		*next = regs[2].off;
+		*next = regs[cb].off;
 		return 0;
 	}
 	struct vrf_reg *r0 = &regs[0];
@@ -434,14 +451,9 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		    regs[2].var.value > VRF_MAX_MEM_SIZE)
 			return vrf_err(env, -EACCES,
 				       "R2 size of bpf_%s must be a positive constant", h->name);
-		if (env->cur->nrefs >= VRF_MAX_REFS)
-			return vrf_err(env, -E2BIG, "too many unreleased references");
-		uint32_t size = (uint32_t)regs[2].var.value;
 		vrf_mark_ptr(r0, VRF_PTR_MEM_OR_NULL);
-		r0->range = size;
-		r0->id = r0->ref = env->next_id++;
-		env->cur->refs[env->cur->nrefs] = r0->ref;
-		env->cur->ref_insn[env->cur->nrefs++] = (uint32_t)env->insn_idx;
+		r0->range = (uint32_t)regs[2].var.value;
+		r0->id = env->next_id++;
 		break;
 	case BPFVM_RET_TCP_SOCK_OR_NULL:
 		vrf_mark_ptr(r0, VRF_PTR_TCP_SOCK_OR_NULL);
@@ -455,8 +467,20 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		r0->id = env->next_id++;
 		break;
 	default:
-		vrf_mark_unknown(r0);
+		ret_range(r0, h);
 		break;
+	}
+	if (h->flags & BPFVM_HF_ACQUIRE) {
+		/* the reference is the pointer's id: a NULL check that finds NULL
+		 * drops it (vrf_mark_ptr_or_null) */
+		if (!r0->id)
+			return vrf_err(env, -EINVAL, "helper bpf_%s acquires without a pointer",
+				       h->name);
+		if (env->cur->nrefs >= VRF_MAX_REFS)
+			return vrf_err(env, -E2BIG, "too many unreleased references");
+		r0->ref = r0->id;
+		env->cur->refs[env->cur->nrefs] = r0->ref;
+		env->cur->ref_insn[env->cur->nrefs++] = (uint32_t)env->insn_idx;
 	}
 	clobber_args(regs);
 	*next = env->insn_idx + 1;

@@ -20,6 +20,9 @@
 #define VRF_MAX_MEM_SIZE (1u << 29)
 #define VRF_MAX_TRACE	 4096 /* insns kept per path segment for backtracking */
 #define VRF_MEM_RDONLY	 1
+/* PTR_MEM into a helper's own frame (for_each_map_elem's key): valid only
+ * while the callback frame frameno runs, so never stored below it */
+#define VRF_MEM_CB_SCOPED 2
 
 enum vrf_rtype {
 	VRF_NOT_INIT = 0,
@@ -48,7 +51,7 @@ enum vrf_rtype {
 struct vrf_reg {
 	uint8_t type;	 /* enum vrf_rtype */
 	uint8_t frameno; /* PTR_STACK: which frame */
-	uint8_t pad;	 /* VRF_MEM_RDONLY */
+	uint8_t pad;	 /* VRF_MEM_RDONLY, VRF_MEM_CB_SCOPED */
 	uint8_t precise; /* scalar: some check depended on its range (backtracked) */
 	uint32_t id;	 /* null-check / packet range group; 0 = none */
 	uint32_t ref;	 /* acquired reference (ringbuf), 0 = none */
@@ -210,11 +213,11 @@ void vrf_scalar_alu(struct vrf_reg *d, const struct vrf_reg *s, uint8_t op, bool
 void *vrf_map_value0(const struct bpfvm_map *map);
 int vrf_check_mem(struct vrf_env *env, const struct bpfvm_insn *insn);
 int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn);
-/* readable (write=false) / writable range of a helper memory argument of
- * size_min..size_max bytes: all size_max must be accessible, a write
- * initialises only the size_min bytes the helper surely writes */
+/* a helper memory argument of size_min..size_max bytes, accessed as its
+ * contract says (enum bpfvm_mem_access): all size_max must be accessible; an
+ * UNINIT_WRITE initialises only the size_min bytes the helper surely writes */
 int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
-			bool write, bool zero_ok);
+			uint8_t access, bool zero_ok);
 
 /* vrf_call.c */
 int vrf_check_call(struct vrf_env *env, const struct bpfvm_insn *insn, int *next);

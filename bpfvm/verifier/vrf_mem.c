@@ -74,6 +74,13 @@ static int stack_write(struct vrf_env *env, const struct vrf_reg *p, int64_t o, 
 	if (val && val->type == VRF_PTR_STACK && val->frameno > p->frameno)
 		return vrf_err(env, -EACCES,
 			       "cannot spill pointers to stack into stack frame of the caller");
+	/* for_each_map_elem's key is in the helper's frame: it must die with
+	 * the callback frame that received it */
+	if (val && val->type == VRF_PTR_MEM && (val->pad & VRF_MEM_CB_SCOPED) &&
+	    p->frameno < val->frameno)
+		return vrf_err(env, -EACCES,
+			       "R%d the callback's key pointer may not outlive the callback",
+			       valno);
 	if (val && size == 8) {
 		struct vrf_slot *s = slot_of(fr, o);
 		memset(s->type, VRF_ST_SPILL, 8);
@@ -214,6 +221,11 @@ static int region_check(struct vrf_env *env, int regno, const struct vrf_reg *p,
 		    env, -EACCES, "invalid access to %s, %s=%llu off=[%lld,%lld] size=%lld", what,
 		    p->type == VRF_MAP_VALUE ? "value_size" : "mem_size", (unsigned long long)limit,
 		    (long long)lo, (long long)(hi - size), (long long)size);
+	/* the lock word is bpf_spin_lock's alone (kernel: check_map_access) */
+	if (p->type == VRF_MAP_VALUE && p->map->def.has_spin_lock &&
+	    lo < (int64_t)p->map->def.spin_lock_off + 4 && hi > (int64_t)p->map->def.spin_lock_off)
+		return vrf_err(env, -EACCES,
+			       "bpf_spin_lock cannot be accessed directly by load/store");
 	return 0;
 }
 
@@ -578,15 +590,19 @@ void *vrf_map_value0(const struct bpfvm_map *map)
 }
 
 /* A helper's memory argument: size_min..size_max bytes at regs[regno],
- * readable and initialised (write false) or writable (write true). A write
- * initialises the first size_min stack bytes; the helper may or may not write
- * the rest, which stay uninitialised if they were and lose any spilled or
- * known-zero value if they were not. Pointers spilled in the range would leak
- * into the helper. */
+ * accessed as the helper's contract says. READ: initialised, no pointer in
+ * them, unchanged. WRITE: as READ, and every byte is an unknown scalar after
+ * (a spilled value there is gone). UNINIT_WRITE: need not be initialised;
+ * the first size_min bytes are surely written (the helper writes every byte
+ * the size it is given names), the rest stay uninitialised if they were and
+ * lose any spilled or known-zero value if they were not. Writes are refused
+ * into memory programs may only read (.rodata, packet, read-only records). */
 int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint64_t size_max,
-			bool write, bool zero_ok)
+			uint8_t access, bool zero_ok)
 {
 	struct vrf_reg *p = &vrf_cur_regs(env)[regno];
+	bool write = access == BPFVM_MEM_WRITE || access == BPFVM_MEM_UNINIT_WRITE;
+	bool uninit = access == BPFVM_MEM_UNINIT_WRITE;
 	int64_t o;
 	if (size_max == 0 && zero_ok)
 		return 0;
@@ -609,7 +625,7 @@ int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint6
 		bump_depth(env, p->frameno, o);
 		for (int64_t b = o; b < o + (int64_t)size_max; b++) {
 			struct vrf_slot *s = slot_of(fr, b);
-			if (write) {
+			if (uninit) {
 				bool surely = b < o + (int64_t)size_min;
 				if (!surely && *byte_type(fr, b) == VRF_ST_INVALID)
 					continue;
@@ -627,6 +643,12 @@ int vrf_check_mem_range(struct vrf_env *env, int regno, uint64_t size_min, uint6
 			if (t == VRF_ST_SPILL && s->spill.type != VRF_SCALAR)
 				return vrf_err(env, -EACCES,
 					       "R%d leaks pointer from stack into helper", regno);
+		}
+		if (write && !uninit) {
+			/* read, then possibly rewritten: unknown scalar bytes */
+			break_spill(fr, o, (int)size_max);
+			for (int64_t b = o; b < o + (int64_t)size_max; b++)
+				*byte_type(fr, b) = VRF_ST_MISC;
 		}
 		return 0;
 	}

@@ -262,6 +262,11 @@ static void construct(struct gen *g, struct in *in, int depth)
 		uint8_t b = u8(in), n = u8(in) % 24;
 		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 192, 0));
 		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 3, 6, 200, 0));
+		if (b & 4) { /* the branch where data is NULL: reads through it */
+			j = jmp_fwd(g, BPF_JMP | BPF_JNE | BPF_K, 2, 0);
+			access(g, in, 2, 0, 8);
+			land(g, j);
+		}
 		size_t z = (b & 1) ? jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 2, 0) : (size_t)-1;
 		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0));
 		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, n));
@@ -285,6 +290,12 @@ static void construct(struct gen *g, struct in *in, int depth)
 			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -16));
 		sub_ref(g, 0, u8(in), u8(in), (uint8_t)depth);
 		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 9, 0, 0, 0));
+		if (u8(in) & 1) { /* what it returned, as a frame offset */
+			emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
+			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64));
+			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 2, 0, 0, 0));
+			emit(g, I(BPF_ST | BPF_MEM | BPF_B, 2, 0, 0, 1));
+		}
 		break;
 	case 7: /* bpf_loop(n, cb, fp-16, 0) */
 	case 8: /* for_each_map_elem(array, cb, fp-16, 0) */
@@ -340,17 +351,12 @@ static void construct(struct gen *g, struct in *in, int depth)
 		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0));
 		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
 		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 93));
-		/* the lock is at 0 or 4; the known-bug skip keeps off both */
-		if (known_skip[KNOWN_LOCK_WORD_ACCESS])
-			access(g, in, 7, 8, 8);
-		else
-			access(g, in, 7, 0, 16);
+		access(g, in, 7, 0, 16);
 		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0));
 		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
 		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 94));
 		if (b & 2)
-			access(g, in, 7, known_skip[KNOWN_LOCK_WORD_ACCESS] ? 8 : 0,
-			       known_skip[KNOWN_LOCK_WORD_ACCESS] ? 8 : 16);
+			access(g, in, 7, 0, 16);
 		land(g, j);
 		break;
 	}
@@ -494,7 +500,12 @@ static void env_init(void)
 			 .key_size = 4,
 			 .value_size = 4,
 			 .max_entries = 2},
-	    [M_LOCK] = {.type = BPFVM_MAP_ARRAY, .key_size = 4, .value_size = 16, .max_entries = 1},
+	    [M_LOCK] = {.type = BPFVM_MAP_ARRAY,
+			.key_size = 4,
+			.value_size = 16,
+			.max_entries = 1,
+			.has_spin_lock = true,
+			.spin_lock_off = 0},
 	};
 	struct hooks_config cfg = {.lcore = 0, .netns_cookie = 1};
 	if (bpfvm_registry_create(&E.reg) || cg_tree_create(&hooks_cg_prog_ops, 2, &E.tree))

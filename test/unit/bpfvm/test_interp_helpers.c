@@ -232,6 +232,47 @@ START_TEST(snprintf_into_ctx)
 }
 END_TEST
 
+/* Issue 25 class 4: a %s argument is a program number; snprintf reads it
+ * only where the program itself may read (its frame, ctx, its maps' values):
+ * the address of daemon memory (a number a privileged loader could have kept
+ * in a map value) prints "", a string in the frame prints itself. */
+static const char daemon_secret[] = "daemon secret";
+
+START_TEST(snprintf_str_only_program_memory)
+{
+	const struct fx_engine *e = &fx_engines[_i];
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_insn insns[64];
+	size_t n = put_str(insns, 0, -64, "[%s][%s]");
+	n = put_str(insns, n, -40, "mine");
+	insns[n++] = (struct bpfvm_insn)MOV64_X(6, 1);
+	struct bpfvm_insn ld[2] = {LDDW(2, (uint64_t)(uintptr_t)daemon_secret)};
+	insns[n++] = ld[0];
+	insns[n++] = ld[1];
+	insns[n++] = (struct bpfvm_insn)STX(BPF_DW, 10, 2, -16);
+	insns[n++] = (struct bpfvm_insn)MOV64_X(2, 10);
+	insns[n++] = (struct bpfvm_insn)ALU64_K(BPF_ADD, 2, -40);
+	insns[n++] = (struct bpfvm_insn)STX(BPF_DW, 10, 2, -8);
+	insns[n++] = (struct bpfvm_insn)MOV64_X(1, 6);
+	insns[n++] = (struct bpfvm_insn)MOV64_K(2, 32);
+	insns[n++] = (struct bpfvm_insn)MOV64_X(3, 10);
+	insns[n++] = (struct bpfvm_insn)ALU64_K(BPF_ADD, 3, -64);
+	insns[n++] = (struct bpfvm_insn)MOV64_X(4, 10);
+	insns[n++] = (struct bpfvm_insn)ALU64_K(BPF_ADD, 4, -16);
+	insns[n++] = (struct bpfvm_insn)MOV64_K(5, 16);
+	insns[n++] = (struct bpfvm_insn)CALL(165);
+	insns[n++] = (struct bpfvm_insn)EXIT();
+	struct bpfvm_prog *p = fx_load_ok(reg, insns, n, NULL, 0);
+	char out[32];
+	memset(out, 'z', sizeof(out));
+	ck_assert_uint_eq(run_ok(e, p, out, sizeof(out)), strlen("[][mine]") + 1);
+	ck_assert_str_eq(out, "[][mine]");
+	bpfvm_prog_put(p);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 struct lock_job {
 	struct bpfvm_prog *prog;
 	int iters;
@@ -363,7 +404,7 @@ START_TEST(strncmp_sign)
 {
 	const struct bpfvm_helper *h = bpfvm_base_helper(182);
 	ck_assert_ptr_nonnull(h);
-	ck_assert_int_eq(h->args[2], BPFVM_ARG_STR);
+	ck_assert_int_eq(h->args[2].kind, BPFVM_ARG_STR);
 	char cc[16] = "cubic";
 #define STRNCMP(a, n, b)                                                                           \
 	(int64_t) h->fn((uint64_t)(uintptr_t)(a), n, (uint64_t)(uintptr_t)(b), 0, 0, NULL)
@@ -390,9 +431,9 @@ START_TEST(helper_prototypes)
 	ck_assert_ptr_null(bpfvm_base_helper(0));
 	ck_assert_ptr_null(bpfvm_base_helper(49)); /* setsockopt: sock_ops only */
 	ck_assert_int_eq(bpfvm_base_helper(1)->ret, BPFVM_RET_MAP_VALUE_OR_NULL);
-	ck_assert_int_eq(bpfvm_base_helper(1)->args[0], BPFVM_ARG_MAP);
-	ck_assert_int_eq(bpfvm_base_helper(1)->args[1], BPFVM_ARG_MAP_KEY);
-	ck_assert_int_eq(bpfvm_base_helper(181)->args[1], BPFVM_ARG_FUNC);
+	ck_assert_int_eq(bpfvm_base_helper(1)->args[0].kind, BPFVM_ARG_MAP);
+	ck_assert_int_eq(bpfvm_base_helper(1)->args[1].kind, BPFVM_ARG_MAP_KEY);
+	ck_assert_int_eq(bpfvm_base_helper(181)->args[1].kind, BPFVM_ARG_FUNC);
 	ck_assert_int_eq(bpfvm_base_helper(131)->ret, BPFVM_RET_MEM_OR_NULL);
 	ck_assert_ptr_eq(bpfvm_type_generic.helper(6), bpfvm_base_helper(6));
 }
@@ -409,6 +450,7 @@ static Suite *helpers_suite(void)
 	tcase_add_loop_test(tc, trace_printk_lines, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, snprintf_into_ctx, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, spin_lock_serialises, 0, FX_NENGINES);
+	tcase_add_loop_test(tc, snprintf_str_only_program_memory, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, ringbuf_helpers, 0, FX_NENGINES);
 	tcase_add_test(tc, helper_prototypes);
 	tcase_add_test(tc, strncmp_sign);

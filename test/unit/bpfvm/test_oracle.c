@@ -247,12 +247,12 @@ static uint64_t h_fills_all(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, 
 	return 0;
 }
 
-static void call_helper(const struct bpfvm_helper *h, uint64_t size, const char *what)
+static void call_helper(const struct bpfvm_helper *h, uint64_t size, bool unpriv, const char *what)
 {
 	struct bpfvm_registry *reg;
 	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
 	struct bpfvm_insn insns[] = {MOV64_K(0, 0), EXIT()};
-	struct bpfvm_prog *p = as_verified(reg, insns, 2, NULL, 0, true);
+	struct bpfvm_prog *p = as_verified(reg, insns, 2, NULL, 0, !unpriv);
 	static struct oracle o;
 	_Alignas(16) static uint8_t stack[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE];
 	oracle_init(&o, p, ctx, sizeof(ctx), stack);
@@ -278,25 +278,47 @@ static void call_helper(const struct bpfvm_helper *h, uint64_t size, const char 
 
 START_TEST(helper_contracts)
 {
-	const struct bpfvm_helper rd = {900,
-					"writes_input",
-					h_writes_input,
-					BPFVM_RET_INTEGER,
-					{BPFVM_ARG_MEM, BPFVM_ARG_SIZE}};
-	const struct bpfvm_helper half = {901,
-					  "fills_half",
-					  h_fills_half,
-					  BPFVM_RET_INTEGER,
-					  {BPFVM_ARG_MEM_UNINIT, BPFVM_ARG_SIZE}};
-	const struct bpfvm_helper all = {902,
-					 "fills_all",
-					 h_fills_all,
-					 BPFVM_RET_INTEGER,
-					 {BPFVM_ARG_MEM_UNINIT, BPFVM_ARG_SIZE}};
-	call_helper(&rd, 16, "helper writes_input wrote byte 15 of a 16-byte argument");
-	call_helper(&half, 64, "helper fills_half left bytes 32.. of its 64-byte output");
-	call_helper(&all, 64, NULL);
-	call_helper(&rd, 0, NULL);
+	const struct bpfvm_helper rd = {.id = 900,
+					.name = "writes_input",
+					.fn = h_writes_input,
+					.args = {BPFVM_A_MEM(READ, 2), BPFVM_A_SIZE(1)},
+					BPFVM_RET_ANY};
+	const struct bpfvm_helper half = {.id = 901,
+					  .name = "fills_half",
+					  .fn = h_fills_half,
+					  .args = {BPFVM_A_MEM(UNINIT_WRITE, 2), BPFVM_A_SIZE(1)},
+					  BPFVM_RET_ANY};
+	const struct bpfvm_helper all = {.id = 902,
+					 .name = "fills_all",
+					 .fn = h_fills_all,
+					 .args = {BPFVM_A_MEM(UNINIT_WRITE, 2), BPFVM_A_SIZE(1)},
+					 BPFVM_RET_ANY};
+	/* WRITE: may leave bytes as they were */
+	const struct bpfvm_helper some = {.id = 903,
+					  .name = "writes_some",
+					  .fn = h_fills_half,
+					  .args = {BPFVM_A_MEM(WRITE, 2), BPFVM_A_SIZE(1)},
+					  BPFVM_RET_ANY};
+	/* returns 0, but promises [1, 2] */
+	const struct bpfvm_helper range = {.id = 904,
+					   .name = "out_of_range",
+					   .fn = h_fills_all,
+					   .args = {BPFVM_A_MEM(UNINIT_WRITE, 2), BPFVM_A_SIZE(1)},
+					   BPFVM_RET_RANGE(1, 2)};
+	/* a frame pointer as a value, from an unprivileged program */
+	const struct bpfvm_helper any = {.id = 905,
+					 .name = "prints",
+					 .fn = h_fills_all,
+					 .args = {BPFVM_A(ANYTHING), BPFVM_A(SCALAR)},
+					 BPFVM_RET_ANY};
+	call_helper(&rd, 16, false, "helper writes_input wrote byte 15 of a 16-byte argument");
+	call_helper(&half, 64, false, "helper fills_half left bytes 32.. of its 64-byte");
+	call_helper(&all, 64, false, NULL);
+	call_helper(&rd, 0, false, NULL);
+	call_helper(&some, 64, false, NULL);
+	call_helper(&range, 8, false, "returned 0, outside its contract's [1, 2]");
+	call_helper(&any, 0, true, "helper prints arg 1: a stack pointer given as a value");
+	call_helper(&any, 0, false, NULL);
 }
 END_TEST
 

@@ -28,6 +28,8 @@ struct vcase {
 /* r0 = map_lookup(map0, &key(fp-4 = 0)) */
 #define LOOKUP1 ST(BPF_W, 10, -4, 0), MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -4), LD_MAP(1, 1), CALL(1)
 #define LOOKUP0 ST(BPF_W, 10, -4, 0), MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -4), LD_MAP(1, 0), CALL(1)
+/* map 2: 16-byte values whose struct bpf_spin_lock is at 0 */
+#define LOOKUP2 ST(BPF_W, 10, -4, 0), MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -4), LD_MAP(1, 2), CALL(1)
 
 static const struct vcase cases[] = {
     /* ---- rejected, one per rule ---- */
@@ -174,10 +176,10 @@ static const struct vcase cases[] = {
      -EACCES, "verifier: insn 0: R1 invalid size of register spill"},
 
     {"spin_lock_missing_unlock",
-     PROG(LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 3), MOV64_X(1, 0), CALL(93), MOV64_K(0, 0), EXIT()), T_SOCK,
+     PROG(LOOKUP2, JMP_K(BPF_JEQ, 0, 0, 3), MOV64_X(1, 0), CALL(93), MOV64_K(0, 0), EXIT()), T_SOCK,
      false, -EACCES, "verifier: insn 10: bpf_spin_unlock is missing"},
     {"spin_lock_call_inside",
-     PROG(LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 5), MOV64_X(6, 0), MOV64_X(1, 0), CALL(93), CALL(5),
+     PROG(LOOKUP2, JMP_K(BPF_JEQ, 0, 0, 5), MOV64_X(6, 0), MOV64_X(1, 0), CALL(93), CALL(5),
 	  MOV64_X(1, 6), CALL(94), MOV64_K(0, 0), EXIT()),
      T_SOCK, false, -EACCES,
      "verifier: insn 10: function calls are not allowed while holding a lock"},
@@ -234,9 +236,8 @@ static const struct vcase cases[] = {
      PROG(LDX(BPF_W, 2, 1, 0), BE(2, 32), LE(2, 16), BSWAP(2, 64), MOV64_K(0, 0), EXIT()), T_SOCK,
      false, 0, NULL},
     {"spin_lock_pair",
-     PROG(LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 8), MOV64_X(6, 0), MOV64_X(1, 0), ALU64_K(BPF_ADD, 1, 4),
-	  CALL(93), ST(BPF_W, 6, 8, 1), MOV64_X(1, 6), ALU64_K(BPF_ADD, 1, 4), CALL(94),
-	  MOV64_K(0, 0), EXIT()),
+     PROG(LOOKUP2, JMP_K(BPF_JEQ, 0, 0, 6), MOV64_X(6, 0), MOV64_X(1, 0), CALL(93),
+	  ST(BPF_W, 6, 8, 1), MOV64_X(1, 6), CALL(94), MOV64_K(0, 0), EXIT()),
      T_SOCK, false, 0, NULL},
     {"ringbuf_reserve_submit",
      PROG(LD_MAP(1, 1), MOV64_K(2, 16), MOV64_K(3, 0), CALL(131), JMP_K(BPF_JEQ, 0, 0, 4),
@@ -334,6 +335,20 @@ static struct bpfvm_map *mk_array(void)
 	return m;
 }
 
+/* what the loader makes of a BTF value type with a struct bpf_spin_lock at 0 */
+static struct bpfvm_map *mk_lock_array(void)
+{
+	struct bpfvm_map_def d = {.type = BPFVM_MAP_ARRAY,
+				  .key_size = 4,
+				  .value_size = 16,
+				  .max_entries = 4,
+				  .has_spin_lock = true,
+				  .spin_lock_off = 0};
+	struct bpfvm_map *m = NULL;
+	ck_assert_int_eq(bpfvm_map_create(NULL, &d, &m), 0);
+	return m;
+}
+
 static bool has_line(const char *log, const char *line)
 {
 	size_t n = strlen(line);
@@ -348,12 +363,12 @@ START_TEST(corpus_case)
 	const struct vcase *c = &cases[_i];
 	char buf[16384] = "";
 	struct bpfvm_log log = {.level = 1, .buf = buf, .size = sizeof buf};
-	struct bpfvm_map *m = mk_array(), *rb = NULL;
+	struct bpfvm_map *m = mk_array(), *rb = NULL, *lk = mk_lock_array();
 	struct bpfvm_map_def rd = {.type = BPFVM_MAP_RINGBUF, .max_entries = 4096};
 	ck_assert_int_eq(bpfvm_map_create(NULL, &rd, &rb), 0);
-	struct bpfvm_map *maps[2] = {m, rb};
+	struct bpfvm_map *maps[3] = {m, rb, lk};
 	const struct bpfvm_prog_type *t = c->type == T_GEN ? &bpfvm_type_generic : &vt_type;
-	int err = vt_verify(t, c->insns, c->n, maps, 2, c->strict, &log, NULL);
+	int err = vt_verify(t, c->insns, c->n, maps, 3, c->strict, &log, NULL);
 	if (err != c->err)
 		ck_abort_msg("%s: got %d, want %d; log:\n%s", c->name, err, c->err, buf);
 	if (c->line && !has_line(buf, c->line))
@@ -362,6 +377,7 @@ START_TEST(corpus_case)
 		ck_assert_msg(strncmp(buf, "verifier: ", 10) == 0, "%s: %s", c->name, buf);
 	bpfvm_map_put(m);
 	bpfvm_map_put(rb);
+	bpfvm_map_put(lk);
 }
 END_TEST
 
@@ -584,8 +600,8 @@ static double time_e2big(const struct bpfvm_insn *p, size_t n)
  * leaves at its head checkpoints that contain the next pass's state one way
  * but not the other: each visit used to compare them all, stacks included,
  * and reached the processed-insn limit 16 times slower than a loop of
- * distinct constants (a 60 s fuzz timeout in the sanitizer build). Failing checkpoints are dropped: now 1.3x plain, 4.7x
- * under ASan, where the narrowing loop's branch (a state copy queued each
+ * distinct constants (a 60 s fuzz timeout in the sanitizer build). Failing checkpoints are dropped:
+ * now 1.3x plain, 4.7x under ASan, where the narrowing loop's branch (a state copy queued each
  * pass, which the counting loop decides without one) costs most. */
 START_TEST(narrowing_loop_costs_like_any_loop)
 {

@@ -68,11 +68,12 @@ static uint64_t vt_setsockopt(uint64_t a, uint64_t b, uint64_t c, uint64_t d, ui
 }
 
 static const struct bpfvm_helper vt_helpers[] = {
-    {49,
-     "setsockopt",
-     vt_setsockopt,
-     BPFVM_RET_INTEGER,
-     {BPFVM_ARG_CTX, BPFVM_ARG_SCALAR, BPFVM_ARG_SCALAR, BPFVM_ARG_MEM, BPFVM_ARG_SIZE}},
+    {.id = 49,
+     .name = "setsockopt",
+     .fn = vt_setsockopt,
+     .args = {BPFVM_A(CTX), BPFVM_A(SCALAR), BPFVM_A(SCALAR), BPFVM_A_MEM(READ, 5),
+	      BPFVM_A_SIZE(4)},
+     BPFVM_RET_ANY},
 };
 
 static inline const struct bpfvm_helper *vt_helper(uint32_t id)

@@ -155,8 +155,12 @@ START_TEST(helpers_allowed)
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
 		ck_assert_msg(hooks_sock_ops_type.helper(no[i]) == NULL, "helper %u allowed",
 			      no[i]);
-	ck_assert_int_eq(hooks_sock_ops_type.helper(49)->args[0], BPFVM_ARG_CTX);
-	ck_assert_int_eq(hooks_sock_ops_type.helper(57)->args[3], BPFVM_ARG_MEM_UNINIT);
+	ck_assert_int_eq(hooks_sock_ops_type.helper(49)->args[0].kind, BPFVM_ARG_CTX);
+	ck_assert_int_eq(hooks_sock_ops_type.helper(57)->args[3].kind, BPFVM_ARG_MEM);
+	ck_assert_int_eq(hooks_sock_ops_type.helper(57)->args[3].access, BPFVM_MEM_UNINIT_WRITE);
+	ck_assert_int_eq(hooks_sock_ops_type.helper(57)->args[3].size_arg, 5);
+	/* load_hdr_opt reads its search and writes the option over it */
+	ck_assert_int_eq(hooks_sock_ops_type.helper(142)->args[1].access, BPFVM_MEM_WRITE);
 }
 END_TEST
 

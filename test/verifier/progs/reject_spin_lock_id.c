@@ -7,12 +7,17 @@
 #include "common.h"
 
 struct val {
-	__u32 lock;
+	struct bpf_spin_lock lock;
 	__u32 count;
 };
 
-struct bpf_map_def SEC("maps") locks = {
-    .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = sizeof(struct val), .max_entries = 2};
+/* BTF-defined: the loader finds the lock in the value type */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct val);
+} locks SEC(".maps");
 
 SEC("sockops/c_two_keys")
 int c_two_keys(struct bpf_sock_ops *skops)

@@ -223,6 +223,12 @@ struct bpf_tcp_sock {
 	__u32 icsk_retransmits;
 };
 
+/* The lock bpf_spin_lock takes: a member of a BTF-defined map's value type
+ * (the loader finds it by this name, as the kernel does). */
+struct bpf_spin_lock {
+	__u32 val;
+};
+
 /* The sock_ops context: 216 bytes, field for field the Linux 6.1 layout. */
 struct bpf_sock_ops {
 	__u32 op; /* BPF_SOCK_OPS_* */
