@@ -156,8 +156,8 @@ void oracle_enter(struct oracle *o, struct oracle_regs *t, uint32_t depth, const
 	for (int i = 0; i < 4; i++) {
 		switch (o->cb.cb_args[i]) {
 		case BPFVM_CB_MAP:
-			for (size_t k = 0; k < o->prog->nmaps; k++)
-				if (o->prog->maps[k] == m)
+			for (size_t k = 0; o->cb.prog && k < o->cb.prog->nmaps; k++)
+				if (o->cb.prog->maps[k] == m)
 					t->r[i + 1] = tag_of(OK_MAP, (uint16_t)k);
 			break;
 		case BPFVM_CB_MAP_KEY: {
@@ -887,7 +887,7 @@ uint64_t oracle_helper(struct oracle *o, const struct bpfvm_prog *prog, const st
 	for (int i = 0; i < nb; i++)
 		a[b[i].arg] = (uint64_t)(uintptr_t)b[i].buf;
 	struct oracle_cb saved = o->cb;
-	o->cb = (struct oracle_cb){.map = map};
+	o->cb = (struct oracle_cb){.map = map, .prog = prog};
 	memcpy(o->cb.cb_args, h->cb_args, sizeof(o->cb.cb_args));
 	for (int i = 0; i < 5; i++)
 		if (h->args[i].kind == BPFVM_ARG_CB_CTX)

@@ -56,6 +56,7 @@ struct oracle_cb {
 	uint8_t cb_args[4]; /* enum bpfvm_cb_arg */
 	struct oracle_tag ctx_arg;
 	const struct bpfvm_map *map;
+	const struct bpfvm_prog *prog; /* the program calling the helper */
 };
 
 struct oracle {
