@@ -4,9 +4,14 @@
  * checked against ctx, the live stack frames and the program's maps.
  * Read RFC 9669 §4 (arithmetic and jumps) and §5 (load/store, atomics). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpfvm_int.h"
+#ifdef BPFVM_CHECKED
+#include "oracle.h"
+#endif
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "bpfvm interpreter assumes a little-endian host (BPF_TO_LE is a truncation)"
@@ -44,6 +49,7 @@ struct interp_state {
 	 * between engines (the JIT's frames hold whatever the native stack held),
 	 * which makes unverified programs comparable in differential runs. */
 	uint8_t written[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE];
+	struct oracle *oracle; /* oracle runs (oracle.c), else NULL */
 #endif
 };
 
@@ -64,6 +70,10 @@ static uint64_t interp_stop(struct interp_state *st, const struct bpfvm_prog *pr
 		st->fault->addr = addr;
 		st->fault->size = size;
 	}
+#if INTERP_CHECKED
+	if (st->oracle)
+		oracle_stop(st->oracle, prog, ip, addr, size);
+#endif
 	return 0;
 }
 
@@ -88,7 +98,7 @@ static bool interp_mem_ok(const struct interp_state *st, const struct bpfvm_prog
 	for (size_t i = 0; i < prog->nmaps; i++)
 		if (bpfvm_map_owns(prog->maps[i], (const void *)(uintptr_t)addr, size))
 			return true;
-	return false;
+	return st->oracle && oracle_owns(st->oracle, addr, size);
 }
 
 /* The shadow flags of [addr, addr+size) when that range is stack, else NULL
@@ -119,6 +129,8 @@ static void interp_frame_enter(struct interp_state *st)
 {
 	memset(st->written + (size_t)(BPFVM_MAX_CALL_DEPTH - 1 - st->depth) * BPFVM_STACK_SIZE, 0,
 	       BPFVM_STACK_SIZE);
+	if (st->oracle)
+		oracle_frame_enter(st->oracle, st->depth);
 }
 
 static struct bpfvm_map *interp_map_arg(const struct bpfvm_prog *prog, uint64_t v)
@@ -480,6 +492,9 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	/* frame-derived registers before this insn, and after it (see
 	 * insn_stackp): the checks of an insn use its operands' state */
 	uint16_t stackp = 1u << 10, stackp_after = 1u << 10;
+	struct oracle_regs otags; /* oracle runs: what each register holds */
+	if (st->oracle && st->depth < BPFVM_MAX_CALL_DEPTH)
+		oracle_enter(st->oracle, &otags, st->depth, (const uint64_t[]){r1, r2, r3, r4});
 #endif
 
 	if (st->depth >= BPFVM_MAX_CALL_DEPTH)
@@ -503,6 +518,9 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	do {                                                                                       \
 		stackp = stackp_after;                                                             \
 		if (insn_reads(ip) & undef)                                                        \
+			STOP(0, 0);                                                                \
+		if (st->oracle &&                                                                  \
+		    !oracle_insn(st->oracle, prog, ip, reg, &otags, nframes, st->depth))           \
 			STOP(0, 0);                                                                \
 		undef &= (uint16_t)~insn_writes(ip);                                               \
 		stackp_after = insn_stackp(ip, stackp);                                            \
@@ -863,7 +881,14 @@ op_call:
 		undef = (uint16_t)((undef | REGS_ARGS) & ~1u);
 #endif
 		st->run.fp = reg[10]; /* the frame bpfvm_run_readable admits */
-		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
+#if INTERP_CHECKED
+		if (st->oracle) {
+			reg[0] = oracle_helper(st->oracle, prog, ip, h, reg, &otags, &st->run);
+			if (st->oracle->failed && !st->stopped)
+				STOP(0, 0);
+		} else
+#endif
+			reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
 		if (st->stopped) {
 			st->depth--;
 			return 0;
@@ -912,7 +937,7 @@ op_invalid:
 #endif
 
 static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
-			     struct bpfvm_fault *fault, uint64_t *budget)
+			     struct bpfvm_fault *fault, uint64_t *budget, void *oracle)
 {
 	uint8_t stack[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE] __attribute__((aligned(16)));
 	struct interp_state st = {
@@ -923,6 +948,13 @@ static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ct
 	    .fault = fault,
 	};
 	st.run.engine = &st;
+#if INTERP_CHECKED
+	st.oracle = oracle;
+	if (oracle)
+		oracle_init(oracle, prog, ctx, ctx_len, stack);
+#else
+	(void)oracle;
+#endif
 	if (fault)
 		memset(fault, 0, sizeof(*fault));
 	uint64_t r0 = 0;
@@ -939,12 +971,30 @@ uint64_t bpfvm_interp_run_checked(const struct bpfvm_prog *prog, void *ctx, size
 {
 	struct bpfvm_fault local;
 	uint64_t budget = prog->run_budget ? prog->run_budget : BPFVM_RUN_BUDGET_UNVERIFIED;
-	return interp_start(prog, ctx, ctx_len, fault ? fault : &local, &budget);
+	return interp_start(prog, ctx, ctx_len, fault ? fault : &local, &budget, NULL);
+}
+
+uint64_t bpfvm_prog_run_oracle(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+			       struct bpfvm_oracle_report *rep)
+{
+	struct bpfvm_fault f;
+	struct oracle *o = prog->no_verify ? NULL : malloc(sizeof(*o));
+	uint64_t budget = prog->run_budget ? prog->run_budget : BPFVM_RUN_BUDGET_UNVERIFIED;
+	uint64_t r0 = interp_start(prog, ctx, ctx_len, &f, &budget, o);
+	memset(rep, 0, sizeof(*rep));
+	rep->pc = f.hit ? (int64_t)f.pc : -1;
+	if (o && o->failed) {
+		rep->violation = true;
+		rep->pc = o->pc;
+		snprintf(rep->why, sizeof(rep->why), "%s", o->why);
+	}
+	free(o);
+	return r0;
 }
 #else
 uint64_t bpfvm_interp_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
 			  uint64_t *budget)
 {
-	return interp_start(prog, ctx, ctx_len, NULL, budget);
+	return interp_start(prog, ctx, ctx_len, NULL, budget, NULL);
 }
 #endif

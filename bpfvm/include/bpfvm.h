@@ -489,6 +489,20 @@ uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t 
 uint64_t bpfvm_prog_run_checked(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
 				int64_t *stop_pc);
 
+/* The checked-execution oracle (docs/oracle.md): the checked interpreter
+ * following every pointer's provenance and each helper's contract. A
+ * violation means a verified program did what the verifier proved it never
+ * does: violation is set, pc names the insn and why the broken rule
+ * ("oracle: insn 7: program map_value read at off 16 size 8 of 16"). pc is
+ * -1 after a normal exit. Unverified (no_verify) programs run checked only. */
+struct bpfvm_oracle_report {
+	bool violation;
+	int64_t pc;
+	char why[192];
+};
+uint64_t bpfvm_prog_run_oracle(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
+			       struct bpfvm_oracle_report *rep);
+
 /* The run state helpers receive. */
 struct bpfvm_run {
 	const struct bpfvm_prog *prog; /* running program (changes on tail call) */
