@@ -34,10 +34,9 @@
 #   - frag6: 4000 a second first fragments of IPv6 UDP datagrams that are
 #     never completed, from random sources (the slots and reassembly
 #     memory fill): the oldest are evicted (reasm_evicted), the TCP
-#     transfer keeps its rate. Not checked here: that a legitimate
-#     fragmented datagram still gets through (skcat serves no UDP, and
-#     skops answers neither a reassembled echo request nor a reassembled
-#     datagram to a closed port; test_net_attack.c checks it in the unit). IPv4 fragments
+#     transfer keeps its rate, and legitimate fragmented datagrams are
+#     still reassembled: of 10 ICMPv6 echo requests of 3000 bytes (skcat
+#     serves no UDP) at least 8 are answered, in fragments. IPv4 fragments
 #     are not tried here: af_packet's PACKET_FANOUT_FLAG_DEFRAG makes the
 #     kernel reassemble them before skops sees them (test_udp6_frag.sh);
 #   - synnocookie: the SYN flood with skcat's --tcp-syncookies 0: the
@@ -228,11 +227,17 @@ if has frag6; then
 	bg frag6 in_b /usr/bin/python3 "$HERE/attacker.py" frag6 "$VETH_B" "$mac" "$IP6_A" 3 "${SKOPS_FRAG6_PPS:-4000}"
 	sleep 0.5
 	t=$(transfer frag6 "$IP6_A") || exit 1
+	# legitimate fragmented datagrams: 10 ICMPv6 echo requests of 3000
+	# bytes, each reassembled by skops and answered in fragments
+	frag6_ok=$(in_b ping -6 -n -q -c 10 -i 0.1 -W 1 -s 3000 "$IP6_A" |
+		awk '/received/ {for (i = 1; i < NF; i++) if ($(i + 1) ~ /^received/) print $i}')
+	[ -n "$frag6_ok" ] || fail "frag6: no ping statistics"
 	t2=$(transfer frag6b "$IP6_A") || exit 1
 	wait_pid 10 "$PID_frag6" || fail "frag6 attacker: $(cat "$TMP/frag6.err")"
 	frag6_sent=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/frag6.out")
-	echo "IPv6 fragment flood: $frag6_sent first fragments sent"
+	echo "IPv6 fragment flood: $frag6_sent first fragments sent; $frag6_ok of 10 fragmented echo requests (3000 bytes) answered"
 	ratio "IPv6 fragment flood" "$t" "$t2"
+	[ "$frag6_ok" -ge 8 ] || fail "frag6: only $frag6_ok of 10 fragmented echo requests answered"
 fi
 wait_pid 20 "$PID_sk" || {
 	tail -5 "$TMP/sk.err"
