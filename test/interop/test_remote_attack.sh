@@ -31,7 +31,7 @@
 #     others are ignored (neigh_ignored); NS senders past the table's size
 #     take no one's place (neigh_table_full), and a neighbour skcat never
 #     saw (a new address of the peer) still gets an entry;
-#   - frag6: 4000 a second first fragments of IPv6 UDP datagrams that are
+#   - frag6: 2000 a second first fragments of IPv6 UDP datagrams that are
 #     never completed, from random sources (the slots and reassembly
 #     memory fill): the oldest are evicted (reasm_evicted), the TCP
 #     transfer keeps its rate, and legitimate fragmented datagrams are
@@ -224,7 +224,7 @@ fi
 if has frag6; then
 	mac=$(peer_mac "$IP6_A")
 	[ -n "$mac" ] || fail "no neighbour entry for $IP6_A in the peer"
-	bg frag6 in_b /usr/bin/python3 "$HERE/attacker.py" frag6 "$VETH_B" "$mac" "$IP6_A" 3 "${SKOPS_FRAG6_PPS:-4000}"
+	bg frag6 in_b /usr/bin/python3 "$HERE/attacker.py" frag6 "$VETH_B" "$mac" "$IP6_A" 3 "${SKOPS_FRAG6_PPS:-2000}"
 	sleep 0.5
 	t=$(transfer frag6 "$IP6_A") || exit 1
 	# legitimate fragmented datagrams: 10 ICMPv6 echo requests of 3000
