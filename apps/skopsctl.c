@@ -1,6 +1,6 @@
-/* skopsctl: the control CLI. A verb table ("prog verify", "prog dump"; more
- * verbs join in phase 2). Exit status: 0 accepted/ok, 1 rejected, 2 bad usage
- * or unreadable file. Output mirrors bpftool where it has an equivalent
+/* skopsctl: the control CLI. A verb table ("prog verify", "prog dump", "net
+ * stats": the running skopsd's network-layer drop counters). Exit status: 0 accepted/ok, 1
+ * rejected, 2 bad usage or unreadable file. Output mirrors bpftool where it has an equivalent
  * ("  0: (61) r2 = *(u32 *)(r1 +0)" for xlated dumps). */
 #include <errno.h>
 #include <getopt.h>
@@ -8,12 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bpfvm.h"
 #include "hooks.h"
 #include "loadpriv.h"
 #include "skopsctl_jited.h"
+#include "skopsd/skp_proto.h"
 
 #define EXIT_REJECTED 1
 #define EXIT_USAGE    2
@@ -286,12 +290,91 @@ static int btf_dump(const struct ctl_opts *o)
 	return 0;
 }
 
+/* The running daemon's network-layer drop counters (issue 30), asked on its
+ * control socket (SKP_NET_STATS): FILE is the socket, default $SKOPS_SOCK or
+ * SKP_SOCK_DEFAULT. "name value" lines, or one JSON object with -j. */
+static int net_stats(const struct ctl_opts *o)
+{
+	const char *path = o->file;
+	if (!path || !*path)
+		path = getenv("SKOPS_SOCK");
+	if (!path || !*path)
+		path = SKP_SOCK_DEFAULT;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "skopsctl: net stats: socket path too long: %s\n", path);
+		return EXIT_USAGE;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct timeval tv = {.tv_sec = 5};
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "skopsctl: net stats: skopsd at %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_REJECTED;
+	}
+	/* the counters come a few per reply; a daemon that never gets to the
+	 * end is cut off after 1024 rounds */
+	char text[8192];
+	size_t len = 0;
+	int total = -1;
+	for (uint32_t next = 0, rounds = 0; rounds < 1024; rounds++) {
+		struct skp_req req = {.op = SKP_NET_STATS, .a = (int32_t)next};
+		struct skp_rep rep;
+		ssize_t n = send(fd, &req, sizeof(req), MSG_NOSIGNAL);
+		if (n == (ssize_t)sizeof(req))
+			n = recv(fd, &rep, sizeof(rep), 0);
+		if (n != (ssize_t)sizeof(rep) || rep.rc < 0 || rep.len > sizeof(rep.data) ||
+		    rep.id <= next || rep.id > (uint32_t)rep.rc || len + rep.len >= sizeof(text)) {
+			fprintf(stderr, "skopsctl: net stats: skopsd at %s: %s\n", path,
+				n < 0			    ? strerror(errno)
+				: n != (ssize_t)sizeof(rep) ? "short reply"
+				: rep.rc < 0		    ? strerror(-rep.rc)
+							    : "bad reply");
+			close(fd);
+			return EXIT_REJECTED;
+		}
+		memcpy(text + len, rep.data, rep.len);
+		len += rep.len;
+		next = rep.id;
+		total = rep.rc;
+		if (next == (uint32_t)total)
+			break;
+	}
+	close(fd);
+	text[len] = 0;
+	if (total < 0) {
+		fprintf(stderr, "skopsctl: net stats: skopsd at %s: no reply\n", path);
+		return EXIT_REJECTED;
+	}
+	if (!o->json) {
+		fputs(text, stdout);
+		return 0;
+	}
+	printf("{");
+	bool first = true;
+	for (char *line = text, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		char *sp = strchr(line, ' ');
+		if (!nl || !sp || sp > nl)
+			break;
+		printf("%s\"%.*s\":%.*s", first ? "" : ",", (int)(sp - line), line,
+		       (int)(nl - sp - 1), sp + 1);
+		first = false;
+	}
+	printf("}\n");
+	return 0;
+}
+
 static const struct ctl_verb verbs[] = {
     {"prog", "verify", prog_verify,
      "prog verify FILE.o [--strict] [--unprivileged] [--section S] [-v] [-j]"},
     {"prog", "dump", prog_dump,
      "prog dump FILE.o [--unprivileged] [--section S] [--jited [--blind]] [-j]"},
     {"btf", "dump", btf_dump, "btf dump sock_ops"},
+    {"net", "stats", net_stats, "net stats [SOCKET] [-j]"},
 };
 
 static void usage(FILE *f)
@@ -349,6 +432,9 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (argc - optind == 2 && !strcmp(argv[optind], "net") &&
+	    !strcmp(argv[optind + 1], "stats"))
+		return net_stats(&o); /* the default socket */
 	if (argc - optind < 3) {
 		usage(stderr);
 		return EXIT_USAGE;

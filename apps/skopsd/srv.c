@@ -557,6 +557,31 @@ static int listen_charged(struct skopsd *d, struct dsock *s, int backlog)
 
 /* rfds: the fds that came with the request (LISTEN's loopback listeners,
  * ADOPT's fd); the request keeps them or closes them */
+/* SKP_NET_STATS: the counters from index first, as text lines that fit. */
+static int net_stats(struct skopsd *d, int32_t first, struct skp_rep *rep)
+{
+	struct net_stats ns;
+	net_get_stats(stack_net(d->st), &ns);
+	int total = 0;
+	while (net_drop_names[total].name)
+		total++;
+	if (first < 0 || first > total)
+		return -EINVAL;
+	int i = first;
+	for (; i < total; i++) {
+		const struct net_stat_name *c = &net_drop_names[i];
+		size_t room = sizeof(rep->data) - rep->len;
+		int n =
+		    snprintf((char *)rep->data + rep->len, room, "%s %llu\n", c->name,
+			     (unsigned long long)*(const uint64_t *)((const char *)&ns + c->off));
+		if (n < 0 || (size_t)n >= room)
+			break;
+		rep->len += (uint32_t)n;
+	}
+	rep->id = (uint32_t)i;
+	return total;
+}
+
 static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, int *rfds,
 		  int nrfds)
 {
@@ -574,7 +599,7 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		return;
 	}
 	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE && r->op != SKP_FORK &&
-	    r->op != SKP_CLAIM && !(s = own(d, cl, r->id))) {
+	    r->op != SKP_CLAIM && r->op != SKP_NET_STATS && !(s = own(d, cl, r->id))) {
 		rep.rc = -EBADF;
 		if (r->op != SKP_CLOSE) /* the shim waits for no CLOSE reply */
 			send_rep(cl->fd, &rep, NULL, 0);
@@ -725,6 +750,9 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 	}
 	case SKP_ROUTE:
 		rc = route(d, r);
+		break;
+	case SKP_NET_STATS:
+		rc = net_stats(d, r->a, &rep);
 		break;
 	default:
 		rc = -EINVAL;

@@ -204,6 +204,14 @@ int net_ip_output(struct net *n, struct rte_mbuf *m, const struct ip_meta *meta)
  * the family's largest datagram) or the first fragment's error. */
 int net_ip_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t *l4hdr,
 			uint32_t hlen, const uint8_t *data, uint32_t len, uint32_t mtu);
+/* An ICMP message of ours (an echo reply to a reassembled request) in a
+ * flat buffer, checksum final: in one packet when it fits the path MTU and
+ * an mbuf, else as fragments (Linux's ip_fragment/ip6_fragment of a reply
+ * as long as its request). */
+int net_ip_output_flat(struct net *n, const struct ip_meta *meta, const uint8_t *l4, uint32_t len);
+/* The L4 bytes of m, contiguous: m's own when it is one segment (or can
+ * be made one), else a malloc'd copy in *copy (free it). NULL: no memory. */
+uint8_t *net_l4_flat(struct rte_mbuf *m, uint8_t **copy);
 /* Queues a complete Ethernet frame for net_flush. */
 int net_tx_frame(struct net *n, struct rte_mbuf *m);
 /* Prepends an Ethernet header and queues the frame. */

@@ -4,6 +4,7 @@
 #include "net_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -124,9 +125,11 @@ bad:
 static void icmp4_input(struct net *n, struct rte_mbuf *m, const struct ip4_repr *ip, bool bcast)
 {
 	n->st.icmp_in++;
-	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m))
+	uint8_t *copy;
+	uint8_t *l4 = net_l4_flat(m, &copy);
+	if (!l4)
 		goto bad;
-	struct wire_view v = {rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m)};
+	struct wire_view v = {l4, rte_pktmbuf_pkt_len(m)};
 	struct icmp_repr r;
 	if (icmp4_parse(&v, &r, false))
 		goto bad;
@@ -141,8 +144,12 @@ static void icmp4_input(struct net *n, struct rte_mbuf *m, const struct ip4_repr
 		struct ip_meta mt = {.family = AF_INET, .proto = IPPROTO_ICMP, .tos = ip->tos};
 		mt.src.v4 = ip->dst;
 		mt.dst.v4 = ip->src;
-		m->ol_flags = 0;
 		n->st.icmp_echo_replies++;
+		if (copy || v.len + IP4_HDR_LEN > net_path_mtu(n, AF_INET, &mt.dst)) {
+			net_ip_output_flat(n, &mt, v.p, (uint32_t)v.len);
+			break;
+		}
+		m->ol_flags = 0;
 		net_ip_output(n, m, &mt);
 		return;
 	}
@@ -154,10 +161,12 @@ static void icmp4_input(struct net *n, struct rte_mbuf *m, const struct ip4_repr
 	default:
 		break;
 	}
+	free(copy);
 	rte_pktmbuf_free(m);
 	return;
 bad:
 	n->st.icmp_bad++;
+	free(copy);
 	rte_pktmbuf_free(m);
 }
 

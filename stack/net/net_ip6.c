@@ -6,6 +6,7 @@
 #include "net_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -156,9 +157,11 @@ static void icmp6_err_in(struct net *n, const struct icmp_repr *r)
 static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr *ip, bool frag)
 {
 	n->st.icmp6_in++;
-	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m))
+	uint8_t *copy;
+	uint8_t *l4 = net_l4_flat(m, &copy);
+	if (!l4)
 		goto bad;
-	struct wire_view v = {rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m)};
+	struct wire_view v = {l4, rte_pktmbuf_pkt_len(m)};
 	struct icmp_repr r;
 	if (icmp6_parse(&v, ip->src, ip->dst, &r, false))
 		goto bad;
@@ -172,8 +175,12 @@ static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr
 		struct ip_meta mt = {.family = AF_INET6, .proto = IP6_NH_ICMP6, .tos = ip->tclass};
 		memcpy(mt.src.v6, ip->dst, 16);
 		memcpy(mt.dst.v6, ip->src, 16);
-		m->ol_flags = 0;
 		n->st.icmp6_echo_replies++;
+		if (copy || v.len + IP6_HDR_LEN > net_path_mtu(n, AF_INET6, &mt.dst)) {
+			net_ip_output_flat(n, &mt, v.p, (uint32_t)v.len);
+			break;
+		}
+		m->ol_flags = 0;
 		net_ip_output(n, m, &mt);
 		return;
 	}
@@ -192,10 +199,12 @@ static void icmp6_input(struct net *n, struct rte_mbuf *m, const struct ip6_repr
 	default:
 		break;
 	}
+	free(copy);
 	rte_pktmbuf_free(m);
 	return;
 bad:
 	n->st.icmp6_bad++;
+	free(copy);
 	rte_pktmbuf_free(m);
 }
 

@@ -6,6 +6,7 @@
 #include "net_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -202,4 +203,42 @@ int net_ip_output_frags(struct net *n, const struct ip_meta *meta, const uint8_t
 			return rc;
 	}
 	return 0;
+}
+
+int net_ip_output_flat(struct net *n, const struct ip_meta *meta, const uint8_t *l4, uint32_t len)
+{
+	uint32_t hl = meta->family == AF_INET ? IP4_HDR_LEN : IP6_HDR_LEN;
+	uint32_t mtu = net_path_mtu(n, meta->family, &meta->dst);
+	if (len + hl > mtu)
+		return net_ip_output_frags(n, meta, l4, 0, l4, len, mtu);
+	struct rte_mbuf *m = net_alloc(n);
+	uint8_t *p = m && rte_pktmbuf_tailroom(m) >= len
+			 ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len)
+			 : NULL;
+	if (!p) {
+		rte_pktmbuf_free(m);
+		n->st.out_nobufs++;
+		return -ENOBUFS;
+	}
+	memcpy(p, l4, len);
+	return net_ip_output(n, m, meta);
+}
+
+uint8_t *net_l4_flat(struct rte_mbuf *m, uint8_t **copy)
+{
+	*copy = NULL;
+	/* a reassembled datagram longer than one mbuf's room stays a chain */
+	if (m->nb_segs == 1 || !rte_pktmbuf_linearize(m))
+		return rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	*copy = malloc(len ? len : 1);
+	const void *d = *copy ? rte_pktmbuf_read(m, 0, len, *copy) : NULL;
+	if (!d) {
+		free(*copy);
+		*copy = NULL;
+		return NULL;
+	}
+	if (d != *copy) /* contiguous after all: read returned m's own bytes */
+		memcpy(*copy, d, len);
+	return *copy;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The legitimate transfer beside an attack: echo_client.py HOST PORT MIB
-TIMEOUT sends MIB MiB of random bytes to an echo server while reading them
+TIMEOUT [SOURCE] sends MIB MiB of random bytes to an echo server while reading them
 back, checks they came back equal, and prints {"bytes": N, "seconds": S,
 "ok": true|false}. Bounded by TIMEOUT seconds (connect included)."""
 import hashlib
@@ -12,11 +12,12 @@ import threading
 import time
 
 
-def main(host, port, mib, timeout):
+def main(host, port, mib, timeout, source=None):
     data = os.urandom(mib << 20)
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     t0 = time.monotonic()
-    s = socket.create_connection((host, port), timeout=timeout)
+    s = socket.create_connection((host, port), timeout=timeout,
+                                 source_address=(source, 0) if source else None)
     s.settimeout(timeout)
     err = []
 
@@ -50,6 +51,7 @@ def main(host, port, mib, timeout):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
-    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])))
+    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]),
+                  *sys.argv[5:]))

@@ -88,6 +88,61 @@ START_TEST(reasm_in_order)
 }
 END_TEST
 
+/* An echo request of 3000 bytes in fragments: reassembled longer than one
+ * mbuf and over the link MTU, it is answered in fragments (as Linux's
+ * ip6_fragment does); until issue 30's attack tests it went unanswered. */
+START_TEST(echo_reassembled_answered_in_fragments)
+{
+	struct fx x;
+	fx_init(&x, NULL, AF_INET6);
+	static uint8_t data[3000], req[3100], got[3100];
+	for (unsigned i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	struct icmp_repr er = {
+	    .type = ICMP6_ECHO, .rest = 0x00300001, .data = data, .data_len = sizeof(data)};
+	struct wire_view ev = {req, icmp_len(&er)};
+	icmp6_emit(&er, x.p.b6, x.p.a6, &ev);
+	uint16_t len = (uint16_t)icmp_len(&er);
+	frag_of(&x, req, 9, 0, 1448, true, IP6_NH_ICMP6, false);
+	frag_of(&x, req, 9, 1448, (uint16_t)(len - 1448), false, IP6_NH_ICMP6, false);
+	tnu_run(&x.p, 1);
+	/* the reply's fragments, put together by offset */
+	uint8_t f[2048];
+	size_t n, total = 0, frags = 0;
+	bool last = false;
+	for (int i = 0; i < 64 && (n = tnu_raw_next(&x.p, f, sizeof(f))); i++) {
+		const uint8_t *ip = f + ETH_HDR_LEN;
+		if (wire_get16(f + 12) != ETH_TYPE_IP6 || ip[6] != IP6_NH_FRAGMENT)
+			continue;
+		const uint8_t *fh = ip + IP6_HDR_LEN;
+		ck_assert_uint_eq(fh[0], IP6_NH_ICMP6);
+		ck_assert_uint_le(n, ETH_HDR_LEN + 1500);
+		uint16_t off = wire_get16(fh + 2) & 0xfff8;
+		size_t k = wire_get16(ip + 4) - 8; /* the Fragment header */
+		ck_assert_uint_le(off + k, sizeof(got));
+		memcpy(got + off, fh + 8, k);
+		total += k;
+		frags++;
+		last |= !(wire_get16(fh + 2) & 1);
+	}
+	ck_assert_uint_eq(frags, 3); /* 1448 + 1448 + 112 bytes */
+	ck_assert(last);
+	ck_assert_uint_eq(total, len);
+	struct wire_view rv = {got, total};
+	struct icmp_repr rep;
+	ck_assert_int_eq(icmp6_parse(&rv, x.p.a6, x.p.b6, &rep, false), 0);
+	ck_assert_uint_eq(rep.type, ICMP6_ECHO_REPLY);
+	ck_assert_uint_eq(rep.rest, 0x00300001);
+	ck_assert_uint_eq(rep.data_len, sizeof(data));
+	ck_assert_mem_eq(rep.data, data, sizeof(data));
+	struct net_stats s = stats(&x);
+	ck_assert_uint_eq(s.icmp6_echo_replies, 1);
+	ck_assert_uint_eq(s.icmp6_bad, 0);
+	ck_assert_uint_eq(s.out_too_big, 0);
+	tnu_pair_fini(&x.p);
+}
+END_TEST
+
 START_TEST(reasm_out_of_order_and_duplicate)
 {
 	struct fx x;
@@ -425,6 +480,7 @@ static Suite *ip6_suite(void)
 	Suite *s = suite_create("ip6");
 	TCase *tc = tcase_create("ip6");
 	tcase_add_test(tc, reasm_in_order);
+	tcase_add_test(tc, echo_reassembled_answered_in_fragments);
 	tcase_add_test(tc, reasm_out_of_order_and_duplicate);
 	tcase_add_test(tc, reasm_overlap_drops_datagram);
 	tcase_add_test(tc, reasm_timeout);
