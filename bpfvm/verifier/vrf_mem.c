@@ -291,8 +291,10 @@ static int btf_access(struct vrf_env *env, uint32_t obj, int64_t o, int size)
 	return 0;
 }
 
+/* sign: a sign-extending load (BPF_MEMSX). Its result is bounded as the
+ * engines compute it; the loads that yield pointers have no signed form. */
 static int ctx_access(struct vrf_env *env, int regno, const struct vrf_reg *p, int off, int size,
-		      bool write, struct vrf_reg *dst)
+		      bool write, struct vrf_reg *dst, bool sign)
 {
 	const struct bpfvm_prog_type *type = env->prog->type;
 	char why[80] = "";
@@ -318,6 +320,11 @@ static int ctx_access(struct vrf_env *env, int regno, const struct vrf_reg *p, i
 	}
 	if (!dst)
 		return 0;
+	if (sign && acc.result != BPFVM_CTX_SCALAR)
+		return vrf_err(
+		    env, -EACCES,
+		    "invalid bpf_context access off=%lld size=%d: sign-extending pointer load",
+		    (long long)o, size);
 	switch (acc.result) {
 	case BPFVM_CTX_SOCK_OR_NULL:
 		if (size != 8)
@@ -338,7 +345,7 @@ static int ctx_access(struct vrf_env *env, int regno, const struct vrf_reg *p, i
 		vrf_mark_ptr(dst, acc.result == BPFVM_CTX_PKT ? VRF_PTR_PKT : VRF_PTR_PKT_END);
 		break;
 	default:
-		vrf_reg_bound_size(dst, size, false);
+		vrf_reg_bound_size(dst, size, sign);
 		break;
 	}
 	return 0;
@@ -371,7 +378,7 @@ static int access(struct vrf_env *env, int regno, int off, int size, bool write,
 		if (atomic)
 			return vrf_err(env, -EACCES,
 				       "BPF_ATOMIC stores into R%d ctx is not allowed", regno);
-		return ctx_access(env, regno, p, off, size, write, dst);
+		return ctx_access(env, regno, p, off, size, write, dst, sign);
 	case VRF_PTR_STACK:
 		if (!vrf_tnum_is_const(p->var) && !atomic)
 			return stack_var_access(env, regno, p, off, size, write, val, valno, dst,

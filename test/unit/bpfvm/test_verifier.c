@@ -47,6 +47,16 @@ static const struct vcase cases[] = {
      "verifier: insn 0: invalid bpf_context write off=0 size=4: test: ctx+0 is read-only"},
     {"ctx_store_sk_field", PROG(ST(BPF_W, 1, 76, 1), MOV64_K(0, 0), EXIT()), T_SOCK, false, -EACCES,
      "verifier: insn 0: invalid bpf_context write off=76 size=4: test: ctx+76 is read-only"},
+    /* issue 25 review: a sign-extending ctx load was bounded as a zero-
+     * extended one, so reply = -1 read back by LDXSX, shifted, was "0" to the
+     * verifier and all ones at run time: an arbitrary map value offset */
+    {"ctx_ldsx_bounded_signed",
+     PROG(MOV64_X(6, 1), ST(BPF_W, 6, 4, -1), LDXSX(BPF_W, 7, 6, 4), ALU64_K(BPF_RSH, 7, 32),
+	  ALU64_K(BPF_LSH, 7, 32), ALU64_K(BPF_ARSH, 7, 32), LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 3),
+	  ALU64_X(BPF_ADD, 0, 7), LDX(BPF_DW, 0, 0, 0), EXIT(), MOV64_K(0, 1), EXIT()),
+     T_SOCK, false, -EACCES,
+     "verifier: insn 13: R0 math between map_value pointer and register with unbounded value is "
+     "not allowed"},
     {"map_value_oob",
      PROG(LOOKUP0, JMP_K(BPF_JEQ, 0, 0, 1), LDX(BPF_W, 0, 0, 16), MOV64_K(0, 0), EXIT()), T_SOCK,
      false, -EACCES, "verifier: insn 7: invalid access to map value, value_size=16 off=16 size=4"},
