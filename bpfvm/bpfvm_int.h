@@ -445,6 +445,10 @@ uint64_t bpfvm_ringbuf_query(struct bpfvm_map *map, uint64_t flags);
 /* Tail-call target of a PROG_ARRAY slot, borrowed (the map keeps it alive
  * until the map is freed), or NULL (map_prog_array.c). */
 struct bpfvm_prog *bpfvm_prog_array_get(struct bpfvm_map *map, uint32_t index);
+/* A loaded program that uses the prog array map: the array takes the
+ * program's type (and verified or not) if it has none yet; -EINVAL when it
+ * holds programs of another kind. 0 for other maps. */
+int bpfvm_prog_array_claim(struct bpfvm_map *map, const struct bpfvm_prog *prog);
 
 /* ---- registry (registry.c) --------------------------------------------- */
 

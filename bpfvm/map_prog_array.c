@@ -14,7 +14,12 @@ struct prog_array {
 	pthread_mutex_t lock;
 	struct bpfvm_prog *_Atomic *progs;
 	uint32_t *ids;
-	const struct bpfvm_prog_type *owner_type; /* all entries share one type */
+	/* All entries and every program that tail-calls through the array
+	 * share one type and are all verified or all not: a tail call runs its
+	 * target on the caller's ctx, which only a program of the caller's type
+	 * was verified against (the kernel's bpf_prog_map_compatible). */
+	const struct bpfvm_prog_type *owner_type;
+	bool owner_unverified;
 	struct bpfvm_prog **retired;
 	size_t nretired;
 };
@@ -80,6 +85,28 @@ static void *pa_lookup(struct bpfvm_map *map, const void *key)
 	return &a->ids[index];
 }
 
+/* Under a->lock: 0 if p may join (or call through) the array, which then
+ * belongs to its kind. */
+static int pa_claim(struct prog_array *a, const struct bpfvm_prog *p)
+{
+	if (a->owner_type && (a->owner_type != p->type || a->owner_unverified != p->no_verify))
+		return -EINVAL;
+	a->owner_type = p->type;
+	a->owner_unverified = p->no_verify;
+	return 0;
+}
+
+int bpfvm_prog_array_claim(struct bpfvm_map *map, const struct bpfvm_prog *prog)
+{
+	if (!map || map->def.type != BPFVM_MAP_PROG_ARRAY)
+		return 0;
+	struct prog_array *a = map->data;
+	pthread_mutex_lock(&a->lock);
+	int err = pa_claim(a, prog);
+	pthread_mutex_unlock(&a->lock);
+	return err;
+}
+
 static int pa_update(struct bpfvm_map *map, const void *key, const void *value, uint64_t flags)
 {
 	struct prog_array *a = map->data;
@@ -97,13 +124,10 @@ static int pa_update(struct bpfvm_map *map, const void *key, const void *value, 
 	if (err)
 		return err;
 	pthread_mutex_lock(&a->lock);
-	/* bpf_prog_map_compatible: one program type per array */
-	if (a->owner_type && a->owner_type != p->type) {
-		err = -EINVAL;
-	} else {
+	err = pa_claim(a, p);
+	if (!err) {
 		err = retire(a, atomic_load(&a->progs[index]));
 		if (!err) {
-			a->owner_type = p->type;
 			a->ids[index] = id;
 			atomic_store(&a->progs[index], p);
 			p = NULL;

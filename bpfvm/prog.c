@@ -272,6 +272,14 @@ int bpfvm_prog_load_core(struct bpfvm_registry *reg, const struct bpfvm_insn *in
 	}
 	if (!err && !opts->no_verify)
 		err = bpfvm_verify(prog, log);
+	for (size_t i = 0; !err && i < prog->nmaps; i++) {
+		err = bpfvm_prog_array_claim(prog->maps[i], prog);
+		if (err)
+			bpfvm_log_printf(log,
+					 "prog: load: map %zu is a prog array of another program "
+					 "type: a tail call would run its programs on this ctx\n",
+					 i);
+	}
 	if (!err)
 		poison_sanitize(prog);
 	if (err) {

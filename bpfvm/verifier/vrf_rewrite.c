@@ -33,5 +33,14 @@ int vrf_finish(struct vrf_env *env)
 		if (env->sub[s].stack_depth > depth)
 			depth = env->sub[s].stack_depth;
 	env->prog->stack_depth = (depth + 7) & ~7u;
+	/* A tail call runs another program on this ctx, which reads what it
+	 * likes: the caller must find every field filled, not only its own
+	 * (the issue 25 review read stale stack through ctx->sk). */
+	for (size_t i = 0; i < env->prog->ninsns; i++) {
+		const struct bpfvm_insn *in = &env->prog->insns[i];
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src == 0 &&
+		    in->imm == BPF_HELPER_TAIL_CALL && env->prog->aux[i].seen)
+			env->prog->ctx_fields = UINT64_MAX;
+	}
 	return 0;
 }

@@ -80,12 +80,47 @@ START_TEST(prog_array_unregistered)
 }
 END_TEST
 
+/* The issue 25 review ran a generic program through a sock_ops program's
+ * tail call, on the sock_ops ctx: an array belongs to one kind of program,
+ * whether it joins the array or only names it to tail-call through it. */
+START_TEST(prog_array_one_kind)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_map_def d = {
+	    .type = BPFVM_MAP_PROG_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1};
+	struct bpfvm_map *m;
+	ck_assert_int_eq(bpfvm_map_create(reg, &d, &m), 0);
+	struct bpfvm_prog *target = load_ret(reg, 7); /* generic, unverified */
+	uint32_t k = 0, id = bpfvm_prog_id(target);
+	ck_assert_int_eq(bpfvm_map_update(m, &k, &id, BPFVM_ANY), 0);
+	struct bpfvm_insn names_map[] = {
+	    {.code = BPF_LD | BPF_DW | BPF_IMM, .dst = 2, .src = 1, .imm = 0},
+	    {0},
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst = 0, .imm = 0},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	struct bpfvm_map *maps[] = {m};
+	struct bpfvm_load_opts verified = {.name = "caller"};
+	struct bpfvm_prog *p = NULL;
+	ck_assert_int_eq(bpfvm_prog_load(reg, names_map, 4, maps, 1, &verified, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	struct bpfvm_load_opts unverified = {.name = "caller", .no_verify = true};
+	ck_assert_int_eq(bpfvm_prog_load(reg, names_map, 4, maps, 1, &unverified, &p), 0);
+	bpfvm_prog_put(p);
+	bpfvm_prog_put(target);
+	bpfvm_map_put(m);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *pa_suite(void)
 {
 	Suite *s = suite_create("bpfvm_map_prog_array");
 	TCase *tc = tcase_create("prog_array");
 	tcase_add_test(tc, prog_array_slots);
 	tcase_add_test(tc, prog_array_unregistered);
+	tcase_add_test(tc, prog_array_one_kind);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -430,6 +430,20 @@ START_TEST(ctx_fields_recorded)
 	ck_assert_int_eq(prog->aux[n - 2].ctx_field, -1);
 	ck_assert(prog->aux[0].zext_dst);
 	vt_free(prog);
+
+	/* a tail call's target reads what it likes of this ctx: all fields */
+	struct bpfvm_map_def d = {
+	    .type = BPFVM_MAP_PROG_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1};
+	struct bpfvm_map *pa;
+	ck_assert_int_eq(bpfvm_map_create(NULL, &d, &pa), 0);
+	struct bpfvm_insn tc[] = {LDX(BPF_W, 2, 1, 0), LD_MAP(2, 0), MOV64_K(3, 0), CALL(12),
+				  MOV64_K(0, 0),       EXIT()};
+	ck_assert_msg(
+	    vt_verify(&vt_type, tc, sizeof(tc) / sizeof(tc[0]), &pa, 1, false, &log, &prog) == 0,
+	    "%s", buf);
+	ck_assert_uint_eq(prog->ctx_fields, UINT64_MAX);
+	vt_free(prog);
+	bpfvm_map_put(pa);
 }
 END_TEST
 
