@@ -15,7 +15,6 @@ if ! scripts/install-deps.sh --check; then
 	exit 1
 fi
 fail=0
-scripts/format.sh --check || fail=1
 if ! scripts/build.sh build >/tmp/skops-check-build.log 2>&1; then
 	cat /tmp/skops-check-build.log
 	echo "check: build failed"
@@ -23,7 +22,7 @@ if ! scripts/build.sh build >/tmp/skops-check-build.log 2>&1; then
 fi
 rm -f build/meson-logs/testlog.json
 meson test -C build --no-rebuild --num-processes "$(nproc)" --print-errorlogs \
-	--suite unit --suite verifier --no-suite root >build/check-output.txt 2>&1
+	--suite format --suite unit --suite verifier --no-suite root >build/check-output.txt 2>&1
 grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' build/check-output.txt
 read -r p f s < <(/usr/bin/python3 test/testlog.py build/meson-logs/testlog.json)
 f=$((f + fail))

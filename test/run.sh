@@ -39,7 +39,7 @@ build() { # dir [meson options]
   fi
 }
 
-build build && run_suites build unit verifier sim interop equivalence apps
+build build && run_suites build format unit verifier sim interop equivalence apps
 # Under the sanitizers Check runs a binary's tests in one process
 # (CK_FORK=no): LeakSanitizer's pass at every forked test's exit took most of
 # the run (test_jit_isa: 108 s forked, 2 s not), and one pass at the end finds
