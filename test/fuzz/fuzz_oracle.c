@@ -140,6 +140,8 @@ static void access(struct gen *g, struct in *in, int base, int lo, int span)
 		emit(g, I(BPF_STX | BPF_MEM | sz, base, 9, off, 0));
 	else if (b & 16)
 		emit(g, I(BPF_ST | BPF_MEM | sz, base, 0, off, (int8_t)u8(in)));
+	else if ((b & 32) && sz != BPF_DW) /* sign-extending: the verifier must bound it so */
+		emit(g, I(BPF_LDX | BPF_MEMSX | sz, 9, base, off, 0));
 	else
 		emit(g, I(BPF_LDX | BPF_MEM | sz, 9, base, off, 0));
 }
