@@ -980,7 +980,9 @@ uint64_t bpfvm_prog_run_oracle(const struct bpfvm_prog *prog, void *ctx, size_t 
 	struct bpfvm_fault f;
 	struct oracle *o = prog->no_verify ? NULL : malloc(sizeof(*o));
 	uint64_t budget = prog->run_budget ? prog->run_budget : BPFVM_RUN_BUDGET_UNVERIFIED;
+	bpfvm_run_enter(); /* storage deleted during the run is freed after it */
 	uint64_t r0 = interp_start(prog, ctx, ctx_len, &f, &budget, o);
+	bpfvm_run_exit();
 	memset(rep, 0, sizeof(*rep));
 	rep->pc = f.hit ? (int64_t)f.pc : -1;
 	if (o && o->failed) {
