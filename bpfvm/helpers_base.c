@@ -160,7 +160,8 @@ static uint64_t h_spin_lock(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, 
 		}
 	}
 taken_over:
-	run->held_lock = lock;
+	if (run) /* NULL: called outside a run (tests), nothing to track */
+		run->held_lock = lock;
 	return 0;
 }
 
@@ -169,7 +170,8 @@ static uint64_t h_spin_unlock(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4
 {
 	(void)r2, (void)r3, (void)r4, (void)r5;
 	__atomic_store_n((uint32_t *)as_ptr(r1), 0, __ATOMIC_RELEASE);
-	run->held_lock = NULL;
+	if (run)
+		run->held_lock = NULL;
 	return 0;
 }
 
@@ -247,10 +249,10 @@ static uint64_t h_ringbuf_reserve(uint64_t r1, uint64_t r2, uint64_t r3, uint64_
 				  struct bpfvm_run *run)
 {
 	(void)r4, (void)r5;
-	if (run->held_nrecs >= BPFVM_RUN_MAX_RECS)
+	if (run && run->held_nrecs >= BPFVM_RUN_MAX_RECS)
 		return 0;
 	void *rec = bpfvm_ringbuf_reserve(as_map(r1), r2, r3);
-	if (rec)
+	if (rec && run)
 		bpfvm_run_hold_rec(run, rec);
 	return (uint64_t)(uintptr_t)rec;
 }

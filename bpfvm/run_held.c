@@ -19,6 +19,8 @@ bool bpfvm_run_hold_rec(struct bpfvm_run *run, void *rec)
 
 void bpfvm_run_drop_rec(struct bpfvm_run *run, const void *rec)
 {
+	if (!run)
+		return;
 	for (uint32_t i = 0; i < run->held_nrecs; i++) {
 		if (run->held_recs[i] != rec)
 			continue;
