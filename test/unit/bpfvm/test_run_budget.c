@@ -341,11 +341,12 @@ START_TEST(stop_releases_the_spin_lock)
 		ck_assert_msg(now_s() - t < 0.1, "engine %d: locked run took %.3f s", _i,
 			      now_s() - t);
 	}
-	/* a stale word (as an unverified program may leave): the wait is short */
+	/* a stale word (as an unverified program may leave): the wait is bounded
+	 * (10 ms, plus what yielding costs on a loaded machine), not seconds */
 	*lock = 1;
 	double t = now_s();
 	ck_assert(!run_held(p, _i, 1));
-	ck_assert_msg(now_s() - t < 0.1, "engine %d: stale lock waited %.3f s", _i, now_s() - t);
+	ck_assert_msg(now_s() - t < 0.5, "engine %d: stale lock waited %.3f s", _i, now_s() - t);
 	ck_assert_uint_eq(*lock, 0);
 	bpfvm_prog_put(p);
 	bpfvm_map_put(m);
