@@ -439,6 +439,11 @@ bool bpfvm_map_is_rdonly(const struct bpfvm_map *map);
 void *bpfvm_ringbuf_reserve(struct bpfvm_map *map, uint64_t size, uint64_t flags);
 void bpfvm_ringbuf_submit(void *rec, uint64_t flags);
 void bpfvm_ringbuf_discard(void *rec, uint64_t flags);
+/* run_held.c: the ringbuf records a run holds (false: BPFVM_RUN_MAX_RECS
+ * already held) and their release, with the lock, by a stopped run. */
+bool bpfvm_run_hold_rec(struct bpfvm_run *run, void *rec);
+void bpfvm_run_drop_rec(struct bpfvm_run *run, const void *rec);
+void bpfvm_run_release(struct bpfvm_run *run);
 int bpfvm_ringbuf_output(struct bpfvm_map *map, const void *data, uint64_t size, uint64_t flags);
 uint64_t bpfvm_ringbuf_query(struct bpfvm_map *map, uint64_t flags);
 

@@ -2,6 +2,7 @@
  * (kernel/bpf/helpers.c, bpf_trace.c), and the generic program type the tests
  * and the conformance runner use. Numbers are enum bpf_func_id. */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -120,28 +121,57 @@ static uint64_t h_snprintf(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, u
 /* ---- spin locks (93, 94) ----------------------------------------------- */
 
 /* struct bpf_spin_lock { u32 val; } inside a map value. The verifier allows
- * one held lock and no helper calls while holding it, so the holder finishes
- * quickly; the spin is still bounded so an unverified program cannot hang us
- * (~2^26 pause loops, well over a second). */
+ * one held lock and no helper calls while holding it, and a run the budget
+ * stops releases the lock it holds (run_held.c), so a lock found taken is
+ * another lcore's section of a few instructions, a holder thread the kernel
+ * preempted, or a stale word an unverified program left. The wait is bounded
+ * in time (SPIN_LOCK_WAIT_NS, yielding the CPU between pause batches so a
+ * preempted holder can finish): past it the word is taken over and the
+ * program goes on, instead of an lcore stalling for seconds; the taker's
+ * unlock then clears a stale word for good. */
+#define SPIN_LOCK_WAIT_NS 10000000ULL
+#define SPIN_LOCK_BATCH	  1024U
+
+static uint64_t spin_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t h_spin_lock(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 			    struct bpfvm_run *run)
 {
-	(void)r2, (void)r3, (void)r4, (void)r5, (void)run;
+	(void)r2, (void)r3, (void)r4, (void)r5;
 	uint32_t *lock = as_ptr(r1);
-	for (uint32_t spins = 0; spins < (1U << 26); spins++) {
-		if (!__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
-			return 0;
-		while (__atomic_load_n(lock, __ATOMIC_RELAXED) && spins++ < (1U << 26))
+	uint32_t spins = 0;
+	uint64_t deadline = 0;
+	while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
 			__builtin_ia32_pause();
+			if (++spins % SPIN_LOCK_BATCH)
+				continue;
+			uint64_t now = spin_now_ns();
+			if (!deadline)
+				deadline = now + SPIN_LOCK_WAIT_NS;
+			else if (now >= deadline)
+				goto taken_over; /* the word stays set, now ours */
+			sched_yield();
+		}
 	}
+taken_over:
+	if (run) /* NULL: called outside a run (tests), nothing to track */
+		run->held_lock = lock;
 	return 0;
 }
 
 static uint64_t h_spin_unlock(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 			      struct bpfvm_run *run)
 {
-	(void)r2, (void)r3, (void)r4, (void)r5, (void)run;
+	(void)r2, (void)r3, (void)r4, (void)r5;
 	__atomic_store_n((uint32_t *)as_ptr(r1), 0, __ATOMIC_RELEASE);
+	if (run)
+		run->held_lock = NULL;
 	return 0;
 }
 
@@ -218,14 +248,20 @@ static uint64_t h_ringbuf_output(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t
 static uint64_t h_ringbuf_reserve(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 				  struct bpfvm_run *run)
 {
-	(void)r4, (void)r5, (void)run;
-	return (uint64_t)(uintptr_t)bpfvm_ringbuf_reserve(as_map(r1), r2, r3);
+	(void)r4, (void)r5;
+	if (run && run->held_nrecs >= BPFVM_RUN_MAX_RECS)
+		return 0;
+	void *rec = bpfvm_ringbuf_reserve(as_map(r1), r2, r3);
+	if (rec && run)
+		bpfvm_run_hold_rec(run, rec);
+	return (uint64_t)(uintptr_t)rec;
 }
 
 static uint64_t h_ringbuf_submit(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 				 struct bpfvm_run *run)
 {
-	(void)r3, (void)r4, (void)r5, (void)run;
+	(void)r3, (void)r4, (void)r5;
+	bpfvm_run_drop_rec(run, as_ptr(r1));
 	bpfvm_ringbuf_submit(as_ptr(r1), r2);
 	return 0;
 }
@@ -233,7 +269,8 @@ static uint64_t h_ringbuf_submit(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t
 static uint64_t h_ringbuf_discard(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 				  struct bpfvm_run *run)
 {
-	(void)r3, (void)r4, (void)r5, (void)run;
+	(void)r3, (void)r4, (void)r5;
+	bpfvm_run_drop_rec(run, as_ptr(r1));
 	bpfvm_ringbuf_discard(as_ptr(r1), r2);
 	return 0;
 }

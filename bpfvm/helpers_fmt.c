@@ -1,7 +1,7 @@
 /* The printf subset of bpf_trace_printk and bpf_snprintf (the kernel's
  * bpf_bprintf_prepare): %d %i %u %x %X %c %s %p %%, length l/ll, the flags
- * "0 +-" and a width. Strings are read only from memory the running program
- * may read itself. */
+ * "0 +-" and a width of at most BPFVM_FMT_MAX_WIDTH. Strings are read only from memory the running
+ * program may read itself. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +53,7 @@ int bpfvm_fmt(const struct bpfvm_run *run, char *out, size_t size, const char *f
 	size_t used = 0; /* bytes the full output needs (without NUL) */
 	size_t argi = 0;
 	char spec[16];
-	char tmp[256];
+	char tmp[BPFVM_FMT_MAX_WIDTH + 1];
 #define EMIT(s, len)                                                                               \
 	do {                                                                                       \
 		size_t l_ = (len);                                                                 \
@@ -78,11 +78,14 @@ int bpfvm_fmt(const struct bpfvm_run *run, char *out, size_t size, const char *f
 		i++;
 		while ((fmt[i] == '0' || fmt[i] == '+' || fmt[i] == '-' || fmt[i] == ' ') && s < 6)
 			spec[s++] = fmt[i++];
-		if (fmt[i] >= '1' && fmt[i] <= '9') {
-			while (fmt[i] >= '0' && fmt[i] <= '9' && s < 9)
-				spec[s++] = fmt[i++];
-			if (fmt[i] >= '0' && fmt[i] <= '9')
+		/* A width past what one conversion can emit is refused: glibc
+		 * would write every pad byte (%999999999d: seconds in one call,
+		 * outside the run-time budget) only for us to drop them. */
+		for (unsigned width = 0; fmt[i] >= '0' && fmt[i] <= '9';) {
+			width = width * 10 + (unsigned)(fmt[i] - '0');
+			if (width > BPFVM_FMT_MAX_WIDTH)
 				return -EINVAL;
+			spec[s++] = fmt[i++];
 		}
 		int lng = 0;
 		while (fmt[i] == 'l' && lng < 2) {

@@ -4,6 +4,10 @@
 
 #include "bpfvm_int.h"
 
+/* The widest field bpfvm_fmt formats: one conversion's output buffer. A
+ * wider one is -EINVAL (docs/verifier-diff.md "Run-time budget"). */
+#define BPFVM_FMT_MAX_WIDTH 255
+
 /* Format fmt (fmt_size bytes, NUL-terminated within them) with at most
  * max_args of the nargs u64 args into out (size bytes, always NUL-terminated
  * when size > 0); %s strings only from what bpfvm_run_readable(run) admits.

@@ -961,6 +961,8 @@ static uint64_t interp_start(const struct bpfvm_prog *prog, void *ctx, size_t ct
 	if (st.run.budget)
 		r0 =
 		    interp_exec(&st, prog, prog->insns, (uint64_t)(uintptr_t)ctx, ctx_len, 0, 0, 0);
+	if (st.stopped)
+		bpfvm_run_release(&st.run);
 	*budget = st.stopped ? 0 : st.run.budget;
 	return st.stopped ? 0 : r0;
 }

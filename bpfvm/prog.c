@@ -402,6 +402,8 @@ int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, ui
 		struct bpfvm_run run = {.prog = prog, .ctx = ctx, .budget = left};
 		*r0 = prog->jit_fn(ctx, ctx_len, &run);
 		left = run.budget;
+		if (!left)
+			bpfvm_run_release(&run);
 	} else {
 		*r0 = bpfvm_interp_run(prog, ctx, ctx_len, &left);
 	}

@@ -1,7 +1,8 @@
 /* hooks: trace_printk for sock_ops programs. Lines go into a byte ring in the
  * hooks instance (one per lcore, so no lock) that the daemon drains with
  * hooks_trace_read(). Formats as Linux's bpf_trace_printk: at most three
- * conversions of %d %i %u %x %X %c %p with optional l/ll, flags and width;
+ * conversions of %d %i %u %x %X %c %p with optional l/ll, flags and a width
+ * below the line's length (HOOKS_TRACE_LINE);
  * %s is refused since its pointer cannot be checked here. */
 #include <errno.h>
 #include <stdio.h>
@@ -79,8 +80,14 @@ static int hooks_trace_format(const char *fmt, size_t fmt_size, const uint64_t a
 		spec[s++] = fmt[i++];
 		while (fmt[i] && strchr("-+ #0", fmt[i]) && s < 6)
 			spec[s++] = fmt[i++];
-		while (fmt[i] >= '0' && fmt[i] <= '9' && s < 10)
+		/* no field wider than the line: glibc would format every pad
+		 * byte of %999999999d (seconds, outside the run-time budget) */
+		for (unsigned width = 0; fmt[i] >= '0' && fmt[i] <= '9';) {
+			width = width * 10 + (unsigned)(fmt[i] - '0');
+			if (width >= HOOKS_TRACE_LINE)
+				return -EINVAL;
 			spec[s++] = fmt[i++];
+		}
 		while (fmt[i] == 'l' && lmod < 2) {
 			lmod++;
 			i++;

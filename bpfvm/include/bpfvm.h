@@ -503,6 +503,10 @@ struct bpfvm_oracle_report {
 uint64_t bpfvm_prog_run_oracle(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len,
 			       struct bpfvm_oracle_report *rep);
 
+/* Ringbuf records one run may hold at once: the verifier's limit on
+ * acquired references; an unverified program's reserve past it fails. */
+#define BPFVM_RUN_MAX_RECS 16
+
 /* The run state helpers receive. */
 struct bpfvm_run {
 	const struct bpfvm_prog *prog; /* running program (changes on tail call) */
@@ -528,6 +532,14 @@ struct bpfvm_run {
 	uint64_t budget;
 	uint64_t jit_sp;    /* JIT: stack pointer of the innermost entry frame */
 	uint64_t jit_depth; /* JIT: bpf-to-bpf depth of unverified programs */
+	/* What the program holds: the bpf_spin_lock word it took and the
+	 * ringbuf records it reserved and has not submitted or discarded. The
+	 * verifier makes a finished run release them; a run the budget stopped
+	 * may not have, so the engine releases them before it returns
+	 * (bpfvm_run_release). */
+	uint32_t *held_lock;
+	uint32_t held_nrecs;
+	void *held_recs[BPFVM_RUN_MAX_RECS];
 };
 
 /* How many bytes from addr (at most max) the running program may read: its

@@ -196,6 +196,47 @@ START_TEST(trace_printk_lines)
 }
 END_TEST
 
+/* A field width past one conversion's output is refused at once: glibc
+ * would otherwise pad %999999999d byte by byte (~10 s in one helper call,
+ * outside the run-time budget). */
+START_TEST(printf_width_bounded)
+{
+	const struct fx_engine *e = &fx_engines[_i];
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	static const struct {
+		const char *fmt;
+		bool ok;
+	} cases[] = {{"%999999999d", false}, {"%99999999x", false}, {"%0256u", false},
+		     {"%256d", false},	     {"%255d", true},	    {"%-255c", true}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct bpfvm_insn insns[32];
+		size_t n = put_str(insns, 0, -64, cases[c].fmt);
+		insns[n++] = (struct bpfvm_insn)MOV64_X(1, 10);
+		insns[n++] = (struct bpfvm_insn)ALU64_K(BPF_ADD, 1, -64);
+		insns[n++] = (struct bpfvm_insn)MOV64_K(2, (int32_t)strlen(cases[c].fmt) + 1);
+		insns[n++] = (struct bpfvm_insn)MOV64_K(3, 65);
+		insns[n++] = (struct bpfvm_insn)CALL(6);
+		insns[n++] = (struct bpfvm_insn)EXIT();
+		struct bpfvm_prog *p = fx_load_ok(reg, insns, n, NULL, 0);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int64_t r = (int64_t)run_ok(e, p, NULL, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double dt =
+		    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (cases[c].ok)
+			ck_assert_msg(r > 0, "%s: %s: %lld", e->name, cases[c].fmt, (long long)r);
+		else
+			ck_assert_msg(r == -EINVAL, "%s: %s: %lld", e->name, cases[c].fmt,
+				      (long long)r);
+		ck_assert_msg(dt < 0.1, "%s: %s took %.3f s", e->name, cases[c].fmt, dt);
+		bpfvm_prog_put(p);
+	}
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 START_TEST(snprintf_into_ctx)
 {
 	const struct fx_engine *e = &fx_engines[_i];
@@ -458,6 +499,7 @@ static Suite *helpers_suite(void)
 	tcase_add_loop_test(tc, time_random_cpu, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, trace_printk_lines, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, snprintf_into_ctx, 0, FX_NENGINES);
+	tcase_add_loop_test(tc, printf_width_bounded, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, spin_lock_serialises, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, snprintf_str_only_program_memory, 0, FX_NENGINES);
 	tcase_add_loop_test(tc, ringbuf_helpers, 0, FX_NENGINES);

@@ -3,7 +3,9 @@
  * the unit that empties the budget stops the run at once on both engines
  * (the same count, to the unit), bpfvm_prog_exec says -ETIME and the stop
  * is counted for the program and its registry. Class 8 of issue 25: nested
- * bpf_loop at the maximum count (2^46 callbacks) ends within the budget. */
+ * bpf_loop at the maximum count (2^46 callbacks) ends within the budget.
+ * A stopped run releases what it held: its bpf_spin_lock, its reserved
+ * ringbuf records. */
 #include <errno.h>
 #include <time.h>
 
@@ -248,6 +250,166 @@ START_TEST(default_budget_and_registry_setting)
 }
 END_TEST
 
+/* The engines of the held-resource tests: the checked interpreter too, since
+ * it stops through the same interp_start the release sits in. */
+enum { HELD_INTERP, HELD_JIT, HELD_CHECKED, HELD_N };
+
+static struct bpfvm_prog *load_maps(struct bpfvm_registry *reg, const struct bpfvm_insn *insns,
+				    size_t n, struct bpfvm_map *map, int eng, uint64_t budget)
+{
+	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof logbuf};
+	struct bpfvm_load_opts o = {.jit = eng == HELD_JIT, .run_budget = budget, .log = &log};
+	struct bpfvm_prog *p = NULL;
+	logbuf[0] = 0;
+	int err = bpfvm_prog_load(reg, insns, n, &map, 1, &o, &p);
+	ck_assert_msg(err == 0, "load: %d: %s", err, logbuf);
+	if (eng == HELD_JIT)
+		ck_assert_msg(bpfvm_prog_jited(p, NULL) != NULL, "not jited: %s", logbuf);
+	return p;
+}
+
+/* Run with ctx's first word = nr on the engine; true when the budget stopped
+ * it (the checked interpreter reports a stop as 0 with a stop pc). */
+static bool run_held(const struct bpfvm_prog *p, int eng, uint32_t nr)
+{
+	uint64_t r0 = 7;
+	memcpy(ctx, &nr, 4);
+	if (eng == HELD_CHECKED) {
+		int64_t pc = -2;
+		r0 = bpfvm_prog_run_checked(p, ctx, sizeof ctx, &pc);
+		return r0 == 0;
+	}
+	int err = bpfvm_prog_exec(p, ctx, sizeof ctx, &r0);
+	ck_assert_msg(err == 0 || err == -ETIME, "exec: %d", err);
+	return err == -ETIME;
+}
+
+/* bpf_loop(nr, cb); cb takes the lock of the map value and spends 99
+ * back-edges inside it: with a budget of 1000 the 10th iteration is stopped
+ * holding the lock. r0 = 1 after a finished run. */
+static const struct bpfvm_insn lock_loop[] = {
+    LDX(BPF_W, 1, 1, 0),
+    ALU64_K(BPF_AND, 1, 0xffff),
+    LD_FUNC(2, 6),
+    MOV64_K(3, 0),
+    MOV64_K(4, 0),
+    CALL(181),
+    MOV64_K(0, 1),
+    EXIT(),
+    /* cb */
+    ST(BPF_W, 10, -4, 0),
+    MOV64_X(2, 10),
+    ALU64_K(BPF_ADD, 2, -4),
+    LD_MAP(1, 0),
+    CALL(1),
+    JMP_K(BPF_JEQ, 0, 0, 8),
+    MOV64_X(6, 0),
+    MOV64_X(1, 6),
+    CALL(93),
+    MOV64_K(7, 0),
+    ALU64_K(BPF_ADD, 7, 1),
+    JMP_K(BPF_JLT, 7, 100, -2),
+    MOV64_X(1, 6),
+    CALL(94),
+    MOV64_K(0, 0),
+    EXIT(),
+};
+
+START_TEST(stop_releases_the_spin_lock)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_map_def d = {.type = BPFVM_MAP_ARRAY,
+				  .key_size = 4,
+				  .value_size = 16,
+				  .max_entries = 1,
+				  .has_spin_lock = true,
+				  .spin_lock_off = 0};
+	struct bpfvm_map *m = NULL;
+	ck_assert_int_eq(bpfvm_map_create(reg, &d, &m), 0);
+	struct bpfvm_prog *p = load_maps(reg, lock_loop, NINSNS(lock_loop), m, _i, 1000);
+	uint32_t k = 0;
+	uint32_t *lock = bpfvm_map_lookup(m, &k);
+	ck_assert_ptr_nonnull(lock);
+	for (int round = 0; round < 3; round++) {
+		ck_assert_msg(run_held(p, _i, 100), "%d: not stopped", _i);
+		ck_assert_msg(*lock == 0, "engine %d round %d: lock word %u after a stop", _i,
+			      round, *lock);
+		double t = now_s();
+		ck_assert_msg(!run_held(p, _i, 1), "%d: short run stopped", _i);
+		ck_assert_uint_eq(*lock, 0);
+		ck_assert_msg(now_s() - t < 0.1, "engine %d: locked run took %.3f s", _i,
+			      now_s() - t);
+	}
+	/* a stale word (as an unverified program may leave): the wait is bounded
+	 * (10 ms, plus what yielding costs on a loaded machine), not seconds */
+	*lock = 1;
+	double t = now_s();
+	ck_assert(!run_held(p, _i, 1));
+	ck_assert_msg(now_s() - t < 0.5, "engine %d: stale lock waited %.3f s", _i, now_s() - t);
+	ck_assert_uint_eq(*lock, 0);
+	bpfvm_prog_put(p);
+	bpfvm_map_put(m);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
+/* bpf_loop(nr, cb); cb reserves 8 bytes, spends 99 back-edges, submits:
+ * with a budget of 1000 the 10th record is reserved when the run stops. */
+static const struct bpfvm_insn rb_loop[] = {
+    LDX(BPF_W, 1, 1, 0),
+    ALU64_K(BPF_AND, 1, 0xffff),
+    LD_FUNC(2, 6),
+    MOV64_K(3, 0),
+    MOV64_K(4, 0),
+    CALL(181),
+    MOV64_K(0, 1),
+    EXIT(),
+    /* cb */
+    LD_MAP(1, 0),
+    MOV64_K(2, 8),
+    MOV64_K(3, 0),
+    CALL(131),
+    JMP_K(BPF_JEQ, 0, 0, 7),
+    MOV64_X(6, 0),
+    MOV64_K(7, 0),
+    ALU64_K(BPF_ADD, 7, 1),
+    JMP_K(BPF_JLT, 7, 100, -2),
+    MOV64_X(1, 6),
+    MOV64_K(2, 0),
+    CALL(132),
+    MOV64_K(0, 0),
+    EXIT(),
+};
+
+START_TEST(stop_discards_reserved_records)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	struct bpfvm_map_def d = {.type = BPFVM_MAP_RINGBUF, .max_entries = 4096};
+	struct bpfvm_map *m = NULL;
+	ck_assert_int_eq(bpfvm_map_create(reg, &d, &m), 0);
+	struct bpfvm_prog *p = load_maps(reg, rb_loop, NINSNS(rb_loop), m, _i, 1000);
+	uint8_t buf[64];
+	for (int round = 0; round < 3; round++) {
+		ck_assert_msg(run_held(p, _i, 100), "%d: not stopped", _i);
+		/* the nine submitted records, then nothing: the tenth is gone */
+		int got = 0;
+		while (got < 20 && bpfvm_ringbuf_consume(m, buf, sizeof buf) == 8)
+			got++;
+		ck_assert_msg(got == 9, "engine %d round %d: consumed %d", _i, round, got);
+		ck_assert(!run_held(p, _i, 1));
+		ck_assert_msg(bpfvm_ringbuf_consume(m, buf, sizeof buf) == 8,
+			      "engine %d round %d: the consumer stalls behind a stopped record", _i,
+			      round);
+		ck_assert_int_eq(bpfvm_ringbuf_consume(m, buf, sizeof buf), 0);
+	}
+	bpfvm_prog_put(p);
+	bpfvm_map_put(m);
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *budget_suite(void)
 {
 	Suite *s = suite_create("bpfvm_run_budget");
@@ -258,6 +420,8 @@ static Suite *budget_suite(void)
 	tcase_add_loop_test(tc, nested_bpf_loop_is_bounded, 0, ENG_N);
 	tcase_add_loop_test(tc, tail_calls_share_the_budget, 0, 3);
 	tcase_add_test(tc, default_budget_and_registry_setting);
+	tcase_add_loop_test(tc, stop_releases_the_spin_lock, 0, HELD_N);
+	tcase_add_loop_test(tc, stop_discards_reserved_records, 0, HELD_N);
 	suite_add_tcase(s, tc);
 	return s;
 }

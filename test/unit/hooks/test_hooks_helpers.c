@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check_main.h"
 #include "hk_double.h"
@@ -338,6 +339,14 @@ START_TEST(trace_printk)
 	ck_assert_int_eq(printk("%d %d %d %d", 1, 2, 3), -EINVAL);
 	ck_assert_int_eq(printk("%q", 1, 0, 0), -EINVAL);
 	ck_assert_int_eq(call(6, PTR("abc"), 3, 0, 0, 0), -EINVAL); /* no NUL inside */
+	/* no field wider than the line: %999999999d would pad for seconds */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(printk("%999999999d", 1, 0, 0), -EINVAL);
+	ck_assert_int_eq(printk("%d %0256x", 1, 2, 0), -EINVAL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ck_assert_msg(dt < 0.1, "wide fields took %.3f s", dt);
 	size_t n = hooks_trace_read(hk, buf, sizeof buf - 1);
 	buf[n] = '\0';
 	ck_assert_str_eq(buf, "BPF command: 5\nReturning -1 4294967295 ff\n-2 1099511627776     7|"
