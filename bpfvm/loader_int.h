@@ -47,7 +47,7 @@ struct bpfvm_obj {
 	char *license;
 	struct ld_prog *progs;
 	size_t nprogs;
-	struct bpfvm_map **maps; /* one reference each; NULL: a type skops lacks */
+	struct bpfvm_map **maps;    /* one reference each; NULL: a type skops lacks */
 	struct bpfvm_map_def *defs; /* nmaps definitions, as the object gave them */
 	size_t nmaps;
 	/* CO-RE: a copy of .BTF (btf borrows it) and the core_relo records */

@@ -19,7 +19,8 @@
 	N(u6_addr8)                                                                                \
 	N(u6_addr16)                                                                               \
 	N(u6_addr32)                                                                               \
-	N(in6_u) N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr) N(skc_dport) N(skc_num)  \
+	N(in6_u)                                                                                   \
+	N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr) N(skc_dport) N(skc_num)           \
 	    N(skc_family) N(skc_state) N(skc_v6_daddr) N(skc_v6_rcv_saddr) N(sock) N(__sk_common)  \
 		N(sk_mark) N(sk_priority) N(sk_txhash) N(sk_type) N(sk_protocol) N(inet_sock)      \
 		    N(sk) N(inet_saddr) N(inet_sport) N(inet_connection_sock) N(icsk_inet)         \

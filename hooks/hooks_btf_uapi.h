@@ -50,9 +50,8 @@
 #define OV struct hooks_sock_ops_view
 #define BS struct hooks_bpf_sock_view
 #define HK_UAPI_TYPES                                                                              \
-	S(sint), INFO(1, 0), 4,                                                                    \
-	    (1u << 24) |                                                                           \
-		32, /* signed */ /* union { __u32 args[4]; __u32 reply; __u32 replylong[4]; } */   \
+	S(sint), INFO(1, 0), 4, (1u << 24) | 32,                                                   \
+	    /* signed */ /* union { __u32 args[4]; __u32 reply; __u32 replylong[4]; } */           \
 	    T_COMP(5, 0, 3, uint32_t[4]), S(args), T_A32x4, 0, S(reply), T_U32, 0, S(replylong),   \
 	    T_A32x4, 0, T_STRUCT(bpf_sock_ops, 40, OV), MU(OV, op), 0, T_OPS_ARGS,                 \
 	    (uint32_t)(offsetof(OV, args) * 8), MU(OV, family), MU(OV, remote_ip4),                \

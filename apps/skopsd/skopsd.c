@@ -51,7 +51,7 @@ struct opts {
 	bool verbose, loopback_listen;
 	struct quota uid_max; /* 0: the default */
 	unsigned buf_mem_mb;  /* 0: buf_mem_kb() */
-	uint64_t run_budget; /* 0: bpfvm's default */
+	uint64_t run_budget;  /* 0: bpfvm's default */
 	char sock_buf[256], group_buf[64];
 };
 

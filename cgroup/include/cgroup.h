@@ -11,12 +11,12 @@
 
 /* Attach flags, as the kernel's. */
 #define CG_F_ALLOW_OVERRIDE (1u << 0)
-#define CG_F_ALLOW_MULTI (1u << 1)
-#define CG_F_REPLACE (1u << 2)
-#define CG_QUERY_EFFECTIVE (1u << 0) /* BPF_F_QUERY_EFFECTIVE */
+#define CG_F_ALLOW_MULTI    (1u << 1)
+#define CG_F_REPLACE	    (1u << 2)
+#define CG_QUERY_EFFECTIVE  (1u << 0) /* BPF_F_QUERY_EFFECTIVE */
 
-#define CG_MAX_PROGS 64	      /* BPF_CGROUP_MAX_PROGS */
-#define CG_ATTACH_TYPES 64    /* attach types are enum bpf_attach_type < this */
+#define CG_MAX_PROGS	   64 /* BPF_CGROUP_MAX_PROGS */
+#define CG_ATTACH_TYPES	   64 /* attach types are enum bpf_attach_type < this */
 #define CG_ATTACH_SOCK_OPS 3u /* BPF_CGROUP_SOCK_OPS */
 
 /* How the tree holds program handles. Called with the tree's writer lock
@@ -56,8 +56,8 @@ const char *cg_node_path(const struct cg_node *node);
  * attached ones, -E2BIG beyond CG_MAX_PROGS, -EINVAL for bad flag mixes and for
  * the same program twice in MULTI (the kernel's answer, not -EEXIST), -ENOENT for
  * a missing replace target or detach of an unattached program. */
-int cg_attach(struct cg_tree *tree, struct cg_node *node, uint32_t type, void *prog,
-	      uint32_t flags, void *replace_prog);
+int cg_attach(struct cg_tree *tree, struct cg_node *node, uint32_t type, void *prog, uint32_t flags,
+	      void *replace_prog);
 /* prog NULL: detach the single non-MULTI program, as the kernel allows. */
 int cg_detach(struct cg_tree *tree, struct cg_node *node, uint32_t type, void *prog);
 /* ids may be NULL to ask only for the count; *cnt in: capacity, out: total

@@ -44,7 +44,7 @@ enum {
 	KNOWN_NR,
 };
 static bool known_skip[KNOWN_NR]; /* both fixed on main: generated again */
-static bool in_subprog; /* generating a subprogram's body */
+static bool in_subprog;		  /* generating a subprogram's body */
 
 static void stats(void)
 {

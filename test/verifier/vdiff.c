@@ -426,16 +426,11 @@ int main(int argc, char **argv)
 	bool replay = false;
 	int64_t show = -1;
 	static const struct option lo[] = {
-	    {"seconds", required_argument, NULL, 't'},
-	    {"count", required_argument, NULL, 'n'},
-	    {"seed", required_argument, NULL, 's'},
-	    {"runs", required_argument, NULL, 'r'},
-	    {"save", required_argument, NULL, 'o'},
-	    {"shapes", required_argument, NULL, 'm'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"replay", no_argument, NULL, 'R'},
-	    {"show", required_argument, NULL, 'S'},
-	    {0},
+	    {"seconds", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'n'},
+	    {"seed", required_argument, NULL, 's'},    {"runs", required_argument, NULL, 'r'},
+	    {"save", required_argument, NULL, 'o'},    {"shapes", required_argument, NULL, 'm'},
+	    {"quiet", no_argument, NULL, 'q'},	       {"replay", no_argument, NULL, 'R'},
+	    {"show", required_argument, NULL, 'S'},    {0},
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {

@@ -24,11 +24,11 @@ struct {
 } sock_hash SEC(".maps");
 
 struct insert_result {
-	__s32 connect_rc;  /* bpf_sock_map_update at TCP_CONNECT_CB */
-	__s32 map_rc;	   /* first insert into sock_map */
-	__s32 map_again;   /* the same key again with BPF_NOEXIST */
-	__s32 hash_rc;	   /* insert into sock_hash */
-	__u64 cookie;	   /* bpf_get_socket_cookie() of the inserted socket */
+	__s32 connect_rc; /* bpf_sock_map_update at TCP_CONNECT_CB */
+	__s32 map_rc;	  /* first insert into sock_map */
+	__s32 map_again;  /* the same key again with BPF_NOEXIST */
+	__s32 hash_rc;	  /* insert into sock_hash */
+	__u64 cookie;	  /* bpf_get_socket_cookie() of the inserted socket */
 	__u32 inserted;
 };
 

@@ -45,30 +45,30 @@ struct opt {
 
 #define N_SOCK 10
 static const struct opt sock_opts[N_SOCK] = {
-	{2 /* SO_REUSEADDR */, 0, 0},
-	{7 /* SO_SNDBUF */, 9000, 18000},
-	{8 /* SO_RCVBUF */, 9000, 18000},
-	{9 /* SO_KEEPALIVE */, 0, 0},
-	{12 /* SO_PRIORITY */, 5, 5},
-	{15 /* SO_REUSEPORT */, 0, 0},
-	{18 /* SO_RCVLOWAT */, 700, 700},
-	{36 /* SO_MARK */, 0x5a5a, 0x5a5a},
-	{47 /* SO_MAX_PACING_RATE */, 1000000, 1000000},
-	{74 /* SO_TXREHASH */, 0, 0},
+    {2 /* SO_REUSEADDR */, 0, 0},
+    {7 /* SO_SNDBUF */, 9000, 18000},
+    {8 /* SO_RCVBUF */, 9000, 18000},
+    {9 /* SO_KEEPALIVE */, 0, 0},
+    {12 /* SO_PRIORITY */, 5, 5},
+    {15 /* SO_REUSEPORT */, 0, 0},
+    {18 /* SO_RCVLOWAT */, 700, 700},
+    {36 /* SO_MARK */, 0x5a5a, 0x5a5a},
+    {47 /* SO_MAX_PACING_RATE */, 1000000, 1000000},
+    {74 /* SO_TXREHASH */, 0, 0},
 };
 
 #define N_TCP 10
 static const struct opt tcp_opts[N_TCP] = {
-	{1 /* TCP_NODELAY */, 0, 0},
-	{4 /* TCP_KEEPIDLE */, 300, 300},
-	{5 /* TCP_KEEPINTVL */, 30, 30},
-	{6 /* TCP_KEEPCNT */, 7, 7},
-	{7 /* TCP_SYNCNT */, 3, 3},
-	{10 /* TCP_WINDOW_CLAMP */, 60000, 60000},
-	{16 /* TCP_THIN_LINEAR_TIMEOUTS */, 0, 0},
-	{18 /* TCP_USER_TIMEOUT */, 30000, 30000},
-	{25 /* TCP_NOTSENT_LOWAT */, 4096, 4096},
-	{27 /* TCP_SAVE_SYN */, 1, 1},
+    {1 /* TCP_NODELAY */, 0, 0},
+    {4 /* TCP_KEEPIDLE */, 300, 300},
+    {5 /* TCP_KEEPINTVL */, 30, 30},
+    {6 /* TCP_KEEPCNT */, 7, 7},
+    {7 /* TCP_SYNCNT */, 3, 3},
+    {10 /* TCP_WINDOW_CLAMP */, 60000, 60000},
+    {16 /* TCP_THIN_LINEAR_TIMEOUTS */, 0, 0},
+    {18 /* TCP_USER_TIMEOUT */, 30000, 30000},
+    {25 /* TCP_NOTSENT_LOWAT */, 4096, 4096},
+    {27 /* TCP_SAVE_SYN */, 1, 1},
 };
 
 /* 0 when the option read, took the new value, read it back and took the
@@ -150,8 +150,8 @@ int sockopt_flips(struct bpf_sock_ops *skops)
 	f = bpf_map_lookup_elem(&flips, &key);
 	if (!f)
 		return 1;
-	/* Failures go straight to the map value, not to registers: a bit
-	 * per option in a register would leave the verifier 2^n states. */
+		/* Failures go straight to the map value, not to registers: a bit
+		 * per option in a register would leave the verifier 2^n states. */
 #pragma unroll
 	for (i = 0; i < N_SOCK; i++)
 		if (change(skops, SOL_SOCKET, &sock_opts[i])) {

@@ -164,7 +164,8 @@ START_TEST(refused_program_stays_interpreted)
 	size_t len = 1;
 	ck_assert_ptr_null(bpfvm_prog_jited(p, &len));
 	ck_assert_uint_eq(len, 0);
-	ck_assert_msg(strstr(log, "jit: insn 1: falls through into the next subprogram"), "log: %s", log);
+	ck_assert_msg(strstr(log, "jit: insn 1: falls through into the next subprogram"), "log: %s",
+		      log);
 	struct bpfvm_prog_info info;
 	bpfvm_prog_info(p, &info);
 	ck_assert_uint_eq(info.jited_prog_len, 0);

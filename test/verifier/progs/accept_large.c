@@ -4,16 +4,17 @@
 #include "common.h"
 
 #define SOL_SOCKET 1
-#define SO_SNDBUF 7
+#define SO_SNDBUF  7
 
 struct rule {
 	__u32 hits, bytes;
 	__u64 last;
 };
 
-struct bpf_map_def SEC("maps") rules = {
-    .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = sizeof(struct rule),
-    .max_entries = 128};
+struct bpf_map_def SEC("maps") rules = {.type = BPF_MAP_TYPE_ARRAY,
+					.key_size = 4,
+					.value_size = sizeof(struct rule),
+					.max_entries = 128};
 
 SEC("sockops")
 int large(struct bpf_sock_ops *skops)

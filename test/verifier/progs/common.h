@@ -8,5 +8,5 @@
 
 /* BTF-defined maps (libbpf's encoding), for values that hold a struct
  * bpf_spin_lock: skops, as the kernel, finds the lock only through BTF. */
-#define __uint(name, val)  int(*name)[val]
-#define __type(name, val)  typeof(val) *name
+#define __uint(name, val) int(*name)[val]
+#define __type(name, val) typeof(val) *name

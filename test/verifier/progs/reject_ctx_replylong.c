@@ -18,7 +18,8 @@ NAKED int stx_r2_rl1(void)
 	asm volatile("r2 = 7;"
 		     "*(u32 *)(r1 + 8) = r2;"
 		     "r0 = 1;"
-		     "exit;" ::: "memory");
+		     "exit;" ::
+			 : "memory");
 }
 
 SEC("sockops/st_imm_rl2")
@@ -27,7 +28,8 @@ NAKED int st_imm_rl2(void)
 	/* *(u32 *)(r1 + 12) = 5: BPF_ST, which clang 14's assembler lacks */
 	asm volatile(".byte 0x62, 0x01, 0x0c, 0x00, 0x05, 0x00, 0x00, 0x00;"
 		     "r0 = 1;"
-		     "exit;" ::: "memory");
+		     "exit;" ::
+			 : "memory");
 }
 
 /* through a copy of the ctx pointer, after a legal store to reply */
@@ -39,7 +41,8 @@ NAKED int stx_r9_rl3(void)
 		     "*(u32 *)(r6 + 4) = r9;"
 		     "*(u32 *)(r6 + 16) = r9;"
 		     "r0 = 1;"
-		     "exit;" ::: "memory");
+		     "exit;" ::
+			 : "memory");
 }
 
 /* a pointer moved to replylong[1] by arithmetic, stored at +0 */
@@ -50,7 +53,8 @@ NAKED int ptr_add_rl1(void)
 		     "r3 = 1;"
 		     "*(u32 *)(r1 + 0) = r3;"
 		     "r0 = 1;"
-		     "exit;" ::: "memory");
+		     "exit;" ::
+			 : "memory");
 }
 
 /* two bytes of replylong[2] */
@@ -60,7 +64,8 @@ NAKED int stx_h_rl2(void)
 	asm volatile("r4 = 1;"
 		     "*(u16 *)(r1 + 12) = r4;"
 		     "r0 = 1;"
-		     "exit;" ::: "memory");
+		     "exit;" ::
+			 : "memory");
 }
 
 char _license[] SEC("license") = "GPL";
