@@ -24,7 +24,9 @@
  * slot; above, about rate × 1 ms, which is the burst Linux's own pacing
  * quantum allows (tcp_tso_autosize: rate >> sk_pacing_shift 10 bytes, at
  * least tcp_min_tso_segs 2 segments) with TSO. As Linux, the first 10 data
- * segments of a connection leave unpaced (the initial window). */
+ * segments of a connection leave unpaced (the initial window). A wake later
+ * than that tick (the process was not running) is owed and caught up at up
+ * to twice the rate (tcp_pace_sent). */
 #include "tcp_int.h"
 
 /* data segments sent before pacing delays any (Linux tcp_update_skb_after_send) */
