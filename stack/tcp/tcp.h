@@ -325,9 +325,11 @@ struct tcb {
 	struct tcp_rcvq_space rcvq;
 	/* Pacing (tcp_pacing.c), bytes a second; UINT64_MAX is no limit.
 	 * pace_req: SO_MAX_PACING_RATE asked for pacing (sticky, as Linux's
-	 * sk_pacing_status); pace_next_ns: the next segment's departure. */
-	uint64_t pacing_rate, max_pacing_rate, pace_next_ns;
-	bool pace_req;
+	 * sk_pacing_status); pace_next_ns: the next segment's departure;
+	 * pace_held: pacing made it wait (TCP_T_PACE armed); pace_debt_ns:
+	 * the time late wakes lost while it waited, earned back. */
+	uint64_t pacing_rate, max_pacing_rate, pace_next_ns, pace_debt_ns;
+	bool pace_req, pace_held;
 	struct tcp_rate rate;
 };
 

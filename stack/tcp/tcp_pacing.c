@@ -24,11 +24,16 @@
  * slot; above, about rate × 1 ms, which is the burst Linux's own pacing
  * quantum allows (tcp_tso_autosize: rate >> sk_pacing_shift 10 bytes, at
  * least tcp_min_tso_segs 2 segments) with TSO. As Linux, the first 10 data
- * segments of a connection leave unpaced (the initial window). */
+ * segments of a connection leave unpaced (the initial window). A wake later
+ * than that tick (the process was not running) is owed and caught up at up
+ * to twice the rate (tcp_pace_sent). */
 #include "tcp_int.h"
 
 /* data segments sent before pacing delays any (Linux tcp_update_skb_after_send) */
 #define PACE_FREE_SEGS 10u
+/* The most late wakes may owe (tcp_pace_sent): catching up at twice the
+ * rate, a connection sends at most this much time's worth early. */
+#define PACE_DEBT_MAX_NS (8 * TCP_TICK_NS)
 
 bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb)
 {
@@ -87,6 +92,7 @@ bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb)
 		return false;
 	if (tcb->tmr[TCP_T_PACE] != tcb->pace_next_ns)
 		tcp_timer_set(tcp, tcb, TCP_T_PACE, tcb->pace_next_ns);
+	tcb->pace_held = true;
 	return true;
 }
 
@@ -97,8 +103,32 @@ void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len)
 	if (!len || rate == UINT64_MAX || rate == 0 || tcb->data_segs_out < PACE_FREE_SEGS ||
 	    !tcp_pace_on(tcp, tcb))
 		return;
+	uint64_t len_ns = (uint64_t)len * CLK_NS_PER_S / rate;
 	uint64_t floor = tcp->now > TCP_TICK_NS ? tcp->now - TCP_TICK_NS : 0;
-	if (tcb->pace_next_ns < floor)
+	if (tcb->pace_next_ns < floor) {
+		/* Behind by more than the tick the slot may lag. If pacing
+		 * held the connection, its timer's wake came late (the process
+		 * was not running: OS jitter on a loaded host) and that time
+		 * is owed; lost for good, it cut the rate to 85 % of
+		 * SO_MAX_PACING_RATE against the kernel. Otherwise the
+		 * connection had nothing to send (or no window): it earns no
+		 * burst. */
+		if (tcb->pace_held) {
+			uint64_t lost = floor - tcb->pace_next_ns;
+			tcb->pace_debt_ns += lost;
+			if (tcb->pace_debt_ns > PACE_DEBT_MAX_NS)
+				tcb->pace_debt_ns = PACE_DEBT_MAX_NS;
+		} else {
+			tcb->pace_debt_ns = 0;
+		}
 		tcb->pace_next_ns = floor;
-	tcb->pace_next_ns += (uint64_t)len * CLK_NS_PER_S / rate;
+	}
+	tcb->pace_held = false;
+	/* Repaid as Linux's tcp_update_skb_after_send takes OS jitter into
+	 * account: a segment gives back at most half its slot, so the rate
+	 * catching up is at most twice the pacing rate. */
+	uint64_t repay = tcb->pace_debt_ns < len_ns / 2 ? tcb->pace_debt_ns : len_ns / 2;
+	tcb->pace_debt_ns -= repay;
+	len_ns -= repay;
+	tcb->pace_next_ns += len_ns;
 }
