@@ -37,8 +37,7 @@ uint32_t tcp_rcvbuf_wnd_max(const struct tcb *tcb)
  * has unread data (`unread`): a slow reader delays our echoes, and a
  * longer RTT would read as a reason to grow; otherwise it moves the
  * estimate by an eighth. */
-static void rtt_update(struct tcp_rcvq_space *q, uint64_t sample_us, bool win_dep,
-		       uint32_t unread)
+static void rtt_update(struct tcp_rcvq_space *q, uint64_t sample_us, bool win_dep, uint32_t unread)
 {
 	if (sample_us > UINT32_MAX / 16)
 		sample_us = UINT32_MAX / 16;
