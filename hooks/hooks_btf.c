@@ -20,21 +20,71 @@
 	N(u6_addr16)                                                                               \
 	N(u6_addr32)                                                                               \
 	N(in6_u)                                                                                   \
-	N(in6_addr) N(sock_common) N(skc_daddr) N(skc_rcv_saddr) N(skc_dport) N(skc_num)           \
-	    N(skc_family) N(skc_state) N(skc_v6_daddr) N(skc_v6_rcv_saddr) N(sock) N(__sk_common)  \
-		N(sk_mark) N(sk_priority) N(sk_txhash) N(sk_type) N(sk_protocol) N(inet_sock)      \
-		    N(sk) N(inet_saddr) N(inet_sport) N(inet_connection_sock) N(icsk_inet)         \
-			N(icsk_retransmits) N(minmax_sample) N(t) N(v) N(minmax) N(s) N(tcp_sock)  \
-			    N(inet_conn) N(snd_cwnd) N(snd_ssthresh) N(srtt_us) N(mss_cache)       \
-				N(rcv_nxt) N(snd_nxt) N(snd_una) N(packets_out) N(retrans_out)     \
-				    N(lost_out) N(sacked_out) N(total_retrans) N(segs_in)          \
-					N(segs_out) N(data_segs_in) N(data_segs_out) N(delivered)  \
-					    N(delivered_ce) N(dsack_dups) N(rate_delivered)        \
-						N(rate_interval_us) N(ecn_flags) N(rtt_min)        \
-						    N(bytes_received) N(bytes_acked) N(mdev_us)    \
-							N(rcv_wnd) N(window_clamp) N(rcv_wup)      \
-							    N(copied_seq) N(write_seq) N(snd_wnd)  \
-								N(snd_wl1) N(rcv_ssthresh)
+	N(in6_addr)                                                                                \
+	N(sock_common)                                                                             \
+	N(skc_daddr)                                                                               \
+	N(skc_rcv_saddr)                                                                           \
+	N(skc_dport)                                                                               \
+	N(skc_num)                                                                                 \
+	N(skc_family)                                                                              \
+	N(skc_state)                                                                               \
+	N(skc_v6_daddr)                                                                            \
+	N(skc_v6_rcv_saddr)                                                                        \
+	N(sock)                                                                                    \
+	N(__sk_common)                                                                             \
+	N(sk_mark)                                                                                 \
+	N(sk_priority)                                                                             \
+	N(sk_txhash)                                                                               \
+	N(sk_type)                                                                                 \
+	N(sk_protocol)                                                                             \
+	N(inet_sock)                                                                               \
+	N(sk)                                                                                      \
+	N(inet_saddr)                                                                              \
+	N(inet_sport)                                                                              \
+	N(inet_connection_sock)                                                                    \
+	N(icsk_inet)                                                                               \
+	N(icsk_retransmits)                                                                        \
+	N(minmax_sample)                                                                           \
+	N(t)                                                                                       \
+	N(v)                                                                                       \
+	N(minmax)                                                                                  \
+	N(s)                                                                                       \
+	N(tcp_sock)                                                                                \
+	N(inet_conn)                                                                               \
+	N(snd_cwnd)                                                                                \
+	N(snd_ssthresh)                                                                            \
+	N(srtt_us)                                                                                 \
+	N(mss_cache)                                                                               \
+	N(rcv_nxt)                                                                                 \
+	N(snd_nxt)                                                                                 \
+	N(snd_una)                                                                                 \
+	N(packets_out)                                                                             \
+	N(retrans_out)                                                                             \
+	N(lost_out)                                                                                \
+	N(sacked_out)                                                                              \
+	N(total_retrans)                                                                           \
+	N(segs_in)                                                                                 \
+	N(segs_out)                                                                                \
+	N(data_segs_in)                                                                            \
+	N(data_segs_out)                                                                           \
+	N(delivered)                                                                               \
+	N(delivered_ce)                                                                            \
+	N(dsack_dups)                                                                              \
+	N(rate_delivered)                                                                          \
+	N(rate_interval_us)                                                                        \
+	N(ecn_flags)                                                                               \
+	N(rtt_min)                                                                                 \
+	N(bytes_received)                                                                          \
+	N(bytes_acked)                                                                             \
+	N(mdev_us)                                                                                 \
+	N(rcv_wnd)                                                                                 \
+	N(window_clamp)                                                                            \
+	N(rcv_wup)                                                                                 \
+	N(copied_seq)                                                                              \
+	N(write_seq)                                                                               \
+	N(snd_wnd)                                                                                 \
+	N(snd_wl1)                                                                                 \
+	N(rcv_ssthresh)
 
 struct hk_btf_strs {
 	char nul;
