@@ -152,26 +152,26 @@ void net_get_stats(const struct net *n, struct net_stats *out)
 	*out = n->st;
 }
 
-#define NET_DROP(f)                                                                                \
-	{                                                                                          \
-#f, offsetof(struct net_stats, f)                                                  \
-	}
+/* clang-format splits a braced initialiser inside a macro badly */
+// clang-format off
+#define NET_DROP(f) {#f, offsetof(struct net_stats, f)}
 const struct net_stat_name net_drop_names[] = {
-    NET_DROP(neigh_table_full),	 NET_DROP(neigh_evicted),
-    NET_DROP(neigh_failed),	 NET_DROP(neigh_queue_drop),
-    NET_DROP(neigh_ignored),	 NET_DROP(pmtu_updates),
-    NET_DROP(pmtu_refused),	 NET_DROP(pmtu_floored),
-    NET_DROP(pmtu_expired),	 NET_DROP(out_too_big),
-    NET_DROP(out_nobufs),	 NET_DROP(out_no_route),
-    NET_DROP(tx_dev_full),	 NET_DROP(ip4_reasm_drop),
-    NET_DROP(ip4_reasm_timeout), NET_DROP(ip6_reasm_drop),
-    NET_DROP(ip6_reasm_timeout), NET_DROP(reasm_evicted),
-    NET_DROP(ip4_bad_len),	 NET_DROP(ip4_bad_hdr),
-    NET_DROP(ip6_bad_hdr),	 NET_DROP(icmp_bad),
-    NET_DROP(icmp6_bad),	 NET_DROP(l4_bad_csum),
-    NET_DROP(l4_no_handler),	 NET_DROP(ip4_not_for_us),
-    NET_DROP(ip6_not_for_us),	 {NULL, 0},
+	NET_DROP(neigh_table_full),  NET_DROP(neigh_evicted),
+	NET_DROP(neigh_failed),      NET_DROP(neigh_queue_drop),
+	NET_DROP(neigh_ignored),     NET_DROP(pmtu_updates),
+	NET_DROP(pmtu_refused),      NET_DROP(pmtu_floored),
+	NET_DROP(pmtu_expired),      NET_DROP(out_too_big),
+	NET_DROP(out_nobufs),        NET_DROP(out_no_route),
+	NET_DROP(tx_dev_full),       NET_DROP(ip4_reasm_drop),
+	NET_DROP(ip4_reasm_timeout), NET_DROP(ip6_reasm_drop),
+	NET_DROP(ip6_reasm_timeout), NET_DROP(reasm_evicted),
+	NET_DROP(ip4_bad_len),       NET_DROP(ip4_bad_hdr),
+	NET_DROP(ip6_bad_hdr),       NET_DROP(icmp_bad),
+	NET_DROP(icmp6_bad),         NET_DROP(l4_bad_csum),
+	NET_DROP(l4_no_handler),     NET_DROP(ip4_not_for_us),
+	NET_DROP(ip6_not_for_us),    {NULL, 0},
 };
+// clang-format on
 
 void net_link(const struct net *n, uint8_t mac[6], uint32_t *mtu)
 {

@@ -108,10 +108,12 @@ def flow_of(f, want, port):
     return (f[6:12], dport, seq) if sport == port else None
 
 
-def sniff_flow(s, server_ip, port, deadline, flow=None, most=8):
+def sniff_flow(s, server_ip, port, deadline, flow=None, most=8, match=None):
     """The latest segment's flow: blocks until one when flow is None, else
-    reads what is there (at most most frames)."""
-    want = socket.inet_aton(server_ip)
+    reads what is there (at most most frames). match: flow_of (IPv4, the
+    default; server_ip a dotted quad) or flow6_of (server_ip packed)."""
+    match = match or flow_of
+    want = socket.inet_aton(server_ip) if match is flow_of else server_ip
     n = 0
     while flow is None or n < most:
         n += 1
@@ -127,7 +129,7 @@ def sniff_flow(s, server_ip, port, deadline, flow=None, most=8):
                 f = s.recv(2048)
             except socket.timeout:
                 continue
-        flow = flow_of(f, want, port) or flow
+        flow = match(f, want, port) or flow
     return flow
 
 
@@ -137,26 +139,6 @@ def flow6_of(f, want, port):
         return None
     sport, dport, seq = struct.unpack("!HHI", f[54:62])
     return (f[6:12], dport, seq) if sport == port else None
-
-
-def sniff_flow6(s, want, port, deadline, flow=None, most=8):
-    n = 0
-    while flow is None or n < most:
-        n += 1
-        if flow is not None:
-            try:
-                f = s.recv(2048, socket.MSG_DONTWAIT)
-            except (BlockingIOError, InterruptedError, socket.timeout):
-                return flow
-        else:
-            if time.monotonic() >= deadline:
-                return None
-            try:
-                f = s.recv(2048)
-            except socket.timeout:
-                continue
-        flow = flow6_of(f, want, port) or flow
-    return flow
 
 
 def raw(iface, rcvbuf=None):
@@ -172,7 +154,7 @@ def ptb6(iface, server_ip, port, seconds, pps):
     s.settimeout(0.2)
     end = time.monotonic() + seconds
     srv = socket.inet_pton(socket.AF_INET6, server_ip)
-    flow = sniff_flow6(s, srv, port, end)
+    flow = sniff_flow(s, srv, port, end, match=flow6_of)
     if flow is None:
         print(json.dumps({"sent": 0, "error": "no segment of the flow seen"}))
         return 1
@@ -183,7 +165,7 @@ def ptb6(iface, server_ip, port, seconds, pps):
     sent = 0
     for i in paced(max(0.0, end - time.monotonic()), pps):
         if i % 16 == 0:
-            flow = sniff_flow6(s, srv, port, end, flow)
+            flow = sniff_flow(s, srv, port, end, flow, match=flow6_of)
         smac, cport, sseq = flow
         k = i % 3
         if k == 0:
