@@ -125,6 +125,10 @@ ratio() {
 	awk -v r="$r" 'BEGIN{exit !(r >= 0.5)}' || fail "$1: the transfer kept ${r}x of its rate (< 0.5x)"
 }
 
+sent() { # how many packets attacker $1 sent (its JSON summary)
+	/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/$1.out"
+}
+
 peer_mac() { # the MAC of skcat's address $1 as the peer learnt it
 	in_b ip neigh show "$1" | awk '{for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1)}'
 }
@@ -139,7 +143,7 @@ if has icmp; then
 	t=$(transfer icmp) || exit 1
 	t2=$(transfer icmp2) || exit 1
 	wait_pid 10 "$PID_icmp" || fail "icmp attacker: $(cat "$TMP/icmp.err")"
-	icmp_sent=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/icmp.out")
+	icmp_sent=$(sent icmp)
 	echo "blind ICMP: $icmp_sent frag-needed (MTU 68) sent"
 	ratio "blind ICMP" "$t" "$t2"
 fi
@@ -185,7 +189,7 @@ if has arp; then
 	t=$(transfer arp) || exit 1
 	t2=$(transfer arp2) || exit 1
 	wait_pid 10 "$PID_arp" || fail "arp attacker: $(cat "$TMP/arp.err")"
-	arp_sent=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/arp.out")
+	arp_sent=$(sent arp)
 	echo "spoofed ARP: $arp_sent requests and replies sent"
 	ratio "spoofed ARP" "$t" "$t2"
 fi
@@ -197,7 +201,7 @@ if has ptb6; then
 	t=$(transfer ptb6 "$IP6_A") || exit 1
 	t2=$(transfer ptb6b "$IP6_A") || exit 1
 	wait_pid 10 "$PID_ptb6" || fail "ptb6 attacker: $(cat "$TMP/ptb6.err")"
-	ptb6_sent=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/ptb6.out")
+	ptb6_sent=$(sent ptb6)
 	echo "blind ICMPv6: $ptb6_sent Packet Too Big sent"
 	ratio "blind ICMPv6 PTB" "$t" "$t2"
 fi
@@ -210,7 +214,7 @@ if has ndp; then
 	t=$(transfer ndp "$IP6_A") || exit 1
 	t2=$(transfer ndp2 "$IP6_A") || exit 1
 	wait_pid 10 "$PID_ndp" || fail "ndp attacker: $(cat "$TMP/ndp.err")"
-	ndp_sent=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/ndp.out")
+	ndp_sent=$(sent ndp)
 	echo "spoofed NDP: $ndp_sent NS and NA sent"
 	ratio "spoofed NDP" "$t" "$t2"
 	# the table now holds entries learnt from the spoofed requests: a
@@ -234,7 +238,7 @@ if has frag6; then
 	[ -n "$frag6_ok" ] || fail "frag6: no ping statistics"
 	t2=$(transfer frag6b "$IP6_A") || exit 1
 	wait_pid 10 "$PID_frag6" || fail "frag6 attacker: $(cat "$TMP/frag6.err")"
-	frag6_sent=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' "$TMP/frag6.out")
+	frag6_sent=$(sent frag6)
 	echo "IPv6 fragment flood: $frag6_sent first fragments sent; $frag6_ok of 10 fragmented echo requests (3000 bytes) answered"
 	ratio "IPv6 fragment flood" "$t" "$t2"
 	[ "$frag6_ok" -ge 8 ] || fail "frag6: only $frag6_ok of 10 fragmented echo requests answered"
