@@ -1,5 +1,5 @@
 # Thin wrapper over meson; see README.md.
-.PHONY: all deps build demo test check format clean bench
+.PHONY: all deps build demo test check format clean bench coverage
 all: build
 deps:
 	@scripts/install-deps.sh
@@ -14,8 +14,11 @@ check:
 	@test/check.sh
 format:
 	@scripts/format.sh --fix
+# line coverage per directory (gcovr) of the quick tier's suites; ALL=1: every suite
+coverage: deps
+	@scripts/coverage.sh $(if $(ALL),--all)
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-cov
 # the benchmark suite against the kernel (root; QUICK=1: a few seconds a figure)
 bench: build
 	@test/bench/run.sh $(if $(QUICK),--quick)

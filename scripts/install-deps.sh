@@ -6,7 +6,7 @@ pkgs=(meson ninja-build pkg-config gcc clang llvm lld libclang-rt-14-dev
       libelf-dev zlib1g-dev libbpf-dev linux-libc-dev check
       dpdk-dev libdpdk-dev bpftool iproute2 socat tcpdump nftables
       python3 python3-scapy iperf3 netcat-openbsd clang-format ethtool iputils-ping
-      curl gnuplot-nox)
+      curl gnuplot-nox gcovr)
 pkgs+=(nginx-light redis-server redis-tools wrk) # test/apps: unmodified servers under the shim
 missing=()
 for p in "${pkgs[@]}"; do
