@@ -308,6 +308,12 @@ int main(int argc, char **argv)
 		}
 		if (ppoll(pfd, 2, tp, NULL) < 0 && errno != EINTR)
 			break;
+		if ((pfd[0].revents | pfd[1].revents) & (POLLERR | POLLHUP | POLLNVAL)) {
+			/* an interface went away (its namespace deleted) */
+			fprintf(stderr, "linkem: %s: an interface failed, stopping\n",
+				(pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) ? argv[1] : argv[2]);
+			break;
+		}
 		if (pfd[0].revents & POLLIN)
 			receive(fa, &dirs[0]);
 		if (pfd[1].revents & POLLIN)
