@@ -125,13 +125,13 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 #define DISPATCH()                                                                                 \
 	do {                                                                                       \
 		chk.stackp = chk.stackp_after;                                                     \
-		if (insn_reads(ip) & chk.undef)                                                    \
+		if (interp_insn_reads(ip) & chk.undef)                                             \
 			STOP(0, 0);                                                                \
 		if (st->oracle &&                                                                  \
 		    !oracle_insn(st->oracle, prog, ip, reg, &chk.otags, nframes, st->depth))       \
 			STOP(0, 0);                                                                \
-		chk.undef &= (uint16_t)~insn_writes(ip);                                           \
-		chk.stackp_after = insn_stackp(ip, chk.stackp);                                    \
+		chk.undef &= (uint16_t)~interp_insn_writes(ip);                                    \
+		chk.stackp_after = interp_insn_stackp(ip, chk.stackp);                             \
 		goto *tbl[ip->code];                                                               \
 	} while (0)
 #define CLOBBER(mask)  (chk.undef |= (mask))
@@ -185,35 +185,35 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 
 /* labels, one operation each (RFC 9669 §4.1: 32-bit results zero-extended) */
 #define ALU_LABELS(op, name)                                                                       \
-	alu64_##name##_k : DST = alu64(op, DST, (uint64_t)(int64_t)IMM, ip->off);                  \
+	alu64_##name##_k : DST = interp_alu64(op, DST, (uint64_t)(int64_t)IMM, ip->off);           \
 	NEXT();                                                                                    \
-	alu64_##name##_x : DST = alu64(op, DST, SRC, ip->off);                                     \
+	alu64_##name##_x : DST = interp_alu64(op, DST, SRC, ip->off);                              \
 	NEXT();                                                                                    \
-	alu32_##name##_k : DST = alu32(op, (uint32_t)DST, (uint32_t)IMM, ip->off);                 \
+	alu32_##name##_k : DST = interp_alu32(op, (uint32_t)DST, (uint32_t)IMM, ip->off);          \
 	NEXT();                                                                                    \
-	alu32_##name##_x : DST = alu32(op, (uint32_t)DST, (uint32_t)SRC, ip->off);                 \
+	alu32_##name##_x : DST = interp_alu32(op, (uint32_t)DST, (uint32_t)SRC, ip->off);          \
 	NEXT();
 #define JMP_LABELS(op, name)                                                                       \
-	jmp_##name##_k : if (jmp64(op, DST, (uint64_t)(int64_t)IMM)) JUMP(ip->off);                \
+	jmp_##name##_k : if (interp_jmp64(op, DST, (uint64_t)(int64_t)IMM)) JUMP(ip->off);         \
 	NEXT();                                                                                    \
-	jmp_##name##_x : if (jmp64(op, DST, SRC)) JUMP(ip->off);                                   \
+	jmp_##name##_x : if (interp_jmp64(op, DST, SRC)) JUMP(ip->off);                            \
 	NEXT();                                                                                    \
-	jmp32_##name##_k : if (jmp32(op, (uint32_t)DST, (uint32_t)IMM)) JUMP(ip->off);             \
+	jmp32_##name##_k : if (interp_jmp32(op, (uint32_t)DST, (uint32_t)IMM)) JUMP(ip->off);      \
 	NEXT();                                                                                    \
-	jmp32_##name##_x : if (jmp32(op, (uint32_t)DST, (uint32_t)SRC)) JUMP(ip->off);             \
+	jmp32_##name##_x : if (interp_jmp32(op, (uint32_t)DST, (uint32_t)SRC)) JUMP(ip->off);      \
 	NEXT();
 #define LDX_LABEL(name, mode, size, T, ET)                                                         \
 	name : {                                                                                   \
 		uint64_t a_ = SRC + (uint64_t)(int64_t)ip->off;                                    \
 		LOADCHK(ip->src, a_, sizeof(T));                                                   \
-		DST = (uint64_t)(ET)LOADT(T, a_);                                                  \
+		DST = (uint64_t)(ET)INTERP_LOADT(T, a_);                                           \
 		NEXT();                                                                            \
 	}
 #define ST_LABEL(name, cls, size, T, V)                                                            \
 	name : {                                                                                   \
 		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
 		STORECHK(ip->dst, a_, sizeof(T));                                                  \
-		STORET(T, a_, V);                                                                  \
+		INTERP_STORET(T, a_, V);                                                           \
 		NEXT();                                                                            \
 	}
 #define ATOMIC_LABEL(name, fn, T)                                                                  \
@@ -269,7 +269,7 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	uint32_t nframes = 0;
 #if INTERP_CHECKED
 	struct interp_chk chk;
-	chk.undef = st->depth == 0 ? 0 : REGS_CALLBACK_UNDEF;
+	chk.undef = st->depth == 0 ? 0 : INTERP_REGS_CALLBACK_UNDEF;
 	chk.stackp = chk.stackp_after = 1u << 10;
 	if (st->oracle && st->depth < BPFVM_MAX_CALL_DEPTH)
 		oracle_enter(st->oracle, &chk.otags, st->depth, (const uint64_t[]){r1, r2, r3, r4});
@@ -284,7 +284,7 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	reg[4] = r4;
 	reg[5] = r5;
 	reg[6] = reg[7] = reg[8] = reg[9] = 0;
-	reg[10] = frame_top(st, st->depth);
+	reg[10] = interp_frame_top(st, st->depth);
 	FRAME_ENTER();
 	st->depth++;
 	DISPATCH();
@@ -294,13 +294,13 @@ alu64_mov_k:
 	DST = (uint64_t)(int64_t)IMM;
 	NEXT();
 alu64_mov_x:
-	DST = movsx64(SRC, ip->off);
+	DST = interp_movsx64(SRC, ip->off);
 	NEXT();
 alu32_mov_k:
 	DST = (uint32_t)IMM;
 	NEXT();
 alu32_mov_x:
-	DST = movsx32(SRC, ip->off);
+	DST = interp_movsx32(SRC, ip->off);
 	NEXT();
 alu64_neg:
 	DST = 0 - DST;
@@ -309,10 +309,10 @@ alu32_neg:
 	DST = (uint32_t)(0 - (uint32_t)DST);
 	NEXT();
 end_le:
-	DST = endian_le(DST, IMM);
+	DST = interp_endian_le(DST, IMM);
 	NEXT();
 end_be:
-	DST = endian_be(DST, IMM);
+	DST = interp_endian_be(DST, IMM);
 	NEXT();
 
 	JMP_OPS(JMP_LABELS)
@@ -327,8 +327,8 @@ ld_imm64: /* RFC 9669 §5.4; map/func sources were relocated */
 	NEXT();
 	LDX_OPS(LDX_LABEL)
 	ST_OPS(ST_LABEL)
-	ATOMIC_LABEL(atomic_w, atomic32, uint32_t)
-	ATOMIC_LABEL(atomic_dw, atomic64, uint64_t)
+	ATOMIC_LABEL(atomic_w, interp_atomic32, uint32_t)
+	ATOMIC_LABEL(atomic_dw, interp_atomic64, uint64_t)
 
 op_call:
 	if (ip->src == BPF_PSEUDO_CALL) {
@@ -336,15 +336,15 @@ op_call:
 		 * the depth bounded, only back-edges and callbacks repeat */
 		if (st->depth >= BPFVM_MAX_CALL_DEPTH)
 			STOP(0, 0);
-		frame_push(st, &frames[nframes++], ip, prog, reg, CHK);
+		interp_frame_push(st, &frames[nframes++], ip, prog, reg, CHK);
 		ip += IMM;
 		NEXT();
 	}
 	if (IMM == BPF_HELPER_TAIL_CALL) {
 		TAILCHK();
-		const struct bpfvm_prog *t = tail_target(st, reg);
+		const struct bpfvm_prog *t = interp_tail_target(st, reg);
 		if (!t) {
-			CLOBBER(REGS_ARGS);
+			CLOBBER(INTERP_REGS_ARGS);
 			NEXT();
 		}
 		prog = t;
@@ -355,12 +355,12 @@ op_call:
 	}
 	{
 		uint64_t bad;
-		enum helper_end end = helper_call(st, prog, ip, reg, CHK, &bad);
-		if (end == HELPER_STOPPED) {
+		enum interp_helper_end end = interp_helper_call(st, prog, ip, reg, CHK, &bad);
+		if (end == INTERP_HELPER_STOPPED) {
 			st->depth--;
 			return 0;
 		}
-		if (end == HELPER_FAULT)
+		if (end == INTERP_HELPER_FAULT)
 			STOP(bad, 0);
 		NEXT();
 	}
@@ -371,7 +371,7 @@ op_exit:
 		return reg[0];
 	}
 	nframes--;
-	frame_pop(st, &frames[nframes], reg, CHK);
+	interp_frame_pop(st, &frames[nframes], reg, CHK);
 	ip = frames[nframes].ret;
 	prog = frames[nframes].prog;
 	NEXT();

@@ -11,7 +11,7 @@
 /* RFC 9669 §4.1: division by zero yields 0, modulo by zero leaves dst; signed
  * INT_MIN / -1 wraps to INT_MIN and INT_MIN % -1 is 0 (what the kernel's
  * verifier fixups produce). */
-static inline uint64_t sdiv64(uint64_t a, uint64_t b)
+static inline uint64_t interp_sdiv64(uint64_t a, uint64_t b)
 {
 	if (b == 0)
 		return 0;
@@ -20,7 +20,7 @@ static inline uint64_t sdiv64(uint64_t a, uint64_t b)
 	return (uint64_t)((int64_t)a / (int64_t)b);
 }
 
-static inline uint64_t smod64(uint64_t a, uint64_t b)
+static inline uint64_t interp_smod64(uint64_t a, uint64_t b)
 {
 	if (b == 0)
 		return a;
@@ -29,7 +29,7 @@ static inline uint64_t smod64(uint64_t a, uint64_t b)
 	return (uint64_t)((int64_t)a % (int64_t)b);
 }
 
-static inline uint32_t sdiv32(uint32_t a, uint32_t b)
+static inline uint32_t interp_sdiv32(uint32_t a, uint32_t b)
 {
 	if (b == 0)
 		return 0;
@@ -38,7 +38,7 @@ static inline uint32_t sdiv32(uint32_t a, uint32_t b)
 	return (uint32_t)((int32_t)a / (int32_t)b);
 }
 
-static inline uint32_t smod32(uint32_t a, uint32_t b)
+static inline uint32_t interp_smod32(uint32_t a, uint32_t b)
 {
 	if (b == 0)
 		return a;
@@ -49,7 +49,7 @@ static inline uint32_t smod32(uint32_t a, uint32_t b)
 
 /* op of ALU64 (not MOV, NEG, END); off 1 selects sdiv/smod (cpu v4). Shift
  * counts are masked to the operand width. */
-INTERP_INLINE uint64_t alu64(uint8_t op, uint64_t d, uint64_t s, int16_t off)
+INTERP_INLINE uint64_t interp_alu64(uint8_t op, uint64_t d, uint64_t s, int16_t off)
 {
 	switch (op) {
 	case BPF_ADD:
@@ -59,7 +59,7 @@ INTERP_INLINE uint64_t alu64(uint8_t op, uint64_t d, uint64_t s, int16_t off)
 	case BPF_MUL:
 		return d * s;
 	case BPF_DIV:
-		return off ? sdiv64(d, s) : (s ? d / s : 0);
+		return off ? interp_sdiv64(d, s) : (s ? d / s : 0);
 	case BPF_OR:
 		return d | s;
 	case BPF_AND:
@@ -69,7 +69,7 @@ INTERP_INLINE uint64_t alu64(uint8_t op, uint64_t d, uint64_t s, int16_t off)
 	case BPF_RSH:
 		return d >> (s & 63);
 	case BPF_MOD:
-		return off ? smod64(d, s) : (s ? d % s : d);
+		return off ? interp_smod64(d, s) : (s ? d % s : d);
 	case BPF_XOR:
 		return d ^ s;
 	case BPF_ARSH:
@@ -79,7 +79,7 @@ INTERP_INLINE uint64_t alu64(uint8_t op, uint64_t d, uint64_t s, int16_t off)
 }
 
 /* The same in 32 bits. */
-INTERP_INLINE uint32_t alu32(uint8_t op, uint32_t d, uint32_t s, int16_t off)
+INTERP_INLINE uint32_t interp_alu32(uint8_t op, uint32_t d, uint32_t s, int16_t off)
 {
 	switch (op) {
 	case BPF_ADD:
@@ -89,7 +89,7 @@ INTERP_INLINE uint32_t alu32(uint8_t op, uint32_t d, uint32_t s, int16_t off)
 	case BPF_MUL:
 		return d * s;
 	case BPF_DIV:
-		return off ? sdiv32(d, s) : (s ? d / s : 0);
+		return off ? interp_sdiv32(d, s) : (s ? d / s : 0);
 	case BPF_OR:
 		return d | s;
 	case BPF_AND:
@@ -99,7 +99,7 @@ INTERP_INLINE uint32_t alu32(uint8_t op, uint32_t d, uint32_t s, int16_t off)
 	case BPF_RSH:
 		return d >> (s & 31);
 	case BPF_MOD:
-		return off ? smod32(d, s) : (s ? d % s : d);
+		return off ? interp_smod32(d, s) : (s ? d % s : d);
 	case BPF_XOR:
 		return d ^ s;
 	case BPF_ARSH:
@@ -109,7 +109,7 @@ INTERP_INLINE uint32_t alu32(uint8_t op, uint32_t d, uint32_t s, int16_t off)
 }
 
 /* MOV of a register; with off 8/16/32 it is MOVSX (RFC 9669 §4.1, cpu v4). */
-INTERP_INLINE uint64_t movsx64(uint64_t s, int16_t off)
+INTERP_INLINE uint64_t interp_movsx64(uint64_t s, int16_t off)
 {
 	switch (off) {
 	case 8:
@@ -123,7 +123,7 @@ INTERP_INLINE uint64_t movsx64(uint64_t s, int16_t off)
 	}
 }
 
-INTERP_INLINE uint32_t movsx32(uint64_t s, int16_t off)
+INTERP_INLINE uint32_t interp_movsx32(uint64_t s, int16_t off)
 {
 	switch (off) {
 	case 8:
@@ -137,12 +137,12 @@ INTERP_INLINE uint32_t movsx32(uint64_t s, int16_t off)
 
 /* RFC 9669 §4.2: to-le on this little-endian host truncates; to-be and
  * ALU64 bswap swap. Widths were checked at load. */
-INTERP_INLINE uint64_t endian_le(uint64_t d, int32_t width)
+INTERP_INLINE uint64_t interp_endian_le(uint64_t d, int32_t width)
 {
 	return width == 16 ? (uint16_t)d : width == 32 ? (uint32_t)d : d;
 }
 
-INTERP_INLINE uint64_t endian_be(uint64_t d, int32_t width)
+INTERP_INLINE uint64_t interp_endian_be(uint64_t d, int32_t width)
 {
 	return width == 16   ? __builtin_bswap16((uint16_t)d)
 	       : width == 32 ? __builtin_bswap32((uint32_t)d)
@@ -150,7 +150,7 @@ INTERP_INLINE uint64_t endian_be(uint64_t d, int32_t width)
 }
 
 /* Whether conditional jump op is taken (RFC 9669 §4.3), 64-bit operands. */
-INTERP_INLINE bool jmp64(uint8_t op, uint64_t d, uint64_t s)
+INTERP_INLINE bool interp_jmp64(uint8_t op, uint64_t d, uint64_t s)
 {
 	switch (op) {
 	case BPF_JEQ:
@@ -180,7 +180,7 @@ INTERP_INLINE bool jmp64(uint8_t op, uint64_t d, uint64_t s)
 }
 
 /* The same on the low 32 bits. */
-INTERP_INLINE bool jmp32(uint8_t op, uint32_t d, uint32_t s)
+INTERP_INLINE bool interp_jmp32(uint8_t op, uint32_t d, uint32_t s)
 {
 	switch (op) {
 	case BPF_JEQ:

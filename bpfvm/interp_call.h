@@ -12,9 +12,9 @@
 
 /* A bpf-to-bpf call at ip enters frame f: the caller's callee-saved registers
  * and frame pointer wait there for the exit. */
-INTERP_INLINE void frame_push(struct interp_state *st, struct interp_frame *f,
-			      const struct bpfvm_insn *ip, const struct bpfvm_prog *prog,
-			      uint64_t *reg, const struct interp_chk *chk)
+INTERP_INLINE void interp_frame_push(struct interp_state *st, struct interp_frame *f,
+				     const struct bpfvm_insn *ip, const struct bpfvm_prog *prog,
+				     uint64_t *reg, const struct interp_chk *chk)
 {
 	f->ret = ip;
 	f->prog = prog;
@@ -26,7 +26,7 @@ INTERP_INLINE void frame_push(struct interp_state *st, struct interp_frame *f,
 #else
 	(void)chk;
 #endif
-	reg[10] = frame_top(st, st->depth);
+	reg[10] = interp_frame_top(st, st->depth);
 #if INTERP_CHECKED
 	interp_frame_enter(st);
 #endif
@@ -35,12 +35,12 @@ INTERP_INLINE void frame_push(struct interp_state *st, struct interp_frame *f,
 
 /* The exit of the frame f was entered for: the caller's registers come back;
  * f->ret and f->prog say where the caller resumes. */
-INTERP_INLINE void frame_pop(struct interp_state *st, const struct interp_frame *f, uint64_t *reg,
-			     struct interp_chk *chk)
+INTERP_INLINE void interp_frame_pop(struct interp_state *st, const struct interp_frame *f,
+				    uint64_t *reg, struct interp_chk *chk)
 {
 	memcpy(&reg[6], f->saved, sizeof(f->saved));
 #if INTERP_CHECKED
-	chk->undef = (uint16_t)((chk->undef & 0x003f) | (f->undef & 0x03c0) | REGS_ARGS);
+	chk->undef = (uint16_t)((chk->undef & 0x003f) | (f->undef & 0x03c0) | INTERP_REGS_ARGS);
 	chk->stackp_after =
 	    (uint16_t)((chk->stackp_after & 0x0001) | (f->stackp & 0x03c0) | (1u << 10));
 #else
@@ -55,7 +55,8 @@ INTERP_INLINE void frame_pop(struct interp_state *st, const struct interp_frame 
  * 34th tail call return NULL (the call falls through with r0 untouched);
  * otherwise the target, which replaces the running program in this frame,
  * keeping r1 (ctx) and the frame pointer. */
-INTERP_INLINE const struct bpfvm_prog *tail_target(struct interp_state *st, const uint64_t *reg)
+INTERP_INLINE const struct bpfvm_prog *interp_tail_target(struct interp_state *st,
+							  const uint64_t *reg)
 {
 	struct bpfvm_map *m = (struct bpfvm_map *)(uintptr_t)reg[2];
 	const struct bpfvm_prog *t = NULL;
@@ -68,28 +69,29 @@ INTERP_INLINE const struct bpfvm_prog *tail_target(struct interp_state *st, cons
 	return t;
 }
 
-enum helper_end {
-	HELPER_DONE,	/* r0 holds the result */
-	HELPER_FAULT,	/* the call may not run: stop at *bad */
-	HELPER_STOPPED, /* the helper (a callback in it) stopped the run */
+enum interp_helper_end {
+	INTERP_HELPER_DONE,    /* r0 holds the result */
+	INTERP_HELPER_FAULT,   /* the call may not run: stop at *bad */
+	INTERP_HELPER_STOPPED, /* the helper (a callback in it) stopped the run */
 };
 
 /* The helper call at ip: r0 = helper(r1..r5). */
-INTERP_INLINE enum helper_end helper_call(struct interp_state *st, const struct bpfvm_prog *prog,
-					  const struct bpfvm_insn *ip, uint64_t *reg,
-					  struct interp_chk *chk, uint64_t *bad)
+INTERP_INLINE enum interp_helper_end interp_helper_call(struct interp_state *st,
+							const struct bpfvm_prog *prog,
+							const struct bpfvm_insn *ip, uint64_t *reg,
+							struct interp_chk *chk, uint64_t *bad)
 {
 	*bad = 0;
 	const struct bpfvm_helper *h = prog->type->helper((uint32_t)ip->imm);
 	if (!h || !h->fn)
-		return HELPER_FAULT;
+		return INTERP_HELPER_FAULT;
 #if INTERP_CHECKED
 	for (int i = 0; i < 5; i++)
 		if (h->args[i].kind != BPFVM_ARG_NONE && (chk->undef & (1u << (i + 1))))
-			return HELPER_FAULT;
+			return INTERP_HELPER_FAULT;
 	if (!interp_args_ok(st, prog, h, reg, chk->stackp, bad))
-		return HELPER_FAULT;
-	chk->undef = (uint16_t)((chk->undef | REGS_ARGS) & ~1u);
+		return INTERP_HELPER_FAULT;
+	chk->undef = (uint16_t)((chk->undef | INTERP_REGS_ARGS) & ~1u);
 #else
 	(void)chk;
 #endif
@@ -98,11 +100,11 @@ INTERP_INLINE enum helper_end helper_call(struct interp_state *st, const struct 
 	if (st->oracle) {
 		reg[0] = oracle_helper(st->oracle, prog, ip, h, reg, &chk->otags, &st->run);
 		if (st->oracle->failed && !st->stopped)
-			return HELPER_FAULT;
+			return INTERP_HELPER_FAULT;
 	} else
 #endif
 		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
-	return st->stopped ? HELPER_STOPPED : HELPER_DONE;
+	return st->stopped ? INTERP_HELPER_STOPPED : INTERP_HELPER_DONE;
 }
 
 #endif

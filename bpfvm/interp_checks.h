@@ -9,7 +9,7 @@
 
 #include "interp_int.h"
 
-static bool range_in(uint64_t addr, uint64_t size, uint64_t lo, uint64_t hi)
+static bool interp_range_in(uint64_t addr, uint64_t size, uint64_t lo, uint64_t hi)
 {
 	return addr >= lo && addr <= hi && size <= hi - addr;
 }
@@ -19,12 +19,12 @@ static bool interp_mem_ok(const struct interp_state *st, const struct bpfvm_prog
 			  uint64_t addr, uint64_t size)
 {
 	uint64_t c = (uint64_t)(uintptr_t)st->ctx;
-	if (st->ctx && range_in(addr, size, c, c + st->ctx_len))
+	if (st->ctx && interp_range_in(addr, size, c, c + st->ctx_len))
 		return true;
-	if (range_in(addr, size, frame_top(st, st->depth), frame_top(st, 0)))
+	if (interp_range_in(addr, size, interp_frame_top(st, st->depth), interp_frame_top(st, 0)))
 		return true;
 	uint64_t sc = (uint64_t)(uintptr_t)st->run.scratch;
-	if (sc && range_in(addr, size, sc, sc + st->run.scratch_len))
+	if (sc && interp_range_in(addr, size, sc, sc + st->run.scratch_len))
 		return true;
 	for (size_t i = 0; i < prog->nmaps; i++)
 		if (bpfvm_map_owns(prog->maps[i], (const void *)(uintptr_t)addr, size))
@@ -37,7 +37,7 @@ static bool interp_mem_ok(const struct interp_state *st, const struct bpfvm_prog
 static uint8_t *interp_shadow(struct interp_state *st, uint64_t addr, uint64_t size)
 {
 	uint64_t base = (uint64_t)(uintptr_t)st->stack;
-	if (!range_in(addr, size, base, frame_top(st, 0)))
+	if (!interp_range_in(addr, size, base, interp_frame_top(st, 0)))
 		return NULL;
 	return st->written + (addr - base);
 }
@@ -74,7 +74,7 @@ static struct bpfvm_map *interp_map_arg(const struct bpfvm_prog *prog, uint64_t 
 
 /* Registers an instruction reads and writes, as masks of 1 << regno.
  * Helper arguments are checked at the call, by prototype. */
-static uint16_t insn_reads(const struct bpfvm_insn *ip)
+static uint16_t interp_insn_reads(const struct bpfvm_insn *ip)
 {
 	uint8_t cls = BPF_CLASS(ip->code), op = BPF_OP(ip->code);
 	uint16_t d = (uint16_t)(1u << (ip->dst & 15)), s = (uint16_t)(1u << (ip->src & 15));
@@ -104,7 +104,7 @@ static uint16_t insn_reads(const struct bpfvm_insn *ip)
 	return 0;
 }
 
-static uint16_t insn_writes(const struct bpfvm_insn *ip)
+static uint16_t interp_insn_writes(const struct bpfvm_insn *ip)
 {
 	uint8_t cls = BPF_CLASS(ip->code);
 	switch (cls) {
@@ -128,7 +128,7 @@ static uint16_t insn_writes(const struct bpfvm_insn *ip)
  * result is no longer tracked. Such a pointer must stay inside the live
  * frames: by address alone, a frame pointer plus a large offset can land in
  * ctx or a map value in one engine and somewhere else in the other. */
-static uint16_t insn_stackp(const struct bpfvm_insn *ip, uint16_t sp)
+static uint16_t interp_insn_stackp(const struct bpfvm_insn *ip, uint16_t sp)
 {
 	uint8_t cls = BPF_CLASS(ip->code), op = BPF_OP(ip->code);
 	uint16_t d = (uint16_t)(1u << (ip->dst & 15)), s = (uint16_t)(1u << (ip->src & 15));
@@ -147,7 +147,7 @@ static uint16_t insn_stackp(const struct bpfvm_insn *ip, uint16_t sp)
 	case BPF_LD:
 		return (uint16_t)(sp & ~d);
 	case BPF_STX:
-		return (uint16_t)(sp & ~insn_writes(ip));
+		return (uint16_t)(sp & ~interp_insn_writes(ip));
 	case BPF_JMP:
 		/* a helper's r0 is not a frame pointer; r1-r5 die at any call */
 		if (op == BPF_CALL && ip->src != BPF_PSEUDO_CALL)
@@ -159,7 +159,8 @@ static uint16_t insn_stackp(const struct bpfvm_insn *ip, uint16_t sp)
 
 static bool interp_in_frames(const struct interp_state *st, uint64_t addr, uint64_t size)
 {
-	return range_in(addr, size, frame_top(st, st->depth), frame_top(st, 0));
+	return interp_range_in(addr, size, interp_frame_top(st, st->depth),
+			       interp_frame_top(st, 0));
 }
 
 /* Pointer arguments of a helper call, by its contract. false: fault at addr. */

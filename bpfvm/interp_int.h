@@ -28,8 +28,8 @@
  * so each label compiles to the one operation it names */
 #define INTERP_INLINE static inline __attribute__((always_inline))
 
-#define REGS_ARGS	    0x003eu /* r1-r5: caller-saved, clobbered by any call */
-#define REGS_CALLBACK_UNDEF 0x03e1u /* r0, r5-r9 at a callback's entry */
+#define INTERP_REGS_ARGS	   0x003eu /* r1-r5: caller-saved, clobbered by any call */
+#define INTERP_REGS_CALLBACK_UNDEF 0x03e1u /* r0, r5-r9 at a callback's entry */
 
 struct interp_frame {
 	const struct bpfvm_insn *ret; /* the call insn */
@@ -66,14 +66,14 @@ struct interp_chk {
 	 * what r1-r5 hold after a call, nor on r0 and r5-r9 in a callback. */
 	uint16_t undef;
 	/* frame-derived registers before this insn, and after it (see
-	 * insn_stackp): the checks of an insn use its operands' state */
+	 * interp_insn_stackp): the checks of an insn use its operands' state */
 	uint16_t stackp, stackp_after;
 #if INTERP_CHECKED
 	struct oracle_regs otags; /* oracle runs: what each register holds */
 #endif
 };
 
-static inline uint64_t frame_top(const struct interp_state *st, uint32_t d)
+static inline uint64_t interp_frame_top(const struct interp_state *st, uint32_t d)
 {
 	return (uint64_t)(uintptr_t)(st->stack +
 				     (size_t)(BPFVM_MAX_CALL_DEPTH - d) * BPFVM_STACK_SIZE);

@@ -8,13 +8,13 @@
 #include "interp_int.h"
 
 /* Unaligned-safe accessors: memcpy compiles to one mov on x86-64. */
-#define LOADT(T, a)                                                                                \
+#define INTERP_LOADT(T, a)                                                                         \
 	({                                                                                         \
 		T v_;                                                                              \
 		memcpy(&v_, (const void *)(uintptr_t)(a), sizeof(v_));                             \
 		v_;                                                                                \
 	})
-#define STORET(T, a, v)                                                                            \
+#define INTERP_STORET(T, a, v)                                                                     \
 	do {                                                                                       \
 		T v_ = (T)(v);                                                                     \
 		memcpy((void *)(uintptr_t)(a), &v_, sizeof(v_));                                   \
@@ -62,8 +62,8 @@
 			*src = old;                                                                \
 		return true;                                                                       \
 	}
-INTERP_ATOMIC(atomic32, uint32_t)
-INTERP_ATOMIC(atomic64, uint64_t)
+INTERP_ATOMIC(interp_atomic32, uint32_t)
+INTERP_ATOMIC(interp_atomic64, uint64_t)
 #undef INTERP_ATOMIC
 
 #endif

@@ -11,7 +11,9 @@
 
 #include "loader_core_int.h"
 
-const char *const ld_core_kind_names[CORE_NKINDS] = {
+#define rd32 bpfvm_btf_rd32
+
+const char *const ld_core_kind_names[LD_CORE_NKINDS] = {
     "field_byte_offset", "field_byte_size", "field_exists",   "field_signed", "field_lshift_u64",
     "field_rshift_u64",	 "type_id_local",   "type_id_target", "type_exists",  "type_size",
     "enumval_exists",	 "enumval_value",   "type_matches"};
@@ -33,11 +35,11 @@ struct core_res {
  * resized), then shifted left by LSHIFT_U64 and right by RSHIFT_U64 (little
  * endian) as BPF_CORE_READ_BITFIELD does; a whole field is the same with all
  * its bits. */
-static int field_value(const struct bpfvm_btf *btf, uint32_t kind, const struct core_field *f,
+static int field_value(const struct bpfvm_btf *btf, uint32_t kind, const struct ld_core_field *f,
 		       uint64_t *val, uint32_t *size, char *why, size_t n)
 {
 	uint64_t sz;
-	if (kind == CORE_FIELD_EXISTS) {
+	if (kind == LD_CORE_FIELD_EXISTS) {
 		*val = 1;
 		return 0;
 	}
@@ -71,14 +73,14 @@ static int field_value(const struct bpfvm_btf *btf, uint32_t kind, const struct 
 	}
 	*size = f->bitfield ? 0 : (uint32_t)sz;
 	switch (kind) {
-	case CORE_FIELD_BYTE_OFFSET:
+	case LD_CORE_FIELD_BYTE_OFFSET:
 		*val = byte_off;
 		return 0;
-	case CORE_FIELD_BYTE_SIZE:
+	case LD_CORE_FIELD_BYTE_SIZE:
 		*val = byte_sz;
 		return 0;
-	case CORE_FIELD_SIGNED:
-		*val = (t && is_any_enum(bpfvm_btf_kind(t)) && bpfvm_btf_kflag(t)) ||
+	case LD_CORE_FIELD_SIGNED:
+		*val = (t && ld_core_is_any_enum(bpfvm_btf_kind(t)) && bpfvm_btf_kflag(t)) ||
 		       (t && bpfvm_btf_kind(t) == BPFVM_BTF_K_INT && (rd32(t + 12) >> 24) & 1);
 		return 0;
 	default:
@@ -86,7 +88,7 @@ static int field_value(const struct bpfvm_btf *btf, uint32_t kind, const struct 
 			snprintf(why, n, "%.96s is not an integer of at most 8 bytes", f->path);
 			return -EOPNOTSUPP;
 		}
-		if (kind == CORE_FIELD_LSHIFT_U64)
+		if (kind == LD_CORE_FIELD_LSHIFT_U64)
 			*val = 64 - (f->bit_off + bit_sz - byte_off * 8);
 		else
 			*val = 64 - bit_sz;
@@ -121,11 +123,11 @@ static int resolve_enumval(struct ld_ctx *c, size_t k, const struct bpfvm_btf *l
 	const char *lname = bpfvm_btf_name(lb, lt);
 	uint64_t lv;
 	const char *vname = enum_value(lb, lt, r->spec[0], &lv);
-	res->orig = r->kind == CORE_ENUMVAL_EXISTS ? 1 : lv;
+	res->orig = r->kind == LD_CORE_ENUMVAL_EXISTS ? 1 : lv;
 	bool found = false;
 	for (uint32_t id = 1; have_tb && lname[0] && vname && id <= tb->ntypes; id++) {
 		const uint8_t *t = bpfvm_btf_type(tb, id);
-		if (!is_any_enum(bpfvm_btf_kind(t)) ||
+		if (!ld_core_is_any_enum(bpfvm_btf_kind(t)) ||
 		    !ld_core_same_essential(bpfvm_btf_name(tb, t), lname))
 			continue;
 		for (uint32_t i = 0; i < bpfvm_btf_vlen(t); i++) {
@@ -133,7 +135,7 @@ static int resolve_enumval(struct ld_ctx *c, size_t k, const struct bpfvm_btf *l
 			const char *n = enum_value(tb, t, i, &v);
 			if (!n || !ld_core_same_essential(n, vname))
 				continue;
-			v = r->kind == CORE_ENUMVAL_EXISTS ? 1 : v;
+			v = r->kind == LD_CORE_ENUMVAL_EXISTS ? 1 : v;
 			if (found && v != res->val) {
 				ld_err(c, NULL, -1,
 				       "core_relo %zu: enum %.64s::%.64s: candidates in the %s "
@@ -147,7 +149,7 @@ static int resolve_enumval(struct ld_ctx *c, size_t k, const struct bpfvm_btf *l
 			break;
 		}
 	}
-	if (found || r->kind == CORE_ENUMVAL_EXISTS)
+	if (found || r->kind == LD_CORE_ENUMVAL_EXISTS)
 		return 0;
 	res->poison = true;
 	snprintf(res->why, sizeof(res->why), "no enum %.64s::%.64s in the %.32s BTF", lname,
@@ -177,16 +179,16 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 		   const char *tname, struct core_res *res)
 {
 	const struct bpfvm_btf *lb = &o->btf;
-	struct core_field lf = {0}, tf;
+	struct ld_core_field lf = {0}, tf;
 	char why[160] = "";
 	res->adjust_ok = true;
-	if (r->kind == CORE_TYPE_ID_LOCAL) {
+	if (r->kind == LD_CORE_TYPE_ID_LOCAL) {
 		res->orig = res->val = r->type_id;
 		return 0;
 	}
-	if (is_enumval(r->kind))
+	if (ld_core_is_enumval(r->kind))
 		return resolve_enumval(c, k, lb, r, tb, have_tb, tname, res);
-	if (!is_field(r->kind) && !is_type(r->kind)) {
+	if (!ld_core_is_field(r->kind) && !ld_core_is_type(r->kind)) {
 		res->poison = true;
 		snprintf(res->why, sizeof(res->why), "%s relocations are not supported",
 			 ld_core_kind_names[r->kind]);
@@ -194,11 +196,12 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 	}
 	const uint8_t *lt = bpfvm_btf_type(lb, r->type_id);
 	const char *lname = bpfvm_btf_name(lb, lt);
-	if (is_field(r->kind)) {
+	if (ld_core_is_field(r->kind)) {
 		if (ld_core_local_walk(lb, r, &lf, why, sizeof(why)))
 			return -EINVAL; /* checked at open */
-		res->novalidate = lf.bitfield && r->kind != CORE_FIELD_RSHIFT_U64 &&
-				  r->kind != CORE_FIELD_SIGNED && r->kind != CORE_FIELD_EXISTS;
+		res->novalidate = lf.bitfield && r->kind != LD_CORE_FIELD_RSHIFT_U64 &&
+				  r->kind != LD_CORE_FIELD_SIGNED &&
+				  r->kind != LD_CORE_FIELD_EXISTS;
 		if (field_value(lb, r->kind, &lf, &res->orig, &res->orig_sz, why, sizeof(why))) {
 			res->poison = true;
 			snprintf(res->why, sizeof(res->why), "%.*s", (int)sizeof(res->why) - 1,
@@ -209,9 +212,9 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 		ld_core_root_path(lb, r->type_id, &lf);
 		uint64_t sz = 0;
 		bpfvm_btf_size(lb, r->type_id, &sz);
-		res->orig = r->kind == CORE_TYPE_SIZE	  ? sz
-			    : r->kind == CORE_TYPE_EXISTS ? 1
-							  : r->type_id;
+		res->orig = r->kind == LD_CORE_TYPE_SIZE     ? sz
+			    : r->kind == LD_CORE_TYPE_EXISTS ? 1
+							     : r->type_id;
 	}
 	snprintf(why, sizeof(why), "no %.96s in the %.32s BTF", lf.path, tname);
 	bool found = false;
@@ -223,12 +226,12 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 		uint64_t v = 0;
 		uint32_t vsz = 0;
 		bool poison = false, adj = true;
-		if (is_type(r->kind)) {
-			if (r->kind == CORE_TYPE_SIZE && bpfvm_btf_size(tb, id, &v))
+		if (ld_core_is_type(r->kind)) {
+			if (r->kind == LD_CORE_TYPE_SIZE && bpfvm_btf_size(tb, id, &v))
 				continue;
-			if (r->kind == CORE_TYPE_EXISTS)
+			if (r->kind == LD_CORE_TYPE_EXISTS)
 				v = 1;
-			else if (r->kind == CORE_TYPE_ID_TARGET)
+			else if (r->kind == LD_CORE_TYPE_ID_TARGET)
 				v = id;
 		} else {
 			if (ld_core_target_walk(lb, r, tb, id, &tf, why, sizeof(why)))
@@ -258,7 +261,7 @@ static int resolve(struct ld_ctx *c, const struct bpfvm_obj *o, size_t k,
 	/* libbpf: a missing target makes *_EXISTS and the type kinds 0 and
 	 * poisons the other field kinds */
 	res->val = 0;
-	if (r->kind != CORE_FIELD_EXISTS && is_field(r->kind)) {
+	if (r->kind != LD_CORE_FIELD_EXISTS && ld_core_is_field(r->kind)) {
 		res->poison = true;
 		snprintf(res->why, sizeof(res->why), "%.*s", (int)sizeof(res->why) - 1, why);
 	}
@@ -359,7 +362,7 @@ static int patch(struct ld_ctx *c, const char *sec, size_t k, struct bpfvm_insn 
 		       (unsigned long long)res->val);
 		return -ERANGE;
 	}
-	if (kind == CORE_FIELD_BYTE_OFFSET && res->new_sz != res->orig_sz) {
+	if (kind == LD_CORE_FIELD_BYTE_OFFSET && res->new_sz != res->orig_sz) {
 		if (bpfvm_insn_size(in->code) != (int)res->orig_sz || size_code(res->new_sz) < 0) {
 			ld_err(c, sec, at, "core_relo %zu: a %d-byte access to a %u-byte field", k,
 			       bpfvm_insn_size(in->code), res->orig_sz);

@@ -8,6 +8,8 @@
 
 #include "loader_core_int.h"
 
+#define rd32 bpfvm_btf_rd32
+
 #define EXT_MAGIC     0xeb9f
 #define RELO_MIN_SIZE 16 /* struct bpf_core_relo */
 
@@ -72,18 +74,18 @@ static int read_relo(struct ld_ctx *c, size_t k, size_t shndx, const uint8_t *p,
 		       r->access);
 		return -EINVAL;
 	}
-	if (r->kind >= CORE_NKINDS) {
+	if (r->kind >= LD_CORE_NKINDS) {
 		ld_err(c, ".BTF.ext", -1, "core_relo %zu: unknown kind %u", k, r->kind);
 		return -EINVAL;
 	}
-	if (is_type(r->kind) && (r->nspec != 1 || r->spec[0] != 0)) {
+	if (ld_core_is_type(r->kind) && (r->nspec != 1 || r->spec[0] != 0)) {
 		ld_err(c, ".BTF.ext", -1, "core_relo %zu: %s takes access string 0, not %.64s", k,
 		       ld_core_kind_names[r->kind], r->access);
 		return -EINVAL;
 	}
-	if (is_enumval(r->kind)) {
+	if (ld_core_is_enumval(r->kind)) {
 		const uint8_t *t = bpfvm_btf_type(&o->btf, r->type_id);
-		if (!is_any_enum(bpfvm_btf_kind(t)) || r->nspec != 1 ||
+		if (!ld_core_is_any_enum(bpfvm_btf_kind(t)) || r->nspec != 1 ||
 		    r->spec[0] >= bpfvm_btf_vlen(t)) {
 			ld_err(c, ".BTF.ext", -1,
 			       "core_relo %zu: %s needs an enum and the index of one of its "
@@ -92,8 +94,8 @@ static int read_relo(struct ld_ctx *c, size_t k, size_t shndx, const uint8_t *p,
 			return -EINVAL;
 		}
 	}
-	struct core_field f;
-	if (is_field(r->kind) && ld_core_local_walk(&o->btf, r, &f, why, sizeof(why))) {
+	struct ld_core_field f;
+	if (ld_core_is_field(r->kind) && ld_core_local_walk(&o->btf, r, &f, why, sizeof(why))) {
 		ld_err(c, ".BTF.ext", -1, "core_relo %zu: %s", k, why);
 		return -EINVAL;
 	}

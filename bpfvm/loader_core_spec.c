@@ -9,6 +9,8 @@
 
 #include "loader_core_int.h"
 
+#define rd32 bpfvm_btf_rd32
+
 #define MAX_DEPTH 32
 
 static const char *kind_word(const uint8_t *t)
@@ -45,7 +47,7 @@ bool ld_core_same_essential(const char *a, const char *b)
 	return la == lb && strncmp(a, b, la) == 0;
 }
 
-static void path_add(struct core_field *f, const char *fmt, const char *s, uint32_t v)
+static void path_add(struct ld_core_field *f, const char *fmt, const char *s, uint32_t v)
 {
 	size_t l = strlen(f->path);
 	if (l + 1 < sizeof(f->path)) {
@@ -65,7 +67,7 @@ static bool add_elems(uint64_t *bit_off, uint32_t idx, uint64_t size)
 	return *bit_off / 8 <= INT32_MAX;
 }
 
-void ld_core_root_path(const struct bpfvm_btf *btf, uint32_t id, struct core_field *f)
+void ld_core_root_path(const struct bpfvm_btf *btf, uint32_t id, struct ld_core_field *f)
 {
 	const uint8_t *t = bpfvm_btf_type(btf, id);
 	snprintf(f->path, sizeof(f->path), "%s%s", kind_word(t), bpfvm_btf_name(btf, t));
@@ -73,7 +75,7 @@ void ld_core_root_path(const struct bpfvm_btf *btf, uint32_t id, struct core_fie
 
 /* The spec walked through the object's own BTF (bpf_core_parse_spec). */
 int ld_core_local_walk(const struct bpfvm_btf *btf, const struct ld_core_relo *r,
-		       struct core_field *f, char *why, size_t n)
+		       struct ld_core_field *f, char *why, size_t n)
 {
 	uint64_t sz;
 	memset(f, 0, sizeof(*f));
@@ -93,7 +95,7 @@ int ld_core_local_walk(const struct bpfvm_btf *btf, const struct ld_core_relo *r
 		const uint8_t *t = bpfvm_btf_skip_mods(btf, cur, NULL);
 		if (!t)
 			goto range;
-		if (is_composite(t)) {
+		if (ld_core_is_composite(t)) {
 			if (idx >= bpfvm_btf_vlen(t))
 				goto range;
 			const uint8_t *m = t + 12 + 12 * idx;
@@ -132,11 +134,11 @@ static bool fields_compat(const struct bpfvm_btf *lb, uint32_t lid, const struct
 	const uint8_t *tt = bpfvm_btf_skip_mods(tb, tid, NULL);
 	if (!lt || !tt || depth > MAX_DEPTH)
 		return false;
-	if (is_composite(lt) && is_composite(tt))
+	if (ld_core_is_composite(lt) && ld_core_is_composite(tt))
 		return true;
 	uint32_t lk = bpfvm_btf_kind(lt), tk = bpfvm_btf_kind(tt);
 	if (lk != tk)
-		return is_any_enum(lk) && is_any_enum(tk);
+		return ld_core_is_any_enum(lk) && ld_core_is_any_enum(tk);
 	switch (lk) {
 	case BPFVM_BTF_K_PTR:
 	case BPFVM_BTF_K_FLOAT:
@@ -163,7 +165,7 @@ static bool find_member(const struct bpfvm_btf *btf, uint32_t id, const char *na
 			uint64_t *bit_off, uint32_t *type, uint32_t *bitfield)
 {
 	const uint8_t *t = bpfvm_btf_skip_mods(btf, id, NULL);
-	if (!t || !is_composite(t) || depth > MAX_DEPTH)
+	if (!t || !ld_core_is_composite(t) || depth > MAX_DEPTH)
 		return false;
 	bool kf = bpfvm_btf_kflag(t);
 	for (uint32_t i = 0; i < bpfvm_btf_vlen(t); i++) {
@@ -191,8 +193,8 @@ static bool find_member(const struct bpfvm_btf *btf, uint32_t id, const char *na
 /* The local spec matched in candidate cand of the target (bpf_core_spec_match):
  * 0, or -ENOENT with why saying where it stops matching. */
 int ld_core_target_walk(const struct bpfvm_btf *lb, const struct ld_core_relo *r,
-			const struct bpfvm_btf *tb, uint32_t cand, struct core_field *f, char *why,
-			size_t n)
+			const struct bpfvm_btf *tb, uint32_t cand, struct ld_core_field *f,
+			char *why, size_t n)
 {
 	uint64_t sz;
 	memset(f, 0, sizeof(*f));
@@ -209,7 +211,7 @@ int ld_core_target_walk(const struct bpfvm_btf *lb, const struct ld_core_relo *r
 		const uint8_t *tt = bpfvm_btf_skip_mods(tb, tcur, NULL);
 		if (!lt || !tt)
 			return -ENOENT;
-		if (is_composite(lt)) {
+		if (ld_core_is_composite(lt)) {
 			const uint8_t *m = lt + 12 + 12 * idx; /* idx checked at open */
 			const char *mn = bpfvm_btf_name(lb, m);
 			uint64_t moff;
