@@ -2,7 +2,7 @@
  * objects as clang -target bpf emits them. This file checks the ELF header and
  * section table against the file size before libelf walks them, classifies
  * sections and holds the public bpfvm_obj_* API; maps and relocation live in
- * loader_maps.c, loader_btf.c, loader_reloc.c and loader_core.c (CO-RE). Hostile input is rejected
+ * loader_maps.c, loader_btf.c, loader_reloc.c and loader_core*.c (CO-RE). Hostile input is rejected
  * with a logged reason, never trusted. */
 #include <errno.h>
 #include <fcntl.h>

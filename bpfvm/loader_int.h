@@ -116,13 +116,13 @@ int ld_maps_create(struct ld_ctx *c);
 int ld_map_add(struct ld_ctx *c, const char *sec, const struct bpfvm_map_def *def, size_t *idx);
 int ld_prog_link(struct ld_ctx *c, size_t shndx, struct ld_prog *prog);
 
-/* loader_core.c: read .BTF.ext's core_relo records into obj (none: 0) */
+/* loader_core_ext.c: read .BTF.ext's core_relo records into obj (none: 0) */
 int ld_core_parse(struct ld_ctx *c);
 /* Note the relocations of section shndx insns [start, start+len), linked at
  * base, in prog. */
 int ld_core_link(struct ld_ctx *c, struct ld_prog *prog, size_t shndx, size_t start, size_t len,
 		 size_t base);
-/* Apply prog's relocations to insns (its copy) against type's BTF; an
+/* loader_core.c: apply prog's relocations to insns (its copy) against type's BTF; an
  * unresolvable one poisons its insn and adds a note to *poison. */
 int ld_core_apply(struct ld_ctx *c, const struct ld_prog *prog, const struct bpfvm_prog_type *type,
 		  struct bpfvm_insn *insns, struct bpfvm_core_poison **poison, size_t *npoison);

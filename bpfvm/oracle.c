@@ -6,15 +6,14 @@
  * wrong width, a write into .rodata, a pointer leaked to an unprivileged
  * loader, a record used after its release. Any of these in a program the
  * verifier accepted is a verifier (or helper contract) bug: the run stops
- * and the violation is reported with its insn. docs/oracle.md. */
+ * and the violation is reported with its insn. docs/oracle.md.
+ * Helper calls are checked in oracle_helper.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle.h"
-
-#define ORACLE_BOUNCE_MAX 4096 /* larger helper buffers are checked in place */
+#include "oracle_int.h"
 
 static const char *const kind_names[] = {
     [OK_SCALAR] = "scalar", [OK_CTX] = "ctx", [OK_STACK] = "stack",	[OK_MAP] = "map_ptr",
@@ -26,12 +25,8 @@ static const char *const region_names[] = {
     [OR_SOCK] = "sock",		  [OR_KEY] = "for_each key",
 };
 
-static bool oracle_fail(struct oracle *o, const struct bpfvm_prog *prog,
-			const struct bpfvm_insn *ip, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static bool oracle_fail(struct oracle *o, const struct bpfvm_prog *prog,
-			const struct bpfvm_insn *ip, const char *fmt, ...)
+bool oracle_fail(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
+		 const char *fmt, ...)
 {
 	if (o->failed)
 		return false;
@@ -45,17 +40,7 @@ static bool oracle_fail(struct oracle *o, const struct bpfvm_prog *prog,
 	return false;
 }
 
-static struct oracle_tag tag_of(uint8_t kind, uint16_t idx)
-{
-	return (struct oracle_tag){.kind = kind, .idx = idx};
-}
-
-static bool is_ptr(struct oracle_tag t)
-{
-	return t.kind != OK_SCALAR;
-}
-
-static const char *tag_name(const struct oracle *o, struct oracle_tag t)
+const char *oracle_tag_name(const struct oracle *o, struct oracle_tag t)
 {
 	if (t.kind == OK_REGION)
 		return region_names[o->regions[t.idx].kind];
@@ -70,7 +55,7 @@ static uint64_t frame_lo(const struct oracle *o, uint32_t d)
 /* A region for [base, base+size); an equal live one is reused. -1 when the
  * table is full (the run then stops as a violation of the oracle's own
  * limit: loud rather than silently unchecked). */
-static int region_add(struct oracle *o, uint8_t kind, uint64_t base, uint64_t size,
+int oracle_region_add(struct oracle *o, uint8_t kind, uint64_t base, uint64_t size,
 		      const struct bpfvm_map *map, bool ro)
 {
 	for (uint32_t i = 0; i < o->nregions; i++) {
@@ -86,7 +71,7 @@ static int region_add(struct oracle *o, uint8_t kind, uint64_t base, uint64_t si
 	return (int)o->nregions++;
 }
 
-static bool map_ro(const struct bpfvm_map *m)
+bool oracle_map_ro(const struct bpfvm_map *m)
 {
 	return bpfvm_map_prog_rdonly(m) || bpfvm_map_is_rdonly(m);
 }
@@ -136,18 +121,18 @@ void oracle_frame_enter(struct oracle *o, uint32_t depth)
 static struct oracle_tag value_tag(struct oracle *o, const struct bpfvm_map *m, uint64_t v)
 {
 	if (!v || !m)
-		return tag_of(OK_SCALAR, 0);
-	int r = region_add(o, OR_MAP_VALUE, v, m->def.value_size, m, map_ro(m));
-	return r < 0 ? tag_of(OK_SCALAR, 0) : tag_of(OK_REGION, (uint16_t)r);
+		return oracle_tag_of(OK_SCALAR, 0);
+	int r = oracle_region_add(o, OR_MAP_VALUE, v, m->def.value_size, m, oracle_map_ro(m));
+	return r < 0 ? oracle_tag_of(OK_SCALAR, 0) : oracle_tag_of(OK_REGION, (uint16_t)r);
 }
 
 void oracle_enter(struct oracle *o, struct oracle_regs *t, uint32_t depth, const uint64_t *args)
 {
 	memset(t, 0, sizeof(*t));
-	t->r[10] = tag_of(OK_STACK, (uint16_t)depth);
+	t->r[10] = oracle_tag_of(OK_STACK, (uint16_t)depth);
 	if (!o->started) {
 		o->started = true;
-		t->r[1] = tag_of(OK_CTX, 0);
+		t->r[1] = oracle_tag_of(OK_CTX, 0);
 		return;
 	}
 	o->nest++;
@@ -158,12 +143,13 @@ void oracle_enter(struct oracle *o, struct oracle_regs *t, uint32_t depth, const
 		case BPFVM_CB_MAP:
 			for (size_t k = 0; o->cb.prog && k < o->cb.prog->nmaps; k++)
 				if (o->cb.prog->maps[k] == m)
-					t->r[i + 1] = tag_of(OK_MAP, (uint16_t)k);
+					t->r[i + 1] = oracle_tag_of(OK_MAP, (uint16_t)k);
 			break;
 		case BPFVM_CB_MAP_KEY: {
-			int k = m ? region_add(o, OR_KEY, args[i], m->def.key_size, m, true) : -1;
+			int k = m ? oracle_region_add(o, OR_KEY, args[i], m->def.key_size, m, true)
+				  : -1;
 			if (k >= 0)
-				t->r[i + 1] = tag_of(OK_REGION, (uint16_t)k);
+				t->r[i + 1] = oracle_tag_of(OK_REGION, (uint16_t)k);
 			break;
 		}
 		case BPFVM_CB_MAP_VALUE:
@@ -187,7 +173,7 @@ static bool in_range(uint64_t addr, uint64_t size, uint64_t lo, uint64_t len)
 
 /* May [addr, addr+size) be read (write=false) or written through a pointer
  * tagged t? ctx accesses go through the program type's own rule. */
-static bool access_ok(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
+bool oracle_access_ok(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
 		      struct oracle_tag t, uint64_t addr, uint64_t size, bool write, uint32_t depth,
 		      const char *what)
 {
@@ -269,27 +255,22 @@ static bool access_ok(struct oracle *o, const struct bpfvm_prog *prog, const str
 	}
 }
 
-static struct oracle_tag *slot_of(struct oracle *o, uint64_t addr)
-{
-	return &o->slot[(addr - o->stack) / 8];
-}
-
 /* A store of size bytes at addr (already checked): spilled tags follow. */
 static bool store_tags(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
 		       struct oracle_tag dt, uint64_t addr, uint64_t size, struct oracle_tag val)
 {
 	if (dt.kind == OK_STACK) {
 		if (size == 8 && addr % 8 == 0) {
-			*slot_of(o, addr) = val;
+			*oracle_slot_of(o, addr) = val;
 			return true;
 		}
 		for (uint64_t a = addr & ~7ull; a < addr + size; a += 8)
-			*slot_of(o, a) = tag_of(OK_SCALAR, 0);
+			*oracle_slot_of(o, a) = oracle_tag_of(OK_SCALAR, 0);
 		return true;
 	}
-	if (is_ptr(val) && o->unpriv)
+	if (oracle_is_ptr(val) && o->unpriv)
 		return oracle_fail(o, prog, ip, "unprivileged program stored a %s pointer into %s",
-				   tag_name(o, val), tag_name(o, dt));
+				   oracle_tag_name(o, val), oracle_tag_name(o, dt));
 	return true;
 }
 
@@ -297,11 +278,11 @@ static bool store_tags(struct oracle *o, const struct bpfvm_prog *prog, const st
 static bool load_tag(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
 		     struct oracle_tag dt, uint64_t addr, uint64_t size, struct oracle_tag *out)
 {
-	*out = tag_of(OK_SCALAR, 0);
+	*out = oracle_tag_of(OK_SCALAR, 0);
 	if (dt.kind == OK_STACK) {
 		for (uint64_t a = addr & ~7ull; a < addr + size; a += 8) {
-			struct oracle_tag s = *slot_of(o, a);
-			if (!is_ptr(s))
+			struct oracle_tag s = *oracle_slot_of(o, a);
+			if (!oracle_is_ptr(s))
 				continue;
 			if (size == 8 && addr % 8 == 0) {
 				*out = s;
@@ -311,7 +292,7 @@ static bool load_tag(struct oracle *o, const struct bpfvm_prog *prog, const stru
 				return oracle_fail(o, prog, ip,
 						   "unprivileged program read %llu bytes of a "
 						   "spilled %s pointer",
-						   (unsigned long long)size, tag_name(o, s));
+						   (unsigned long long)size, oracle_tag_name(o, s));
 		}
 		return true;
 	}
@@ -325,17 +306,17 @@ static bool load_tag(struct oracle *o, const struct bpfvm_prog *prog, const stru
 			memcpy(&v, (const void *)(uintptr_t)addr, 8);
 		switch (acc.result) {
 		case BPFVM_CTX_PKT:
-			*out = tag_of(OK_PKT, 0);
+			*out = oracle_tag_of(OK_PKT, 0);
 			break;
 		case BPFVM_CTX_PKT_END:
-			*out = tag_of(OK_PKT_END, 0);
+			*out = oracle_tag_of(OK_PKT_END, 0);
 			break;
 		case BPFVM_CTX_SOCK_OR_NULL:
 			if (v) {
-				int r = region_add(o, OR_SOCK, v, 80, NULL, true);
+				int r = oracle_region_add(o, OR_SOCK, v, 80, NULL, true);
 				if (r < 0)
 					return oracle_fail(o, prog, ip, "oracle region table full");
-				*out = tag_of(OK_REGION, (uint16_t)r);
+				*out = oracle_tag_of(OK_REGION, (uint16_t)r);
 			}
 			break;
 		default:
@@ -352,20 +333,20 @@ static bool alu(struct oracle *o, const struct bpfvm_prog *prog, const struct bp
 {
 	uint8_t cls = BPF_CLASS(ip->code), op = BPF_OP(ip->code);
 	bool x = BPF_SRC(ip->code) == BPF_X;
-	struct oracle_tag *d = &t->r[ip->dst], s = x ? t->r[ip->src] : tag_of(OK_SCALAR, 0);
+	struct oracle_tag *d = &t->r[ip->dst], s = x ? t->r[ip->src] : oracle_tag_of(OK_SCALAR, 0);
 	if (op == BPF_MOV) {
 		if (cls == BPF_ALU64 && ip->off == 0) {
 			*d = s;
 			return true;
 		}
-		if (is_ptr(s) && o->unpriv)
+		if (oracle_is_ptr(s) && o->unpriv)
 			return oracle_fail(o, prog, ip,
 					   "unprivileged program narrowed a %s pointer",
-					   tag_name(o, s));
-		*d = tag_of(OK_SCALAR, 0);
+					   oracle_tag_name(o, s));
+		*d = oracle_tag_of(OK_SCALAR, 0);
 		return true;
 	}
-	bool dp = is_ptr(*d), sp = is_ptr(s);
+	bool dp = oracle_is_ptr(*d), sp = oracle_is_ptr(s);
 	if (!dp && !sp)
 		return true;
 	if (cls == BPF_ALU64 && (op == BPF_ADD || op == BPF_SUB) && dp != sp) {
@@ -380,8 +361,8 @@ scalar:
 		return oracle_fail(o, prog, ip,
 				   "unprivileged program turned a %s pointer into a scalar (alu op "
 				   "0x%02x)",
-				   tag_name(o, dp ? *d : s), ip->code);
-	*d = tag_of(OK_SCALAR, 0);
+				   oracle_tag_name(o, dp ? *d : s), ip->code);
+	*d = oracle_tag_of(OK_SCALAR, 0);
 	return true;
 }
 
@@ -390,13 +371,13 @@ static bool ldimm64(struct oracle *o, const struct bpfvm_prog *prog, const struc
 {
 	struct oracle_tag *d = &t->r[ip->dst];
 	uint64_t v = (uint64_t)(uint32_t)ip[0].imm | ((uint64_t)(uint32_t)ip[1].imm << 32);
-	*d = tag_of(OK_SCALAR, 0);
+	*d = oracle_tag_of(OK_SCALAR, 0);
 	if (ip->src == BPF_PSEUDO_FUNC) {
-		*d = tag_of(OK_FUNC, 0);
+		*d = oracle_tag_of(OK_FUNC, 0);
 	} else if (ip->src == BPF_PSEUDO_MAP_FD) {
 		for (size_t i = 0; i < prog->nmaps; i++)
 			if ((uint64_t)(uintptr_t)prog->maps[i] == v)
-				*d = tag_of(OK_MAP, (uint16_t)i);
+				*d = oracle_tag_of(OK_MAP, (uint16_t)i);
 	} else if (ip->src == BPF_PSEUDO_MAP_VALUE) {
 		/* global data: the value of an array map's element 0 */
 		for (size_t i = 0; i < prog->nmaps; i++) {
@@ -407,10 +388,11 @@ static bool ldimm64(struct oracle *o, const struct bpfvm_prog *prog, const struc
 			uint64_t base = (uint64_t)(uintptr_t)bpfvm_map_lookup(m, &zero);
 			if (!base || !in_range(v, 0, base, m->def.value_size))
 				continue;
-			int r = region_add(o, OR_MAP_VALUE, base, m->def.value_size, m, map_ro(m));
+			int r = oracle_region_add(o, OR_MAP_VALUE, base, m->def.value_size, m,
+						  oracle_map_ro(m));
 			if (r < 0)
 				return oracle_fail(o, prog, ip, "oracle region table full");
-			*d = tag_of(OK_REGION, (uint16_t)r);
+			*d = oracle_tag_of(OK_REGION, (uint16_t)r);
 		}
 	}
 	return true;
@@ -424,7 +406,7 @@ static bool mem(struct oracle *o, const struct bpfvm_prog *prog, const struct bp
 	if (cls == BPF_LDX) {
 		struct oracle_tag bt = t->r[ip->src], out;
 		uint64_t a = reg[ip->src] + (uint64_t)(int64_t)ip->off;
-		if (!access_ok(o, prog, ip, bt, a, size, false, depth, "program") ||
+		if (!oracle_access_ok(o, prog, ip, bt, a, size, false, depth, "program") ||
 		    !load_tag(o, prog, ip, bt, a, size, &out))
 			return false;
 		t->r[ip->dst] = out;
@@ -432,33 +414,33 @@ static bool mem(struct oracle *o, const struct bpfvm_prog *prog, const struct bp
 	}
 	struct oracle_tag bt = t->r[ip->dst];
 	uint64_t a = reg[ip->dst] + (uint64_t)(int64_t)ip->off;
-	struct oracle_tag val = cls == BPF_STX ? t->r[ip->src] : tag_of(OK_SCALAR, 0);
+	struct oracle_tag val = cls == BPF_STX ? t->r[ip->src] : oracle_tag_of(OK_SCALAR, 0);
 	if (BPF_MODE(ip->code) == BPF_ATOMIC) {
 		struct oracle_tag dummy;
-		if (!access_ok(o, prog, ip, bt, a, size, false, depth, "program") ||
-		    !access_ok(o, prog, ip, bt, a, size, true, depth, "program") ||
+		if (!oracle_access_ok(o, prog, ip, bt, a, size, false, depth, "program") ||
+		    !oracle_access_ok(o, prog, ip, bt, a, size, true, depth, "program") ||
 		    !load_tag(o, prog, ip, bt, a, size, &dummy))
 			return false;
 		if (bt.kind == OK_CTX)
 			return oracle_fail(o, prog, ip, "atomic operation on ctx");
-		if (is_ptr(val) && (o->unpriv || bt.kind != OK_STACK))
+		if (oracle_is_ptr(val) && (o->unpriv || bt.kind != OK_STACK))
 			return oracle_fail(o, prog, ip,
 					   "atomic operation with a %s pointer operand",
-					   tag_name(o, val));
-		if (!store_tags(o, prog, ip, bt, a, size, tag_of(OK_SCALAR, 0)))
+					   oracle_tag_name(o, val));
+		if (!store_tags(o, prog, ip, bt, a, size, oracle_tag_of(OK_SCALAR, 0)))
 			return false;
 		if (ip->imm == BPF_CMPXCHG)
-			t->r[0] = tag_of(OK_SCALAR, 0);
+			t->r[0] = oracle_tag_of(OK_SCALAR, 0);
 		else if (ip->imm & BPF_FETCH)
-			t->r[ip->src] = tag_of(OK_SCALAR, 0);
+			t->r[ip->src] = oracle_tag_of(OK_SCALAR, 0);
 		return true;
 	}
-	if (!access_ok(o, prog, ip, bt, a, size, true, depth, "program"))
+	if (!oracle_access_ok(o, prog, ip, bt, a, size, true, depth, "program"))
 		return false;
-	if (is_ptr(val) && size != 8 && o->unpriv)
+	if (oracle_is_ptr(val) && size != 8 && o->unpriv)
 		return oracle_fail(o, prog, ip, "unprivileged program stored part of a %s pointer",
-				   tag_name(o, val));
-	return store_tags(o, prog, ip, bt, a, size, size == 8 ? val : tag_of(OK_SCALAR, 0));
+				   oracle_tag_name(o, val));
+	return store_tags(o, prog, ip, bt, a, size, size == 8 ? val : oracle_tag_of(OK_SCALAR, 0));
 }
 
 static bool do_exit(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
@@ -467,19 +449,19 @@ static bool do_exit(struct oracle *o, const struct bpfvm_prog *prog, const struc
 	if (frames) {
 		memcpy(&t->r[6], t->saved[frames - 1], sizeof(t->saved[0]));
 		for (int i = 1; i <= 5; i++)
-			t->r[i] = tag_of(OK_SCALAR, 0);
+			t->r[i] = oracle_tag_of(OK_SCALAR, 0);
 		return true;
 	}
 	if (o->nest) { /* a callback returns to its helper */
 		o->nest--;
-		if (is_ptr(t->r[0]))
+		if (oracle_is_ptr(t->r[0]))
 			return oracle_fail(o, prog, ip, "callback returned a %s pointer",
-					   tag_name(o, t->r[0]));
+					   oracle_tag_name(o, t->r[0]));
 		return true;
 	}
-	if (is_ptr(t->r[0]) && o->unpriv)
+	if (oracle_is_ptr(t->r[0]) && o->unpriv)
 		return oracle_fail(o, prog, ip, "unprivileged program returned a %s pointer",
-				   tag_name(o, t->r[0]));
+				   oracle_tag_name(o, t->r[0]));
 	if (o->refs)
 		return oracle_fail(o, prog, ip, "program exited holding %u ringbuf record(s)",
 				   o->refs);
@@ -513,7 +495,7 @@ bool oracle_insn(struct oracle *o, const struct bpfvm_prog *prog, const struct b
 			if (frames >= BPFVM_MAX_CALL_DEPTH)
 				return true; /* the interpreter stops it */
 			memcpy(t->saved[frames], &t->r[6], sizeof(t->saved[0]));
-			t->r[10] = tag_of(OK_STACK, (uint16_t)depth);
+			t->r[10] = oracle_tag_of(OK_STACK, (uint16_t)depth);
 			return true;
 		}
 		if (ip->imm == BPF_HELPER_TAIL_CALL) {
@@ -524,7 +506,8 @@ bool oracle_insn(struct oracle *o, const struct bpfvm_prog *prog, const struct b
 				return oracle_fail(o, prog, ip,
 						   "tail call holding a bpf_spin_lock");
 			for (int i = 0; i <= 5; i++)
-				t->r[i] = i == 1 ? tag_of(OK_CTX, 0) : tag_of(OK_SCALAR, 0);
+				t->r[i] =
+				    i == 1 ? oracle_tag_of(OK_CTX, 0) : oracle_tag_of(OK_SCALAR, 0);
 			/* r0 is untouched when the call falls through */
 			return true;
 		}
@@ -559,354 +542,4 @@ void oracle_stop(struct oracle *o, const struct bpfvm_prog *prog, const struct b
 {
 	oracle_fail(o, prog, ip, "checked interpreter stopped the run (addr 0x%llx size %u)",
 		    (unsigned long long)addr, size);
-}
-
-/* ---- helper calls -------------------------------------------------------- */
-
-struct bounce {
-	uint8_t *buf;  /* what the helper gets */
-	uint8_t *orig; /* a copy of the original bytes (read arguments) */
-	uint64_t addr, size;
-	int arg;    /* 0..4 */
-	bool out;   /* uninit-write: the helper must fill it */
-	bool write; /* the helper may change it */
-};
-
-static uint8_t poison(uint64_t i)
-{
-	return (uint8_t)(0xa5 ^ (i * 0x3b) ^ (i >> 8));
-}
-
-/* Spilled pointers a helper would read from the stack as bytes: a leak for
- * an unprivileged loader (the helper may copy them anywhere). */
-static bool stack_bytes_ok(struct oracle *o, const struct bpfvm_prog *prog,
-			   const struct bpfvm_insn *ip, struct oracle_tag t, uint64_t addr,
-			   uint64_t size, const char *hn, int arg)
-{
-	if (t.kind != OK_STACK || !o->unpriv)
-		return true;
-	for (uint64_t a = addr & ~7ull; a < addr + size; a += 8)
-		if (is_ptr(*slot_of(o, a)))
-			return oracle_fail(o, prog, ip,
-					   "helper %s arg %d reads a spilled %s pointer "
-					   "(unprivileged)",
-					   hn, arg, tag_name(o, *slot_of(o, a)));
-	return true;
-}
-
-static bool is_sock_tag(const struct oracle *o, struct oracle_tag t)
-{
-	return t.kind == OK_REGION && o->regions[t.idx].kind == OR_SOCK;
-}
-
-/* The byte count of memory argument a (MEM, MAP_KEY, MAP_VALUE). */
-static uint64_t arg_size(const struct bpfvm_arg *a, const struct bpfvm_map *map,
-			 const uint64_t *reg)
-{
-	if (a->kind == BPFVM_ARG_MAP_KEY)
-		return map ? map->def.key_size : 0;
-	if (a->kind == BPFVM_ARG_MAP_VALUE)
-		return map ? map->def.value_size : 0;
-	if (a->size_arg >= 1 && a->size_arg <= 5)
-		return reg[a->size_arg];
-	return a->size;
-}
-
-static bool check_args(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
-		       const struct bpfvm_helper *h, const uint64_t *reg, struct oracle_regs *t,
-		       uint32_t depth, struct bounce *b, int *nb, const struct bpfvm_map **mapp)
-{
-	const struct bpfvm_map *map = NULL;
-	const char *hn = h->name;
-	if ((h->flags & BPFVM_HF_PRIV) && o->unpriv)
-		return oracle_fail(o, prog, ip, "helper %s is for privileged loaders only", hn);
-	for (int i = 0; i < 5; i++) /* the map first: key and value sizes are its */
-		if (h->args[i].kind == BPFVM_ARG_MAP) {
-			struct oracle_tag at = t->r[i + 1];
-			if (at.kind != OK_MAP || at.idx >= prog->nmaps)
-				return oracle_fail(o, prog, ip, "helper %s arg %d: %s, not a map",
-						   hn, i + 1, tag_name(o, at));
-			map = prog->maps[at.idx];
-			if (h->map_types && !(h->map_types & BPFVM_MAPT(map->def.type)))
-				return oracle_fail(o, prog, ip,
-						   "helper %s arg %d: map type %u not in its "
-						   "contract",
-						   hn, i + 1, map->def.type);
-		}
-	for (int i = 0; i < 5; i++) {
-		const struct bpfvm_arg *a = &h->args[i];
-		struct oracle_tag at = t->r[i + 1];
-		uint64_t v = reg[i + 1], size = 0;
-		bool or_null = a->flags & BPFVM_ARGF_OR_NULL;
-		switch (a->kind) {
-		case BPFVM_ARG_NONE:
-		case BPFVM_ARG_SIZE:
-		case BPFVM_ARG_CB_CTX:
-		case BPFVM_ARG_ADDR:
-		case BPFVM_ARG_MAP:
-			continue;
-		case BPFVM_ARG_ANYTHING:
-			if (is_ptr(at) && o->unpriv)
-				return oracle_fail(
-				    o, prog, ip,
-				    "helper %s arg %d: a %s pointer given as a value "
-				    "by an unprivileged program",
-				    hn, i + 1, tag_name(o, at));
-			continue;
-		case BPFVM_ARG_SCALAR:
-			if (is_ptr(at))
-				return oracle_fail(o, prog, ip,
-						   "helper %s arg %d: a %s pointer where the "
-						   "contract wants a scalar",
-						   hn, i + 1, tag_name(o, at));
-			continue;
-		case BPFVM_ARG_FUNC:
-			if (at.kind != OK_FUNC)
-				return oracle_fail(o, prog, ip,
-						   "helper %s arg %d: %s, not a callback", hn,
-						   i + 1, tag_name(o, at));
-			continue;
-		case BPFVM_ARG_CTX:
-			if (at.kind != OK_CTX || v != o->ctx)
-				return oracle_fail(o, prog, ip, "helper %s arg %d: %s, not the ctx",
-						   hn, i + 1, tag_name(o, at));
-			continue;
-		case BPFVM_ARG_SOCK:
-			if ((or_null && !v) || is_sock_tag(o, at))
-				continue;
-			return oracle_fail(o, prog, ip, "helper %s arg %d: %s, not a socket", hn,
-					   i + 1, tag_name(o, at));
-		case BPFVM_ARG_RINGBUF_MEM:
-			if (at.kind != OK_REGION || o->regions[at.idx].kind != OR_RINGBUF ||
-			    o->regions[at.idx].dead || o->regions[at.idx].base != v)
-				return oracle_fail(
-				    o, prog, ip, "helper %s arg %d: %s, not a live ringbuf record",
-				    hn, i + 1, tag_name(o, at));
-			continue;
-		case BPFVM_ARG_SPIN_LOCK: {
-			const struct oracle_region *r =
-			    at.kind == OK_REGION ? &o->regions[at.idx] : NULL;
-			if (!r || r->kind != OR_MAP_VALUE || !r->map)
-				return oracle_fail(o, prog, ip,
-						   "helper %s arg %d: %s, not a map value", hn,
-						   i + 1, tag_name(o, at));
-			if (!r->map->def.has_spin_lock || v != r->base + r->map->def.spin_lock_off)
-				return oracle_fail(o, prog, ip,
-						   "helper %s arg %d: value off %lld is not the "
-						   "map's bpf_spin_lock",
-						   hn, i + 1, (long long)(v - r->base));
-			if (!access_ok(o, prog, ip, at, v, 4, true, depth, "helper"))
-				return false;
-			continue;
-		}
-		case BPFVM_ARG_STR:
-			if (!access_ok(o, prog, ip, at, v, 1, false, depth, "helper"))
-				return false;
-			if (at.kind != OK_REGION || !o->regions[at.idx].ro)
-				return oracle_fail(o, prog, ip,
-						   "helper %s arg %d: format string not in a "
-						   "read-only map",
-						   hn, i + 1);
-			continue;
-		case BPFVM_ARG_MAP_KEY:
-		case BPFVM_ARG_MAP_VALUE:
-		case BPFVM_ARG_MEM:
-			size = arg_size(a, map, reg);
-			if (or_null && !v)
-				continue;
-			break;
-		default:
-			return oracle_fail(o, prog, ip,
-					   "helper %s arg %d: kind %u unknown to the "
-					   "oracle",
-					   hn, i + 1, a->kind);
-		}
-		if (!size)
-			continue;
-		bool out = a->access == BPFVM_MEM_UNINIT_WRITE;
-		bool write = out || a->access == BPFVM_MEM_WRITE;
-		if (!access_ok(o, prog, ip, at, v, size, false, depth, "helper") ||
-		    (write && !access_ok(o, prog, ip, at, v, size, true, depth, "helper")) ||
-		    (!out && !stack_bytes_ok(o, prog, ip, at, v, size, hn, i + 1)))
-			return false;
-		if (at.kind == OK_STACK && write)
-			for (uint64_t x = v & ~7ull; x < v + size; x += 8)
-				*slot_of(o, x) = tag_of(OK_SCALAR, 0);
-		if (size > ORACLE_BOUNCE_MAX || at.kind == OK_PKT)
-			continue;
-		struct bounce *x = &b[(*nb)++];
-		x->addr = v;
-		x->size = size;
-		x->arg = i;
-		x->out = out;
-		x->write = write;
-		x->buf = malloc(size);
-		x->orig = malloc(size);
-		if (!x->buf || !x->orig)
-			abort(); /* the oracle is a test tool */
-		if (out) {
-			for (uint64_t j = 0; j < size; j++)
-				x->buf[j] = poison(j);
-		} else {
-			memcpy(x->buf, (const void *)(uintptr_t)v, size);
-		}
-		memcpy(x->orig, x->buf, size);
-	}
-	*mapp = map;
-	return true;
-}
-
-/* After the call: read arguments unchanged, output arguments filled,
- * written ones copied back. */
-static bool check_bounces(struct oracle *o, const struct bpfvm_prog *prog,
-			  const struct bpfvm_insn *ip, const struct bpfvm_helper *h,
-			  struct bounce *b, int nb, uint64_t r0)
-{
-	bool ok = true;
-	for (int i = 0; i < nb && ok; i++) {
-		struct bounce *x = &b[i];
-		if (!x->write) {
-			for (uint64_t j = 0; j < x->size; j++)
-				if (x->buf[j] != x->orig[j]) {
-					ok = oracle_fail(o, prog, ip,
-							 "helper %s wrote byte %llu of a %llu-byte "
-							 "argument its contract says it only reads",
-							 h->name, (unsigned long long)j,
-							 (unsigned long long)x->size);
-					break;
-				}
-			continue;
-		}
-		/* a run of 4 or more untouched poison bytes (or all of a shorter
-		 * buffer): not written (a helper writing exactly the pattern
-		 * there is a 2^-32 chance) */
-		uint64_t run = 0;
-		for (uint64_t j = 0; x->out && j < x->size && ok; j++) {
-			run = x->buf[j] == poison(j) ? run + 1 : 0;
-			if (run == 4 || (x->size < 4 && run == x->size))
-				ok = oracle_fail(o, prog, ip,
-						 "helper %s left bytes %llu.. of its %llu-byte "
-						 "uninit-write argument unwritten (returned %lld)",
-						 h->name, (unsigned long long)(j + 1 - run),
-						 (unsigned long long)x->size, (long long)r0);
-		}
-		memcpy((void *)(uintptr_t)x->addr, x->buf, x->size);
-	}
-	for (int i = 0; i < nb; i++) {
-		free(b[i].buf);
-		free(b[i].orig);
-	}
-	return ok;
-}
-
-static bool ret_tag(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
-		    const struct bpfvm_helper *h, const struct bpfvm_map *map, const uint64_t *reg,
-		    uint64_t r0, struct oracle_tag *out)
-{
-	int r = -1;
-	*out = tag_of(OK_SCALAR, 0);
-	if (h->ret == BPFVM_RET_INTEGER && ((int64_t)r0 < h->ret_min || (int64_t)r0 > h->ret_max))
-		return oracle_fail(
-		    o, prog, ip, "helper %s returned %lld, outside its contract's [%lld, %lld]",
-		    h->name, (long long)r0, (long long)h->ret_min, (long long)h->ret_max);
-	if (!r0)
-		return true;
-	switch (h->ret) {
-	case BPFVM_RET_MAP_VALUE_OR_NULL:
-		if (!map)
-			break;
-		r = region_add(o,
-			       map->def.type == BPFVM_MAP_SK_STORAGE ? OR_SK_STORAGE : OR_MAP_VALUE,
-			       r0, map->def.value_size, map, map_ro(map));
-		break;
-	case BPFVM_RET_MEM_OR_NULL:
-		r = region_add(o, OR_RINGBUF, r0, reg[2], map, false);
-		break;
-	case BPFVM_RET_TCP_SOCK_OR_NULL:
-		r = region_add(o, OR_SOCK, r0, BPFVM_TCP_SOCK_VIEW_SIZE, NULL, true);
-		break;
-	case BPFVM_RET_BTF_TCP_SOCK_OR_NULL:
-		r = region_add(o, OR_SOCK, r0, o->btf_size[BPFVM_BTF_TCP_SOCK], NULL, true);
-		break;
-	case BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL:
-		r = region_add(o, OR_SOCK, r0, o->btf_size[BPFVM_BTF_MPTCP_SOCK], NULL, true);
-		break;
-	default:
-		return true;
-	}
-	if (r < 0)
-		return oracle_fail(o, prog, ip, "oracle region table full");
-	if (h->flags & BPFVM_HF_ACQUIRE)
-		o->refs++;
-	*out = tag_of(OK_REGION, (uint16_t)r);
-	return true;
-}
-
-/* What the call ended or began: records released, locks taken and given. */
-static void after_call(struct oracle *o, const struct bpfvm_helper *h, struct oracle_regs *t)
-{
-	for (int i = 0; i < 5; i++) {
-		const struct bpfvm_arg *a = &h->args[i];
-		struct oracle_tag at = t->r[i + 1];
-		bool release = a->flags & BPFVM_ARGF_RELEASE;
-		if (a->kind == BPFVM_ARG_RINGBUF_MEM && release) {
-			o->regions[at.idx].dead = true;
-			o->refs--;
-		} else if (a->kind == BPFVM_ARG_SPIN_LOCK) {
-			o->lock = release ? -1 : at.idx;
-		}
-	}
-}
-
-uint64_t oracle_helper(struct oracle *o, const struct bpfvm_prog *prog, const struct bpfvm_insn *ip,
-		       const struct bpfvm_helper *h, const uint64_t *reg, struct oracle_regs *t,
-		       struct bpfvm_run *run)
-{
-	struct bounce b[5];
-	int nb = 0;
-	const struct bpfvm_map *map = NULL;
-	/* the interpreter's live depth: the frame R10 names is the deepest */
-	uint32_t depth = (uint32_t)t->r[10].idx + 1;
-	bool locks = false, unlocks = false;
-	for (int i = 0; i < 5; i++)
-		if (h->args[i].kind == BPFVM_ARG_SPIN_LOCK) {
-			unlocks = h->args[i].flags & BPFVM_ARGF_RELEASE;
-			locks = !unlocks;
-		}
-	if (unlocks && o->lock < 0)
-		return oracle_fail(o, prog, ip, "bpf_spin_unlock without a held lock"), 0;
-	if (locks && o->lock >= 0)
-		return oracle_fail(o, prog, ip, "bpf_spin_lock while holding one"), 0;
-	if (!check_args(o, prog, ip, h, reg, t, depth, b, &nb, &map)) {
-		for (int i = 0; i < nb; i++)
-			free(b[i].buf), free(b[i].orig);
-		return 0;
-	}
-	uint64_t a[5];
-	memcpy(a, &reg[1], sizeof(a));
-	for (int i = 0; i < nb; i++)
-		a[b[i].arg] = (uint64_t)(uintptr_t)b[i].buf;
-	struct oracle_cb saved = o->cb;
-	o->cb = (struct oracle_cb){.map = map, .prog = prog};
-	memcpy(o->cb.cb_args, h->cb_args, sizeof(o->cb.cb_args));
-	for (int i = 0; i < 5; i++)
-		if (h->args[i].kind == BPFVM_ARG_CB_CTX)
-			o->cb.ctx_arg = t->r[i + 1];
-	uint32_t first = o->nregions;
-	uint64_t r0 = h->fn(a[0], a[1], a[2], a[3], a[4], run);
-	o->cb = saved;
-	/* a callback's key lives in the helper's frame: it dies with the call */
-	for (uint32_t i = first; i < o->nregions; i++)
-		if (o->regions[i].kind == OR_KEY)
-			o->regions[i].dead = true;
-	if (!check_bounces(o, prog, ip, h, b, nb, r0) || o->failed)
-		return 0;
-	after_call(o, h, t);
-	struct oracle_tag r0t;
-	if (!ret_tag(o, prog, ip, h, map, reg, r0, &r0t))
-		return 0;
-	t->r[0] = r0t;
-	for (int i = 1; i <= 5; i++)
-		t->r[i] = tag_of(OK_SCALAR, 0);
-	return r0;
 }

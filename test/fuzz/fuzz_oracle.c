@@ -234,194 +234,261 @@ static void helper_mem(struct gen *g, struct in *in)
 	access(g, in, 10, -72, 72);
 }
 
+/* ---- constructs: one shape each, its choices read from the input ---- */
+
+/* ctx write: reply, sk_txhash, or elsewhere */
+static void c_ctx_write(struct gen *g, struct in *in)
+{
+	static const int16_t offs[] = {4, 164, 8, 0, 192, 208};
+	uint8_t b = u8(in);
+	emit(g, I(BPF_STX | BPF_MEM | sizes[b & 3], 6, (b & 4) ? 10 : 9, offs[(b >> 3) % 6], 0));
+}
+
+/* map lookup, access at a chosen (maybe variable) offset */
+static void c_map_value(struct gen *g, struct in *in)
+{
+	size_t j = lookup(g, u8(in) & 1 ? M_ARRAY : M_HASH, u8(in) & 7);
+	if (u8(in) & 1) {
+		emit(g, I(BPF_LDX | BPF_MEM | BPF_W, 1, 0, 0, 0));
+		emit(g, I(BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, u8(in) & 15));
+		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0));
+	}
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
+	access(g, in, 0, -4, 24);
+	land(g, j);
+}
+
+/* packet: data, data_end, a guard of some kind, a read */
+static void c_packet(struct gen *g, struct in *in)
+{
+	size_t j;
+	uint8_t b = u8(in), n = u8(in) % 24;
+	emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 192, 0));
+	emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 3, 6, 200, 0));
+	if (b & 4) { /* the branch where data is NULL: reads through it */
+		j = jmp_fwd(g, BPF_JMP | BPF_JNE | BPF_K, 2, 0);
+		access(g, in, 2, 0, 8);
+		land(g, j);
+	}
+	size_t z = (b & 1) ? jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 2, 0) : (size_t)-1;
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, n));
+	j = jmp_fwd(g, (b & 2) ? (BPF_JMP | BPF_JGT | BPF_X) : (BPF_JMP | BPF_JGE | BPF_X), 4, 0);
+	g->insn[j].src = 3;
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 8, 2, 0, 0));
+	access(g, in, 2, -2, 26);
+	land(g, j);
+	if (z != (size_t)-1)
+		land(g, z);
+}
+
+/* a subprogram given fp, ctx, or a value pointer */
+static void c_subprog(struct gen *g, struct in *in, int depth)
+{
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, (u8(in) & 1) ? 6 : 10, 0, 0));
+	if (g->insn[g->n - 1].src == 10)
+		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -16));
+	sub_ref(g, 0, u8(in), u8(in), (uint8_t)depth);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 9, 0, 0, 0));
+	if (u8(in) & 1) { /* what it returned, as a frame offset */
+		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
+		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64));
+		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 2, 0, 0, 0));
+		emit(g, I(BPF_ST | BPF_MEM | BPF_B, 2, 0, 0, 1));
+	}
+}
+
+/* c 7: bpf_loop(n, cb, fp-16, 0); c 8: for_each_map_elem(array, cb, fp-16, 0) */
+static void c_callback(struct gen *g, struct in *in, uint8_t c, int depth)
+{
+	size_t j;
+	emit(g, I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 0));
+	emit(g, I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -24, 0));
+	sub_ref(g, 1, u8(in), (uint8_t)(c % 16), (uint8_t)depth);
+	if (c % 16 == 7)
+		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, u8(in) % 8));
+	else
+		ldmap(g, 1, u8(in) & 1 ? M_ARRAY : M_HASH, 1, 0);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -16));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0));
+	emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, c % 16 == 7 ? 181 : 164));
+	/* what the callback left in the caller's frame */
+	if (u8(in) & 1) {
+		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 1, 10, -16, 0));
+		j = jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 1, 0);
+		emit(g, I(BPF_LDX | BPF_MEM | BPF_B, 9, 1, 0, 0));
+		land(g, j);
+	}
+}
+
+/* tail call, index from a byte or the ctx */
+static void c_tail_call(struct gen *g, struct in *in)
+{
+	if (in_subprog && known_skip[KNOWN_TAIL_CALL_IN_SUBPROG]) {
+		(void)u8(in);
+		return;
+	}
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0));
+	ldmap(g, 2, M_PROGS, 1, 0);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, u8(in) % 3));
+	emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 12));
+}
+
+/* sk_storage get, use, maybe delete, use again */
+static void c_sk_storage(struct gen *g, struct in *in)
+{
+	uint8_t b = u8(in);
+	ldmap(g, 1, M_SKS, 1, 0);
+	emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 184, 0));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 1));
+	emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 107));
+	size_t j = jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 0, 0);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
+	access(g, in, 7, 0, 16);
+	if (b & 1) {
+		ldmap(g, 1, M_SKS, 1, 0);
+		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 184, 0));
+		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 108));
+		if ((b & 2) && !known_skip[KNOWN_SKS_USE_AFTER_DELETE])
+			access(g, in, 7, 0, 16);
+	}
+	land(g, j);
+}
+
+/* spin lock around an access; or a plain touch of the lock */
+static void c_spin_lock(struct gen *g, struct in *in)
+{
+	uint8_t b = u8(in);
+	size_t j = lookup(g, M_LOCK, 0);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
+	emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 93));
+	access(g, in, 7, 0, 16);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
+	emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 94));
+	if (b & 2)
+		access(g, in, 7, 0, 16);
+	land(g, j);
+}
+
+/* bounded loop over a stack walk */
+static void c_stack_loop(struct gen *g, struct in *in)
+{
+	uint8_t n = (uint8_t)(1 + u8(in) % 8);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 8, 0, 0, 0));
+	size_t top = g->n;
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 8, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_LSH | BPF_K, 3, 0, 0, 3));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 2, 3, 0, 0));
+	emit(g, I(BPF_STX | BPF_MEM | BPF_DW, 2, 9, 0, 0));
+	emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 8, 0, 0, 1));
+	emit(g, I(BPF_JMP | BPF_JLT | BPF_K, 8, 0, (int)top - (int)g->n - 1, n));
+}
+
+/* ringbuf reserve, write, submit / discard / forget */
+static void c_ringbuf(struct gen *g, struct in *in)
+{
+	uint8_t b = u8(in);
+	ldmap(g, 1, M_RINGBUF, 1, 0);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 8 + (b & 3) * 8));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0));
+	emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 131));
+	size_t j = jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 0, 0);
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
+	access(g, in, 7, 0, 40);
+	if (b & 12) {
+		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0));
+		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0));
+		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, (b & 4) ? 132 : 133));
+		if (b & 16)
+			access(g, in, 7, 0, 8);
+	}
+	land(g, j);
+}
+
+/* pointer arithmetic on fp with a bounded ctx scalar */
+static void c_fp_arith(struct gen *g, struct in *in)
+{
+	uint8_t b = u8(in);
+	emit(g, I(BPF_LDX | BPF_MEM | BPF_W, 3, 6, 4 * (b % 40), 0));
+	emit(g, I(BPF_ALU64 | BPF_AND | BPF_K, 3, 0, 0, (b & 0x40) ? 0x3f : 0x1ff));
+	emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
+	emit(g, I(BPF_ALU64 | (b & 0x80 ? BPF_SUB : BPF_ADD) | BPF_X, 2, 3, 0, 0));
+	access(g, in, 2, -80, 80);
+}
+
+/* leaks: a pointer into a map value, to ctx, as R0 */
+static void c_leak(struct gen *g, struct in *in)
+{
+	uint8_t b = u8(in);
+	if (b & 1) {
+		size_t j = lookup(g, M_ARRAY, 0);
+		emit(g, I(BPF_STX | BPF_MEM | BPF_DW, 0, (b & 2) ? 10 : 6, 0, 0));
+		land(g, j);
+	} else if (b & 2) {
+		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 9, 10, 0, 0));
+	} else { /* write through a rodata value (frozen .rodata) */
+		ldmap(g, 1, M_RODATA, 2, 0);
+		emit(g, I(BPF_ST | BPF_MEM | BPF_B, 1, 0, b >> 4, 0));
+	}
+}
+
+/* One construct chosen by the next input byte. A dispatch switch: each
+ * shape is its own function above. */
 static void construct(struct gen *g, struct in *in, int depth)
 {
 	uint8_t c = u8(in);
-	size_t j;
 	switch (c % 16) {
 	case 0: /* ctx read, any width and offset */
 		access(g, in, 6, 0, 220);
 		break;
-	case 1: { /* ctx write: reply, sk_txhash, or elsewhere */
-		static const int16_t offs[] = {4, 164, 8, 0, 192, 208};
-		uint8_t b = u8(in);
-		emit(g, I(BPF_STX | BPF_MEM | sizes[b & 3], 6, (b & 4) ? 10 : 9, offs[(b >> 3) % 6],
-			  0));
+	case 1:
+		c_ctx_write(g, in);
 		break;
-	}
-	case 2: /* map lookup, access at a chosen (maybe variable) offset */
-		j = lookup(g, u8(in) & 1 ? M_ARRAY : M_HASH, u8(in) & 7);
-		if (u8(in) & 1) {
-			emit(g, I(BPF_LDX | BPF_MEM | BPF_W, 1, 0, 0, 0));
-			emit(g, I(BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, u8(in) & 15));
-			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0));
-		}
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
-		access(g, in, 0, -4, 24);
-		land(g, j);
+	case 2:
+		c_map_value(g, in);
 		break;
-	case 3: { /* packet: data, data_end, a guard of some kind, a read */
-		uint8_t b = u8(in), n = u8(in) % 24;
-		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 192, 0));
-		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 3, 6, 200, 0));
-		if (b & 4) { /* the branch where data is NULL: reads through it */
-			j = jmp_fwd(g, BPF_JMP | BPF_JNE | BPF_K, 2, 0);
-			access(g, in, 2, 0, 8);
-			land(g, j);
-		}
-		size_t z = (b & 1) ? jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 2, 0) : (size_t)-1;
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, n));
-		j = jmp_fwd(g, (b & 2) ? (BPF_JMP | BPF_JGT | BPF_X) : (BPF_JMP | BPF_JGE | BPF_X),
-			    4, 0);
-		g->insn[j].src = 3;
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 8, 2, 0, 0));
-		access(g, in, 2, -2, 26);
-		land(g, j);
-		if (z != (size_t)-1)
-			land(g, z);
+	case 3:
+		c_packet(g, in);
 		break;
-	}
 	case 4:
 	case 5:
 		helper_mem(g, in);
 		break;
-	case 6: /* a subprogram given fp, ctx, or a value pointer */
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, (u8(in) & 1) ? 6 : 10, 0, 0));
-		if (g->insn[g->n - 1].src == 10)
-			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -16));
-		sub_ref(g, 0, u8(in), u8(in), (uint8_t)depth);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 9, 0, 0, 0));
-		if (u8(in) & 1) { /* what it returned, as a frame offset */
-			emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
-			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64));
-			emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 2, 0, 0, 0));
-			emit(g, I(BPF_ST | BPF_MEM | BPF_B, 2, 0, 0, 1));
-		}
+	case 6:
+		c_subprog(g, in, depth);
 		break;
-	case 7: /* bpf_loop(n, cb, fp-16, 0) */
-	case 8: /* for_each_map_elem(array, cb, fp-16, 0) */
-		emit(g, I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 0));
-		emit(g, I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -24, 0));
-		sub_ref(g, 1, u8(in), (uint8_t)(c % 16), (uint8_t)depth);
-		if (c % 16 == 7)
-			emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, u8(in) % 8));
-		else
-			ldmap(g, 1, u8(in) & 1 ? M_ARRAY : M_HASH, 1, 0);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -16));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0));
-		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, c % 16 == 7 ? 181 : 164));
-		/* what the callback left in the caller's frame */
-		if (u8(in) & 1) {
-			emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 1, 10, -16, 0));
-			j = jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 1, 0);
-			emit(g, I(BPF_LDX | BPF_MEM | BPF_B, 9, 1, 0, 0));
-			land(g, j);
-		}
+	case 7:
+	case 8:
+		c_callback(g, in, c, depth);
 		break;
-	case 9: /* tail call, index from a byte or the ctx */
-		if (in_subprog && known_skip[KNOWN_TAIL_CALL_IN_SUBPROG]) {
-			(void)u8(in);
-			break;
-		}
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0));
-		ldmap(g, 2, M_PROGS, 1, 0);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, u8(in) % 3));
-		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 12));
+	case 9:
+		c_tail_call(g, in);
 		break;
-	case 10: { /* sk_storage get, use, maybe delete, use again */
-		uint8_t b = u8(in);
-		ldmap(g, 1, M_SKS, 1, 0);
-		emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 184, 0));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 1));
-		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 107));
-		j = jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 0, 0);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
-		access(g, in, 7, 0, 16);
-		if (b & 1) {
-			ldmap(g, 1, M_SKS, 1, 0);
-			emit(g, I(BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 184, 0));
-			emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 108));
-			if ((b & 2) && !known_skip[KNOWN_SKS_USE_AFTER_DELETE])
-				access(g, in, 7, 0, 16);
-		}
-		land(g, j);
+	case 10:
+		c_sk_storage(g, in);
 		break;
-	}
-	case 11: { /* spin lock around an access; or a plain touch of the lock */
-		uint8_t b = u8(in);
-		j = lookup(g, M_LOCK, 0);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
-		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 93));
-		access(g, in, 7, 0, 16);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, (b & 1) ? 4 : 0));
-		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 94));
-		if (b & 2)
-			access(g, in, 7, 0, 16);
-		land(g, j);
+	case 11:
+		c_spin_lock(g, in);
 		break;
-	}
-	case 12: { /* bounded loop over a stack walk */
-		uint8_t n = (uint8_t)(1 + u8(in) % 8);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 8, 0, 0, 0));
-		size_t top = g->n;
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 8, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_LSH | BPF_K, 3, 0, 0, 3));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_X, 2, 3, 0, 0));
-		emit(g, I(BPF_STX | BPF_MEM | BPF_DW, 2, 9, 0, 0));
-		emit(g, I(BPF_ALU64 | BPF_ADD | BPF_K, 8, 0, 0, 1));
-		emit(g, I(BPF_JMP | BPF_JLT | BPF_K, 8, 0, (int)top - (int)g->n - 1, n));
+	case 12:
+		c_stack_loop(g, in);
 		break;
-	}
-	case 13: { /* ringbuf reserve, write, submit / discard / forget */
-		uint8_t b = u8(in);
-		ldmap(g, 1, M_RINGBUF, 1, 0);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 8 + (b & 3) * 8));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0));
-		emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, 131));
-		j = jmp_fwd(g, BPF_JMP | BPF_JEQ | BPF_K, 0, 0);
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0));
-		access(g, in, 7, 0, 40);
-		if (b & 12) {
-			emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0));
-			emit(g, I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0));
-			emit(g, I(BPF_JMP | BPF_CALL, 0, 0, 0, (b & 4) ? 132 : 133));
-			if (b & 16)
-				access(g, in, 7, 0, 8);
-		}
-		land(g, j);
+	case 13:
+		c_ringbuf(g, in);
 		break;
-	}
-	case 14: { /* pointer arithmetic on fp with a bounded ctx scalar */
-		uint8_t b = u8(in);
-		emit(g, I(BPF_LDX | BPF_MEM | BPF_W, 3, 6, 4 * (b % 40), 0));
-		emit(g, I(BPF_ALU64 | BPF_AND | BPF_K, 3, 0, 0, (b & 0x40) ? 0x3f : 0x1ff));
-		emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0));
-		emit(g, I(BPF_ALU64 | (b & 0x80 ? BPF_SUB : BPF_ADD) | BPF_X, 2, 3, 0, 0));
-		access(g, in, 2, -80, 80);
+	case 14:
+		c_fp_arith(g, in);
 		break;
-	}
-	default: { /* leaks: a pointer into a map value, to ctx, as R0 */
-		uint8_t b = u8(in);
-		if (b & 1) {
-			j = lookup(g, M_ARRAY, 0);
-			emit(g, I(BPF_STX | BPF_MEM | BPF_DW, 0, (b & 2) ? 10 : 6, 0, 0));
-			land(g, j);
-		} else if (b & 2) {
-			emit(g, I(BPF_ALU64 | BPF_MOV | BPF_X, 9, 10, 0, 0));
-		} else { /* write through a rodata value (frozen .rodata) */
-			ldmap(g, 1, M_RODATA, 2, 0);
-			emit(g, I(BPF_ST | BPF_MEM | BPF_B, 1, 0, b >> 4, 0));
-		}
+	default:
+		c_leak(g, in);
 		break;
-	}
 	}
 }
 

@@ -186,15 +186,10 @@ struct result {
 	uint32_t srtt_us, rto_us;
 };
 
-static struct result run(const struct pattern *pt, uint64_t seed)
+/* Two stacks on the scripted path: B listening, A connecting with the
+ * pattern's recovery options. Returns B's listener. */
+static struct tcb *path_open(struct path *p, const struct pattern *pt, uint64_t seed)
 {
-	struct result res;
-	memset(&res, 0, sizeof(res));
-	struct path *p = calloc(1, sizeof(*p));
-	ck_assert_ptr_nonnull(p);
-	tpath_init(&p->w, RATE_BPS);
-	p->pat = pt;
-	p->rng = seed * 0x9e3779b97f4a7c15ull + 1;
 	for (int i = 0; i < 2; i++) {
 		struct tcp_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
@@ -220,6 +215,90 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	p->c[0]->sd = 0;
 	p->c[0]->sndbuf = 4u << 20;
 	ck_assert_int_eq(tcp_connect(p->w.tcp[0], p->c[0], &b4, 5001, p->w.now), -EINPROGRESS);
+	return l;
+}
+
+/* When the next thing happens: a delivery or a timer. While A is frozen,
+ * what it would send or time out waits until it wakes. */
+static uint64_t next_event(struct path *p, bool frozen)
+{
+	uint64_t next = UINT64_MAX;
+	for (unsigned i = 0; i < p->w.nq; i++) {
+		uint64_t at = p->w.q[i].at;
+		if (frozen && p->w.q[i].to == 0 && at < p->frozen_until)
+			at = p->frozen_until;
+		if (at < next)
+			next = at;
+	}
+	for (int i = 0; i < 2; i++) {
+		uint64_t d = tcp_next_deadline(p->w.tcp[i]);
+		if (frozen && i == 0 && d < p->frozen_until)
+			d = p->frozen_until;
+		if (d < next)
+			next = d;
+	}
+	return next;
+}
+
+/* What the run measured, from the path and A's connection and stack. */
+static void result_fill(struct result *res, struct path *p, uint64_t rcvd, uint64_t t0)
+{
+	struct tcb *a = p->c[0];
+	res->ok = !p->bad[0] && rcvd == TOTAL;
+	res->ns = p->w.now - t0;
+	res->retrans_bytes = a->bytes_retrans;
+	res->lost_bytes = p->lost_bytes;
+	res->data_segs = p->data_segs;
+	res->fast = (uint32_t)p->w.tcp[0]->stats.fast_retrans;
+	res->rto = (uint32_t)p->w.tcp[0]->stats.rto;
+	res->rack_lost = p->w.tcp[0]->stats.rack_lost;
+	res->tlp_probes = p->w.tcp[0]->stats.tlp_probes;
+	res->tlp_recovered = p->w.tcp[0]->stats.tlp_recovered;
+	res->frto_spurious = p->w.tcp[0]->stats.frto_spurious;
+	res->freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
+	tcp_get_info(a, &res->ti);
+	res->acks_lost = (uint32_t)p->acks_lost;
+	res->undos = a->sb.undos;
+	res->discarded_bytes = p->w.tcp[1]->stats.ooo_drop * MSS_BYTES;
+	res->lost_segs = (uint32_t)p->lost_segs;
+	res->one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;
+	res->srtt_us = a->srtt_us8 >> 3;
+	res->one_queued_ns = p->one_q_drop + p->one_q_rtx;
+	res->rto_us = a->rto_us;
+}
+
+static void result_print(const struct result *res, const struct pattern *pt, uint64_t seed,
+			 const struct path *p)
+{
+	if (getenv("SKOPS_REC_REPORT") || !res->ok)
+		printf("recovery: %-10s seed %llu %s: %.3f s, goodput %.1f Mbit/s, lost %llu B in "
+		       "%llu segs, discarded %llu B, retrans %llu B, fast %u, rto %u, undone %u, "
+		       "rack lost %llu, tlp %llu/%llu, frto %llu, acks lost %u, one "
+		       "%.1f ms "
+		       "(queued %.1f), "
+		       "srtt %u us%s%s\n",
+		       pt->name, (unsigned long long)seed, res->ok ? "ok" : "FAILED",
+		       (double)res->ns / 1e9, (double)TOTAL * 8 / ((double)res->ns / 1e9) / 1e6,
+		       (unsigned long long)res->lost_bytes, (unsigned long long)p->lost_segs,
+		       (unsigned long long)res->discarded_bytes,
+		       (unsigned long long)res->retrans_bytes, res->fast, res->rto, res->undos,
+		       (unsigned long long)res->rack_lost, (unsigned long long)res->tlp_probes,
+		       (unsigned long long)res->tlp_recovered,
+		       (unsigned long long)res->frto_spurious, res->acks_lost,
+		       (double)res->one_ns / 1e6, (double)res->one_queued_ns / 1e6, res->srtt_us,
+		       p->bad[0] ? ": " : "", p->bad);
+}
+
+static struct result run(const struct pattern *pt, uint64_t seed)
+{
+	struct result res;
+	memset(&res, 0, sizeof(res));
+	struct path *p = calloc(1, sizeof(*p));
+	ck_assert_ptr_nonnull(p);
+	tpath_init(&p->w, RATE_BPS);
+	p->pat = pt;
+	p->rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	struct tcb *l = path_open(p, pt, seed);
 	static uint8_t buf[65536];
 	uint64_t sent = 0, rcvd = 0, t0 = 0;
 	bool one_seen = false;
@@ -266,22 +345,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 				 tcp_state_name(a->state));
 			break;
 		}
-		/* the next event: a delivery or a timer */
-		uint64_t next = UINT64_MAX;
-		for (unsigned i = 0; i < p->w.nq; i++) {
-			uint64_t at = p->w.q[i].at;
-			if (frozen && p->w.q[i].to == 0 && at < p->frozen_until)
-				at = p->frozen_until;
-			if (at < next)
-				next = at;
-		}
-		for (int i = 0; i < 2; i++) {
-			uint64_t d = tcp_next_deadline(p->w.tcp[i]);
-			if (frozen && i == 0 && d < p->frozen_until)
-				d = p->frozen_until;
-			if (d < next)
-				next = d;
-		}
+		uint64_t next = next_event(p, frozen);
 		if (next == UINT64_MAX) {
 			snprintf(p->bad, sizeof(p->bad), "stalled: nothing left to happen");
 			break;
@@ -305,44 +369,8 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 			tcp_timers(p->w.tcp[i], p->w.now);
 		check_inv(p);
 	}
-	struct tcb *a = p->c[0];
-	res.ok = !p->bad[0] && rcvd == TOTAL;
-	res.ns = p->w.now - t0;
-	res.retrans_bytes = a->bytes_retrans;
-	res.lost_bytes = p->lost_bytes;
-	res.data_segs = p->data_segs;
-	res.fast = (uint32_t)p->w.tcp[0]->stats.fast_retrans;
-	res.rto = (uint32_t)p->w.tcp[0]->stats.rto;
-	res.rack_lost = p->w.tcp[0]->stats.rack_lost;
-	res.tlp_probes = p->w.tcp[0]->stats.tlp_probes;
-	res.tlp_recovered = p->w.tcp[0]->stats.tlp_recovered;
-	res.frto_spurious = p->w.tcp[0]->stats.frto_spurious;
-	res.freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
-	tcp_get_info(a, &res.ti);
-	res.acks_lost = (uint32_t)p->acks_lost;
-	res.undos = a->sb.undos;
-	res.discarded_bytes = p->w.tcp[1]->stats.ooo_drop * MSS_BYTES;
-	res.lost_segs = (uint32_t)p->lost_segs;
-	res.one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;
-	res.srtt_us = a->srtt_us8 >> 3;
-	res.one_queued_ns = p->one_q_drop + p->one_q_rtx;
-	res.rto_us = a->rto_us;
-	if (getenv("SKOPS_REC_REPORT") || !res.ok)
-		printf("recovery: %-10s seed %llu %s: %.3f s, goodput %.1f Mbit/s, lost %llu B in "
-		       "%llu segs, discarded %llu B, retrans %llu B, fast %u, rto %u, undone %u, "
-		       "rack lost %llu, tlp %llu/%llu, frto %llu, acks lost %u, one "
-		       "%.1f ms "
-		       "(queued %.1f), "
-		       "srtt %u us%s%s\n",
-		       pt->name, (unsigned long long)seed, res.ok ? "ok" : "FAILED",
-		       (double)res.ns / 1e9, (double)TOTAL * 8 / ((double)res.ns / 1e9) / 1e6,
-		       (unsigned long long)res.lost_bytes, (unsigned long long)p->lost_segs,
-		       (unsigned long long)res.discarded_bytes,
-		       (unsigned long long)res.retrans_bytes, res.fast, res.rto, res.undos,
-		       (unsigned long long)res.rack_lost, (unsigned long long)res.tlp_probes,
-		       (unsigned long long)res.tlp_recovered, (unsigned long long)res.frto_spurious,
-		       res.acks_lost, (double)res.one_ns / 1e6, (double)res.one_queued_ns / 1e6,
-		       res.srtt_us, p->bad[0] ? ": " : "", p->bad);
+	result_fill(&res, p, rcvd, t0);
+	result_print(&res, pt, seed, p);
 	ck_assert_msg(res.ok, "%s seed %llu: %s (received %llu of %u)", pt->name,
 		      (unsigned long long)seed, p->bad[0] ? p->bad : "incomplete",
 		      (unsigned long long)rcvd, TOTAL);
