@@ -316,7 +316,7 @@ static void run(struct skopsd *d)
 			drain_end = stack_now_ns(d->st) + SKOPSD_DRAIN_NS;
 		}
 		int work = stack_poll(d->st);
-		srv_expire_tickets(d);
+		req_expire_tickets(d);
 		if (stats_asked) {
 			stats_asked = 0;
 			stats_dump(d, ++stats_seq);
