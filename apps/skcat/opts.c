@@ -188,4 +188,3 @@ void skcat_parse_args(struct skcat *k, int argc, char **argv)
 	if (k->conns > 1 && !(k->listen && k->echo))
 		skcat_die("--conns needs -l and --echo (stdin and stdout serve one connection)");
 }
-
