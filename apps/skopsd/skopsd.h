@@ -1,5 +1,6 @@
-/* skopsd internals: the daemon (skopsd.c), its clients and their control
- * requests (srv.c), and the sockets' shared-memory rings (dsock.c). */
+/* skopsd internals: the daemon (skopsd.c), the control server (srv.c) and
+ * its requests (req.h), the sockets (dsock.c) and their pumps (stream.c,
+ * dgram.c); docs/skopsd.md "Layers" says which calls which. */
 #ifndef SKOPS_APPS_SKOPSD_H
 #define SKOPS_APPS_SKOPSD_H
 
