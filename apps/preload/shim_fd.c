@@ -41,10 +41,15 @@ static void fdtab_init(void)
 	fdtab = calloc(fdtab_len, sizeof(*fdtab));
 }
 
-struct shim_fd *shim_fd(int fd)
+void shim_fd_init(void)
 {
 	shim_init();
 	pthread_once(&fd_once, fdtab_init);
+}
+
+struct shim_fd *shim_fd(int fd)
+{
+	shim_fd_init();
 	return fd >= 0 && (size_t)fd < fdtab_len && fdtab ? &fdtab[fd] : NULL;
 }
 

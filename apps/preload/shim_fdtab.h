@@ -27,6 +27,9 @@ struct shim_fd {
 };
 
 /* shim_fd.c */
+/* the table, sized by RLIMIT_NOFILE (once: at load, so no vfork child
+ * allocates it) */
+void shim_fd_init(void);
 struct shim_fd *shim_fd(int fd); /* NULL when fd is out of the table's range */
 static inline struct ssock *shim_sock(int fd)
 {

@@ -19,7 +19,7 @@ __attribute__((constructor)) static void shim_ctor(void)
 	shim_transport_up(&up);
 	shim_wait_up(&up);
 	shim_fd_up(shim_epoll_forget);
-	shim_init();
+	shim_fd_init();
 	shim_exec_adopt();
 	shim_inherit_scan();
 }

@@ -130,7 +130,8 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 		int n = shim_real.ppoll(p, ctl_fd >= 0 ? 2 : 1, tp, NULL);
 		/* the kernel restarts an untimed socket wait for an SA_RESTART
 		 * handler (sock_intr_errno), a timed one gives EINTR */
-		if (n < 0 && errno == EINTR && (timeout_ms > 0 || !up.sig_restart || !up.sig_restart()))
+		if (n < 0 && errno == EINTR &&
+		    (timeout_ms > 0 || !up.sig_restart || !up.sig_restart()))
 			return -EINTR;
 		if (n == 0)
 			return -EAGAIN;
