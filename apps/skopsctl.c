@@ -17,7 +17,7 @@
 #include "hooks.h"
 #include "loadpriv.h"
 #include "skopsctl_jited.h"
-#include "skopsd/skp_proto.h"
+#include "skp_proto.h"
 
 #define EXIT_REJECTED 1
 #define EXIT_USAGE    2

@@ -1,4 +1,4 @@
-/* appport: the port keys and sock_ops attach shared by skcat and skopsd. */
+/* appport: the port keys and sock_ops attach shared by the tools. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* appport: what skcat and skopsd share about a port: the port keys of the
+/* appport: what skcat, skopsd and skperf share about a port: the port keys of the
  * command line and config file (vdev, addr, gw, mtu, eal, port, promisc,
  * no-offload), and loading a sock_ops object and attaching it to a cgroup. */
 #ifndef SKOPS_APPS_APPPORT_H

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_fdtab.h"
 
 static size_t iov_total(const struct iovec *iov, size_t n)
 {
@@ -107,16 +107,6 @@ static int dg_dest(struct ssock *s, const struct sockaddr *to, socklen_t tolen, 
 	h->port = in6->sin6_port;
 	memcpy(h->addr, &in6->sin6_addr, 16);
 	return 0;
-}
-
-int shim_dg_soft_err(struct ssock *s, bool take)
-{
-	uint32_t seq = atomic_load_explicit(&s->shm->err_seq, memory_order_acquire);
-	if (seq == s->err_seen)
-		return 0;
-	if (take)
-		s->err_seen = seq;
-	return atomic_load(&s->shm->soft_err);
 }
 
 ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flags)
@@ -282,28 +272,6 @@ ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *msg, int flags)
 	}
 	pthread_mutex_unlock(&s->rx_lock);
 	return shim_ret(ret);
-}
-
-short shim_dg_ready(struct ssock *s, bool dead)
-{
-	struct skp_shm *m = s->shm;
-	bool err = atomic_load(&m->state) & SKP_ST_ERR;
-	bool soft = shim_dg_soft_err(s, false) != 0;
-	short ev = 0;
-	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
-	    err || dead)
-		ev |= POLLIN;
-	uint32_t used =
-	    atomic_load(&m->tx.head) - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
-	if (err || dead || (used <= SKP_RING_SIZE && SKP_RING_SIZE - used >= SKP_DGRAM_ROOM))
-		ev |= POLLOUT;
-	if (err || soft || dead)
-		ev |= POLLERR;
-	if (s->shut_rd) /* datagram_poll */
-		ev |= POLLIN | POLLRDHUP;
-	if (dead || (s->shut_rd && s->shut_wr))
-		ev |= POLLHUP;
-	return ev;
 }
 
 int shim_dg_next_len(struct ssock *s)

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_entry.h"
 
 #define EXPORT	 __attribute__((visibility("default")))
 #define ENV_NAME "SKOPS_EXEC="

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_fdtab.h"
 
 #define EXPORT	    __attribute__((visibility("default")))
 #define INHERIT_MAX 1024 /* eventfds looked at in one new image */

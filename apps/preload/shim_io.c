@@ -12,7 +12,7 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_entry.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_fdtab.h"
 
 static int sock_rpc(struct ssock *s, struct skp_req *req, struct skp_rep *rep)
 {

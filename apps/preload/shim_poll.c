@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim.h"
+#include "shim_entry.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 
-#include "shim.h"
+#include "shim_entry.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -15,7 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_entry.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

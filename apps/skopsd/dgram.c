@@ -87,7 +87,7 @@ static int dgram_tx(struct skopsd *d, struct dsock *s, bool *bad)
 	if (work) {
 		atomic_store_explicit(&s->shm->tx.tail, s->tx_tail, memory_order_release);
 		if (atomic_load(&s->shm->want) & SKP_WANT_OUT)
-			dsock_wake(s);
+			wake_app(s);
 	}
 	return work;
 }
@@ -130,7 +130,7 @@ static int dgram_rx(struct skopsd *d, struct dsock *s, bool *bad)
 	}
 	if (work) {
 		atomic_store_explicit(&s->shm->rx.head, s->rx_head, memory_order_release);
-		dsock_wake(s);
+		wake_app(s);
 	}
 	return work;
 }
@@ -145,7 +145,7 @@ int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad)
 		if (!skops_getsockopt(d->st, s->sd, SOL_SOCKET, SO_ERROR, &e, &l) && e) {
 			atomic_store(&s->shm->soft_err, e);
 			atomic_fetch_add_explicit(&s->shm->err_seq, 1, memory_order_release);
-			dsock_wake(s);
+			wake_app(s);
 			work++;
 		}
 	}

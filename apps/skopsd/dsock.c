@@ -1,5 +1,6 @@
-/* dsock: one application socket's shared memory, moved to and from the
- * stack. Every index read from the app is checked; a bad one resets the
+/* dsock: one application socket: its shared memory and eventfd, who holds
+ * it, and its life from create to close; dsock_pump runs its pump
+ * (stream.c, dgram.c), and an index the app wrote out of range resets the
  * connection (the app can only hurt its own sockets). */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,25 +18,6 @@
 #include "skopsd.h"
 
 #define DSOCK_CLOSE_NS (10ull * 1000000000ull) /* a close's tx flush, at most */
-
-/* The eventfd's open file is the app's too: a full counter is "already
- * signalled" (EAGAIN) while it is non-blocking; a write that would sleep
- * (the app cleared O_NONBLOCK) is cut short by the guard and the socket is
- * never written again (dsock_pump resets it). */
-void dsock_wake(struct dsock *s)
-{
-	uint64_t one = 1;
-	if (s->hostile)
-		return;
-	guard_begin();
-	ssize_t w = write(s->efd, &one, sizeof(one));
-	int e = errno;
-	guard_end();
-	if (w < 0 && e == EINTR)
-		s->hostile = true;
-	else if (w < 0 && e != EAGAIN)
-		perror("skopsd: eventfd");
-}
 
 /* The kernel's identity of an open file: kcmp(KCMP_FILE) on two fds of
  * our own needs no privilege, and orders files (0 the same, 1 a before b,
@@ -205,88 +187,6 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	d->socks[id] = NULL;
 }
 
-static void fail(struct dsock *s, int err)
-{
-	if (s->err)
-		return;
-	s->err = true;
-	atomic_store(&s->shm->err, err);
-	atomic_fetch_or(&s->shm->state, SKP_ST_ERR);
-	dsock_wake(s);
-}
-
-/* The app's bytes into the stack. */
-static int pump_tx(struct skopsd *d, struct dsock *s, bool *bad)
-{
-	int used =
-	    skp_ring_used(atomic_load_explicit(&s->shm->tx.head, memory_order_acquire), s->tx_tail);
-	if (used < 0) {
-		*bad = true;
-		return 0;
-	}
-	int work = 0;
-	while (used > 0 && !s->err) {
-		uint32_t n = skp_ring_span(s->tx_tail, (uint32_t)used);
-		ssize_t w = skops_send(d->st, s->sd,
-				       s->shm->txbuf + (s->tx_tail & (SKP_RING_SIZE - 1)), n, 0);
-		if (w <= 0) {
-			if (w != -EAGAIN && w != -ENOTCONN)
-				fail(s, (int)-w);
-			break;
-		}
-		s->tx_tail += (uint32_t)w;
-		used -= (int)w;
-		work += (int)w;
-	}
-	if (work) {
-		atomic_store_explicit(&s->shm->tx.tail, s->tx_tail, memory_order_release);
-		if (atomic_load(&s->shm->want) & SKP_WANT_OUT)
-			dsock_wake(s);
-	}
-	return work;
-}
-
-/* The stack's bytes into the app's ring. */
-static int pump_rx(struct skopsd *d, struct dsock *s, bool *bad)
-{
-	uint32_t t = atomic_load_explicit(&s->shm->rx.tail, memory_order_acquire);
-	if (skp_ring_check_tail(s->rx_head, s->rx_tail, t)) {
-		*bad = true;
-		return 0;
-	}
-	s->rx_tail = t;
-	int work = 0;
-	while (!s->eof && !s->err) {
-		uint32_t room = SKP_RING_SIZE - (s->rx_head - s->rx_tail);
-		if (!room) {
-			atomic_store(&s->shm->rx_full, 1);
-			break;
-		}
-		uint32_t n = skp_ring_span(s->rx_head, room);
-		ssize_t r = skops_recv(d->st, s->sd,
-				       s->shm->rxbuf + (s->rx_head & (SKP_RING_SIZE - 1)), n, 0);
-		if (r == -EAGAIN || r == -ENOTCONN)
-			break;
-		if (r < 0) {
-			fail(s, (int)-r);
-			break;
-		}
-		if (r == 0) {
-			s->eof = true;
-			atomic_fetch_or(&s->shm->state, SKP_ST_EOF);
-			work++;
-			break;
-		}
-		s->rx_head += (uint32_t)r;
-		work += (int)r;
-	}
-	if (work) {
-		atomic_store_explicit(&s->shm->rx.head, s->rx_head, memory_order_release);
-		dsock_wake(s);
-	}
-	return work;
-}
-
 int dsock_pump(struct skopsd *d, unsigned id)
 {
 	struct dsock *s = d->socks[id];
@@ -298,7 +198,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 				(int)s->pid, id);
 		skops_abort(d->st, s->sd);
 		s->sd = -1;
-		fail(s, ECONNRESET);
+		wake_fail(s, ECONNRESET);
 		if (s->closing)
 			dsock_free(d, id);
 		return 1;
@@ -315,7 +215,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 					(int)s->pid, id);
 			skops_close(d->st, s->sd);
 			s->sd = -1;
-			fail(s, ECONNRESET);
+			wake_fail(s, ECONNRESET);
 		}
 		if (s->closing) {
 			if (s->sd >= 0)
@@ -345,7 +245,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 			else
 				atomic_fetch_and(&s->shm->state, ~SKP_ST_ACCEPT);
 			if (acc)
-				dsock_wake(s);
+				wake_app(s);
 			work++;
 		}
 		return work;
@@ -356,16 +256,12 @@ int dsock_pump(struct skopsd *d, unsigned id)
 	uint32_t st = atomic_load(&s->shm->state);
 	if ((ev & SKOPS_EV_OUT) && !(st & SKP_ST_CONNECTED)) {
 		atomic_fetch_or(&s->shm->state, SKP_ST_CONNECTED);
-		dsock_wake(s);
+		wake_app(s);
 		dsock_log(d, id, "established");
 		work++;
 	}
 	bool bad = false;
-	work += pump_tx(d, s, &bad);
-	/* closed: what arrives now stays in the stack, where skops_close finds
-	 * it unread and resets (as data after a kernel close) */
-	if (!s->closing)
-		work += pump_rx(d, s, &bad);
+	work += stream_pump(d, s, &bad);
 	if (bad) {
 		if (quota_note_ok(d))
 			fprintf(stderr,
@@ -373,7 +269,7 @@ int dsock_pump(struct skopsd *d, unsigned id)
 				(int)s->pid, id);
 		skops_abort(d->st, s->sd);
 		s->sd = -1;
-		fail(s, ECONNRESET);
+		wake_fail(s, ECONNRESET);
 		if (s->closing) {
 			dsock_free(d, id);
 			return 1;
@@ -384,8 +280,8 @@ int dsock_pump(struct skopsd *d, unsigned id)
 		int e = 0;
 		socklen_t l = sizeof(e);
 		skops_getsockopt(d->st, s->sd, SOL_SOCKET, SO_ERROR, &e, &l);
-		/* a reset after data: the data stays readable first (pump_rx ran) */
-		fail(s, e ? e : ECONNRESET);
+		/* a reset after data: the data stays readable first (stream_pump ran) */
+		wake_fail(s, e ? e : ECONNRESET);
 		work++;
 	}
 	int used = skp_ring_used(atomic_load(&s->shm->tx.head), s->tx_tail);

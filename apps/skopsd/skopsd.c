@@ -5,7 +5,7 @@
  *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
  *          [--group NAME] [--loopback-listen yes|no] [--uid-sockets N]
  *          [--uid-clients N] [--uid-tickets N] [--buf-mem MB] [-v]
- * The port keys are skcat's (apps/lib/appport.c); the config file takes
+ * The port options are every tool's (apps/lib/portopt.c); the config file takes
  * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
  * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
  * exit 0; SIGUSR1 logs one "stats" line of what it holds. docs/skopsd.md. */
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "appport.h"
+#include "portopt.h"
 #include "bpfvm.h"
 #include "cgroup.h"
 #include "clk.h"
@@ -109,11 +110,10 @@ static int parse_attach(struct attach *a, const char *v, char *err, size_t elen)
 	return 0;
 }
 
-static int opt_set(struct opts *o, const char *key, const char *val, char *err, size_t elen)
+/* skopsd's own keys (the port's are portopt's) */
+static int opt_set(void *arg, const char *key, const char *val, char *err, size_t elen)
 {
-	int rc = appport_set(&o->port, key, val, err, elen);
-	if (rc != -ENOENT)
-		return rc;
+	struct opts *o = arg;
 	if (!strcmp(key, "sock")) {
 		snprintf(o->sock_buf, sizeof(o->sock_buf), "%s", val);
 		o->sock_path = o->sock_buf;
@@ -167,11 +167,6 @@ static int opt_set(struct opts *o, const char *key, const char *val, char *err, 
 	return 0;
 }
 
-static int conf_cb(void *arg, const char *key, const char *val, char *err, size_t elen)
-{
-	return opt_set(arg, key, val, err, elen);
-}
-
 static void usage(void)
 {
 	fprintf(stderr,
@@ -186,59 +181,37 @@ static void usage(void)
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"vdev", required_argument, NULL, 1},
-	    {"addr", required_argument, NULL, 2},
-	    {"gw", required_argument, NULL, 3},
-	    {"mtu", required_argument, NULL, 4},
-	    {"eal", required_argument, NULL, 5},
-	    {"sock", required_argument, NULL, 6},
-	    {"attach", required_argument, NULL, 7},
-	    {"group", required_argument, NULL, 8},
-	    {"config", required_argument, NULL, 9},
-	    {"loopback-listen", required_argument, NULL, 10},
-	    {"uid-sockets", required_argument, NULL, 11},
-	    {"uid-clients", required_argument, NULL, 12},
-	    {"uid-tickets", required_argument, NULL, 13},
-	    {"buf-mem", required_argument, NULL, 14},
-	    {"run-budget", required_argument, NULL, 15},
+	    PORTOPT_OPTIONS,
+	    {"sock", required_argument, NULL, PORTOPT_TOOL(0)},
+	    {"attach", required_argument, NULL, PORTOPT_TOOL(1)},
+	    {"group", required_argument, NULL, PORTOPT_TOOL(2)},
+	    {"loopback-listen", required_argument, NULL, PORTOPT_TOOL(3)},
+	    {"uid-sockets", required_argument, NULL, PORTOPT_TOOL(4)},
+	    {"uid-clients", required_argument, NULL, PORTOPT_TOOL(5)},
+	    {"uid-tickets", required_argument, NULL, PORTOPT_TOOL(6)},
+	    {"buf-mem", required_argument, NULL, PORTOPT_TOOL(7)},
+	    {"run-budget", required_argument, NULL, PORTOPT_TOOL(8)},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {NULL,
-					   "vdev",
-					   "addr",
-					   "gw",
-					   "mtu",
-					   "eal",
-					   "sock",
-					   "attach",
-					   "group",
-					   NULL,
-					   "loopback-listen",
-					   "uid-sockets",
-					   "uid-clients",
-					   "uid-tickets",
-					   "buf-mem",
-					   "run-budget"};
-	char err[512];
-	int c;
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
-		if (c == 'v') {
+	struct portopt po = {.port = &o->port, .set = opt_set, .tool = o};
+	char err[1024];
+	int c, li = -1;
+	while ((c = getopt_long(argc, argv, "vh", lo, &li)) != -1) {
+		int rc = portopt_take(&po, lo, c, li, optarg, err, sizeof(err));
+		if (rc < 0)
+			die("%s", err);
+		if (rc == 0)
+			continue;
+		if (c == 'v')
 			o->verbose = true;
-		} else if (c == 9) {
-			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
-				die("%s", err);
-		} else if ((c >= 1 && c <= 8) || (c >= 10 && c <= 15)) {
-			if (opt_set(o, keys[c], optarg, err, sizeof(err)))
-				die("--%s: %s", keys[c], err);
-		} else {
+		else
 			usage();
-		}
 	}
 	if (optind != argc)
 		usage();
-	if (!o->port.net.naddrs)
-		die("no --addr given: the stack needs an address");
+	if (portopt_need_addr(&o->port))
+		die("%s", portopt_need_addr(&o->port));
 	if (!o->port.dev.nvdev && !o->port.dev.port && !o->port.dev.eal)
 		die("no port: give --vdev DEVARGS, or --eal/--config naming a device");
 	if (!o->sock_path)
@@ -343,7 +316,7 @@ static void run(struct skopsd *d)
 			drain_end = stack_now_ns(d->st) + SKOPSD_DRAIN_NS;
 		}
 		int work = stack_poll(d->st);
-		srv_expire_tickets(d);
+		req_expire_tickets(d);
 		if (stats_asked) {
 			stats_asked = 0;
 			stats_dump(d, ++stats_seq);

@@ -1,5 +1,6 @@
-/* skopsd internals: the daemon (skopsd.c), its clients and their control
- * requests (srv.c), and the sockets' shared-memory rings (dsock.c). */
+/* skopsd internals: the daemon (skopsd.c), the control server (srv.c) and
+ * its requests (req.h), the sockets (dsock.c) and their pumps (stream.c,
+ * dgram.c); docs/skopsd.md "Layers" says which calls which. */
 #ifndef SKOPS_APPS_SKOPSD_H
 #define SKOPS_APPS_SKOPSD_H
 
@@ -179,8 +180,16 @@ void srv_client(struct skopsd *d, unsigned ci);
 /* The client hung up (reset false: its sockets closed as the kernel closes a
  * dead process's fds) or skopsd exits (reset true). */
 void srv_drop_client(struct skopsd *d, unsigned ci, bool reset);
-/* Fork tickets nobody claimed in time release their holds. */
-void srv_expire_tickets(struct skopsd *d);
+/* req_fork.c: fork tickets nobody claimed in time release their holds. */
+void req_expire_tickets(struct skopsd *d);
+
+/* ctl.c: the control connection's messages */
+/* One reply and nfds fds (up to 2) with it: 0 or -errno. */
+int ctl_reply(int fd, const struct skp_rep *rep, const int *fds, int nfds);
+/* One request, the fds that came with it (up to 2, close-on-exec) and its
+ * sender's credentials (cr->pid 0: none came); recvmsg's return. */
+struct ucred;
+ssize_t ctl_request(int fd, struct skp_req *r, int *fds, int *nfds, struct ucred *cr);
 
 /* epoll data of a kernel loopback listener: this tag | the socket's id
  * (clients' are their index, their kick eventfds' 0x80000000 | index) */
@@ -199,8 +208,17 @@ void kloop_close(struct skopsd *d, struct dsock *s);
 int sockopt_set(struct skopsd *d, struct client *cl, struct dsock *s, const struct skp_req *r);
 int sockopt_get(struct skopsd *d, struct dsock *s, const struct skp_req *r, struct skp_rep *rep);
 
-/* dgram.c: a UDP socket's records between its rings and the stack */
+/* The pumps: a socket's data between its rings and the stack. *bad: an
+ * index or record the app wrote is out of range (the caller resets). */
+/* dgram.c: a UDP socket's records */
 int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad);
+/* stream.c: a TCP socket's bytes (received ones only while not closing) */
+int stream_pump(struct skopsd *d, struct dsock *s, bool *bad);
+
+/* wake.c: the app's eventfd (never again once it would block: hostile) */
+void wake_app(struct dsock *s);
+/* the connection failed with err (once): SKP_ST_ERR, then a wake */
+void wake_fail(struct dsock *s, int err);
 
 /* dsock.c */
 /* New shared memory and eventfd for sd; returns the id or -errno. */
@@ -223,6 +241,5 @@ void dsock_close(struct skopsd *d, unsigned id);
 void dsock_log(struct skopsd *d, unsigned id, const char *why);
 /* The app is gone: reset the connection, free everything now. */
 void dsock_abort(struct skopsd *d, unsigned id);
-void dsock_wake(struct dsock *s);
 
 #endif

@@ -19,6 +19,7 @@
 #include "dev/dev.h"
 #include "hooks.h"
 #include "net/net.h"
+#include "portopt.h"
 #include "skperf.h"
 
 volatile sig_atomic_t sp_quit;
@@ -112,13 +113,11 @@ static uint64_t need_size(const char *opt, const char *s, uint64_t min, uint64_t
 	return v;
 }
 
-/* A key of the command line or the config file: port keys go to appport,
- * the rest are skperf's own config keys. */
-static int opt_set(struct sp_opts *o, const char *key, const char *val, char *err, size_t elen)
+/* skperf's own keys of the command line or the config file (the port's
+ * are portopt's). */
+static int opt_set(void *arg, const char *key, const char *val, char *err, size_t elen)
 {
-	int rc = appport_set(&o->pt, key, val, err, elen);
-	if (rc != -ENOENT)
-		return rc;
+	struct sp_opts *o = arg;
 	if (o->nstr == 16) {
 		snprintf(err, elen, "too many options");
 		return -E2BIG;
@@ -134,7 +133,7 @@ static int opt_set(struct sp_opts *o, const char *key, const char *val, char *er
 	} else if (!strcmp(key, "cgroup")) {
 		o->cgroup = v;
 	} else if (!strcmp(key, "strict")) {
-		o->strict = !*v || !strcmp(v, "1") || !strcmp(v, "true");
+		o->strict = portopt_flag(v);
 	} else if (!strcmp(key, "max-conns") || !strcmp(key, "msl")) {
 		char *end;
 		unsigned long n = strtoul(v, &end, 10);
@@ -153,24 +152,8 @@ static int opt_set(struct sp_opts *o, const char *key, const char *val, char *er
 	return 0;
 }
 
-static int conf_cb(void *arg, const char *key, const char *val, char *err, size_t elen)
-{
-	return opt_set(arg, key, val, err, elen);
-}
-
 enum {
-	O_VDEV = 256,
-	O_ADDR,
-	O_GW,
-	O_MTU,
-	O_EAL,
-	O_CONFIG,
-	O_SOCKOPS,
-	O_CGROUP,
-	O_STRICT,
-	O_MAXCONNS,
-	O_MSL,
-	O_BIDIR,
+	O_BIDIR = 256,
 	O_CPORT,
 	O_RR,
 	O_CRR,
@@ -178,20 +161,40 @@ enum {
 	O_NOJIT,
 };
 
+/* What the options say together: a bad mix exits 2 with the usage. */
+static void check_args(struct sp_opts *o, bool client, bool time_set)
+{
+	if (o->server == client)
+		usage("give one of -s and -c HOST");
+	if (portopt_need_addr(&o->pt))
+		usage(portopt_need_addr(&o->pt));
+	if (o->cgroup && !o->nsockops)
+		usage("--cgroup needs --sockops");
+	if (o->reverse && o->bidir)
+		usage("-R and --bidir are exclusive");
+	if (o->rr_size && o->crr)
+		usage("--rr and --crr are exclusive");
+	if ((o->rr_size || o->crr) && (o->reverse || o->bidir || o->bytes || o->blocks))
+		usage("--rr/--crr run for -t seconds, without -R, --bidir, -n or -k");
+	if (o->crr && o->parallel > SP_CRR_MAX_INFLIGHT)
+		usage("--crr: -P at most 64 transactions in flight");
+	if ((o->bytes || o->blocks) && !time_set)
+		o->time_s = 0;
+	if (o->plain && client && !o->rr_size && !o->crr)
+		usage("--plain: the client runs --rr or --crr");
+	if (o->server && (client || o->reverse || o->bidir || o->rr_size || o->crr))
+		usage("test options belong to the client");
+}
+
 static void parse_args(struct sp_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"vdev", required_argument, NULL, O_VDEV},
-	    {"addr", required_argument, NULL, O_ADDR},
-	    {"gw", required_argument, NULL, O_GW},
-	    {"mtu", required_argument, NULL, O_MTU},
-	    {"eal", required_argument, NULL, O_EAL},
-	    {"config", required_argument, NULL, O_CONFIG},
-	    {"sockops", required_argument, NULL, O_SOCKOPS},
-	    {"cgroup", required_argument, NULL, O_CGROUP},
-	    {"strict", no_argument, NULL, O_STRICT},
-	    {"max-conns", required_argument, NULL, O_MAXCONNS},
-	    {"msl", required_argument, NULL, O_MSL},
+	    PORTOPT_OPTIONS,
+	    {"sockops", required_argument, NULL, PORTOPT_TOOL(0)},
+	    {"cgroup", required_argument, NULL, PORTOPT_TOOL(1)},
+	    {"strict", no_argument, NULL, PORTOPT_TOOL(2)},
+	    {"max-conns", required_argument, NULL, PORTOPT_TOOL(3)},
+	    {"msl", required_argument, NULL, PORTOPT_TOOL(4)},
 	    {"bidir", no_argument, NULL, O_BIDIR},
 	    {"cport", required_argument, NULL, O_CPORT},
 	    {"rr", required_argument, NULL, O_RR},
@@ -217,18 +220,24 @@ static void parse_args(struct sp_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const keys[] = {"vdev",    "addr",	"gw",	  "mtu",       "eal", NULL,
-					   "sockops", "cgroup", "strict", "max-conns", "msl"};
-	char err[512];
+	struct portopt po = {.port = &o->pt, .set = opt_set, .tool = o};
+	char err[1024];
 	bool client = false, time_set = false;
-	int c;
+	int c, li = -1;
 	o->port = 5201;
 	o->time_s = 10;
 	o->interval_s = 1;
 	o->parallel = 1;
 	o->max_conns = 16384;
 	o->msl_ms = 1000;
-	while ((c = getopt_long(argc, argv, "sc:p:t:n:k:l:P:RJi:C:w:M:N1h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sc:p:t:n:k:l:P:RJi:C:w:M:N1h", lo, &li)) != -1) {
+		int rc = portopt_take(&po, lo, c, li, optarg, err, sizeof(err));
+		if (rc < 0 && c == PORTOPT_CONFIG)
+			die("%s", err);
+		if (rc < 0)
+			usage(err);
+		if (rc == 0)
+			continue;
 		switch (c) {
 		case 's':
 			o->server = true;
@@ -300,45 +309,13 @@ static void parse_args(struct sp_opts *o, int argc, char **argv)
 		case O_NOJIT:
 			o->no_jit = true;
 			break;
-		case O_CONFIG:
-			if (dev_conf_read(optarg, conf_cb, o, err, sizeof(err)))
-				die("%s", err);
-			break;
 		default:
-			if (c >= O_VDEV && c <= O_MSL) {
-				if (opt_set(o, keys[c - O_VDEV], optarg, err, sizeof(err))) {
-					char why[600];
-					snprintf(why, sizeof(why), "--%s: %s", keys[c - O_VDEV],
-						 err);
-					usage(why);
-				}
-				break;
-			}
 			usage(NULL);
 		}
 	}
 	if (optind != argc)
 		usage("unexpected argument");
-	if (o->server == client)
-		usage("give one of -s and -c HOST");
-	if (!o->pt.net.naddrs)
-		usage("no --addr given: the stack needs an address");
-	if (o->cgroup && !o->nsockops)
-		usage("--cgroup needs --sockops");
-	if (o->reverse && o->bidir)
-		usage("-R and --bidir are exclusive");
-	if (o->rr_size && o->crr)
-		usage("--rr and --crr are exclusive");
-	if ((o->rr_size || o->crr) && (o->reverse || o->bidir || o->bytes || o->blocks))
-		usage("--rr/--crr run for -t seconds, without -R, --bidir, -n or -k");
-	if (o->crr && o->parallel > SP_CRR_MAX_INFLIGHT)
-		usage("--crr: -P at most 64 transactions in flight");
-	if ((o->bytes || o->blocks) && !time_set)
-		o->time_s = 0;
-	if (o->plain && client && !o->rr_size && !o->crr)
-		usage("--plain: the client runs --rr or --crr");
-	if (o->server && (client || o->reverse || o->bidir || o->rr_size || o->crr))
-		usage("test options belong to the client");
+	check_args(o, client, time_set);
 }
 
 void sp_pump(struct sp_app *a)

@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		srv_drop_client(&D, 0, true);
 	close(sp[1]);
 	S.now += 6000000000ull; /* past every ticket's lapse */
-	srv_expire_tickets(&D);
+	req_expire_tickets(&D);
 	for (int i = 0; i < 200 && pump_all(); i++)
 		if (!sim_step(&S))
 			S.now += 100000000ull;

@@ -245,7 +245,7 @@ START_TEST(eventfd_blocking_app)
 	ck_assert_int_eq(write(efd, &full, sizeof(full)), (ssize_t)sizeof(full));
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	dsock_wake(D.socks[id]);
+	wake_app(D.socks[id]);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	ck_assert_msg(ms < 200, "the wake took %ld ms", ms);

@@ -1,6 +1,9 @@
-/* shim_core: libc's functions, the connection to skopsd, the fd table,
- * readiness and blocking waits (a short spin, then the kernel's poll on the
- * socket's eventfd, so a blocked call holds no core and signals interrupt it). */
+/* shim_ctl: the bottom of the shim, its transport. libc's own functions
+ * beneath the interposed ones, which process this memory belongs to (a
+ * vfork child must leave its parent's connection alone), and the control
+ * connection to skopsd: HELLO, one request and its reply at a time, the
+ * kick eventfd. It calls nothing above it: what the layers above must do
+ * when a raw fork is found comes as a callback (shim_transport_up). */
 /* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
@@ -9,16 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <linux/kcmp.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "shim_transport.h"
 
-#define SHIM_SPIN 2000 /* readiness checks before a kernel wait */
 /* A request skopsd has not answered in this long (or a connect its full
  * backlog keeps waiting) takes the daemon for dead: an app never hangs on
  * a stuck daemon. SKOPS_RPC_TIMEOUT_MS sets it. */
@@ -32,21 +32,16 @@ static int ctl_fd = -1, kick_fd = -1;
 static uint32_t hello_flags; /* HELLO's SKP_F_*: the daemon's settings */
 static bool ctl_timed_out;   /* the last request failed for want of an answer */
 static _Atomic bool ctl_dead, announced;
-static struct shim_fd *fdtab;
-static size_t fdtab_len;
-static _Atomic int fd_hi = -1; /* the highest fd that ever named a skops socket */
 /* The process whose memory this is. A vfork child (vfork, posix_spawn,
  * system) runs in its parent's memory until it execs: it must leave the
  * parent's tables and connection alone (shim_foreign). */
 static pid_t owner_pid;
-/* A vfork child's dup/close of skops fds, kept apart from the parent's
- * table (which stays the parent's) for its exec; pid: whose they are. */
-static struct {
-	pid_t pid;
-	unsigned n;
-	int fd[SHIM_VF_MAX];
-	struct ssock *s[SHIM_VF_MAX]; /* NULL: fd closed there */
-} vf;
+static struct shim_up up; /* the layers above, set once at load */
+
+void shim_transport_up(const struct shim_up *u)
+{
+	up = *u;
+}
 
 static void *sym(const char *name)
 {
@@ -68,7 +63,7 @@ void shim_ctl_drop(void)
 	atomic_store(&ctl_dead, false);
 }
 
-static void atfork_child(void)
+void shim_fork_child(void)
 {
 	/* The parent's connection stays the parent's: the child talks to
 	 * skopsd on a connection of its own, made at its first socket. */
@@ -118,14 +113,8 @@ static void init_once(void)
 	r->pselect = sym("pselect");
 	r->epoll_ctl = sym("epoll_ctl");
 	r->epoll_pwait = sym("epoll_pwait");
-	struct rlimit rl;
-	fdtab_len = 65536;
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (1u << 20) && rl.rlim_cur > fdtab_len)
-		fdtab_len = rl.rlim_cur;
-	fdtab = calloc(fdtab_len, sizeof(*fdtab));
 	owner_pid = getpid();
-	pthread_atfork(NULL, NULL, atfork_child);
+	pthread_atfork(NULL, NULL, shim_fork_child);
 }
 
 /* pid's memory is ours (we are its vfork child): kcmp(KCMP_VM). When the
@@ -148,88 +137,16 @@ bool shim_foreign(void)
 	 * or _Fork, ran no atfork handler. It takes a connection of its own
 	 * and a hold on each socket it inherited (shim_inherit.c). */
 	int e = errno;
-	atfork_child();
-	shim_inherit_rehold();
+	shim_fork_child();
+	if (up.raw_fork_child)
+		up.raw_fork_child();
 	errno = e;
 	return false;
-}
-
-void shim_vf_note(int fd, struct ssock *s)
-{
-	pid_t me = getpid();
-	if (vf.pid != me) {
-		vf.pid = me;
-		vf.n = 0;
-	}
-	unsigned i = 0;
-	while (i < vf.n && vf.fd[i] != fd)
-		i++;
-	if (i == vf.n && vf.n < SHIM_VF_MAX)
-		vf.n++;
-	if (i < vf.n) {
-		vf.fd[i] = fd;
-		vf.s[i] = s;
-	}
-}
-
-struct ssock *shim_vf_sock(int fd)
-{
-	if (vf.pid == getpid())
-		for (unsigned i = 0; i < vf.n; i++)
-			if (vf.fd[i] == fd)
-				return vf.s[i];
-	return shim_sock(fd);
-}
-
-int shim_vf_fd(unsigned i, struct ssock **s)
-{
-	if (vf.pid != getpid() || i >= vf.n)
-		return -1;
-	*s = vf.s[i];
-	return vf.fd[i];
 }
 
 void shim_init(void)
 {
 	pthread_once(&once, init_once);
-}
-
-__attribute__((constructor)) static void shim_ctor(void)
-{
-	shim_init();
-	shim_exec_adopt();
-	shim_inherit_scan();
-}
-
-/* exit() closes a process's fds and the kernel FINs their connections
- * gracefully; skopsd sees only the control connection drop, which it must
- * take for a SIGKILL and answer with resets. So a normal exit (the
- * destructors run; not on _exit, exec or a signal) closes every skops
- * socket as close() does: this process's hold goes, and a socket no other
- * process holds is flushed and FINed by the daemon. */
-__attribute__((destructor)) static void shim_dtor(void)
-{
-	if (shim_foreign()) /* a vfork child's exit(): the sockets are its parent's */
-		return;
-	for (int fd = 0, hi = shim_fd_hi(); fd <= hi; fd++)
-		if (shim_sock(fd))
-			shim_fd_release(fd);
-}
-
-void shim_fd_set(int fd, struct ssock *s)
-{
-	struct shim_fd *e = shim_fd(fd);
-	if (!e)
-		return;
-	e->s = s;
-	for (int hi = atomic_load(&fd_hi);
-	     fd > hi && !atomic_compare_exchange_weak(&fd_hi, &hi, fd);)
-		;
-}
-
-int shim_fd_hi(void)
-{
-	return atomic_load(&fd_hi);
 }
 
 uint32_t shim_hello_flags(void)
@@ -250,63 +167,6 @@ void shim_ctl_set(int ctl, int kick, uint32_t flags)
 	ctl_fd = ctl;
 	kick_fd = kick;
 	atomic_store(&ctl_dead, false);
-}
-
-static bool any_sock(void)
-{
-	for (int fd = 0; fd <= atomic_load(&fd_hi); fd++)
-		if (fdtab[fd].s)
-			return true;
-	return false;
-}
-
-/* fork: the daemon's ticket keeps every socket of ours open until the child
- * has claimed its share (a close here right after fork, as servers do with
- * the connection they hand to a child, must not close the child's). */
-static pid_t fork_by(pid_t (*real)(void), bool atfork_runs)
-{
-	struct skp_req req = {.op = SKP_FORK};
-	struct skp_rep rep;
-	uint64_t ticket = any_sock() && !shim_rpc(&req, &rep, NULL, NULL) ? rep.token : 0;
-	pid_t pid = real();
-	if (pid == 0 && !atfork_runs)
-		atfork_child();
-	if (pid > 0 || !ticket)
-		return pid;
-	int e = errno;
-	/* the child (atfork_child dropped the parent's connection), or the
-	 * parent taking the ticket back when fork failed */
-	struct skp_req claim = {.op = SKP_CLAIM, .token = ticket};
-	int rc = pid < 0 || shim_daemon() ? shim_rpc(&claim, &rep, NULL, NULL) : -ECONNREFUSED;
-	if (rc && pid == 0)
-		fprintf(stderr, "skops: fork: pid %d does not share its parent's sockets (%s)\n",
-			(int)getpid(), strerror(-rc));
-	errno = e;
-	return pid;
-}
-
-__attribute__((visibility("default"))) pid_t fork(void)
-{
-	shim_init();
-	return fork_by(shim_real.fork, true);
-}
-
-/* glibc's fork without the atfork handlers (2.34 on): the same ticket, and
- * the child's part of atfork_child here */
-__attribute__((visibility("default"))) pid_t _Fork(void)
-{
-	shim_init();
-	if (!shim_real._Fork) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return fork_by(shim_real._Fork, false);
-}
-
-struct shim_fd *shim_fd(int fd)
-{
-	shim_init();
-	return fd >= 0 && (size_t)fd < fdtab_len && fdtab ? &fdtab[fd] : NULL;
 }
 
 static void announce(const char *path, int err)
@@ -472,6 +332,11 @@ int shim_ctl_live(void)
 	return atomic_load(&ctl_dead) ? -1 : ctl_fd;
 }
 
+int shim_ctl_fd(void)
+{
+	return ctl_fd;
+}
+
 void shim_ctl_hangup(void)
 {
 	atomic_store(&ctl_dead, true);
@@ -511,176 +376,10 @@ void shim_kick(void)
 		return; /* a full counter still wakes the daemon */
 }
 
-struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
-{
-	struct ssock *s = calloc(1, sizeof(*s));
-	void *m = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	shim_real.close(memfd);
-	if (!s || m == MAP_FAILED || ((struct skp_shm *)m)->magic != SKP_MAGIC) {
-		if (m != MAP_FAILED)
-			munmap(m, sizeof(struct skp_shm));
-		free(s);
-		return NULL;
-	}
-	s->refs = 1;
-	s->id = rep->id;
-	s->family = family;
-	s->type = SOCK_STREAM;
-	s->shm = m;
-	pthread_mutex_init(&s->rx_lock, NULL);
-	pthread_mutex_init(&s->tx_lock, NULL);
-	return s;
-}
-
-void shim_set_nonblock(struct ssock *s, bool nb)
-{
-	atomic_store(&s->shm->app_nonblock, nb);
-}
-
-void shim_sock_put(struct ssock *s)
-{
-	if (atomic_fetch_sub(&s->refs, 1) != 1)
-		return;
-	struct skp_req req = {.op = SKP_CLOSE, .id = s->id};
-	shim_send_only(&req);
-	munmap(s->shm, sizeof(struct skp_shm));
-	free(s);
-}
-
-short shim_ready(struct ssock *s)
-{
-	struct skp_shm *m = s->shm;
-	uint32_t st = atomic_load_explicit(&m->state, memory_order_acquire);
-	bool dead = atomic_load(&ctl_dead);
-	if (s->type == SOCK_DGRAM)
-		return shim_dg_ready(s, dead);
-	short ev = 0;
-	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
-	    (st & (SKP_ST_EOF | SKP_ST_ERR | SKP_ST_ACCEPT)) || dead)
-		ev |= POLLIN;
-	uint32_t used =
-	    atomic_load(&m->tx.head) - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
-	if ((st & SKP_ST_ERR) || dead ||
-	    ((st & SKP_ST_CONNECTED) && !(st & SKP_ST_WRCLOSED) && used < SKP_RING_SIZE))
-		ev |= POLLOUT;
-	if ((st & SKP_ST_ERR) || dead)
-		ev |= POLLERR | POLLHUP;
-	else if ((st & SKP_ST_EOF) && (st & SKP_ST_WRCLOSED))
-		ev |= POLLHUP;
-	if (st & SKP_ST_EOF)
-		ev |= POLLRDHUP;
-	return ev;
-}
-
-void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
-{
-	uint64_t v;
-	if (want & POLLOUT)
-		atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
-	/* the placeholder is the daemon's eventfd, opened non-blocking */
-	(void)!shim_real.read(fd, &v, sizeof(v));
-	if (rewrite && (shim_ready(s) & (want | POLLERR | POLLHUP))) {
-		v = 1;
-		(void)!shim_real.write(fd, &v, sizeof(v));
-	}
-}
-
-int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
-{
-	want |= POLLERR | POLLHUP;
-	for (int i = 0; i < SHIM_SPIN; i++) {
-		if (shim_ready(s) & want)
-			return 0;
-		__builtin_ia32_pause();
-	}
-	struct timespec end;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	for (;;) {
-		shim_sig_clear();
-		shim_arm(fd, s, want, false);
-		if (shim_ready(s) & want)
-			return 0;
-		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
-				      {.fd = ctl_fd, .events = POLLRDHUP}};
-		struct timespec left, now, *tp = NULL;
-		if (timeout_ms > 0) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			left.tv_sec = end.tv_sec - now.tv_sec;
-			left.tv_nsec = end.tv_nsec - now.tv_nsec;
-			if (left.tv_nsec < 0) {
-				left.tv_sec--;
-				left.tv_nsec += 1000000000L;
-			}
-			if (left.tv_sec < 0)
-				return -EAGAIN;
-			tp = &left;
-		}
-		int n = shim_real.ppoll(p, ctl_fd >= 0 ? 2 : 1, tp, NULL);
-		/* the kernel restarts an untimed socket wait for an SA_RESTART
-		 * handler (sock_intr_errno), a timed one gives EINTR */
-		if (n < 0 && errno == EINTR && (timeout_ms > 0 || !shim_sig_restart()))
-			return -EINTR;
-		if (n == 0)
-			return -EAGAIN;
-		if (n > 0 && (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR)))
-			atomic_store(&ctl_dead, true);
-	}
-}
-
-int shim_rx_block(int fd, struct ssock *s, int flags)
-{
-	if (shim_nonblock(s) || (flags & MSG_DONTWAIT))
-		return -EAGAIN;
-	pthread_mutex_unlock(&s->rx_lock);
-	int rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
-	pthread_mutex_lock(&s->rx_lock);
-	return rc;
-}
-
 ssize_t shim_ret(ssize_t ret)
 {
 	if (ret >= 0)
 		return ret;
 	errno = (int)-ret;
 	return -1;
-}
-
-void shim_fd_forget(int fd)
-{
-	struct shim_fd *e = shim_fd(fd);
-	struct ssock *s = e ? e->s : NULL;
-	if (!s)
-		return;
-	e->s = NULL;
-	shim_epoll_forget(fd);
-	if (atomic_fetch_sub(&s->refs, 1) == 1) {
-		munmap(s->shm, sizeof(struct skp_shm));
-		free(s);
-	}
-}
-
-void shim_fd_release(int fd)
-{
-	struct shim_fd *e = shim_fd(fd);
-	if (!e || (!e->s && !e->c))
-		return;
-	if (shim_foreign()) { /* a vfork child: the entry is its parent's */
-		shim_vf_note(fd, NULL);
-		return;
-	}
-	struct ssock *s = e->s;
-	struct shim_cand *c = e->c;
-	e->s = NULL;
-	e->c = NULL;
-	free(c);
-	if (s) {
-		shim_epoll_forget(fd);
-		shim_sock_put(s);
-	}
 }

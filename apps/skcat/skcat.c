@@ -39,7 +39,6 @@
  * TIME-WAIT); the kernel's 60 s would outlast any use of skcat. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -58,43 +57,14 @@
 #include "dev/dev.h"
 #include "hooks.h"
 #include "net/net.h"
+#include "skcat.h"
 #include "skops.h"
 
 #define SKCAT_BUF	  (256 * 1024)
-#define SKCAT_MAX_CONNS	  64
 #define SKCAT_ECHO_BUF	  (64 * 1024)
 #define SKCAT_LISTEN_BACK 8
 
-static volatile sig_atomic_t quit;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	quit = 1;
-}
-
-struct skcat {
-	struct appport pt; /* port keys, shared with skopsd */
-	const char *sockops, *cgroup, *cc, *pcap;
-	bool strict, info, listen, trace, verbose, echo, v6only, dump_maps;
-	const char *dump_maps_file;  /* NULL or "": stderr */
-	unsigned conns;		     /* connections to serve with -l (--conns) */
-	int tcp_ecn;		     /* --tcp-ecn; -1: the stack's default */
-	int syncookies;		     /* --tcp-syncookies; -1: the stack's default */
-	bool no_tlp;		     /* --tcp-early-retrans 0 */
-	uint32_t rmem_max, wmem_max; /* --tcp-rmem-max, --tcp-wmem-max; 0: the stack's */
-	bool pacing;		     /* --pacing */
-	uint64_t max_pacing_rate;    /* --max-pacing-rate; 0: not set */
-	uint64_t run_budget;	     /* --run-budget; 0: bpfvm's default */
-	struct hooks *hooks;	     /* ours when --sockops: --trace drains it */
-	double timeout_s;
-	char strs[32][256];
-	unsigned nstr;
-	const char *host, *port;
-};
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
+void skcat_die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -105,222 +75,12 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-static int opt_set(struct skcat *k, const char *key, const char *val, char *err, size_t elen)
-{
-	int rc = appport_set(&k->pt, key, val, err, elen);
-	if (rc != -ENOENT)
-		return rc;
-	if (k->nstr == 32) {
-		snprintf(err, elen, "too many options");
-		return -E2BIG;
-	}
-	char *v = k->strs[k->nstr++];
-	snprintf(v, 256, "%s", val ? val : "");
-	if (!strcmp(key, "sockops")) {
-		k->sockops = v;
-	} else if (!strcmp(key, "cgroup")) {
-		k->cgroup = v;
-	} else if (!strcmp(key, "strict")) {
-		k->strict = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
-	} else if (!strcmp(key, "cc")) {
-		k->cc = v;
-	} else if (!strcmp(key, "trace")) {
-		k->trace = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
-	} else if (!strcmp(key, "info")) {
-		k->info = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
-	} else if (!strcmp(key, "dump-maps")) {
-		k->dump_maps = true;
-		k->dump_maps_file = v;
-	} else if (!strcmp(key, "pcap")) {
-		k->pcap = v;
-	} else if (!strcmp(key, "timeout")) {
-		k->timeout_s = strtod(v, NULL);
-	} else if (!strcmp(key, "echo")) {
-		k->echo = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
-	} else if (!strcmp(key, "v6only")) {
-		k->v6only = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
-	} else if (!strcmp(key, "conns")) {
-		char *end;
-		unsigned long n = strtoul(v, &end, 10);
-		if (*end || n < 1 || n > SKCAT_MAX_CONNS) {
-			snprintf(err, elen, "bad connection count '%s' (1 to %d)", v,
-				 SKCAT_MAX_CONNS);
-			return -EINVAL;
-		}
-		k->conns = (unsigned)n;
-	} else if (!strcmp(key, "tcp-ecn")) {
-		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
-			snprintf(err, elen, "bad tcp_ecn '%s' (0, 1 or 2 as net.ipv4.tcp_ecn)", v);
-			return -EINVAL;
-		}
-		k->tcp_ecn = v[0] - '0';
-	} else if (!strcmp(key, "tcp-syncookies")) {
-		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
-			snprintf(err, elen,
-				 "bad tcp_syncookies '%s' (0, 1 or 2 as net.ipv4.tcp_syncookies)",
-				 v);
-			return -EINVAL;
-		}
-		k->syncookies = v[0] - '0';
-	} else if (!strcmp(key, "tcp-early-retrans")) {
-		if (strcmp(v, "0") && strcmp(v, "3")) {
-			snprintf(
-			    err, elen,
-			    "bad tcp_early_retrans '%s' (0 or 3 as net.ipv4.tcp_early_retrans)", v);
-			return -EINVAL;
-		}
-		k->no_tlp = v[0] == '0';
-	} else if (!strcmp(key, "pacing")) {
-		k->pacing = !val || !*val || !strcmp(val, "1") || !strcmp(val, "true");
-	} else if (!strcmp(key, "max-pacing-rate")) {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(v, &end, 10);
-		if (*end || !*v || errno || n == 0) {
-			snprintf(err, elen, "bad rate '%s' (bytes a second, at least 1)", v);
-			return -EINVAL;
-		}
-		k->max_pacing_rate = n;
-	} else if (!strcmp(key, "run-budget")) {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(v, &end, 0);
-		if (*end || !*v || errno || n == 0 || v[0] == '-') {
-			snprintf(err, elen, "bad run budget '%s' (units, at least 1)", v);
-			return -EINVAL;
-		}
-		k->run_budget = n;
-	} else if (!strcmp(key, "tcp-rmem-max") || !strcmp(key, "tcp-wmem-max")) {
-		char *end;
-		unsigned long n = strtoul(v, &end, 10);
-		if (*end || n < 4096 || n > INT32_MAX) {
-			snprintf(err, elen, "bad size '%s' (bytes, 4096 to %d)", v, INT32_MAX);
-			return -EINVAL;
-		}
-		*(key[4] == 'r' ? &k->rmem_max : &k->wmem_max) = (uint32_t)n;
-	} else {
-		snprintf(err, elen, "unknown key '%s'", key);
-		return -EINVAL;
-	}
-	return 0;
-}
+static volatile sig_atomic_t quit;
 
-static int conf_cb(void *arg, const char *key, const char *val, char *err, size_t elen)
+static void on_signal(int sig)
 {
-	return opt_set(arg, key, val, err, elen);
-}
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: skcat [OPTIONS] -l PORT | skcat [OPTIONS] HOST PORT\n"
-			"  --vdev DEVARGS --addr CIDR --gw ADDR --mtu N --eal \"ARGS\"\n"
-			"  --sockops FILE.o [--cgroup PATH] [--strict] --cc NAME --info\n"
-			"  --trace --config FILE --pcap FILE --timeout SECONDS -v\n"
-			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
-			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n"
-			"  --tcp-syncookies 0|1|2 --pacing --max-pacing-rate BYTES\n"
-			"  --run-budget UNITS\n");
-	exit(2);
-}
-
-static void parse_args(struct skcat *k, int argc, char **argv)
-{
-	static const struct option lo[] = {
-	    {"vdev", required_argument, NULL, 1},
-	    {"addr", required_argument, NULL, 2},
-	    {"gw", required_argument, NULL, 3},
-	    {"mtu", required_argument, NULL, 4},
-	    {"eal", required_argument, NULL, 5},
-	    {"sockops", required_argument, NULL, 6},
-	    {"cgroup", required_argument, NULL, 7},
-	    {"strict", no_argument, NULL, 8},
-	    {"cc", required_argument, NULL, 9},
-	    {"info", no_argument, NULL, 10},
-	    {"config", required_argument, NULL, 11},
-	    {"pcap", required_argument, NULL, 12},
-	    {"timeout", required_argument, NULL, 13},
-	    {"trace", no_argument, NULL, 14},
-	    {"echo", no_argument, NULL, 15},
-	    {"conns", required_argument, NULL, 16},
-	    {"v6only", no_argument, NULL, 17},
-	    {"tcp-ecn", required_argument, NULL, 18},
-	    {"dump-maps", optional_argument, NULL, 19},
-	    {"tcp-early-retrans", required_argument, NULL, 20},
-	    {"tcp-rmem-max", required_argument, NULL, 21},
-	    {"tcp-wmem-max", required_argument, NULL, 22},
-	    {"tcp-syncookies", required_argument, NULL, 23},
-	    {"pacing", no_argument, NULL, 24},
-	    {"max-pacing-rate", required_argument, NULL, 25},
-	    {"run-budget", required_argument, NULL, 26},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	static const char *const keys[] = {NULL,
-					   "vdev",
-					   "addr",
-					   "gw",
-					   "mtu",
-					   "eal",
-					   "sockops",
-					   "cgroup",
-					   "strict",
-					   "cc",
-					   "info",
-					   NULL,
-					   "pcap",
-					   "timeout",
-					   "trace",
-					   "echo",
-					   "conns",
-					   "v6only",
-					   "tcp-ecn",
-					   "dump-maps",
-					   "tcp-early-retrans",
-					   "tcp-rmem-max",
-					   "tcp-wmem-max",
-					   "tcp-syncookies",
-					   "pacing",
-					   "max-pacing-rate",
-					   "run-budget"};
-	char err[512];
-	int c;
-	while ((c = getopt_long(argc, argv, "l:vh", lo, NULL)) != -1) {
-		if (c == 'l') {
-			k->listen = true;
-			k->port = optarg;
-		} else if (c == 'v') {
-			k->verbose = true;
-		} else if (c == 11) {
-			if (dev_conf_read(optarg, conf_cb, k, err, sizeof(err)))
-				die("%s", err);
-		} else if (c >= 1 && c <= 26) {
-			if (opt_set(k, keys[c], optarg, err, sizeof(err)))
-				die("--%s: %s", keys[c], err);
-		} else {
-			usage();
-		}
-	}
-	int rest = argc - optind;
-	if (k->listen ? rest != 0 : rest != 2)
-		usage();
-	if (!k->listen) {
-		k->host = argv[optind];
-		k->port = argv[optind + 1];
-	}
-	char *end;
-	unsigned long p = strtoul(k->port, &end, 10);
-	if (*end || p == 0 || p > 65535)
-		die("bad port '%s'", k->port);
-	if (!k->pt.net.naddrs)
-		die("no --addr given: the stack needs an address");
-	if (k->cgroup && !k->sockops)
-		die("--cgroup needs --sockops");
-	if (k->dump_maps && !k->sockops)
-		die("--dump-maps needs --sockops");
-	if (!k->conns)
-		k->conns = 1;
-	if (k->conns > 1 && !(k->listen && k->echo))
-		die("--conns needs -l and --echo (stdin and stdout serve one connection)");
+	(void)sig;
+	quit = 1;
 }
 
 /* A numeric setting from the environment; bad values are an error, not a default. */
@@ -332,7 +92,7 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 	char *end;
 	unsigned long n = strtoul(v, &end, 10);
 	if (*end || n > UINT32_MAX)
-		die("%s: bad value '%s'", name, v);
+		skcat_die("%s: bad value '%s'", name, v);
 	return (uint32_t)n;
 }
 
@@ -448,7 +208,7 @@ static void write_all(int fd, const uint8_t *p, size_t n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			die("stdout: %s", strerror(errno));
+			skcat_die("stdout: %s", strerror(errno));
 		}
 		p += w;
 		n -= (size_t)w;
@@ -466,7 +226,7 @@ static void check_cc(const char *cc)
 	for (const char *p = av; (p = strstr(p, cc)); p += n)
 		if ((p == av || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return;
-	die("--cc %s: no such congestion control (available: %s)", cc, av);
+	skcat_die("--cc %s: no such congestion control (available: %s)", cc, av);
 }
 
 /* Keeps the stack running while sd is in TIME_WAIT, for 3 RTOs clamped to
@@ -502,13 +262,13 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	while (!quit) {
 		if (deadline && clk_now(clk) > deadline)
-			die("timeout");
+			skcat_die("timeout");
 		pump(k, st, &idle);
 		uint32_t ev = skops_events(st, sd);
 		if (ev & SKOPS_EV_ERR) {
 			int e = sock_error(st, sd);
 			if (e)
-				die("connection: %s", strerror(e));
+				skcat_die("connection: %s", strerror(e));
 		}
 		/* receive */
 		for (int i = 0; i < 64 && !peer_eof; i++) {
@@ -521,7 +281,7 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 			if (r == 0)
 				peer_eof = true;
 			else if (r != -EAGAIN)
-				die("recv: %s", strerror((int)-r));
+				skcat_die("recv: %s", strerror((int)-r));
 			break;
 		}
 		/* send */
@@ -534,7 +294,7 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 				} else if (r == 0) {
 					stdin_eof = true;
 				} else if (errno != EAGAIN && errno != EINTR) {
-					die("stdin: %s", strerror(errno));
+					skcat_die("stdin: %s", strerror(errno));
 				}
 			}
 			if (in_off < in_len) {
@@ -545,13 +305,13 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 					continue;
 				}
 				if (s != -EAGAIN)
-					die("send: %s", strerror((int)-s));
+					skcat_die("send: %s", strerror((int)-s));
 				break;
 			}
 			if (stdin_eof) {
 				int rc = skops_shutdown(st, sd, SHUT_WR);
 				if (rc)
-					die("shutdown: %s", strerror(-rc));
+					skcat_die("shutdown: %s", strerror(-rc));
 				shut = true;
 			}
 			break;
@@ -565,7 +325,7 @@ static int stream(struct skcat *k, struct stack *st, int sd, uint64_t deadline,
 				    (ti.unacked == 0 && ti.notsent == 0))
 					break;
 				if (deadline && clk_now(clk) > deadline)
-					die("timeout waiting for the last ACK");
+					skcat_die("timeout waiting for the last ACK");
 				if (skops_events(st, sd) & SKOPS_EV_ERR)
 					break;
 				pump(k, st, &idle);
@@ -654,7 +414,7 @@ static int serve_echo(struct skcat *k, struct stack *st, struct echo_conn *c, un
 		if (quit)
 			return 1;
 		if (deadline && clk_now(clk) > deadline)
-			die("timeout");
+			skcat_die("timeout");
 		pump(k, st, &idle);
 		unsigned left = 0;
 		for (unsigned i = 0; i < n; i++) {
@@ -685,7 +445,7 @@ static void log_accept(const struct skcat *k, struct stack *st, int sd)
 	if (!rc)
 		rc = skops_getsockname(st, sd, (struct sockaddr *)&l, &ll);
 	if (rc)
-		die("accepted connection: no address: %s", strerror(-rc));
+		skcat_die("accepted connection: no address: %s", strerror(-rc));
 	char pb[80], lb[80];
 	fprintf(stderr, "skcat: accepted %s on %s\n", appport_sa_str(&p, pb, sizeof(pb)),
 		appport_sa_str(&l, lb, sizeof(lb)));
@@ -703,7 +463,7 @@ static void set_max_pacing_rate(const struct skcat *k, struct stack *st, int sd)
 	uint64_t r = k->max_pacing_rate;
 	int rc = skops_setsockopt(st, sd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r));
 	if (rc)
-		die("SO_MAX_PACING_RATE %llu: %s", (unsigned long long)r, strerror(-rc));
+		skcat_die("SO_MAX_PACING_RATE %llu: %s", (unsigned long long)r, strerror(-rc));
 }
 
 static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
@@ -720,20 +480,20 @@ static void open_listeners(const struct skcat *k, struct stack *st, int lsd[2])
 		uint8_t fam = f ? AF_INET6 : AF_INET;
 		int s = skops_socket(st, fam, SOCK_STREAM);
 		if (s < 0)
-			die("socket: %s", strerror(-s));
+			skcat_die("socket: %s", strerror(-s));
 		int v6only = k->v6only;
 		int rc = fam == AF_INET6 ? skops_setsockopt(st, s, SOL_IPV6, IPV6_V6ONLY, &v6only,
 							    sizeof(v6only))
 					 : 0;
 		if (rc)
-			die("IPV6_V6ONLY: %s", strerror(-rc));
+			skcat_die("IPV6_V6ONLY: %s", strerror(-rc));
 		set_max_pacing_rate(k, st, s);
 		socklen_t l = appport_sockaddr(fam, NULL, port_of(k), &ss);
 		rc = skops_bind(st, s, (struct sockaddr *)&ss, l);
 		if (rc)
-			die("bind %s:%s: %s", f ? "[::]" : "0.0.0.0", k->port, strerror(-rc));
+			skcat_die("bind %s:%s: %s", f ? "[::]" : "0.0.0.0", k->port, strerror(-rc));
 		if ((rc = skops_listen(st, s, SKCAT_LISTEN_BACK)))
-			die("listen: %s", strerror(-rc));
+			skcat_die("listen: %s", strerror(-rc));
 		lsd[f] = s;
 	}
 }
@@ -745,20 +505,106 @@ static void dump_maps(const struct skcat *k, struct bpfvm_registry *reg)
 	const char *path = k->dump_maps_file;
 	FILE *f = path && *path ? fopen(path, "w") : stderr;
 	if (!f)
-		die("--dump-maps %s: %s", path, strerror(errno));
+		skcat_die("--dump-maps %s: %s", path, strerror(errno));
 	int rc = mapdump_json(f, reg, 1);
 	if (f != stderr && fclose(f) != 0 && !rc)
 		rc = -errno;
 	if (rc)
-		die("--dump-maps: %s", strerror(-rc));
+		skcat_die("--dump-maps: %s", strerror(-rc));
 }
 
-static void load_sockops(struct skcat *k, struct bpfvm_registry *reg, struct cg_tree *tree)
+/* --sockops: the runtime (a registry, one cgroup tree) and the program */
+static void load_sockops(struct skcat *k, struct bpfvm_registry **reg, struct cg_tree **tree)
 {
+	int rc = bpfvm_registry_create(reg);
+	if (!rc)
+		rc = cg_tree_create(&hooks_cg_prog_ops, 1, tree);
+	if (rc)
+		skcat_die("sockops runtime: %s", strerror(-rc));
+	bpfvm_registry_set_run_budget(*reg, k->run_budget);
 	char err[10240];
-	if (appport_attach(reg, tree, k->sockops, k->cgroup, CG_F_ALLOW_MULTI, k->strict, "skcat",
+	if (appport_attach(*reg, *tree, k->sockops, k->cgroup, CG_F_ALLOW_MULTI, k->strict, "skcat",
 			   err, sizeof(err)))
-		die("--sockops %s", err);
+		skcat_die("--sockops %s", err);
+}
+
+/* A connection to --host/--port, once it may send; failures exit. */
+static int connect_to(struct skcat *k, struct stack *st, struct clk *clk, uint64_t deadline,
+		      unsigned *idle)
+{
+	struct sockaddr_storage ss;
+	uint8_t fam, a[16];
+	if (net_ip_parse(k->host, &fam, a))
+		skcat_die("bad host '%s' (an IPv4 or IPv6 address)", k->host);
+	int sd = skops_socket(st, fam, SOCK_STREAM);
+	if (sd < 0)
+		skcat_die("socket: %s", strerror(-sd));
+	set_max_pacing_rate(k, st, sd);
+	socklen_t l = appport_sockaddr(fam, a, port_of(k), &ss);
+	int rc = skops_connect(st, sd, (struct sockaddr *)&ss, l);
+	if (rc && rc != -EINPROGRESS)
+		skcat_die("connect %s %s: %s", k->host, k->port, strerror(-rc));
+	for (;;) {
+		if (quit)
+			skcat_die("interrupted");
+		if (deadline && clk_now(clk) > deadline)
+			skcat_die("timeout connecting to %s %s", k->host, k->port);
+		pump(k, st, idle);
+		uint32_t ev = skops_events(st, sd);
+		if (ev & (SKOPS_EV_ERR | SKOPS_EV_HUP)) {
+			int e = sock_error(st, sd);
+			skcat_die("connect %s %s: %s", k->host, k->port,
+				  strerror(e ? e : ECONNREFUSED));
+		}
+		if (ev & SKOPS_EV_OUT)
+			break;
+	}
+	return sd;
+}
+
+/* The stack on dev (port's pool) with skcat's settings: the options, the
+ * sock_ops runtime when --sockops, and SKOPS_HZ/SKOPS_SYN_LINEAR_TIMEOUTS. */
+static struct stack *open_stack(struct skcat *k, struct dev *dev, struct dev *port, struct clk *clk,
+				struct cg_tree *tree, struct bpfvm_registry *reg)
+{
+	check_cc(k->cc);
+	struct stack_config sc = {0};
+	sc.cc = k->cc;
+	sc.net = k->pt.net;
+	sc.net.dev = dev;
+	sc.net.pool = dev_ethdev_pool(port);
+	sc.net.clk = clk;
+	sc.net.seed = appport_seed();
+	sc.cg_tree = tree;
+	sc.reg = reg;
+	sc.default_cgroup = k->cgroup;
+	int rc;
+	sc.hz = env_u32("SKOPS_HZ", 0);
+	sc.syn_linear_timeouts = env_u32("SKOPS_SYN_LINEAR_TIMEOUTS", 0);
+	if (tree) {
+		struct hooks_config hc = {.tree = tree, .reg = reg, .lcore = 0};
+		if ((rc = hooks_create(&hc, &k->hooks)))
+			skcat_die("hooks: %s", strerror(-rc));
+		sc.hooks = k->hooks;
+	}
+	sc.seed = appport_seed();
+	sc.no_tlp = k->no_tlp;
+	sc.tcp_rmem_max = k->rmem_max;
+	sc.tcp_wmem_max = k->wmem_max;
+	sc.pacing = k->pacing;
+	if (k->syncookies >= 0) {
+		sc.tcp_syncookies_set = true;
+		sc.tcp_syncookies = (uint8_t)k->syncookies;
+	}
+	if (k->tcp_ecn >= 0) {
+		sc.tcp_ecn_set = true;
+		sc.tcp_ecn = (uint8_t)k->tcp_ecn;
+	}
+	struct stack *st;
+	rc = stack_create(&sc, &st);
+	if (rc)
+		skcat_die("stack: %s", strerror(-rc));
+	return st;
 }
 
 int main(int argc, char **argv)
@@ -767,7 +613,7 @@ int main(int argc, char **argv)
 	k.pt.dev.prog = "skcat";
 	k.tcp_ecn = -1;
 	k.syncookies = -1;
-	parse_args(&k, argc, argv);
+	skcat_parse_args(&k, argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
@@ -775,7 +621,7 @@ int main(int argc, char **argv)
 	char err[512], log[2048];
 	struct dev *port, *dev;
 	if (dev_opts_open(&k.pt.dev, &port, log, sizeof(log), err, sizeof(err)))
-		die("%s", err);
+		skcat_die("%s", err);
 	if (getenv("SKCAT_VERBOSE"))
 		fputs(log, stderr);
 	struct clk clk;
@@ -785,64 +631,20 @@ int main(int argc, char **argv)
 	if (k.pcap) {
 		int rc = dev_pcap_create(port, k.pcap, &clk, &pc);
 		if (rc)
-			die("--pcap %s: %s", k.pcap, strerror(-rc));
+			skcat_die("--pcap %s: %s", k.pcap, strerror(-rc));
 		dev = pc;
 	}
 
 	struct bpfvm_registry *reg = NULL;
 	struct cg_tree *tree = NULL;
-	if (k.sockops) {
-		int rc = bpfvm_registry_create(&reg);
-		if (!rc)
-			rc = cg_tree_create(&hooks_cg_prog_ops, 1, &tree);
-		if (rc)
-			die("sockops runtime: %s", strerror(-rc));
-		bpfvm_registry_set_run_budget(reg, k.run_budget);
-		load_sockops(&k, reg, tree);
-	}
+	if (k.sockops)
+		load_sockops(&k, &reg, &tree);
 
-	check_cc(k.cc);
-	struct stack_config sc = {0};
-	sc.cc = k.cc;
-	sc.net = k.pt.net;
-	sc.net.dev = dev;
-	sc.net.pool = dev_ethdev_pool(port);
-	sc.net.clk = &clk;
-	sc.net.seed = appport_seed();
-	sc.cg_tree = tree;
-	sc.reg = reg;
-	sc.default_cgroup = k.cgroup;
-	int rc;
-	sc.hz = env_u32("SKOPS_HZ", 0);
-	sc.syn_linear_timeouts = env_u32("SKOPS_SYN_LINEAR_TIMEOUTS", 0);
-	if (tree) {
-		struct hooks_config hc = {.tree = tree, .reg = reg, .lcore = 0};
-		if ((rc = hooks_create(&hc, &k.hooks)))
-			die("hooks: %s", strerror(-rc));
-		sc.hooks = k.hooks;
-	}
-	sc.seed = appport_seed();
-	sc.no_tlp = k.no_tlp;
-	sc.tcp_rmem_max = k.rmem_max;
-	sc.tcp_wmem_max = k.wmem_max;
-	sc.pacing = k.pacing;
-	if (k.syncookies >= 0) {
-		sc.tcp_syncookies_set = true;
-		sc.tcp_syncookies = (uint8_t)k.syncookies;
-	}
-	if (k.tcp_ecn >= 0) {
-		sc.tcp_ecn_set = true;
-		sc.tcp_ecn = (uint8_t)k.tcp_ecn;
-	}
-	struct stack *st;
-	rc = stack_create(&sc, &st);
-	if (rc)
-		die("stack: %s", strerror(-rc));
+	struct stack *st = open_stack(&k, dev, port, &clk, tree, reg);
 
 	uint64_t deadline = k.timeout_s > 0 ? clk_now(&clk) + (uint64_t)(k.timeout_s * 1e9) : 0;
 	unsigned idle = 0;
 	int sd = -1;
-	struct sockaddr_storage ss;
 	static struct echo_conn conns[SKCAT_MAX_CONNS];
 	unsigned nacc = 0;
 	if (k.listen) {
@@ -852,7 +654,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "skcat: listening on port %s\n", k.port);
 		while (nacc < k.conns && !quit) {
 			if (deadline && clk_now(&clk) > deadline)
-				die("timeout waiting for a connection");
+				skcat_die("timeout waiting for a connection");
 			pump(&k, st, &idle);
 			for (int f = 0; f < 2 && nacc < k.conns; f++) {
 				if (lsd[f] < 0)
@@ -861,7 +663,7 @@ int main(int argc, char **argv)
 				if (a == -EAGAIN)
 					continue;
 				if (a < 0)
-					die("accept: %s", strerror(-a));
+					skcat_die("accept: %s", strerror(-a));
 				log_accept(&k, st, a);
 				conns[nacc++].sd = a;
 			}
@@ -874,35 +676,10 @@ int main(int argc, char **argv)
 				skops_close(st, lsd[f]);
 		sd = conns[0].sd;
 	} else {
-		uint8_t fam, a[16];
-		if (net_ip_parse(k.host, &fam, a))
-			die("bad host '%s' (an IPv4 or IPv6 address)", k.host);
-		sd = skops_socket(st, fam, SOCK_STREAM);
-		if (sd < 0)
-			die("socket: %s", strerror(-sd));
-		set_max_pacing_rate(&k, st, sd);
-		socklen_t l = appport_sockaddr(fam, a, port_of(&k), &ss);
-		rc = skops_connect(st, sd, (struct sockaddr *)&ss, l);
-		if (rc && rc != -EINPROGRESS)
-			die("connect %s %s: %s", k.host, k.port, strerror(-rc));
-		for (;;) {
-			if (quit)
-				die("interrupted");
-			if (deadline && clk_now(&clk) > deadline)
-				die("timeout connecting to %s %s", k.host, k.port);
-			pump(&k, st, &idle);
-			uint32_t ev = skops_events(st, sd);
-			if (ev & (SKOPS_EV_ERR | SKOPS_EV_HUP)) {
-				int e = sock_error(st, sd);
-				die("connect %s %s: %s", k.host, k.port,
-				    strerror(e ? e : ECONNREFUSED));
-			}
-			if (ev & SKOPS_EV_OUT)
-				break;
-		}
+		sd = connect_to(&k, st, &clk, deadline, &idle);
 	}
 	if (quit)
-		die("interrupted");
+		skcat_die("interrupted");
 	int status;
 	if (k.echo && k.listen) {
 		status = serve_echo(&k, st, conns, nacc, deadline, &clk);

@@ -1,0 +1,151 @@
+/* shim_wait: the bottom of the shim, with shim_ctl.c: a socket's
+ * readiness as its shared memory says (stream and datagram rings), arming
+ * its eventfd for a kernel wait, and blocking waits: a short spin, then
+ * the kernel's poll on the socket's eventfd, so a blocked call holds no
+ * core and signals interrupt it. Which signal interrupted a wait is the
+ * signal wrappers' to say (shim_transport_up). */
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <time.h>
+
+#include "shim_transport.h"
+
+#define SHIM_SPIN 2000 /* readiness checks before a kernel wait */
+
+static struct shim_up up; /* the layers above, set once at load */
+
+void shim_wait_up(const struct shim_up *u)
+{
+	up = *u;
+}
+
+int shim_dg_soft_err(struct ssock *s, bool take)
+{
+	uint32_t seq = atomic_load_explicit(&s->shm->err_seq, memory_order_acquire);
+	if (seq == s->err_seen)
+		return 0;
+	if (take)
+		s->err_seen = seq;
+	return atomic_load(&s->shm->soft_err);
+}
+
+short shim_dg_ready(struct ssock *s, bool dead)
+{
+	struct skp_shm *m = s->shm;
+	bool err = atomic_load(&m->state) & SKP_ST_ERR;
+	bool soft = shim_dg_soft_err(s, false) != 0;
+	short ev = 0;
+	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
+	    err || dead)
+		ev |= POLLIN;
+	uint32_t used =
+	    atomic_load(&m->tx.head) - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
+	if (err || dead || (used <= SKP_RING_SIZE && SKP_RING_SIZE - used >= SKP_DGRAM_ROOM))
+		ev |= POLLOUT;
+	if (err || soft || dead)
+		ev |= POLLERR;
+	if (s->shut_rd) /* datagram_poll */
+		ev |= POLLIN | POLLRDHUP;
+	if (dead || (s->shut_rd && s->shut_wr))
+		ev |= POLLHUP;
+	return ev;
+}
+
+short shim_ready(struct ssock *s)
+{
+	struct skp_shm *m = s->shm;
+	uint32_t st = atomic_load_explicit(&m->state, memory_order_acquire);
+	bool dead = shim_daemon_dead();
+	if (s->type == SOCK_DGRAM)
+		return shim_dg_ready(s, dead);
+	short ev = 0;
+	if (atomic_load_explicit(&m->rx.head, memory_order_acquire) != atomic_load(&m->rx.tail) ||
+	    (st & (SKP_ST_EOF | SKP_ST_ERR | SKP_ST_ACCEPT)) || dead)
+		ev |= POLLIN;
+	uint32_t used =
+	    atomic_load(&m->tx.head) - atomic_load_explicit(&m->tx.tail, memory_order_acquire);
+	if ((st & SKP_ST_ERR) || dead ||
+	    ((st & SKP_ST_CONNECTED) && !(st & SKP_ST_WRCLOSED) && used < SKP_RING_SIZE))
+		ev |= POLLOUT;
+	if ((st & SKP_ST_ERR) || dead)
+		ev |= POLLERR | POLLHUP;
+	else if ((st & SKP_ST_EOF) && (st & SKP_ST_WRCLOSED))
+		ev |= POLLHUP;
+	if (st & SKP_ST_EOF)
+		ev |= POLLRDHUP;
+	return ev;
+}
+
+void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
+{
+	uint64_t v;
+	if (want & POLLOUT)
+		atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
+	/* the placeholder is the daemon's eventfd, opened non-blocking */
+	(void)!shim_real.read(fd, &v, sizeof(v));
+	if (rewrite && (shim_ready(s) & (want | POLLERR | POLLHUP))) {
+		v = 1;
+		(void)!shim_real.write(fd, &v, sizeof(v));
+	}
+}
+
+int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
+{
+	want |= POLLERR | POLLHUP;
+	for (int i = 0; i < SHIM_SPIN; i++) {
+		if (shim_ready(s) & want)
+			return 0;
+		__builtin_ia32_pause();
+	}
+	struct timespec end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		if (up.sig_clear)
+			up.sig_clear();
+		shim_arm(fd, s, want, false);
+		if (shim_ready(s) & want)
+			return 0;
+		int ctl_fd = shim_ctl_fd();
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = ctl_fd, .events = POLLRDHUP}};
+		struct timespec left, now, *tp = NULL;
+		if (timeout_ms > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left.tv_sec = end.tv_sec - now.tv_sec;
+			left.tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (left.tv_nsec < 0) {
+				left.tv_sec--;
+				left.tv_nsec += 1000000000L;
+			}
+			if (left.tv_sec < 0)
+				return -EAGAIN;
+			tp = &left;
+		}
+		int n = shim_real.ppoll(p, ctl_fd >= 0 ? 2 : 1, tp, NULL);
+		/* the kernel restarts an untimed socket wait for an SA_RESTART
+		 * handler (sock_intr_errno), a timed one gives EINTR */
+		if (n < 0 && errno == EINTR &&
+		    (timeout_ms > 0 || !up.sig_restart || !up.sig_restart()))
+			return -EINTR;
+		if (n == 0)
+			return -EAGAIN;
+		if (n > 0 && (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR)))
+			shim_ctl_hangup();
+	}
+}
+
+int shim_rx_block(int fd, struct ssock *s, int flags)
+{
+	if (shim_nonblock(s) || (flags & MSG_DONTWAIT))
+		return -EAGAIN;
+	pthread_mutex_unlock(&s->rx_lock);
+	int rc = shim_wait(fd, s, POLLIN, s->rcvtimeo_ms);
+	pthread_mutex_lock(&s->rx_lock);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* wake: what tells the app a socket changed: its eventfd, written under
+ * the guard, and a failure published in the shared memory. The bottom of
+ * skopsd's socket layers: the pumps and the socket objects call it, it
+ * calls nothing of theirs. */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "skopsd.h"
+
+/* The eventfd's open file is the app's too: a full counter is "already
+ * signalled" (EAGAIN) while it is non-blocking; a write that would sleep
+ * (the app cleared O_NONBLOCK) is cut short by the guard and the socket is
+ * never written again (dsock_pump resets it). */
+void wake_app(struct dsock *s)
+{
+	uint64_t one = 1;
+	if (s->hostile)
+		return;
+	guard_begin();
+	ssize_t w = write(s->efd, &one, sizeof(one));
+	int e = errno;
+	guard_end();
+	if (w < 0 && e == EINTR)
+		s->hostile = true;
+	else if (w < 0 && e != EAGAIN)
+		perror("skopsd: eventfd");
+}
+
+/* The connection failed with err: the app sees SKP_ST_ERR and err once. */
+void wake_fail(struct dsock *s, int err)
+{
+	if (s->err)
+		return;
+	s->err = true;
+	atomic_store(&s->shm->err, err);
+	atomic_fetch_or(&s->shm->state, SKP_ST_ERR);
+	wake_app(s);
+}
