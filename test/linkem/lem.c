@@ -18,7 +18,8 @@ const char lem_usage[] =
     "  --reorder PCT,MS      hold a frame back MS more with chance PCT\n"
     "  --drop LIST           drop these TCP data segments of the direction, counted\n"
     "                        from 1: N, N-M, comma separated, or every:K[@FROM]\n"
-    "  --mark LIST           mark these CE instead (ECT frames; others pass)\n";
+    "  --mark LIST           mark these CE instead (ECT frames; others pass)\n"
+    "  --blackout N,MS       from the Nth TCP data segment on, drop every one for MS\n";
 
 static int fail(char *err, size_t errlen, const char *opt, const char *val, const char *why)
 {
@@ -134,6 +135,13 @@ int lem_option(struct lem_params *p, const char *opt, const char *val, char *err
 		if (!pair(val, buf, sizeof(buf), &b) || !pct_ppm(buf, &p->reorder_ppm) || !num(b, &v))
 			return fail(err, errlen, opt, val, "want PCT,MS");
 		p->reorder_ns = (uint64_t)(v * 1e6 + 0.5);
+	} else if (!strcmp(opt, "--blackout")) {
+		if (!pair(val, buf, sizeof(buf), &b) || !num(buf, &v) || v < 1)
+			return fail(err, errlen, opt, val, "want N,MS with N >= 1");
+		p->blackout_from = (uint64_t)v;
+		if (!num(b, &v))
+			return fail(err, errlen, opt, val, "want N,MS with N >= 1");
+		p->blackout_ns = (uint64_t)(v * 1e6 + 0.5);
 	} else if (!strcmp(opt, "--drop") || !strcmp(opt, "--mark")) {
 		if (!nth_list(val, opt[2] == 'd' ? &p->drop : &p->mark))
 			return fail(err, errlen, opt, val,
@@ -233,7 +241,10 @@ enum lem_verdict lem_judge(const struct lem_params *p, struct lem_state *st, uin
 	if (ip) {
 		uint64_t k = ++st->tcp_data;
 		stats->tcp_data++;
-		if (nth_has(&p->drop, k)) {
+		/* a path that goes dark for a while, whatever the sender resends */
+		if (p->blackout_ns && k == p->blackout_from)
+			st->blackout_end = now + p->blackout_ns;
+		if (nth_has(&p->drop, k) || now < st->blackout_end) {
 			stats->drop_nth++;
 			return LEM_DROP;
 		}

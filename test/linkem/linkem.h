@@ -26,6 +26,8 @@ struct lem_params {
 	uint32_t reorder_ppm;	   /* a frame is held back by reorder_ns with this chance */
 	uint64_t reorder_ns;
 	struct lem_nth drop, mark; /* drop, or mark CE (ECT frames) */
+	uint64_t blackout_from;	   /* from this TCP data segment on, drop all for: */
+	uint64_t blackout_ns;
 };
 
 struct lem_state {
@@ -33,6 +35,7 @@ struct lem_state {
 	uint64_t link_free_ns; /* when the rate limiter's link is next idle */
 	uint64_t tcp_data;     /* TCP data segments seen */
 	uint32_t burst_left;   /* frames still to lose in this burst */
+	uint64_t blackout_end; /* data segments are dropped until then */
 };
 
 struct lem_stats {

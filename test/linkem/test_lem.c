@@ -170,6 +170,27 @@ START_TEST(reorder)
 }
 END_TEST
 
+START_TEST(blackout)
+{
+	struct lem_params p = {0};
+	struct lem_state st;
+	struct lem_stats s = {0};
+	opt(&p, "--blackout", "3,5");
+	lem_state_init(&st, 1);
+	uint8_t f[2048];
+	uint32_t len = frame4(f, 100);
+	uint64_t due;
+	/* segments 1-2 pass; from the 3rd (at 1 ms) every one is lost for
+	 * 5 ms, then they pass again */
+	const uint64_t at[] = {0, 500000, 1000000, 2000000, 5999999, 6000000, 9000000};
+	char got[8] = {0};
+	for (int i = 0; i < 7; i++)
+		got[i] = lem_judge(&p, &st, f, len, at[i], &due, &s) == LEM_DROP ? 'd' : '.';
+	ck_assert_str_eq(got, "..ddd..");
+	ck_assert_uint_eq(s.drop_nth, 3);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("linkem");
@@ -179,6 +200,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nth_drop_and_mark);
 	tcase_add_test(tc, loss_rates);
 	tcase_add_test(tc, reorder);
+	tcase_add_test(tc, blackout);
 	suite_add_tcase(s, tc);
 	return s;
 }
