@@ -117,8 +117,8 @@ int lem_option(struct lem_params *p, const char *opt, const char *val, char *err
 		if (!pct_ppm(val, &p->loss_ppm))
 			return fail(err, errlen, opt, val, "want a percentage");
 	} else if (!strcmp(opt, "--burst")) {
-		if (!pair(val, buf, sizeof(buf), &b) || !pct_ppm(buf, &p->burst_ppm) || !num(b, &v) ||
-		    v < 1)
+		if (!pair(val, buf, sizeof(buf), &b) || !pct_ppm(buf, &p->burst_ppm) ||
+		    !num(b, &v) || v < 1)
 			return fail(err, errlen, opt, val, "want PCT,LEN with LEN >= 1");
 		p->burst_len = (uint32_t)v;
 	} else if (!strcmp(opt, "--rate")) {
@@ -129,9 +129,11 @@ int lem_option(struct lem_params *p, const char *opt, const char *val, char *err
 			p->queue_bytes = 150 << 10;
 	} else if (!strcmp(opt, "--queue")) {
 		if (!bytes(val, &p->queue_bytes) || p->queue_bytes < 2048)
-			return fail(err, errlen, opt, val, "want bytes (k/m suffix), at least 2048");
+			return fail(err, errlen, opt, val,
+				    "want bytes (k/m suffix), at least 2048");
 	} else if (!strcmp(opt, "--reorder")) {
-		if (!pair(val, buf, sizeof(buf), &b) || !pct_ppm(buf, &p->reorder_ppm) || !num(b, &v))
+		if (!pair(val, buf, sizeof(buf), &b) || !pct_ppm(buf, &p->reorder_ppm) ||
+		    !num(b, &v))
 			return fail(err, errlen, opt, val, "want PCT,MS");
 		p->reorder_ns = (uint64_t)(v * 1e6 + 0.5);
 	} else if (!strcmp(opt, "--drop") || !strcmp(opt, "--mark")) {

@@ -90,9 +90,9 @@ static struct held heap_pop(struct dir *d)
 		uint32_t c = 2 * i + 1;
 		if (c >= d->nheap)
 			break;
-		if (c + 1 < d->nheap &&
-		    (d->heap[c + 1].due < d->heap[c].due ||
-		     (d->heap[c + 1].due == d->heap[c].due && d->heap[c + 1].order < d->heap[c].order)))
+		if (c + 1 < d->nheap && (d->heap[c + 1].due < d->heap[c].due ||
+					 (d->heap[c + 1].due == d->heap[c].due &&
+					  d->heap[c + 1].order < d->heap[c].order)))
 			c++;
 		if (last.due < d->heap[c].due ||
 		    (last.due == d->heap[c].due && last.order < d->heap[c].order))
@@ -127,9 +127,8 @@ static int open_if(const char *ifname)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
-	struct sockaddr_ll sll = {.sll_family = AF_PACKET,
-				  .sll_protocol = htons(ETH_P_ALL),
-				  .sll_ifindex = (int)idx};
+	struct sockaddr_ll sll = {
+	    .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = (int)idx};
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		fprintf(stderr, "linkem: bind %s: %s\n", ifname, strerror(errno));
 		close(fd);
@@ -221,18 +220,19 @@ static uint64_t depart(struct dir *d)
 static void print_stats(FILE *f, const struct dir *d, bool last)
 {
 	const struct lem_stats *s = &d->stats;
-	fprintf(f,
-		"  \"%s\": {\"frames\": %llu, \"bytes\": %llu, \"sent\": %llu, "
-		"\"tcp_data\": %llu, \"drop_random\": %llu, \"drop_burst\": %llu, "
-		"\"drop_nth\": %llu, \"drop_queue\": %llu, \"ce_marked\": %llu, "
-		"\"reordered\": %llu, \"oversize\": %llu, \"tx_err\": %llu, \"sock_drops\": %llu}%s\n",
-		d->name, (unsigned long long)s->frames, (unsigned long long)s->bytes,
-		(unsigned long long)s->sent, (unsigned long long)s->tcp_data,
-		(unsigned long long)s->drop_random, (unsigned long long)s->drop_burst,
-		(unsigned long long)s->drop_nth, (unsigned long long)s->drop_queue,
-		(unsigned long long)s->ce_marked, (unsigned long long)s->reordered,
-		(unsigned long long)s->oversize, (unsigned long long)s->tx_err,
-		(unsigned long long)s->sock_drops, last ? "" : ",");
+	fprintf(
+	    f,
+	    "  \"%s\": {\"frames\": %llu, \"bytes\": %llu, \"sent\": %llu, "
+	    "\"tcp_data\": %llu, \"drop_random\": %llu, \"drop_burst\": %llu, "
+	    "\"drop_nth\": %llu, \"drop_queue\": %llu, \"ce_marked\": %llu, "
+	    "\"reordered\": %llu, \"oversize\": %llu, \"tx_err\": %llu, \"sock_drops\": %llu}%s\n",
+	    d->name, (unsigned long long)s->frames, (unsigned long long)s->bytes,
+	    (unsigned long long)s->sent, (unsigned long long)s->tcp_data,
+	    (unsigned long long)s->drop_random, (unsigned long long)s->drop_burst,
+	    (unsigned long long)s->drop_nth, (unsigned long long)s->drop_queue,
+	    (unsigned long long)s->ce_marked, (unsigned long long)s->reordered,
+	    (unsigned long long)s->oversize, (unsigned long long)s->tx_err,
+	    (unsigned long long)s->sock_drops, last ? "" : ",");
 }
 
 static void usage(void)
@@ -303,7 +303,8 @@ int main(int argc, char **argv)
 		struct timespec ts, *tp = NULL;
 		if (next != UINT64_MAX) {
 			uint64_t now = now_ns(), wait = next > now ? next - now : 0;
-			ts = (struct timespec){(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+			ts = (struct timespec){(time_t)(wait / 1000000000u),
+					       (long)(wait % 1000000000u)};
 			tp = &ts;
 		}
 		if (ppoll(pfd, 2, tp, NULL) < 0 && errno != EINTR)
@@ -311,7 +312,8 @@ int main(int argc, char **argv)
 		if ((pfd[0].revents | pfd[1].revents) & (POLLERR | POLLHUP | POLLNVAL)) {
 			/* an interface went away (its namespace deleted) */
 			fprintf(stderr, "linkem: %s: an interface failed, stopping\n",
-				(pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) ? argv[1] : argv[2]);
+				(pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) ? argv[1]
+										  : argv[2]);
 			break;
 		}
 		if (pfd[0].revents & POLLIN)

@@ -18,12 +18,12 @@ struct lem_nth {
 
 struct lem_params {
 	uint64_t delay_ns;
-	uint32_t loss_ppm;	   /* random loss, per frame */
-	uint32_t burst_ppm;	   /* a loss burst starts at a frame with this chance */
-	uint32_t burst_len;	   /* mean frames lost in a burst (uniform 1 to 2 LEN - 1) */
-	uint64_t rate_bps;	   /* 0: no limit */
-	uint64_t queue_bytes;	   /* drop-tail limit of the rate limiter's queue */
-	uint32_t reorder_ppm;	   /* a frame is held back by reorder_ns with this chance */
+	uint32_t loss_ppm;    /* random loss, per frame */
+	uint32_t burst_ppm;   /* a loss burst starts at a frame with this chance */
+	uint32_t burst_len;   /* mean frames lost in a burst (uniform 1 to 2 LEN - 1) */
+	uint64_t rate_bps;    /* 0: no limit */
+	uint64_t queue_bytes; /* drop-tail limit of the rate limiter's queue */
+	uint32_t reorder_ppm; /* a frame is held back by reorder_ns with this chance */
 	uint64_t reorder_ns;
 	struct lem_nth drop, mark; /* drop, or mark CE (ECT frames) */
 };
