@@ -17,6 +17,7 @@
 #include "interp_mem.h"
 #if INTERP_CHECKED
 #include "interp_checks.h"
+#include "interp_fdep.h"
 #endif
 
 static uint64_t interp_stop(struct interp_state *st, const struct bpfvm_prog *prog,
@@ -125,17 +126,19 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 #define DISPATCH()                                                                                 \
 	do {                                                                                       \
 		chk.stackp = chk.stackp_after;                                                     \
-		if (interp_insn_reads(ip) & chk.undef)                                             \
+		chk.fdep = chk.fdep_after;                                                         \
+		if ((interp_insn_reads(ip) & chk.undef) || !interp_fdep_use_ok(st, ip, reg, &chk)) \
 			STOP(0, 0);                                                                \
 		if (st->oracle &&                                                                  \
 		    !oracle_insn(st->oracle, prog, ip, reg, &chk.otags, nframes, st->depth))       \
 			STOP(0, 0);                                                                \
 		chk.undef &= (uint16_t)~interp_insn_writes(ip);                                    \
 		chk.stackp_after = interp_insn_stackp(ip, chk.stackp);                             \
+		interp_fdep_next(st, ip, reg, &chk);                                               \
 		goto *tbl[ip->code];                                                               \
 	} while (0)
 #define CLOBBER(mask)  (chk.undef |= (mask))
-#define STACKP_RESET() (chk.stackp_after = 1u << 10)
+#define STACKP_RESET() (chk.stackp_after = 1u << 10, chk.fdep_after &= 0x0002u)
 #define FRAME_ENTER()  interp_frame_enter(st)
 /* the checks before an access through register base stop the run at it */
 #define MEMCHK(fn, base, addr, size)                                                               \
@@ -146,6 +149,12 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 #define LOADCHK(base, addr, size)  MEMCHK(interp_load_ok, base, addr, size)
 #define STORECHK(base, addr, size) MEMCHK(interp_store_ok, base, addr, size)
 #define ATOMCHK(base, addr, size)  MEMCHK(interp_atomic_ok, base, addr, size)
+/* after a store's checks: what the stored value depends on (interp_fdep.h) */
+#define STORETAINT(addr, size)                                                                     \
+	do {                                                                                       \
+		if (!interp_fdep_store(st, prog, ip, &chk, (addr), (size)))                        \
+			return interp_stop(st, prog, ip, (addr), (size));                          \
+	} while (0)
 #define TAILCHK()                                                                                  \
 	do {                                                                                       \
 		if ((chk.undef & 0x000e) || !interp_map_arg(prog, reg[2]))                         \
@@ -160,6 +169,7 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 #define LOADCHK(base, addr, size)  ((void)0)
 #define STORECHK(base, addr, size) ((void)0)
 #define ATOMCHK(base, addr, size)  ((void)0)
+#define STORETAINT(addr, size)	   ((void)0)
 #define TAILCHK()		   ((void)0)
 #endif
 #define NEXT()                                                                                     \
@@ -213,6 +223,7 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 	name : {                                                                                   \
 		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
 		STORECHK(ip->dst, a_, sizeof(T));                                                  \
+		STORETAINT(a_, sizeof(T));                                                         \
 		INTERP_STORET(T, a_, V);                                                           \
 		NEXT();                                                                            \
 	}
@@ -220,6 +231,7 @@ static uint64_t interp_callback(struct bpfvm_run *run, uint32_t pc, uint64_t r1,
 	name : {                                                                                   \
 		uint64_t a_ = DST + (uint64_t)(int64_t)ip->off;                                    \
 		ATOMCHK(ip->dst, a_, sizeof(T));                                                   \
+		STORETAINT(a_, sizeof(T));                                                         \
 		if (!fn(a_, IMM, &SRC, &reg[0]))                                                   \
 			STOP(a_, sizeof(T));                                                       \
 		NEXT();                                                                            \
@@ -271,6 +283,7 @@ static uint64_t interp_exec(struct interp_state *st, const struct bpfvm_prog *pr
 	struct interp_chk chk;
 	chk.undef = st->depth == 0 ? 0 : INTERP_REGS_CALLBACK_UNDEF;
 	chk.stackp = chk.stackp_after = 1u << 10;
+	chk.fdep = chk.fdep_after = 0;
 	if (st->oracle && st->depth < BPFVM_MAX_CALL_DEPTH)
 		oracle_enter(st->oracle, &chk.otags, st->depth, (const uint64_t[]){r1, r2, r3, r4});
 #endif

@@ -23,6 +23,7 @@ INTERP_INLINE void interp_frame_push(struct interp_state *st, struct interp_fram
 #if INTERP_CHECKED
 	f->undef = chk->undef;
 	f->stackp = chk->stackp;
+	f->fdep = chk->fdep;
 #else
 	(void)chk;
 #endif
@@ -43,6 +44,7 @@ INTERP_INLINE void interp_frame_pop(struct interp_state *st, const struct interp
 	chk->undef = (uint16_t)((chk->undef & 0x003f) | (f->undef & 0x03c0) | INTERP_REGS_ARGS);
 	chk->stackp_after =
 	    (uint16_t)((chk->stackp_after & 0x0001) | (f->stackp & 0x03c0) | (1u << 10));
+	chk->fdep_after = (uint16_t)((chk->fdep_after & 0x0001) | (f->fdep & 0x03c0));
 #else
 	(void)chk;
 #endif
@@ -87,7 +89,8 @@ INTERP_INLINE enum interp_helper_end interp_helper_call(struct interp_state *st,
 		return INTERP_HELPER_FAULT;
 #if INTERP_CHECKED
 	for (int i = 0; i < 5; i++)
-		if (h->args[i].kind != BPFVM_ARG_NONE && (chk->undef & (1u << (i + 1))))
+		if (h->args[i].kind != BPFVM_ARG_NONE &&
+		    ((chk->undef | chk->fdep) & (1u << (i + 1))))
 			return INTERP_HELPER_FAULT;
 	if (!interp_args_ok(st, prog, h, reg, chk->stackp, bad))
 		return INTERP_HELPER_FAULT;

@@ -48,6 +48,21 @@ static bool interp_stack_written(struct interp_state *st, uint64_t addr, uint64_
 	return !w || !memchr(w, 0, size);
 }
 
+/* Stack bytes hold no part of a frame address (interp_fdep.h). An unverified
+ * program's map keys and values must not: copied into a map, a frame address
+ * leaves the run's sight and may come back as a number to dereference (the
+ * verifier lets only a privileged loader do this, and never dereferences what
+ * comes back). Other helpers may read them: a %s argument of snprintf is
+ * checked by the helper against the calling engine's own frame. */
+static bool interp_stack_plain(struct interp_state *st, uint64_t addr, uint64_t size)
+{
+	const uint8_t *w = interp_shadow(st, addr, size);
+	for (uint64_t i = 0; w && i < size; i++)
+		if (w[i] & INTERP_SH_FDEP)
+			return false;
+	return true;
+}
+
 static void interp_stack_write(struct interp_state *st, uint64_t addr, uint64_t size)
 {
 	uint8_t *w = interp_shadow(st, addr, size);
@@ -220,7 +235,10 @@ static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *pro
 		/* the helper fills uninit memory; everything else it reads */
 		if (a->access == BPFVM_MEM_UNINIT_WRITE)
 			interp_stack_write(st, v, size);
-		else if (!interp_stack_written(st, v, size)) {
+		else if (!interp_stack_written(st, v, size) ||
+			 (prog->no_verify &&
+			  (a->kind == BPFVM_ARG_MAP_KEY || a->kind == BPFVM_ARG_MAP_VALUE) &&
+			  !interp_stack_plain(st, v, size))) {
 			*bad = v;
 			return false;
 		}

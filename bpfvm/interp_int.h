@@ -38,6 +38,7 @@ struct interp_frame {
 	uint64_t fp;
 	uint16_t undef;	 /* checked runs: the caller's undefined registers */
 	uint16_t stackp; /* checked runs: the caller's frame-derived registers */
+	uint16_t fdep;	 /* checked runs: the caller's frame-dependent registers */
 };
 
 struct interp_state {
@@ -54,6 +55,8 @@ struct interp_state {
 	 * between engines (the JIT's frames hold whatever the native stack held),
 	 * which makes unverified programs comparable in differential runs. */
 	uint8_t written[BPFVM_MAX_CALL_DEPTH * BPFVM_STACK_SIZE];
+#define INTERP_SH_FDEP	0x02u  /* written, part of a frame-dependent value (interp_fdep.h) */
+#define INTERP_SH_SPILL 0x04u  /* written, first byte of an 8-byte spill of a frame pointer */
 	struct oracle *oracle; /* oracle runs (oracle.c), else NULL */
 #endif
 };
@@ -68,6 +71,9 @@ struct interp_chk {
 	/* frame-derived registers before this insn, and after it (see
 	 * interp_insn_stackp): the checks of an insn use its operands' state */
 	uint16_t stackp, stackp_after;
+	/* registers whose value depends on a frame's address otherwise than as
+	 * a tracked frame pointer, before and after this insn (interp_fdep.h) */
+	uint16_t fdep, fdep_after;
 #if INTERP_CHECKED
 	struct oracle_regs otags; /* oracle runs: what each register holds */
 #endif

@@ -352,6 +352,53 @@ START_TEST(checked_unwritten_stack)
 }
 END_TEST
 
+/* Values computed from a frame's address stop a checked run where they would
+ * choose an address or a branch: the JIT's frames live elsewhere, so it would
+ * go where the checked run never went. Frame pointers themselves, spilled and
+ * filled back whole, and differences of two of them in one frame, are fine. */
+START_TEST(checked_frame_dependent)
+{
+	struct bpfvm_registry *reg;
+	ck_assert_int_eq(bpfvm_registry_create(&reg), 0);
+	int64_t stop;
+	/* fuzz_jit: ctx s>>= r10 is ctx again when the frame's low 6 bits are 0 */
+	struct bpfvm_insn shifted[] = {ALU64_X(BPF_ARSH, 1, 10), LDX(BPF_DW, 0, 1, 0), EXIT()};
+	struct bpfvm_insn masked[] = {MOV64_X(2, 10), ALU64_K(BPF_AND, 2, 64),
+				      JMP_K(BPF_JEQ, 2, 0, 0), MOV64_K(0, 0), EXIT()};
+	struct bpfvm_insn ptr_cmp[] = {JMP_K(BPF_JGT, 10, 5, 0), MOV64_K(0, 1), EXIT()};
+	struct bpfvm_insn ptr_null[] = {JMP_K(BPF_JNE, 10, 0, 1), MOV64_K(0, 1), MOV64_K(0, 2),
+					EXIT()};
+	struct bpfvm_insn fill[] = {STX(BPF_DW, 10, 10, -8), LDX(BPF_DW, 1, 10, -8),
+				    ST(BPF_DW, 1, -16, 3), LDX(BPF_DW, 0, 1, -16), EXIT()};
+	struct bpfvm_insn half_fill[] = {STX(BPF_DW, 10, 10, -8), LDX(BPF_W, 1, 10, -8),
+					 LDX(BPF_DW, 0, 1, 0), EXIT()};
+	struct bpfvm_insn into_ctx[] = {STX(BPF_DW, 1, 10, 0), MOV64_K(0, 0), EXIT()};
+	struct bpfvm_insn offset[] = {
+	    MOV64_X(2, 10), ALU64_K(BPF_ADD, 2, -8), MOV64_X(3, 10), ALU64_X(BPF_SUB, 3, 2),
+	    MOV64_X(0, 3),  JMP_K(BPF_JEQ, 3, 8, 0), EXIT()};
+	struct {
+		struct bpfvm_insn *insns;
+		size_t n;
+		int64_t stop;
+		uint64_t r0;
+	} cases[] = {
+	    {shifted, NINSNS(shifted), 1, 0},	{masked, NINSNS(masked), 2, 0},
+	    {ptr_cmp, NINSNS(ptr_cmp), 0, 0},	{ptr_null, NINSNS(ptr_null), -1, 2},
+	    {fill, NINSNS(fill), -1, 3},	{half_fill, NINSNS(half_fill), 2, 0},
+	    {into_ctx, NINSNS(into_ctx), 0, 0}, {offset, NINSNS(offset), -1, 8},
+	};
+	uint64_t ctx[4] = {0};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bpfvm_prog *p = fx_load_ok(reg, cases[i].insns, cases[i].n, NULL, 0);
+		ck_assert_uint_eq(bpfvm_prog_run_checked(p, ctx, sizeof ctx, &stop), cases[i].r0);
+		ck_assert_msg(stop == cases[i].stop, "case %zu: stop %lld want %lld", i,
+			      (long long)stop, (long long)cases[i].stop);
+		bpfvm_prog_put(p);
+	}
+	bpfvm_registry_destroy(reg);
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
 	Suite *s = suite_create("bpfvm_interp_errors");
@@ -361,6 +408,7 @@ static Suite *errors_suite(void)
 	tcase_add_loop_test(tc, checked_faults, 0, NFAULTS);
 	tcase_add_test(tc, checked_stack_and_map_bounds);
 	tcase_add_test(tc, checked_unwritten_stack);
+	tcase_add_test(tc, checked_frame_dependent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -82,6 +82,11 @@ static const struct vcase cases[] = {
      "verifier: insn 0: R1 pointer arithmetic with *= operator prohibited"},
     {"ptr_lsh", PROG(ALU64_K(BPF_LSH, 1, 2), MOV64_K(0, 0), EXIT()), T_SOCK, false, -EACCES,
      "verifier: insn 0: R1 pointer arithmetic with <<= operator prohibited"},
+    /* fuzz_jit's ctx s>>= r10 (run there unverified): refused at the shift */
+    {"ptr_arsh_fp", PROG(ALU64_X(BPF_ARSH, 1, 10), LDX(BPF_DW, 0, 1, 8), EXIT()), T_SOCK, false,
+     -EACCES, "verifier: insn 0: R1 pointer arithmetic with s>>= operator prohibited"},
+    {"scalar_and_fp", PROG(MOV64_K(2, 0), ALU64_X(BPF_AND, 2, 10), MOV64_K(0, 0), EXIT()), T_SOCK,
+     false, -EACCES, "verifier: insn 1: R2 pointer arithmetic with &= operator prohibited"},
     {"ptr_alu32", PROG(ALU32_K(BPF_ADD, 1, 4), MOV64_K(0, 0), EXIT()), T_SOCK, false, -EACCES,
      "verifier: insn 0: R1 32-bit pointer arithmetic prohibited"},
     {"ptr_partial_copy", PROG(MOV32_X(2, 1), MOV64_K(0, 0), EXIT()), T_SOCK, false, -EACCES,
