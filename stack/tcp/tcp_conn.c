@@ -152,7 +152,7 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 		tcp_listener_remove(tcp, tcb);
 	tcp_port_remove(tcp, tcb);
 	if (tcb->flags & TCB_F_CC_INIT)
-		cc_release(tcb);
+		tcp_cc_release(tcb);
 	tcp_conn_scrub(tcp, tcb);
 	tcb_free(tcp, tcb);
 }

@@ -294,7 +294,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	tcp_so_established(tcp, tcb, active);
 	if (!(tcb->flags & TCB_F_CC_INIT)) {
 		tcb->flags |= TCB_F_CC_INIT;
-		cc_init(tcb);
+		tcp_cc_init(tcb);
 	}
 	tcp_pace_update(tcp, tcb);
 	if (!active)
@@ -541,13 +541,13 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 		return;
 	tcb->prior_cwnd = tcb->cwnd;
 	tcb->sb.undo = false; /* a congestion signal is never undone (Linux tcp_enter_cwr) */
-	tcb->ssthresh = tcb->cc->ssthresh(tcb);
+	tcb->ssthresh = tcp_cc_ssthresh(tcb);
 	if (tcb->ssthresh > tcb->cwnd_clamp)
 		tcb->ssthresh = tcb->cwnd_clamp;
 	tcb->cwnd = tcb->ssthresh;
 	tcb->recover = tcb->snd_max;
 	tcb->flags |= TCB_F_CWR_PENDING;
-	cc_set_state(tcb, TCP_CA_CWR);
+	tcp_cc_set_state(tcb, TCP_CA_CWR);
 }
 
 static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
@@ -616,8 +616,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
 	 * takes the handshake's ACK before the CC's init, so it never sees it. */
 	if (SEQ_GEQ(ack, tcb->snd_una) && !s->handshake)
-		cc_in_ack_event(tcb, ack,
-				(win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
+		tcp_cc_in_ack_event(
+		    tcb, ack, (win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
 	if (ece)
 		ecn_ece(tcp, tcb);
 	uint32_t prior_una = tcb->snd_una, prior_sacked = tcb->sb.sacked;
@@ -647,20 +647,20 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		tcb->backoff = 0;
 		tcb->rtx_first_ns = 0;
 		uint32_t segs = segs_of(tcb, acked);
-		cc_pkts_acked(tcb, segs, rtt_us);
+		tcp_cc_pkts_acked(tcb, segs, rtt_us);
 		if (sack) {
 			/* RFC 6675 with PRR (tcp_recovery.c) */
 			if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
 				if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
-					cc_set_state(tcb, TCP_CA_OPEN);
-				cc_cong_avoid(tcb, ack, segs);
+					tcp_cc_set_state(tcb, TCP_CA_OPEN);
+				tcp_cc_cong_avoid(tcb, ack, segs);
 			}
 		} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 			if (SEQ_GEQ(ack, tcb->recover)) {
 				/* RFC 6582 §3.2 (3): full acknowledgment, deflate. */
 				tcb->flags &= ~TCB_F_IN_RECOVERY;
 				tcb->cwnd = tcb->ssthresh;
-				cc_set_state(tcb, TCP_CA_OPEN);
+				tcp_cc_set_state(tcb, TCP_CA_OPEN);
 			} else {
 				/* (5) partial: resend the next hole, deflate by what
 				 * was acked, add one segment back. */
@@ -669,8 +669,8 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			}
 		} else {
 			if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
-				cc_set_state(tcb, TCP_CA_OPEN);
-			cc_cong_avoid(tcb, ack, segs);
+				tcp_cc_set_state(tcb, TCP_CA_OPEN);
+			tcp_cc_cong_avoid(tcb, ack, segs);
 		}
 		if (tcb->cwnd > tcb->cwnd_clamp)
 			tcb->cwnd = tcb->cwnd_clamp;
@@ -717,12 +717,12 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 			tcp->stats.fast_retrans++;
 			tcb->prior_cwnd = tcb->cwnd;
 			tcb->prior_ssthresh = tcb->ssthresh;
-			tcb->ssthresh = tcb->cc->ssthresh(tcb);
+			tcb->ssthresh = tcp_cc_ssthresh(tcb);
 			if (tcb->ssthresh > tcb->cwnd_clamp)
 				tcb->ssthresh = tcb->cwnd_clamp;
 			tcb->recover = tcb->snd_max;
 			tcb->flags |= TCB_F_IN_RECOVERY;
-			cc_set_state(tcb, TCP_CA_RECOVERY);
+			tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 			tcb->cwnd = tcb->ssthresh + 3;
 			tcp_retransmit_head(tcp, tcb);
 		}
@@ -737,7 +737,7 @@ static bool ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		struct tcp_rate_sample rs;
 		tcp_rate_gen(tcp, tcb, &rs);
 		tcb->cwnd = cwnd_before;
-		tcb->cc->cong_control(tcb, ack, &rs);
+		tcp_cc_cong_control(tcb, ack, &rs);
 		if (tcb->cwnd > tcb->max_cwnd)
 			tcb->max_cwnd = tcb->cwnd;
 	}
@@ -986,7 +986,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		if (s->flags & TCP_CWR)
 			tcb->flags &= ~TCB_F_ECE_PENDING;
 		if (own_echo)
-			cc_event(tcb, ce ? CA_EVENT_ECN_IS_CE : CA_EVENT_ECN_NO_CE);
+			tcp_cc_event(tcb, ce ? CA_EVENT_ECN_IS_CE : CA_EVENT_ECN_NO_CE);
 		if (ce) {
 			if (!own_echo)
 				tcb->flags |= TCB_F_ECE_PENDING | TCB_F_ACK_NOW;

@@ -368,6 +368,24 @@ void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
 /* RACK's timer found losses: enter recovery if open. */
 void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
 
+/* tcp_cc.c: the only caller of the congestion control's ops (cc/cc.h);
+ * each runs the op on a view of tcb and takes its decisions back. */
+void tcp_cc_init(struct tcb *tcb);
+void tcp_cc_release(struct tcb *tcb);
+void tcp_cc_set_state(struct tcb *tcb, uint8_t st); /* the op, then cc_state = st */
+void tcp_cc_event(struct tcb *tcb, enum tcp_ca_event ev);
+void tcp_cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
+void tcp_cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
+/* cong_avoid, unless cong_control sizes the window. */
+void tcp_cc_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
+uint32_t tcp_cc_ssthresh(struct tcb *tcb);  /* what the CC would set now */
+uint32_t tcp_cc_undo_cwnd(struct tcb *tcb); /* the window an undo restores */
+void tcp_cc_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs);
+/* DCTCP's alpha in 1024ths, -1 unless tcb runs dctcp. */
+int32_t cc_dctcp_alpha(const struct tcb *tcb);
+/* BBR's state for tcp_info: false unless tcb runs bbr. */
+bool cc_bbr_get_info(const struct tcb *tcb, struct cc_bbr_info *out);
+
 /* tcp_input.c / tcp_user.c */
 void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st);
 void tcp_mark_event(struct tcp *tcp, struct tcb *tcb);

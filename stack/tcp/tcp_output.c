@@ -300,7 +300,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	/* Linux tcp_event_data_sent: data after an idle period (cubic shifts
 	 * its epoch over it). */
 	if (!rtx && len && tcb->snd_una == tcb->snd_max)
-		cc_event(tcb, CA_EVENT_TX_START);
+		tcp_cc_event(tcb, CA_EVENT_TX_START);
 	sack_blocks(tcb, &r);
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
 	tcp_rack_sent(tcp, tcb, seq, seq + len + (fin ? 1u : 0u));

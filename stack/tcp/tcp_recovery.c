@@ -66,7 +66,7 @@ static void leave(struct tcb *tcb)
 	sb->high_rxt = tcb->snd_una;
 	sb->snd_budget = 0;
 	tcb->flags &= ~TCB_F_IN_RECOVERY;
-	cc_set_state(tcb, TCP_CA_OPEN);
+	tcp_cc_set_state(tcb, TCP_CA_OPEN);
 }
 
 /* Linux's undo_marker: the reduction that starts now may prove spurious. */
@@ -85,15 +85,13 @@ static void undo(struct tcb *tcb)
 	struct tcp_sack_sb *sb = &tcb->sb;
 	sb->undo = false;
 	sb->undos++;
-	tcb->cwnd = tcb->cc->undo_cwnd
-			? tcb->cc->undo_cwnd(tcb)
-			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
+	tcb->cwnd = tcp_cc_undo_cwnd(tcb);
 	if (tcb->prior_ssthresh > tcb->ssthresh)
 		tcb->ssthresh = tcb->prior_ssthresh;
 	if (sb->mode != TCP_SB_OPEN)
 		leave(tcb);
 	else if (tcb->cc_state != TCP_CA_OPEN)
-		cc_set_state(tcb, TCP_CA_OPEN);
+		tcp_cc_set_state(tcb, TCP_CA_OPEN);
 	tcp_rack_unmark(tcb);
 }
 
@@ -125,12 +123,12 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	tcp->stats.fast_retrans++;
 	tcb->prior_cwnd = tcb->cwnd;
 	tcb->prior_ssthresh = tcb->ssthresh;
-	tcb->ssthresh = tcb->cc->ssthresh(tcb);
+	tcb->ssthresh = tcp_cc_ssthresh(tcb);
 	if (tcb->ssthresh > tcb->cwnd_clamp)
 		tcb->ssthresh = tcb->cwnd_clamp;
 	tcb->recover = tcb->snd_max; /* RecoveryPoint = HighData */
 	tcb->flags |= TCB_F_IN_RECOVERY;
-	cc_set_state(tcb, TCP_CA_RECOVERY);
+	tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 	sb->mode = TCP_SB_RECOVERY;
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;

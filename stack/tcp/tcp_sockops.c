@@ -519,11 +519,11 @@ static int set_cc(struct tcb *tcb, const void *val, uint32_t len)
 	/* Linux tcp_set_congestion_control: swap and reinitialise once the
 	 * connection runs; before that, establish() initialises it. */
 	if (tcb->flags & TCB_F_CC_INIT)
-		cc_release(tcb);
+		tcp_cc_release(tcb);
 	tcb->cc = cc;
 	memset(tcb->cc_priv, 0, sizeof(tcb->cc_priv));
 	if (tcb->flags & TCB_F_CC_INIT)
-		cc_init(tcb);
+		tcp_cc_init(tcb);
 	return 0;
 }
 

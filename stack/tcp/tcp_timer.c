@@ -220,12 +220,12 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->cc_state != TCP_CA_LOSS) {
 		tcb->prior_cwnd = tcb->cwnd;
 		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcb->cc->ssthresh(tcb);
+		tcb->ssthresh = tcp_cc_ssthresh(tcb);
 		if (tcb->ssthresh > tcb->cwnd_clamp)
 			tcb->ssthresh = tcb->cwnd_clamp;
 	}
-	cc_event(tcb, CA_EVENT_LOSS);
-	cc_set_state(tcb, TCP_CA_LOSS);
+	tcp_cc_event(tcb, CA_EVENT_LOSS);
+	tcp_cc_set_state(tcb, TCP_CA_LOSS);
 	tcb->cwnd = 1;
 	tcb->cwnd_cnt = 0;
 	tcb->dupacks = 0;

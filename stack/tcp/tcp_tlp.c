@@ -105,7 +105,7 @@ void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		tcp->stats.tlp_recovered++;
 		tcb->prior_cwnd = tcb->cwnd;
 		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcb->cc->ssthresh(tcb);
+		tcb->ssthresh = tcp_cc_ssthresh(tcb);
 		if (tcb->ssthresh > tcb->cwnd_clamp)
 			tcb->ssthresh = tcb->cwnd_clamp;
 		if (tcb->cwnd > tcb->ssthresh)

@@ -41,9 +41,9 @@ START_TEST(cubic_beta)
 	struct tcb *c = fx_passive(&f, false, NULL);
 	ck_assert_str_eq(c->cc->name, "cubic");
 	c->cwnd = 100;
-	ck_assert_uint_eq(c->cc->ssthresh(c), 100 * 717 / 1024);
+	ck_assert_uint_eq(tcp_cc_ssthresh(c), 100 * 717 / 1024);
 	c->cwnd = 2;
-	ck_assert_uint_eq(c->cc->ssthresh(c), 2);
+	ck_assert_uint_eq(tcp_cc_ssthresh(c), 2);
 	fx_fini(&f);
 }
 END_TEST
