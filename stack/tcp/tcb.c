@@ -206,3 +206,35 @@ void ring_iov(const struct tcp_ring *r, uint32_t off, uint32_t n, struct tcp_iov
 		iov->n[1] = n - first;
 	}
 }
+
+/* ---- what the socket layer reads (tcp.h) ---- */
+
+int tcp_tcb_sd(const struct tcb *tcb)
+{
+	return tcb->sd;
+}
+
+void tcp_tcb_set_sd(struct tcb *tcb, int sd)
+{
+	tcb->sd = sd;
+}
+
+enum tcp_state tcp_tcb_state(const struct tcb *tcb)
+{
+	return (enum tcp_state)tcb->state;
+}
+
+const struct tcp_tuple *tcp_tcb_tuple(const struct tcb *tcb)
+{
+	return &tcb->t;
+}
+
+int tcp_tcb_family(const struct tcb *tcb)
+{
+	return tcb->sk_family;
+}
+
+bool tcp_tcb_v6only(const struct tcb *tcb)
+{
+	return tcb->v6only;
+}

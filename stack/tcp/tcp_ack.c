@@ -82,8 +82,7 @@ static bool ack_window(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s
 /* What an ACK of new data changes before recovery looks at it: the send
  * ring, the RTT (timestamps, or Karn's timed segment), snd_una. Returns
  * the RTT sample for the CC, -1 when none. */
-static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
-			bool fin_acked)
+static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, bool fin_acked)
 {
 	uint32_t ack = h->ack;
 	uint32_t acked = ack - tcb->snd_una;
@@ -114,8 +113,8 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 /* The window after an ACK of new data: SACK recovery (tcp_recovery.c),
  * NewReno's full or partial acknowledgment (RFC 6582 §3.2 (3), (5)), or
  * the CC's growth. */
-static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
-		     uint32_t prior_una, uint32_t prior_sacked, uint32_t segs)
+static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
+		     uint32_t prior_sacked, uint32_t segs)
 {
 	uint32_t ack = h->ack;
 	if (tcb->flags & TCB_F_SACK) {
@@ -248,8 +247,8 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
 	 * takes the handshake's ACK before the CC's init, so it never sees it. */
 	if (SEQ_GEQ(ack, tcb->snd_una) && !s->handshake)
-		tcp_cc_in_ack_event(tcb, ack,
-				    (win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
+		tcp_cc_in_ack_event(
+		    tcb, ack, (win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
 	if (ece)
 		ecn_ece(tcp, tcb);
 	uint32_t prior_una = tcb->snd_una, prior_sacked = tcb->sb.sacked;

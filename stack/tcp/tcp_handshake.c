@@ -111,8 +111,8 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
  * queue is full as Linux's sk_acceptq_is_full says: with more than backlog
  * connections in it, so a listener holds backlog + 1 (tcp_acc_full). */
 void tcp_listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
-			 const struct tcp_repr *h, uint32_t len, uint8_t ecn,
-			 const struct tcp_rx_hdrs *hdrs)
+		      const struct tcp_repr *h, uint32_t len, uint8_t ecn,
+		      const struct tcp_rx_hdrs *hdrs)
 {
 	if (h->flags & TCP_RST)
 		return;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "cc/cc.h"
+#include "tcb.h"
 #include "tcp.h"
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
@@ -401,6 +402,8 @@ void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 
 /* tcp_sockops.c: call sites (docs/sockops.md §3) */
 extern const struct hooks_sock_ops tcp_hooks_ops;
+/* tcp_report.c: the hooks' info op */
+void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o);
 void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
 void tcp_so_sock_fini(struct tcb *tcb);
 void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb); /* before the SYN */

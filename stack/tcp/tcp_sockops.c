@@ -338,115 +338,6 @@ void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h
 
 /* ---- hooks_sock_ops ---- */
 
-static void so_mapped(uint32_t ip6[4], uint32_t v4)
-{
-	uint8_t m[16] = {[10] = 0xff, [11] = 0xff};
-	memcpy(m + 12, &v4, 4);
-	memcpy(ip6, m, 16);
-}
-
-/* Linux counts sequence space, not data (tcp_snd_una_update): bytes_acked
- * takes the SYN on the active side (a child starts with snd_una past its
- * SYN-ACK, tcp_create_openreq_child) and the FIN once acked. The stack's own
- * counter, also tcp_info's, stays data only. */
-static uint64_t so_bytes_acked(const struct tcb *tcb)
-{
-	uint64_t n = tcb->bytes_acked;
-	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->snd_una, tcb->iss))
-		n++;
-	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->snd_una, tcb->fin_seq))
-		n++;
-	return n;
-}
-
-/* Linux tcp_rcv_nxt_update: the FIN moves rcv_nxt and counts; the SYN does
- * not (tcp_rcv_synsent_state_process sets rcv_nxt directly). */
-static uint64_t so_bytes_received(const struct tcb *tcb)
-{
-	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
-}
-
-/* The struct tcp_sock fields only bpf_skc_to_tcp_sock shows, as Linux keeps
- * them: rcv_wup is rcv_nxt when the window was last advertised, copied_seq the
- * next byte the application reads (the FIN is not one), write_seq the end of
- * what it wrote (a SYN in flight and a queued FIN count), window_clamp never 0
- * (without TCP_WINDOW_CLAMP the largest window the scale can say). */
-static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
-{
-	uint32_t wnd = tcb->rcv_wnd;
-	if (!wnd && SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt))
-		wnd = tcb->rcv_adv - tcb->rcv_nxt; /* only the SYN's window so far */
-	o->mdev_us = tcb->rttvar_us4;
-	o->rcv_wnd = wnd;
-	o->rcv_wup = wnd ? tcb->rcv_adv - wnd : tcb->rcv_nxt;
-	o->window_clamp = tcb->window_clamp
-			      ? tcb->window_clamp
-			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
-	o->copied_seq = tcb->rcv_nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
-	uint32_t w = tcb->snd_una + tcb->snd.len;
-	if (tcb->snd_una == tcb->iss && tcb->snd_max != tcb->iss)
-		w++;
-	o->write_seq = (tcb->flags & TCB_F_FIN_QUEUED) ? tcb->fin_seq + 1 : w;
-	o->snd_wnd = tcb->snd_wnd;
-	o->snd_wl1 = tcb->snd_wl1;
-	o->rcv_ssthresh = tcb->rcv_ssthresh;
-}
-
-static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
-{
-	const struct tcb *tcb = tcb_of_hs(hs);
-	if (groups & HOOKS_INFO_ADDR) {
-		o->family = tcb->sk_family;
-		if (tcb->t.family == AF_INET) {
-			o->remote_ip4 = tcb->t.raddr.v4;
-			o->local_ip4 = tcb->t.laddr.v4;
-			/* An IPv4 connection of an AF_INET6 socket: Linux shows
-			 * family AF_INET6, the IPv4 addresses in the ip4 fields and
-			 * their v4-mapped forms in the ip6 fields. */
-			if (tcb->sk_family == AF_INET6) {
-				so_mapped(o->remote_ip6, tcb->t.raddr.v4);
-				so_mapped(o->local_ip6, tcb->t.laddr.v4);
-			}
-		} else {
-			memcpy(o->remote_ip6, tcb->t.raddr.v6, 16);
-			memcpy(o->local_ip6, tcb->t.laddr.v6, 16);
-		}
-		o->remote_port = tcb->t.rport;
-		o->local_port = tcb->t.lport;
-		o->is_fullsock = hs->fullsock;
-	}
-	if ((groups & HOOKS_INFO_TCP) && hs->fullsock) {
-		o->snd_cwnd = tcb->cwnd;
-		o->srtt_us = tcb->srtt_us8;
-		o->state = tcp_state_kernel(tcb->state);
-		o->rtt_min = tcb->rtt_min_us;
-		o->snd_ssthresh = tcb->ssthresh;
-		o->rcv_nxt = tcb->rcv_nxt;
-		o->snd_nxt = tcb->snd_nxt;
-		o->snd_una = tcb->snd_una;
-		o->mss_cache = tcb->mss;
-		o->ecn_flags = (tcb->flags & TCB_F_ECN) ? 1u : 0u; /* TCP_ECN_OK */
-		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		o->packets_out = (tcb->snd_max - tcb->snd_una + mss - 1) / mss;
-		o->total_retrans = tcb->total_retrans;
-		o->segs_in = tcb->segs_in;
-		o->data_segs_in = tcb->data_segs_in;
-		o->segs_out = tcb->segs_out;
-		o->data_segs_out = tcb->data_segs_out;
-		o->bytes_received = so_bytes_received(tcb);
-		o->bytes_acked = so_bytes_acked(tcb);
-		o->icsk_retransmits = tcb->retransmits;
-		so_info_tcp_sock(tcb, o);
-	}
-	if (groups & HOOKS_INFO_SOCK) {
-		o->sk_type = SOCK_STREAM;
-		o->sk_protocol = IPPROTO_TCP;
-		o->sk_mark = tcb->mark;
-		o->sk_priority = tcb->priority;
-		o->sk_txhash = tcb->txhash;
-	}
-}
-
 static int so_setsockopt(struct hooks_sock *hs, int level, int optname, const void *val,
 			 uint32_t len)
 {
@@ -464,7 +355,7 @@ static void so_set_txhash(struct hooks_sock *hs, uint32_t txhash)
 }
 
 const struct hooks_sock_ops tcp_hooks_ops = {
-    .info = so_info,
+    .info = tcp_so_info,
     .setsockopt = so_setsockopt,
     .getsockopt = so_getsockopt,
     .set_txhash = so_set_txhash,
