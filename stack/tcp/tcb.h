@@ -43,7 +43,6 @@ enum tcp_timer {
 	TCP_T_N,
 };
 
-
 /* [l, r) in sequence space: the SACK board's and the out-of-order queue's
  * entries, kept sorted and disjoint (tcp_ranges.c). */
 struct tcp_seq_range {
@@ -164,6 +163,21 @@ struct tcp_rcvq_space {
 	uint32_t last_tsecr; /* one timestamp sample per echoed value */
 };
 
+/* Congestion control (owner: tcp_cc.c, which alone writes it; the
+ * algorithm's decisions come back through struct tcp_cc_view). Windows in
+ * segments, as Linux keeps them. */
+struct tcp_cc_state {
+	const struct tcp_cc_ops *ops;
+	uint8_t ca_state; /* TCP_CA_* */
+	uint32_t cwnd, ssthresh;
+	uint32_t cwnd_cnt;		     /* segments ACKed towards the next increment */
+	uint32_t cwnd_clamp;		     /* TCP_BPF_SNDCWND_CLAMP; 0 until established */
+	uint32_t prior_cwnd, prior_ssthresh; /* before the last reduction (undo) */
+	uint32_t max_cwnd;		     /* largest cwnd after any ACK, for tcp_info */
+	uint32_t initial_cwnd;		     /* TCP_BPF_IW; 0 until established: TCP_INIT_CWND */
+	uint64_t priv[13];		     /* TCP_CC_PRIV_SIZE: the algorithm's state */
+};
+
 struct tcb {
 	/* ---- hot ---- */
 	struct tcp_tuple t;
@@ -186,18 +200,14 @@ struct tcb {
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
 	uint16_t peer_mss;		 /* the peer's MSS option (TCP_MSS_DEFAULT without) */
 	uint32_t pmtu;
-	uint8_t cc_state; /* TCP_CA_* */
-	uint8_t tos;	  /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
-	uint32_t cwnd, ssthresh, cwnd_cnt, cwnd_clamp, prior_cwnd, prior_ssthresh;
-	uint32_t max_cwnd; /* largest cwnd after any ACK, for tcp_info */
+	uint8_t tos; /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
+	struct tcp_cc_state cc;
 	uint32_t srtt_us8, rttvar_us4, rto_us, rtt_min_us;
 	uint32_t rto_min_us, delack_max_us;
 	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */
 	uint64_t rtt_start;
 	uint32_t backoff, retransmits, total_retrans;
 	uint64_t rtx_first_ns; /* first transmission of the head segment, user timeout */
-	const struct tcp_cc_ops *cc;
-	uint64_t cc_priv[13]; /* TCP_CC_PRIV_SIZE: the algorithm's state */
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
 	uint32_t ooo_n, ooo_cap; /* ranges held in ooo, room (0: none taken) */
@@ -241,7 +251,6 @@ struct tcb {
 	uint32_t keep_idle_s, keep_intvl_s, keep_cnt, keep_probes;
 	uint32_t syn_retries, user_timeout_ms, notsent_lowat, rcvlowat;
 	uint32_t mark, priority, txhash;
-	uint32_t initial_cwnd;
 	uint32_t syn_rto_us, syn_tx, syn_wnd;
 	uint64_t syn_last_ns;
 	uint32_t syn_gaps_us[TCP_MAX_SYN_GAPS];

@@ -11,14 +11,10 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 	(void)tcp;
 	tcb->ecn_seen |= 8u; /* SKOPS_ECN_ECE_SEEN */
 	/* RFC 3168 §6.1.2: reduce once per window of data. */
-	if (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_DISORDER)
+	if (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_DISORDER)
 		return;
-	tcb->prior_cwnd = tcb->cwnd;
 	tcb->sb.undo = false; /* a congestion signal is never undone (Linux tcp_enter_cwr) */
-	tcb->ssthresh = tcp_cc_ssthresh(tcb);
-	if (tcb->ssthresh > tcb->cwnd_clamp)
-		tcb->ssthresh = tcb->cwnd_clamp;
-	tcb->cwnd = tcb->ssthresh;
+	tcp_cc_cwr(tcb);
 	tcb->recover = tcb->snd_max;
 	tcb->flags |= TCB_F_CWR_PENDING;
 	tcp_cc_set_state(tcb, TCP_CA_CWR);
@@ -120,7 +116,7 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	if (tcb->flags & TCB_F_SACK) {
 		/* RFC 6675 with PRR (tcp_recovery.c) */
 		if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
-			if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
+			if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
 				tcp_cc_set_state(tcb, TCP_CA_OPEN);
 			tcp_cc_cong_avoid(tcb, ack, segs);
 		}
@@ -128,24 +124,20 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		if (SEQ_GEQ(ack, tcb->recover)) {
 			/* RFC 6582 §3.2 (3): full acknowledgment, deflate. */
 			tcb->flags &= ~TCB_F_IN_RECOVERY;
-			tcb->cwnd = tcb->ssthresh;
+			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
 			tcp_cc_set_state(tcb, TCP_CA_OPEN);
 		} else {
 			/* (5) partial: resend the next hole, deflate by what
 			 * was acked, add one segment back. */
-			tcb->cwnd = tcb->cwnd > segs ? tcb->cwnd - segs + 1 : 1;
+			tcp_cc_set_cwnd(tcb, tcb->cc.cwnd > segs ? tcb->cc.cwnd - segs + 1 : 1);
 			tcp_retransmit_head(tcp, tcb);
 		}
 	} else {
-		if (tcb->cc_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
+		if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
 			tcp_cc_set_state(tcb, TCP_CA_OPEN);
 		tcp_cc_cong_avoid(tcb, ack, segs);
 	}
-	if (tcb->cwnd > tcb->cwnd_clamp)
-		tcb->cwnd = tcb->cwnd_clamp;
-	/* (cong_control: the window is the CC's, later) */
-	if (tcb->cwnd > tcb->max_cwnd && !tcb->cc->cong_control)
-		tcb->max_cwnd = tcb->cwnd;
+	tcp_cc_ack_done(tcb);
 }
 
 /* Our FIN is acknowledged (RFC 9293 §3.10.7.4 fifth, the states' extra
@@ -195,20 +187,16 @@ static void ack_dup_newreno(struct tcp *tcp, struct tcb *tcb, uint32_t ack)
 {
 	tcb->dupacks++;
 	if (tcb->flags & TCB_F_IN_RECOVERY) {
-		tcb->cwnd++; /* RFC 6582 §3.2 (4): inflate */
-	} else if (tcb->dupacks == 3 && tcb->cc_state != TCP_CA_LOSS &&
+		tcp_cc_set_cwnd(tcb, tcb->cc.cwnd + 1); /* RFC 6582 §3.2 (4): inflate */
+	} else if (tcb->dupacks == 3 && tcb->cc.ca_state != TCP_CA_LOSS &&
 		   SEQ_GT(ack, tcb->recover - 1)) {
 		/* RFC 6582 §3.2 (2): fast retransmit, enter recovery. */
 		tcp->stats.fast_retrans++;
-		tcb->prior_cwnd = tcb->cwnd;
-		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcp_cc_ssthresh(tcb);
-		if (tcb->ssthresh > tcb->cwnd_clamp)
-			tcb->ssthresh = tcb->cwnd_clamp;
+		tcp_cc_reduce(tcb);
 		tcb->recover = tcb->snd_max;
 		tcb->flags |= TCB_F_IN_RECOVERY;
 		tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
-		tcb->cwnd = tcb->ssthresh + 3;
+		tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh + 3);
 		tcp_retransmit_head(tcp, tcb);
 	}
 }
@@ -226,10 +214,7 @@ static void ack_cong_control(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 	}
 	struct tcp_rate_sample rs;
 	tcp_rate_gen(tcp, tcb, &rs);
-	tcb->cwnd = cwnd_before;
-	tcp_cc_cong_control(tcb, h->ack, &rs);
-	if (tcb->cwnd > tcb->max_cwnd)
-		tcb->max_cwnd = tcb->cwnd;
+	tcp_cc_cong_control(tcb, h->ack, &rs, cwnd_before);
 }
 
 bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
@@ -241,7 +226,7 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	bool win_update = SEQ_GT(ack, tcb->snd_una) || SEQ_LT(tcb->snd_wl1, s->seq) ||
 			  (tcb->snd_wl1 == s->seq && (wnd > tcb->snd_wnd || wnd == 0));
 	bool wnd_changed = ack_window(tcp, tcb, s, wnd);
-	uint32_t cwnd_before = tcb->cwnd;
+	uint32_t cwnd_before = tcb->cc.cwnd;
 	tcp_rate_ack_begin(tcb);
 	bool ece = (tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE);
 	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
@@ -265,7 +250,7 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		   !wnd_changed && tcb->snd_max != tcb->snd_una) {
 		ack_dup_newreno(tcp, tcb, ack);
 	}
-	if (tcb->cc->cong_control && SEQ_GEQ(ack, prior_una) && !s->handshake)
+	if (tcb->cc.ops->cong_control && SEQ_GEQ(ack, prior_una) && !s->handshake)
 		ack_cong_control(tcp, tcb, h, cwnd_before);
 	tcp_pace_update(tcp, tcb); /* Linux tcp_cong_control, every ACK */
 	return true;

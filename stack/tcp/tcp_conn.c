@@ -332,19 +332,6 @@ void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb)
 		tcb->rcvbuf = tcp->cfg.rmem_default;
 }
 
-void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb)
-{
-	(void)tcp;
-	if (!tcb->cwnd_clamp)
-		tcb->cwnd_clamp = UINT32_MAX / 2;
-	/* A program may have set TCP_BPF_IW before the handshake finished. */
-	if (!tcb->initial_cwnd)
-		tcb->initial_cwnd = TCP_INIT_CWND;
-	tcb->cwnd = tcb->initial_cwnd < tcb->cwnd_clamp ? tcb->initial_cwnd : tcb->cwnd_clamp;
-	if (!tcb->ssthresh)
-		tcb->ssthresh = 0x7fffffff; /* TCP_INFINITE_SSTHRESH */
-}
-
 /* Linux grows a send buffer that SO_SNDBUF did not lock with the window
  * (tcp_sndbuf_expand): two windows of segments at their in-memory size
  * (MSS plus headers and skb overhead, rounded to a power of two), at most
@@ -357,7 +344,7 @@ void tcp_sndbuf_expand(struct tcb *tcb)
 	uint32_t per_mss = 1;
 	while (per_mss < tcb->mss + 896u)
 		per_mss <<= 1;
-	uint64_t want = 2ull * (tcb->cwnd > 10 ? tcb->cwnd : 10) * per_mss;
+	uint64_t want = 2ull * (tcb->cc.cwnd > 10 ? tcb->cc.cwnd : 10) * per_mss;
 	if (want > tcb->tcp->cfg.tcp_wmem_max)
 		want = tcb->tcp->cfg.tcp_wmem_max;
 	if (want > tcb->sndbuf)

@@ -71,7 +71,7 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->user_timeout_ms = l->user_timeout_ms;
 	c->rto_min_us = l->rto_min_us;
 	c->delack_max_us = l->delack_max_us;
-	c->cc = l->cc;
+	tcp_cc_attach(c, l->cc.ops);
 	c->tos = l->tos;
 	c->mark = l->mark;
 	c->priority = l->priority;

@@ -373,7 +373,22 @@ void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
  * each runs the op on a view of tcb and takes its decisions back. */
 void tcp_cc_init(struct tcb *tcb);
 void tcp_cc_release(struct tcb *tcb);
-void tcp_cc_set_state(struct tcb *tcb, uint8_t st); /* the op, then cc_state = st */
+/* tcp_cc.c owns struct tcp_cc_state: every change of the window goes
+ * through these. attach: tcb runs ops from now (its state zeroed). */
+void tcp_cc_attach(struct tcb *tcb, const struct tcp_cc_ops *ops);
+void tcp_cc_set_cwnd(struct tcb *tcb, uint32_t cwnd);	/* recovery sizes it */
+void tcp_cc_set_iw(struct tcb *tcb, uint32_t iw);	/* TCP_BPF_IW */
+void tcp_cc_set_clamp(struct tcb *tcb, uint32_t clamp); /* TCP_BPF_SNDCWND_CLAMP */
+/* A reduction begins: prior_* keep the window for an undo, ssthresh from
+ * the CC within the clamp. */
+void tcp_cc_reduce(struct tcb *tcb);
+void tcp_cc_cwr(struct tcb *tcb);  /* ECE (RFC 3168 §6.1.2): cwnd to the new ssthresh */
+void tcp_cc_rto(struct tcb *tcb);  /* RFC 5681 §3.1 (4)-(5), loss window of one */
+void tcp_cc_undo(struct tcb *tcb); /* the reduction was spurious */
+/* After an ACK's window growth: the clamp, max_cwnd. */
+void tcp_cc_ack_done(struct tcb *tcb);
+void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb); /* at establishment */
+void tcp_cc_set_state(struct tcb *tcb, uint8_t st);   /* the op, then cc_state = st */
 void tcp_cc_event(struct tcb *tcb, enum tcp_ca_event ev);
 void tcp_cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
 void tcp_cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
@@ -381,7 +396,9 @@ void tcp_cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
 void tcp_cc_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
 uint32_t tcp_cc_ssthresh(struct tcb *tcb);  /* what the CC would set now */
 uint32_t tcp_cc_undo_cwnd(struct tcb *tcb); /* the window an undo restores */
-void tcp_cc_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs);
+/* cwnd_before: the window before recovery touched it this ACK. */
+void tcp_cc_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs,
+			 uint32_t cwnd_before);
 /* DCTCP's alpha in 1024ths, -1 unless tcb runs dctcp. */
 int32_t cc_dctcp_alpha(const struct tcb *tcb);
 /* BBR's state for tcp_info: false unless tcb runs bbr. */
@@ -398,7 +415,6 @@ void tcp_release(struct tcp *tcp, struct tcb *tcb);
 void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb);
 /* Off every list and out of hooks, without freeing (release, cookie scratch) */
 void tcp_conn_scrub(struct tcp *tcp, struct tcb *tcb);
-void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 
 /* tcp_sockops.c: call sites (docs/sockops.md §3) */
 extern const struct hooks_sock_ops tcp_hooks_ops;

@@ -413,7 +413,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		bool fin_due = fin_q && SEQ_LEQ(tcb->snd_nxt, tcb->fin_seq);
 		if (!avail && !fin_due)
 			break;
-		uint64_t cwnd_b = (uint64_t)tcb->cwnd * tcb->mss + tcp_rec_lt_bytes(tcb);
+		uint64_t cwnd_b = (uint64_t)tcb->cc.cwnd * tcb->mss + tcp_rec_lt_bytes(tcb);
 		uint64_t wnd = tcb->snd_wnd < cwnd_b ? tcb->snd_wnd : cwnd_b;
 		uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
 		uint32_t usable = wnd > inflight ? (uint32_t)(wnd - inflight) : 0;

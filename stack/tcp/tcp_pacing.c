@@ -44,14 +44,14 @@ bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb)
 	 * overestimate, and paced at that rate the connection overflowed a
 	 * drop-tail queue in the simulation (11.8 Mbit/s of 95.6 at 0.5 %
 	 * loss, 49.6 unpaced). */
-	bool cc_wants = tcb->cc && (tcb->cc->flags & TCP_CC_NEEDS_PACING) &&
-			(!tcb->cc->cong_control || (tcb->flags & TCB_F_SACK));
+	bool cc_wants = tcb->cc.ops && (tcb->cc.ops->flags & TCP_CC_NEEDS_PACING) &&
+			(!tcb->cc.ops->cong_control || (tcb->flags & TCB_F_SACK));
 	return tcb->pace_req || tcp->cfg.pacing || cc_wants;
 }
 
 void tcp_pace_update(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->cc && tcb->cc->cong_control) {
+	if (tcb->cc.ops && tcb->cc.ops->cong_control) {
 		/* the algorithm sets its own rate (Linux's BBR); the cap holds */
 		if (tcb->pacing_rate > tcb->max_pacing_rate)
 			tcb->pacing_rate = tcb->max_pacing_rate;
@@ -59,12 +59,12 @@ void tcp_pace_update(struct tcp *tcp, struct tcb *tcb)
 	}
 	uint64_t rate = UINT64_MAX; /* no RTT yet: no estimate to pace at */
 	if (tcb->srtt_us8 && tcb->mss) {
-		uint32_t segs = tcb->cwnd;
+		uint32_t segs = tcb->cc.cwnd;
 		uint32_t out = (tcb->snd_nxt - tcb->snd_una + tcb->mss - 1u) / tcb->mss;
 		if (out > segs)
 			segs = out;
-		uint32_t ratio = tcb->cwnd < tcb->ssthresh / 2 ? tcp->cfg.pacing_ss_ratio
-							       : tcp->cfg.pacing_ca_ratio;
+		uint32_t ratio = tcb->cc.cwnd < tcb->cc.ssthresh / 2 ? tcp->cfg.pacing_ss_ratio
+								     : tcp->cfg.pacing_ca_ratio;
 		/* bytes a second = mss · segs · ratio/100 · 10^6 / srtt_us, with
 		 * srtt in eighths of µs: q · 80000 / srtt_us8, split so that the
 		 * product cannot overflow (q < 2^58) and saturating. */

@@ -20,7 +20,7 @@
 bool tcp_rate_on(const struct tcp *tcp, const struct tcb *tcb)
 {
 	return ((tcb->flags & TCB_F_SACK) && !tcp->cfg.no_rack) ||
-	       (tcb->cc && tcb->cc->cong_control);
+	       (tcb->cc.ops && tcb->cc.ops->cong_control);
 }
 
 uint32_t tcp_inflight(struct tcb *tcb)
@@ -72,7 +72,7 @@ void tcp_rate_ack_begin(struct tcb *tcb)
 	r->ack_delivered = r->delivered;
 	r->ack_lost = tcb->rack.lost;
 	/* the pipe costs a walk of the scoreboard: only for its consumer */
-	r->ack_inflight = tcb->cc->cong_control ? tcp_inflight(tcb) : 0;
+	r->ack_inflight = tcb->cc.ops->cong_control ? tcp_inflight(tcb) : 0;
 }
 
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
@@ -112,7 +112,7 @@ void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 void tcp_rate_check_app_limited(struct tcb *tcb)
 {
 	struct tcp_rate *r = &tcb->rate;
-	if (!tcb->cc || !tcb->cc->cong_control)
+	if (!tcb->cc.ops || !tcb->cc.ops->cong_control)
 		return; /* only a cong_control CC reads the mark */
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 	uint32_t out = tcb->snd_nxt - tcb->snd_una;
@@ -120,6 +120,6 @@ void tcp_rate_check_app_limited(struct tcb *tcb)
 	uint32_t pipe = tcp_inflight(tcb);
 	/* Less than a segment to send, room in the window, no loss waiting
 	 * for its retransmission: the sender, not the path, is the limit. */
-	if (unsent < mss && pipe < (uint64_t)tcb->cwnd * mss && !tcb->rack.nlost)
+	if (unsent < mss && pipe < (uint64_t)tcb->cc.cwnd * mss && !tcb->rack.nlost)
 		r->app_limited = r->delivered + pipe ? r->delivered + pipe : 1;
 }

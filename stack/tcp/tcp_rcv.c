@@ -167,7 +167,7 @@ void tcp_rcv_ecn(struct tcb *tcb, const struct seg_ctx *s)
 	 * algorithm that needs ECN (DCTCP) sets the echo per segment
 	 * itself (Linux __tcp_ecn_check_ce → CA_EVENT_ECN_*). */
 	bool ce = (s->ecn & 3) == 3;
-	bool own_echo = (tcb->cc->flags & TCP_CC_NEEDS_ECN) != 0;
+	bool own_echo = (tcb->cc.ops->flags & TCP_CC_NEEDS_ECN) != 0;
 	if (s->flags & TCP_CWR)
 		tcb->flags &= ~TCB_F_ECE_PENDING;
 	if (own_echo)

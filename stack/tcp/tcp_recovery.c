@@ -20,7 +20,7 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
 	uint32_t mss = mss_of(tcb);
-	if (tcb->cc->cong_control) {
+	if (tcb->cc.ops->cong_control) {
 		/* The CC sizes the window in recovery too (Linux's
 		 * tcp_cong_control skips tcp_cwnd_reduction): cwnd alone limits. */
 		sb->snd_budget = UINT32_MAX;
@@ -28,7 +28,7 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 	}
 	sb->prr_delivered += delivered;
 	uint64_t pipe = tcp_sb_pipe(tcb);
-	uint64_t ss = (uint64_t)tcb->ssthresh * mss;
+	uint64_t ss = (uint64_t)tcb->cc.ssthresh * mss;
 	int64_t sndcnt;
 	if (pipe > ss) {
 		/* Proportional part: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out. */
@@ -51,7 +51,7 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 		sndcnt = mss;
 	sb->snd_budget = (uint32_t)sndcnt;
 	uint64_t cw = (pipe + (uint64_t)sndcnt + mss - 1) / mss;
-	tcb->cwnd = cw ? (uint32_t)cw : 1;
+	tcp_cc_set_cwnd(tcb, cw ? (uint32_t)cw : 1);
 }
 
 static void leave(struct tcb *tcb)
@@ -85,12 +85,10 @@ static void undo(struct tcb *tcb)
 	struct tcp_sack_sb *sb = &tcb->sb;
 	sb->undo = false;
 	sb->undos++;
-	tcb->cwnd = tcp_cc_undo_cwnd(tcb);
-	if (tcb->prior_ssthresh > tcb->ssthresh)
-		tcb->ssthresh = tcb->prior_ssthresh;
+	tcp_cc_undo(tcb);
 	if (sb->mode != TCP_SB_OPEN)
 		leave(tcb);
-	else if (tcb->cc_state != TCP_CA_OPEN)
+	else if (tcb->cc.ca_state != TCP_CA_OPEN)
 		tcp_cc_set_state(tcb, TCP_CA_OPEN);
 	tcp_rack_unmark(tcb);
 }
@@ -121,11 +119,7 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
 	tcp->stats.fast_retrans++;
-	tcb->prior_cwnd = tcb->cwnd;
-	tcb->prior_ssthresh = tcb->ssthresh;
-	tcb->ssthresh = tcp_cc_ssthresh(tcb);
-	if (tcb->ssthresh > tcb->cwnd_clamp)
-		tcb->ssthresh = tcb->cwnd_clamp;
+	tcp_cc_reduce(tcb);
 	tcb->recover = tcb->snd_max; /* RecoveryPoint = HighData */
 	tcb->flags |= TCB_F_IN_RECOVERY;
 	tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
@@ -207,7 +201,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		if (SEQ_GEQ(tcb->snd_una, tcb->recover)) {
 			/* RFC 6937: the reduction ends at ssthresh (Linux
 			 * tcp_end_cwnd_reduction). */
-			tcb->cwnd = tcb->ssthresh;
+			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
 			leave(tcb);
 			return true;
 		}
@@ -244,7 +238,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	else
 		lost = SEQ_GEQ(tcb->snd_una, tcb->recover) &&
 		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una));
-	if (tcb->cc_state != TCP_CA_LOSS && lost) {
+	if (tcb->cc.ca_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
 		prr_ack(tcb, res.newly_sacked);
 		return true;
@@ -254,7 +248,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 
 void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS)
+	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS)
 		return;
 	enter_recovery(tcp, tcb);
 	prr_ack(tcb, 0);
@@ -289,7 +283,7 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 
 uint32_t tcp_rec_lt_bytes(const struct tcb *tcb)
 {
-	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS || !tcb->dupacks)
+	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS || !tcb->dupacks)
 		return 0;
 	return (tcb->dupacks < 2 ? tcb->dupacks : 2u) * mss_of(tcb);
 }
@@ -300,7 +294,7 @@ uint32_t tcp_rec_room(struct tcb *tcb)
 	/* RFC 6675 §5 (C): cwnd − pipe (slow start after an RTO); in
 	 * recovery also what PRR gives this ACK (cwnd is pipe + that, less
 	 * when a clamp holds it). */
-	uint64_t cw = (uint64_t)tcb->cwnd * mss;
+	uint64_t cw = (uint64_t)tcb->cc.cwnd * mss;
 	uint32_t pipe = tcp_sb_pipe(tcb);
 	uint32_t room = cw > pipe ? (uint32_t)(cw - pipe) : 0;
 	if (tcb->sb.mode == TCP_SB_RECOVERY && tcb->sb.snd_budget < room)

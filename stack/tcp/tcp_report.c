@@ -17,11 +17,11 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	memset(o, 0, sizeof(*o));
 	o->state = tcp_state_kernel(tcb->state);
 	snprintf(o->state_name, sizeof(o->state_name), "%s", tcp_state_name(tcb->state));
-	o->cwnd = tcb->cwnd;
-	o->ssthresh = tcb->ssthresh;
-	o->snd_cwnd_clamp = tcb->cwnd_clamp;
-	o->max_cwnd = tcb->max_cwnd > tcb->cwnd ? tcb->max_cwnd : tcb->cwnd;
-	o->initial_cwnd = tcb->initial_cwnd;
+	o->cwnd = tcb->cc.cwnd;
+	o->ssthresh = tcb->cc.ssthresh;
+	o->snd_cwnd_clamp = tcb->cc.cwnd_clamp;
+	o->max_cwnd = tcb->cc.max_cwnd > tcb->cc.cwnd ? tcb->cc.max_cwnd : tcb->cc.cwnd;
+	o->initial_cwnd = tcb->cc.initial_cwnd;
 	o->srtt_us = tcb->srtt_us8 >> 3;
 	o->rttvar_us = tcb->rttvar_us4 >> 2;
 	o->rto_ms = tcb->rto_us / CLK_US_PER_MS;
@@ -42,9 +42,9 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->spurious_rtos = tcb->rack.spurious_rto;
 	o->rcv_rtt_us = tcb->rcvq.rtt_us8 >> 3;
 	o->rcv_space = tcb->rcvq.space;
-	if (tcb->cc)
-		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
-	o->dctcp_alpha = tcb->cc ? cc_dctcp_alpha(tcb) : -1;
+	if (tcb->cc.ops)
+		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc.ops->name);
+	o->dctcp_alpha = tcb->cc.ops ? cc_dctcp_alpha(tcb) : -1;
 	o->ecn = ((tcb->flags & TCB_F_ECN) ? SKOPS_ECN_OK : 0) | tcb->ecn_seen;
 	if (tcb->hs.cg)
 		snprintf(o->cgroup, sizeof(o->cgroup), "%s", cg_node_path(tcb->hs.cg));
@@ -174,11 +174,11 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 		o->is_fullsock = hs->fullsock;
 	}
 	if ((groups & HOOKS_INFO_TCP) && hs->fullsock) {
-		o->snd_cwnd = tcb->cwnd;
+		o->snd_cwnd = tcb->cc.cwnd;
 		o->srtt_us = tcb->srtt_us8;
 		o->state = tcp_state_kernel(tcb->state);
 		o->rtt_min = tcb->rtt_min_us;
-		o->snd_ssthresh = tcb->ssthresh;
+		o->snd_ssthresh = tcb->cc.ssthresh;
 		o->rcv_nxt = tcb->rcv_nxt;
 		o->snd_nxt = tcb->snd_nxt;
 		o->snd_una = tcb->snd_una;

@@ -110,7 +110,7 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 	/* Linux tcp_ecn_send_syn: NEEDS_ECN is asked whatever tcp_ecn says;
 	 * tcp_ecn 1 asks for ECN too, but only a program or the CC marks the
 	 * SYN itself ECT(0). */
-	if (ecn || (tcb->cc->flags & TCP_CC_NEEDS_ECN))
+	if (ecn || (tcb->cc.ops->flags & TCP_CC_NEEDS_ECN))
 		tcb->flags |= TCB_F_ECN_WANT | TCB_F_SYN_ECT;
 	else if (tcp->cfg.ecn == 1)
 		tcb->flags |= TCB_F_ECN_WANT;
@@ -121,7 +121,7 @@ void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok, bool 
 	int rwnd = -1, tmo = -1;
 	bool ecn = false;
 	if (req->flags & TCB_F_SYN_ECN)
-		ecn = ecn_ok || (req->cc->flags & TCP_CC_NEEDS_ECN);
+		ecn = ecn_ok || (req->cc.ops->flags & TCP_CC_NEEDS_ECN);
 	if (so_on(req)) {
 		/* Linux tcp_ecn_create_request asks only when the SYN itself
 		 * asks for ECN and neither tcp_ecn nor the CC has agreed

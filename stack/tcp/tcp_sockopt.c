@@ -52,14 +52,13 @@ static int set_cc(struct tcb *tcb, const void *val, uint32_t len)
 	const struct tcp_cc_ops *cc = cc_find(name);
 	if (!cc)
 		return -ENOENT;
-	if (cc == tcb->cc)
+	if (cc == tcb->cc.ops)
 		return 0;
 	/* Linux tcp_set_congestion_control: swap and reinitialise once the
 	 * connection runs; before that, establish() initialises it. */
 	if (tcb->flags & TCB_F_CC_INIT)
 		tcp_cc_release(tcb);
-	tcb->cc = cc;
-	memset(tcb->cc_priv, 0, sizeof(tcb->cc_priv));
+	tcp_cc_attach(tcb, cc);
 	if (tcb->flags & TCB_F_CC_INIT)
 		tcp_cc_init(tcb);
 	return 0;
@@ -208,21 +207,13 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 		/* Only before the first data segment (Linux bpf_sol_tcp_setsockopt). */
 		if (v <= 0 || (tcb->flags & TCB_F_DATA_SENT))
 			return -EINVAL;
-		tcb->cwnd = (uint32_t)v;
-		tcb->initial_cwnd = (uint32_t)v;
-		if (tcb->cwnd_clamp && tcb->cwnd > tcb->cwnd_clamp)
-			tcb->cwnd = tcb->cwnd_clamp;
+		tcp_cc_set_iw(tcb, (uint32_t)v);
 		tcp_defer(tcp, tcb, TCB_P_OUTPUT);
 		return 0;
 	case HOOKS_TCP_SNDCWND_CLAMP:
 		if (v <= 0)
 			return -EINVAL;
-		tcb->cwnd_clamp = (uint32_t)v;
-		tcb->ssthresh = (uint32_t)v;
-		/* Linux leaves cwnd to shrink on its own; we apply the clamp at
-		 * once so cwnd is never above it. */
-		if (tcb->cwnd > tcb->cwnd_clamp)
-			tcb->cwnd = tcb->cwnd_clamp;
+		tcp_cc_set_clamp(tcb, (uint32_t)v);
 		return 0;
 	case HOOKS_TCP_DELACK_MAX:
 		if (v < 2)
@@ -359,7 +350,7 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION) {
 		if (!val || !len || *len == 0)
 			return -EINVAL;
-		const char *n = tcb->cc ? tcb->cc->name : "";
+		const char *n = tcb->cc.ops ? tcb->cc.ops->name : "";
 		uint32_t l = (uint32_t)strnlen(n, TCP_CC_NAME_MAX);
 		uint32_t c = *len < TCP_CC_NAME_MAX ? *len : TCP_CC_NAME_MAX;
 		memset(val, 0, c);

@@ -160,7 +160,8 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 		if ((opts & TS_WSCALE) != TS_WSCALE)
 			syn.wscale = (int8_t)(opts & TS_WSCALE);
 		/* cookie_ecn_ok: agreed then, and still allowed now */
-		ecn = (opts & TS_ECN) && (tcp->cfg.ecn != 0 || (l->cc->flags & TCP_CC_NEEDS_ECN));
+		ecn =
+		    (opts & TS_ECN) && (tcp->cfg.ecn != 0 || (l->cc.ops->flags & TCP_CC_NEEDS_ECN));
 	}
 	tcp->stats.syncookies_recv++;
 	/* tcp_get_cookie_sock: a full accept queue drops the ACK, as for a

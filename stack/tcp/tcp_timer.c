@@ -216,18 +216,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcb->rtx_first_ns = tcp->now;
 	tcb->retransmits++;
 	tcp->stats.rto++;
-	/* RFC 5681 §3.1 (4)-(5): ssthresh from the CC, loss window of one. */
-	if (tcb->cc_state != TCP_CA_LOSS) {
-		tcb->prior_cwnd = tcb->cwnd;
-		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcp_cc_ssthresh(tcb);
-		if (tcb->ssthresh > tcb->cwnd_clamp)
-			tcb->ssthresh = tcb->cwnd_clamp;
-	}
-	tcp_cc_event(tcb, CA_EVENT_LOSS);
-	tcp_cc_set_state(tcb, TCP_CA_LOSS);
-	tcb->cwnd = 1;
-	tcb->cwnd_cnt = 0;
+	tcp_cc_rto(tcb);
 	tcb->dupacks = 0;
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
 	tcb->recover = tcb->snd_max;

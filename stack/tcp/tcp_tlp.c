@@ -18,7 +18,7 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
 	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
 	    !can_send_data(tcb->state) || (tcb->flags & TCB_F_PERSIST) ||
-	    (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_CWR)) {
+	    (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_CWR)) {
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
 		return;
 	}
@@ -103,13 +103,9 @@ void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		r->tlp_out = false;
 		r->probe_recovered++;
 		tcp->stats.tlp_recovered++;
-		tcb->prior_cwnd = tcb->cwnd;
-		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcp_cc_ssthresh(tcb);
-		if (tcb->ssthresh > tcb->cwnd_clamp)
-			tcb->ssthresh = tcb->cwnd_clamp;
-		if (tcb->cwnd > tcb->ssthresh)
-			tcb->cwnd = tcb->ssthresh;
+		tcp_cc_reduce(tcb);
+		if (tcb->cc.cwnd > tcb->cc.ssthresh)
+			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
 	} else if (!advanced && !res->newly_sacked && dup) {
 		/* a pure duplicate: both copies arrived, nothing was lost */
 		r->tlp_out = false;

@@ -29,7 +29,7 @@ int tcp_open(struct tcp *tcp, int family, struct tcb **out)
 	tcb->keep_intvl_s = TCP_KEEP_INTVL_S;
 	tcb->keep_cnt = TCP_KEEP_CNT;
 	tcb->syn_retries = tcp->cfg.syn_retries;
-	tcb->cc = tcp->cc_default;
+	tcp_cc_attach(tcb, tcp->cc_default);
 	tcp_so_sock_init(tcp, tcb, tcp->cfg.default_cg, true);
 	*out = tcb;
 	return 0;

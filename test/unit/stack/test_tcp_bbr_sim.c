@@ -138,7 +138,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		ck_assert_str_eq(cc, "bbr");
 		recorder = cc_bbr_ops;
 		recorder.cong_control = record_cong_control;
-		a->cc = &recorder;
+		a->cc.ops = &recorder;
 		samples.n = 0;
 		samples.now = &p->w.now;
 	}

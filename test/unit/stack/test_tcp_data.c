@@ -39,7 +39,7 @@ START_TEST(initial_flight_and_segmentation)
 	ck_assert_uint_eq(c->data_segs_out, 10);
 	/* the ACK grows cwnd (slow start) and releases the rest */
 	fx_ack_all(&f, c, 512);
-	ck_assert_uint_eq(c->cwnd, 20);
+	ck_assert_uint_eq(c->cc.cwnd, 20);
 	struct fx_seg *s = fx_pop(&f);
 	ck_assert_uint_eq(s->len, 1448);
 	fx_fini(&f);
@@ -207,8 +207,8 @@ START_TEST(fast_retransmit_newreno)
 	ck_assert_uint_eq(r->r.seq, una);
 	ck_assert_uint_eq(r->len, 1000);
 	ck_assert(c->flags & TCB_F_IN_RECOVERY);
-	ck_assert_uint_eq(c->ssthresh, 5);
-	ck_assert_uint_eq(c->cwnd, 8);
+	ck_assert_uint_eq(c->cc.ssthresh, 5);
+	ck_assert_uint_eq(c->cc.cwnd, 8);
 	/* partial ACK (up to the next hole at 5000): retransmit the next one */
 	struct tcp_repr p = fx_repr(f.peer_seq, una + 5000, TCP_ACK, 65535);
 	fx_send(&f, &p, NULL, 0);
@@ -220,7 +220,7 @@ START_TEST(fast_retransmit_newreno)
 	struct tcp_repr full = fx_repr(f.peer_seq, una + 10000, TCP_ACK, 65535);
 	fx_send(&f, &full, NULL, 0);
 	ck_assert(!(c->flags & TCB_F_IN_RECOVERY));
-	ck_assert_uint_eq(c->cwnd, 5);
+	ck_assert_uint_eq(c->cc.cwnd, 5);
 	fx_fini(&f);
 }
 END_TEST
@@ -264,12 +264,12 @@ START_TEST(ecn_echo_and_cwr)
 	tcp_send_ack(f.tcp, c);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
 	/* ECE from the peer halves cwnd once and sets CWR on the next data */
-	uint32_t cw = c->cwnd;
+	uint32_t cw = c->cc.cwnd;
 	tcp_send(f.tcp, c, "w", 1, f.now);
 	f.next = f.nout;
 	struct tcp_repr ece = fx_repr(1003, c->snd_nxt, TCP_ACK | TCP_ECE, 65535);
 	fx_send(&f, &ece, NULL, 0);
-	ck_assert_uint_eq(c->cwnd, cw / 2);
+	ck_assert_uint_eq(c->cc.cwnd, cw / 2);
 	tcp_send(f.tcp, c, "v", 1, f.now);
 	e = fx_pop(&f);
 	ck_assert(e->r.flags & TCP_CWR);
@@ -292,7 +292,7 @@ START_TEST(options_and_errors)
 	tcp_getsockopt(c, SOL_SOCKET, SO_RCVBUF, &v, &len);
 	ck_assert_int_eq(v, 200000);
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "vegas", 5, false), -ENOENT);
-	ck_assert_str_eq(c->cc->name, "cubic"); /* the default, unchanged */
+	ck_assert_str_eq(c->cc.ops->name, "cubic"); /* the default, unchanged */
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "newreno", 7, false), 0);
 	char name[16];
 	len = sizeof(name);
@@ -303,14 +303,14 @@ START_TEST(options_and_errors)
 	v = 40;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), false), -ENOPROTOOPT);
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), true), 0);
-	ck_assert_uint_eq(c->cwnd, 40);
+	ck_assert_uint_eq(c->cc.cwnd, 40);
 	v = 0;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_SNDCWND_CLAMP, &v, sizeof(v), true),
 			 -EINVAL);
 	v = 30;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_SNDCWND_CLAMP, &v, sizeof(v), true), 0);
-	ck_assert_uint_eq(c->ssthresh, 30);
-	ck_assert_uint_eq(c->cwnd, 30);
+	ck_assert_uint_eq(c->cc.ssthresh, 30);
+	ck_assert_uint_eq(c->cc.cwnd, 30);
 	tcp_send(f.tcp, c, "x", 1, f.now);
 	v = 50;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), true), -EINVAL);

@@ -46,7 +46,7 @@ static struct tcb *accept_from(struct fx *f, struct tcb *l, uint16_t rport)
 /* Room for a large flight: the turns, not the windows, limit these tests. */
 static void open_windows(struct tcb *c)
 {
-	c->cwnd = 1000;
+	c->cc.cwnd = 1000;
 	c->snd_wnd = 1u << 24;
 }
 
@@ -163,7 +163,7 @@ START_TEST(late_turn_is_not_a_tail)
 	room = 1000;
 	struct tcb *c = fx_passive(&f, true, NULL);
 	open_windows(c);
-	c->cwnd = 40;
+	c->cc.cwnd = 40;
 	c->srtt_us8 = 8 * 1000; /* PTO 2 ms + 2 ms */
 	uint32_t mss = c->mss;
 	f.nout = f.next = 0;

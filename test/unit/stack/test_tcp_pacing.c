@@ -38,7 +38,7 @@ START_TEST(cc_flag_turns_pacing_on)
 	c = fx_passive(&f, true, NULL);
 	struct tcp_cc_ops paced = cc_reno_ops;
 	paced.flags |= TCP_CC_NEEDS_PACING;
-	c->cc = &paced;
+	c->cc.ops = &paced;
 	ck_assert(tcp_pace_on(f.tcp, c));
 	unsigned burst = after_first_ack(&f, c);
 	/* rate: 200 % of cwnd 20 × MSS per SRTT 10 ms (cwnd < ssthresh / 2) */
@@ -166,9 +166,9 @@ START_TEST(stack_pacing_and_ratio)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	ck_assert(tcp_pace_on(f.tcp, c));
 	/* at or above ssthresh / 2 the CA ratio applies */
-	c->ssthresh = c->cwnd;
+	c->cc.ssthresh = c->cc.cwnd;
 	tcp_pace_update(f.tcp, c);
-	uint64_t want = (uint64_t)c->mss * c->cwnd * 150 * 10000 / (c->srtt_us8 >> 3);
+	uint64_t want = (uint64_t)c->mss * c->cc.cwnd * 150 * 10000 / (c->srtt_us8 >> 3);
 	ck_assert_uint_le(c->pacing_rate, want + want / 100);
 	ck_assert_uint_ge(c->pacing_rate, want - want / 100);
 	fx_fini(&f);

@@ -152,7 +152,7 @@ START_TEST(only_holes_resent)
 	sp_rx(&p, 5);
 	ck_assert_uint_eq(p.nrtx, 2);
 	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
-	ck_assert_uint_eq(p.c->cwnd, p.c->ssthresh); /* PRR ends at ssthresh */
+	ck_assert_uint_eq(p.c->cc.cwnd, p.c->cc.ssthresh); /* PRR ends at ssthresh */
 	ck_assert_uint_eq(p.c->sb.n, 0);
 	fx_fini(&p.f);
 }
@@ -301,18 +301,18 @@ START_TEST(dsack_undoes_spurious)
 	struct sp p;
 	sp_init(&p, 16);
 	sp_rx(&p, 0);
-	uint32_t cwnd0 = p.c->cwnd, ss0 = p.c->ssthresh;
+	uint32_t cwnd0 = p.c->cc.cwnd, ss0 = p.c->cc.ssthresh;
 	sp_rx(&p, 2);
 	sp_rx(&p, 3);
 	sp_rx(&p, 4);
 	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
 	ck_assert(rtx_has(&p, 1));
-	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	ck_assert_uint_lt(p.c->cc.ssthresh, ss0);
 	sp_rx(&p, 1);
 	for (unsigned i = 5; i < (p.high - p.base) / SEG; i++)
 		sp_rx(&p, i);
 	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
-	ck_assert_uint_lt(p.c->cwnd, cwnd0);
+	ck_assert_uint_lt(p.c->cc.cwnd, cwnd0);
 	ck_assert_uint_eq(p.c->sb.undos, 0);
 	/* every retransmission (the fast one and RFC 6675's rescue of the
 	 * tail) arrives as a duplicate */
@@ -326,8 +326,8 @@ START_TEST(dsack_undoes_spurious)
 		fx_send(&p.f, &r, NULL, 0);
 	}
 	ck_assert_uint_eq(p.c->sb.undos, 1);
-	ck_assert_uint_ge(p.c->cwnd, cwnd0);
-	ck_assert_uint_eq(p.c->ssthresh, ss0);
+	ck_assert_uint_ge(p.c->cc.cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->cc.ssthresh, ss0);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -339,7 +339,7 @@ START_TEST(dsack_no_undo_after_loss)
 	struct sp p;
 	sp_init(&p, 16);
 	sp_rx(&p, 0);
-	uint32_t ss0 = p.c->ssthresh;
+	uint32_t ss0 = p.c->cc.ssthresh;
 	sp_rx(&p, 2);
 	sp_rx(&p, 3);
 	sp_rx(&p, 4);
@@ -354,7 +354,7 @@ START_TEST(dsack_no_undo_after_loss)
 	r.sack[0].r = p.base + 4 * SEG;
 	fx_send(&p.f, &r, NULL, 0);
 	ck_assert_uint_eq(p.c->sb.undos, 0);
-	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	ck_assert_uint_lt(p.c->cc.ssthresh, ss0);
 	fx_fini(&p.f);
 }
 END_TEST

@@ -216,7 +216,7 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 	if (len && seq != c->snd_una && c->sb.mode != TCP_SB_OPEN) {
 		/* SACK recovery counts what is in the network (RFC 6675
 		 * pipe), a segment at a time, within the receive window. */
-		uint64_t cw = (uint64_t)c->cwnd * c->mss;
+		uint64_t cw = (uint64_t)c->cc.cwnd * c->mss;
 		uint32_t pipe = tcp_sb_pipe(c);
 		if (pipe >= cw + c->mss)
 			violation(me, "segment at %u with pipe %u over cwnd %u bytes", seq, pipe,
@@ -229,7 +229,7 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 		/* cwnd, and two more segments on the first duplicate ACKs (RFC
 		 * 3042); a tail loss probe of new data goes whatever cwnd says
 		 * (RFC 8985 §7.3). */
-		uint64_t cw = (uint64_t)c->cwnd * c->mss + tcp_rec_lt_bytes(c);
+		uint64_t cw = (uint64_t)c->cc.cwnd * c->mss + tcp_rec_lt_bytes(c);
 		uint64_t wnd = c->snd_wnd < cw ? c->snd_wnd : cw;
 		if ((uint64_t)(seq + len - c->snd_una) > wnd)
 			violation(me, "new data to %u beyond the window (%u bytes, in flight %u)",

@@ -206,7 +206,7 @@ START_TEST(needs_ecn_and_dctcp)
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
 	ck_assert(c->flags & TCB_F_ECN);
 	/* the program's TCP_CONGESTION "dctcp" took effect with ECN on */
-	ck_assert_str_eq(c->cc->name, "dctcp");
+	ck_assert_str_eq(c->cc.ops->name, "dctcp");
 	ck_assert_int_eq(cc_dctcp_alpha(c), 1024); /* dctcp_alpha_on_init */
 	/* passive: the SYN asks, NEEDS_ECN says yes → ECE in the SYN-ACK */
 	fx_v6(&f, true, PORT, 40003);
@@ -231,7 +231,7 @@ START_TEST(needs_ecn_and_dctcp)
 	struct tcb *pc = tcp_accept(f.tcp, l);
 	ck_assert_ptr_nonnull(pc);
 	ck_assert(!(pc->flags & TCB_F_ECN));
-	ck_assert_str_eq(pc->cc->name, "dctcp-reno");
+	ck_assert_str_eq(pc->cc.ops->name, "dctcp-reno");
 	ck_assert_int_eq(cc_dctcp_alpha(pc), -1);
 	fx_fini(&f);
 	env_fini();
@@ -246,7 +246,7 @@ START_TEST(init_cwnd_flight)
 	fx_init_cfg(&f, with_hooks);
 	f.t.rport = PORT;
 	struct tcb *c = fx_active(&f, false);
-	ck_assert_uint_eq(c->cwnd, 40);
+	ck_assert_uint_eq(c->cc.cwnd, 40);
 	int one = 1, big = 200000;
 	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
 	tcp_setsockopt(c, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big), false);
@@ -271,8 +271,8 @@ START_TEST(cwnd_clamp_and_bufs)
 	fx_init_cfg(&f, with_hooks);
 	fx_v6(&f, true, 0, PORT);
 	struct tcb *c = fx_active(&f, false);
-	ck_assert_uint_eq(c->cwnd_clamp, 100);
-	ck_assert_uint_eq(c->ssthresh, 100);
+	ck_assert_uint_eq(c->cc.cwnd_clamp, 100);
+	ck_assert_uint_eq(c->cc.ssthresh, 100);
 	fx_fini(&f);
 	env_fini();
 

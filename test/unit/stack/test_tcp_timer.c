@@ -130,7 +130,7 @@ START_TEST(data_rto_backoff_and_karn)
 		ck_assert_uint_eq(r->len, 5);
 	}
 	ck_assert_uint_eq(c->total_retrans, 3);
-	ck_assert_uint_eq(c->cwnd, 1);
+	ck_assert_uint_eq(c->cc.cwnd, 1);
 	/* the ACK of a retransmitted segment gives no RTT sample (Karn) */
 	f.now += 5 * MS;
 	fx_ack_all(&f, c, 1000);
