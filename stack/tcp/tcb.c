@@ -54,7 +54,7 @@ struct tcb *tcb_alloc(struct tcp *tcp, int family)
 	tcb->sk_family = (uint8_t)family;
 	tcb->sd = -1;
 	tcb->state = TCP_CLOSED;
-	tcb->pacing_rate = tcb->max_pacing_rate = UINT64_MAX; /* Linux's ~0UL: no limit */
+	tcp_pace_init(tcb);
 	tcp_pathopt_init(tcp, tcb);
 	tcp->nconn++;
 	return tcb;

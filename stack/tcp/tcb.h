@@ -163,6 +163,24 @@ struct tcp_rcvq_space {
 	uint32_t last_tsecr; /* one timestamp sample per echoed value */
 };
 
+/* Pacing (owner: tcp_pacing.c), bytes a second; UINT64_MAX is no limit. */
+struct tcp_pacing {
+	uint64_t rate;	   /* the CC-driven rate (or the CC's own, BBR), capped by max_rate */
+	uint64_t max_rate; /* SO_MAX_PACING_RATE */
+	uint64_t next_ns;  /* the next segment's departure */
+	uint64_t debt_ns;  /* the time late wakes lost while it waited, earned back */
+	bool req;  /* SO_MAX_PACING_RATE asked for pacing (sticky, Linux's sk_pacing_status) */
+	bool held; /* pacing made it wait (TCP_T_PACE armed) */
+};
+
+/* The RTT estimator (owner: tcp_timer.c; RFC 6298), in µs. */
+struct tcp_rtt_est {
+	uint32_t srtt_us8;   /* smoothed RTT × 8; 0: no sample yet */
+	uint32_t rttvar_us4; /* RTT variation × 4 */
+	uint32_t rto_us;     /* the retransmission timeout, before backoff */
+	uint32_t min_us;     /* the smallest sample; 0: none yet */
+};
+
 /* Congestion control (owner: tcp_cc.c, which alone writes it; the
  * algorithm's decisions come back through struct tcp_cc_view). Windows in
  * segments, as Linux keeps them. */
@@ -202,7 +220,7 @@ struct tcb {
 	uint32_t pmtu;
 	uint8_t tos; /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
 	struct tcp_cc_state cc;
-	uint32_t srtt_us8, rttvar_us4, rto_us, rtt_min_us;
+	struct tcp_rtt_est rtt;
 	uint32_t rto_min_us, delack_max_us;
 	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */
 	uint64_t rtt_start;
@@ -280,13 +298,7 @@ struct tcb {
 	struct tcp_sack_sb sb;
 	struct tcp_rack rack;
 	struct tcp_rcvq_space rcvq;
-	/* Pacing (tcp_pacing.c), bytes a second; UINT64_MAX is no limit.
-	 * pace_req: SO_MAX_PACING_RATE asked for pacing (sticky, as Linux's
-	 * sk_pacing_status); pace_next_ns: the next segment's departure;
-	 * pace_held: pacing made it wait (TCP_T_PACE armed); pace_debt_ns:
-	 * the time late wakes lost while it waited, earned back. */
-	uint64_t pacing_rate, max_pacing_rate, pace_next_ns, pace_debt_ns;
-	bool pace_req, pace_held;
+	struct tcp_pacing pace;
 	struct tcp_rate rate;
 };
 

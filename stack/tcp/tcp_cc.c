@@ -18,13 +18,13 @@ static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 	v->iss = tcb->iss;
 	v->prior_inflight = tcb->prior_inflight;
 	v->inflight = 0;
-	v->srtt_us8 = tcb->srtt_us8;
-	v->min_rtt_us = tcb->rtt_min_us;
+	v->srtt_us8 = tcb->rtt.srtt_us8;
+	v->min_rtt_us = tcb->rtt.min_us;
 	v->initial_cwnd = tcb->cc.initial_cwnd;
 	v->cwnd_clamp = tcb->cc.cwnd_clamp;
 	v->prior_cwnd = tcb->cc.prior_cwnd;
 	v->delivered = tcb->rate.delivered;
-	v->max_pacing_rate = tcb->max_pacing_rate;
+	v->max_pacing_rate = tcb->pace.max_rate;
 	v->ca_state = tcb->cc.ca_state;
 	v->ecn = (tcb->flags & TCB_F_ECN) != 0;
 	v->sack = (tcb->flags & TCB_F_SACK) != 0;
@@ -32,7 +32,7 @@ static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 	v->cwnd = tcb->cc.cwnd;
 	v->ssthresh = tcb->cc.ssthresh;
 	v->cwnd_cnt = tcb->cc.cwnd_cnt;
-	v->pacing_rate = tcb->pacing_rate;
+	v->pacing_rate = tcb->pace.rate;
 	v->app_limited = tcb->rate.app_limited;
 	v->ece = (tcb->flags & TCB_F_ECE_PENDING) != 0;
 	v->ack_now = false;
@@ -55,8 +55,10 @@ static inline void take_back(struct tcb *tcb, const struct tcp_cc_view *v)
 	tcb->cc.cwnd = v->cwnd;
 	tcb->cc.ssthresh = v->ssthresh;
 	tcb->cc.cwnd_cnt = v->cwnd_cnt;
-	tcb->pacing_rate = v->pacing_rate;
-	tcb->rate.app_limited = v->app_limited;
+	if (v->pacing_rate != tcb->pace.rate)
+		tcp_pace_cc_rate(tcb, v->pacing_rate);
+	if (v->app_limited != tcb->rate.app_limited)
+		tcp_rate_set_app_limited(tcb, v->app_limited);
 	if (v->flush_ack) {
 		/* the delayed ACK leaves first, with the mark of what it covers */
 		set_ece(tcb, v->flush_ece);

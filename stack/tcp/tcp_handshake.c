@@ -77,10 +77,9 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->priority = l->priority;
 	c->syn_retries = l->syn_retries;
 	c->save_syn = l->save_syn;
-	c->max_pacing_rate = c->pacing_rate = l->max_pacing_rate;
-	c->pace_req = l->pace_req;
+	tcp_pace_inherit(c, l);
 	tcp_pathopt_inherit(c, l);
-	c->rto_us = TCP_RTO_INIT_US;
+	tcp_rto_init(c);
 	c->state = TCP_SYN_RECEIVED;
 	c->irs = h->seq;
 	c->rcv_nxt = h->seq + 1;
@@ -206,7 +205,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (tcb->syn_tx == 1)
 		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US));
 	else
-		tcb->rto_us = TCP_RTO_INIT_US; /* RFC 6298 §5 (7): no sample after a lost SYN */
+		tcp_rto_init(tcb); /* RFC 6298 §5 (7): no sample after a lost SYN */
 	tcb->retransmits = 0;
 	tcb->backoff = 0;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);

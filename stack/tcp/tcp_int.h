@@ -200,7 +200,10 @@ void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint6
 void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which);
 void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb);
 void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
+/* tcp_timer.c owns struct tcp_rtt_est: samples (RFC 6298 §2) and the
+ * initial RTO (§2.1, and §5 (7) after a lost SYN). */
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us);
+void tcp_rto_init(struct tcb *tcb);
 uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k);
 
 /* tcp_pacing.c: pacing (docs/tcp.md). on: the connection paces; update
@@ -212,6 +215,11 @@ void tcp_pace_update(struct tcp *tcp, struct tcb *tcb);
 void tcp_pace_set_max(struct tcb *tcb, uint64_t rate);
 bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb);
 void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len);
+/* It owns struct tcp_pacing: a new tcb's (no limit), a request's from its
+ * listener, and the rate a cong_control CC set. */
+void tcp_pace_init(struct tcb *tcb);
+void tcp_pace_inherit(struct tcb *c, const struct tcb *l);
+void tcp_pace_cc_rate(struct tcb *tcb, uint64_t rate);
 
 /* tcp_outq.c: output turns. New data segments tcp_output may send now
  * (UINT32_MAX without tx_room, 0 while tcb waits for its turn). */
@@ -332,6 +340,7 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
 void tcp_rate_ack_begin(struct tcb *tcb);
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs);
 void tcp_rate_check_app_limited(struct tcb *tcb);
+void tcp_rate_set_app_limited(struct tcb *tcb, uint64_t mark); /* BBR's PROBE_RTT */
 /* Bytes in flight: the SACK pipe (RFC 6675), else snd_nxt - snd_una. */
 uint32_t tcp_inflight(struct tcb *tcb);
 

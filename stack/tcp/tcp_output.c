@@ -435,7 +435,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			    !tcb->tmr[TCP_T_RTX]) {
 				tcb->flags |= TCB_F_PERSIST;
 				tcp_timer_set(tcp, tcb, TCP_T_RTX,
-					      tcp->now + (uint64_t)tcb->rto_us * CLK_NS_PER_US);
+					      tcp->now + (uint64_t)tcb->rtt.rto_us * CLK_NS_PER_US);
 			}
 			break;
 		}

@@ -170,7 +170,7 @@ static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_rack_se
 	 * round trip was the original's delivery. (Not RFC 8985's TSecr test:
 	 * a receiver echoes the timestamp of in-order data only, so a SACKed
 	 * retransmission echoes an older one.) */
-	if ((g->flags & TCP_RS_RTX) && rtt_ns < (uint64_t)tcb->rtt_min_us * CLK_NS_PER_US)
+	if ((g->flags & TCP_RS_RTX) && rtt_ns < (uint64_t)tcb->rtt.min_us * CLK_NS_PER_US)
 		return;
 	out->advanced = true;
 	r->rtt_us = (uint32_t)(rtt_ns / CLK_NS_PER_US);
@@ -189,8 +189,8 @@ static uint64_t reo_wnd_ns(const struct tcb *tcb)
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 	if (!r->reord && (tcb->sb.mode != TCP_SB_OPEN || tcb->sb.sacked >= 3u * mss))
 		return 0;
-	uint64_t w = (uint64_t)(tcb->rtt_min_us / 4) * (r->reo_steps ? r->reo_steps : 1u);
-	uint64_t srtt = tcb->srtt_us8 >> 3;
+	uint64_t w = (uint64_t)(tcb->rtt.min_us / 4) * (r->reo_steps ? r->reo_steps : 1u);
+	uint64_t srtt = tcb->rtt.srtt_us8 >> 3;
 	return (w < srtt ? w : srtt) * CLK_NS_PER_US;
 }
 
@@ -238,7 +238,7 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	 * original arrived after all: that is reordering seen too. */
 	if (res->dsack) {
 		r->reord = true;
-		uint64_t srtt_ns = (uint64_t)(tcb->srtt_us8 >> 3) * CLK_NS_PER_US;
+		uint64_t srtt_ns = (uint64_t)(tcb->rtt.srtt_us8 >> 3) * CLK_NS_PER_US;
 		if (!r->dsack_ns || tcp->now - r->dsack_ns >= srtt_ns) {
 			if (r->reo_steps < 0xff)
 				r->reo_steps = (uint8_t)(r->reo_steps ? r->reo_steps + 1 : 2);

@@ -105,7 +105,7 @@ void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 		rs->rtt_us = (int32_t)((tcp->now - r->rs_xmit_ns) / CLK_NS_PER_US);
 	/* Shorter than any round trip: a resent segment's delivery credited
 	 * to the retransmission, or a clock step; no rate can be trusted. */
-	if (rs->interval_us < (int64_t)tcb->rtt_min_us)
+	if (rs->interval_us < (int64_t)tcb->rtt.min_us)
 		rs->interval_us = -1;
 }
 
@@ -122,4 +122,9 @@ void tcp_rate_check_app_limited(struct tcb *tcb)
 	 * for its retransmission: the sender, not the path, is the limit. */
 	if (unsent < mss && pipe < (uint64_t)tcb->cc.cwnd * mss && !tcb->rack.nlost)
 		r->app_limited = r->delivered + pipe ? r->delivered + pipe : 1;
+}
+
+void tcp_rate_set_app_limited(struct tcb *tcb, uint64_t mark)
+{
+	tcb->rate.app_limited = mark;
 }

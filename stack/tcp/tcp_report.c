@@ -22,10 +22,10 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->snd_cwnd_clamp = tcb->cc.cwnd_clamp;
 	o->max_cwnd = tcb->cc.max_cwnd > tcb->cc.cwnd ? tcb->cc.max_cwnd : tcb->cc.cwnd;
 	o->initial_cwnd = tcb->cc.initial_cwnd;
-	o->srtt_us = tcb->srtt_us8 >> 3;
-	o->rttvar_us = tcb->rttvar_us4 >> 2;
-	o->rto_ms = tcb->rto_us / CLK_US_PER_MS;
-	o->rtt_min_us = tcb->rtt_min_us;
+	o->srtt_us = tcb->rtt.srtt_us8 >> 3;
+	o->rttvar_us = tcb->rtt.rttvar_us4 >> 2;
+	o->rto_ms = tcb->rtt.rto_us / CLK_US_PER_MS;
+	o->rtt_min_us = tcb->rtt.min_us;
 	o->rcv_wnd = tcb->rcv_wnd;
 	o->snd_wnd = tcb->snd_wnd;
 	o->rcv_wscale = (tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0;
@@ -69,8 +69,8 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 		o->syn_gaps_us[i] = tcb->syn_gaps_us[i];
 	o->syn_wnd = tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd;
 	o->cb_flags = tcb->hs.cb_flags;
-	o->pacing_rate = tcb->pacing_rate;
-	o->max_pacing_rate = tcb->max_pacing_rate;
+	o->pacing_rate = tcb->pace.rate;
+	o->max_pacing_rate = tcb->pace.max_rate;
 }
 
 void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
@@ -133,7 +133,7 @@ static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
 	uint32_t wnd = tcb->rcv_wnd;
 	if (!wnd && SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt))
 		wnd = tcb->rcv_adv - tcb->rcv_nxt; /* only the SYN's window so far */
-	o->mdev_us = tcb->rttvar_us4;
+	o->mdev_us = tcb->rtt.rttvar_us4;
 	o->rcv_wnd = wnd;
 	o->rcv_wup = wnd ? tcb->rcv_adv - wnd : tcb->rcv_nxt;
 	o->window_clamp = tcb->window_clamp
@@ -175,9 +175,9 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 	}
 	if ((groups & HOOKS_INFO_TCP) && hs->fullsock) {
 		o->snd_cwnd = tcb->cc.cwnd;
-		o->srtt_us = tcb->srtt_us8;
+		o->srtt_us = tcb->rtt.srtt_us8;
 		o->state = tcp_state_kernel(tcb->state);
-		o->rtt_min = tcb->rtt_min_us;
+		o->rtt_min = tcb->rtt.min_us;
 		o->snd_ssthresh = tcb->cc.ssthresh;
 		o->rcv_nxt = tcb->rcv_nxt;
 		o->snd_nxt = tcb->snd_nxt;

@@ -367,7 +367,7 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 	    *len >= sizeof(uint64_t)) {
 		/* Linux sk_getsockopt: the whole unsigned long when it fits,
 		 * else (below) an int capped at ~0U */
-		memcpy(val, &tcb->max_pacing_rate, sizeof(uint64_t));
+		memcpy(val, &tcb->pace.max_rate, sizeof(uint64_t));
 		*len = sizeof(uint64_t);
 		return 0;
 	}
@@ -404,8 +404,8 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 			v = SOCK_STREAM;
 			break;
 		case SO_MAX_PACING_RATE: /* an int reads at most ~0U (Linux) */
-			v = (int)(tcb->max_pacing_rate > UINT32_MAX ? UINT32_MAX
-								    : tcb->max_pacing_rate);
+			v = (int)(tcb->pace.max_rate > UINT32_MAX ? UINT32_MAX
+								  : tcb->pace.max_rate);
 			break;
 		case SO_ERROR:
 			v = tcb->err;

@@ -92,36 +92,41 @@ uint64_t tcp_next_deadline(struct tcp *tcp)
 	return (best + TCP_TICK_NS - 1) / TCP_TICK_NS * TCP_TICK_NS;
 }
 
+void tcp_rto_init(struct tcb *tcb)
+{
+	tcb->rtt.rto_us = TCP_RTO_INIT_US;
+}
+
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us)
 {
 	if (rtt_us == 0)
 		rtt_us = 1;
 	/* RFC 6298 §2.2/2.3, in Linux's fixed point (srtt << 3, rttvar << 2). */
-	if (tcb->srtt_us8 == 0) {
-		tcb->srtt_us8 = rtt_us << 3;
-		tcb->rttvar_us4 = rtt_us << 1;
+	if (tcb->rtt.srtt_us8 == 0) {
+		tcb->rtt.srtt_us8 = rtt_us << 3;
+		tcb->rtt.rttvar_us4 = rtt_us << 1;
 	} else {
-		int32_t err = (int32_t)rtt_us - (int32_t)(tcb->srtt_us8 >> 3);
+		int32_t err = (int32_t)rtt_us - (int32_t)(tcb->rtt.srtt_us8 >> 3);
 		uint32_t aerr = (uint32_t)(err < 0 ? -err : err);
-		tcb->rttvar_us4 = tcb->rttvar_us4 - (tcb->rttvar_us4 >> 2) + aerr;
-		tcb->srtt_us8 = (uint32_t)((int32_t)tcb->srtt_us8 + err);
+		tcb->rtt.rttvar_us4 = tcb->rtt.rttvar_us4 - (tcb->rtt.rttvar_us4 >> 2) + aerr;
+		tcb->rtt.srtt_us8 = (uint32_t)((int32_t)tcb->rtt.srtt_us8 + err);
 	}
-	if (tcb->rtt_min_us == 0 || rtt_us < tcb->rtt_min_us)
-		tcb->rtt_min_us = rtt_us;
+	if (tcb->rtt.min_us == 0 || rtt_us < tcb->rtt.min_us)
+		tcb->rtt.min_us = rtt_us;
 	/* RTO = SRTT + max(G, 4·RTTVAR) with Linux's floor: rto_min replaces G
 	 * (tcp_set_rto), since 1 s (RFC 6298 (2.4)) is far above LAN RTTs. */
-	uint32_t var = tcb->rttvar_us4;
+	uint32_t var = tcb->rtt.rttvar_us4;
 	if (var < tcb->rto_min_us)
 		var = tcb->rto_min_us;
-	uint64_t rto = (uint64_t)(tcb->srtt_us8 >> 3) + var;
-	tcb->rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
+	uint64_t rto = (uint64_t)(tcb->rtt.srtt_us8 >> 3) + var;
+	tcb->rtt.rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
 	tcb->backoff = 0;
 	tcp_so_rtt(tcp, tcb);
 }
 
 static uint64_t rto_backed_off(const struct tcb *tcb)
 {
-	uint64_t rto = (uint64_t)tcb->rto_us << (tcb->backoff > 16 ? 16 : tcb->backoff);
+	uint64_t rto = (uint64_t)tcb->rtt.rto_us << (tcb->backoff > 16 ? 16 : tcb->backoff);
 	return rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : rto;
 }
 

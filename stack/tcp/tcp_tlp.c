@@ -27,8 +27,8 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 	 * TCP_TIMEOUT_MIN (2 ms: on a LAN 2·SRTT is less than an odd
 	 * segment's delayed ACK); 1 s without an RTT sample. */
 	uint64_t pto_us = TCP_RTO_INIT_US;
-	if (tcb->srtt_us8) {
-		pto_us = (uint64_t)(tcb->srtt_us8 >> 2);
+	if (tcb->rtt.srtt_us8) {
+		pto_us = (uint64_t)(tcb->rtt.srtt_us8 >> 2);
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 		pto_us += tcb->snd_max - tcb->snd_una <= mss ? TCP_DELACK_MAX_US : 2000u;
 	}

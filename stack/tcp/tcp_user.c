@@ -22,7 +22,7 @@ int tcp_open(struct tcp *tcp, int family, struct tcb **out)
 	if (!tcb)
 		return -ENOBUFS;
 	tcp_init_buffers(tcp, tcb);
-	tcb->rto_us = TCP_RTO_INIT_US;
+	tcp_rto_init(tcb);
 	tcb->rto_min_us = TCP_RTO_MIN_US;
 	tcb->delack_max_us = TCP_DELACK_MAX_US;
 	tcb->keep_idle_s = TCP_KEEP_IDLE_S;

@@ -49,7 +49,7 @@ START_TEST(passive_handshake_options)
 	ck_assert_uint_eq(c->mss, 1448);
 	ck_assert(c->flags & TCB_F_TS);
 	ck_assert(c->flags & TCB_F_SACK);
-	ck_assert_uint_eq(c->srtt_us8 >> 3, 5000);
+	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 5000);
 	ck_assert_uint_eq(c->cc.cwnd, 10);
 	fx_fini(&f);
 }

@@ -164,7 +164,7 @@ START_TEST(late_turn_is_not_a_tail)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	open_windows(c);
 	c->cc.cwnd = 40;
-	c->srtt_us8 = 8 * 1000; /* PTO 2 ms + 2 ms */
+	c->rtt.srtt_us8 = 8 * 1000; /* PTO 2 ms + 2 ms */
 	uint32_t mss = c->mss;
 	f.nout = f.next = 0;
 	ck_assert_int_eq(tcp_send(f.tcp, c, blob, 64 * mss, f.now), (int32_t)(64 * mss));

@@ -58,7 +58,7 @@ START_TEST(thin_linear_timeouts)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	ck_assert_uint_eq(c->rto_us, 210000);
+	ck_assert_uint_eq(c->rtt.rto_us, 210000);
 	ck_assert_int_eq(get_int(c, SOL_TCP_, TCP_THIN_LTO_), 0);
 	ck_assert_int_eq(set_int(c, SOL_TCP_, TCP_THIN_LTO_, 2), -EINVAL);
 	ck_assert_int_eq(set_int(c, SOL_TCP_, TCP_THIN_LTO_, 1), 0);

@@ -324,9 +324,9 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.discarded_bytes = p->w.tcp[1]->stats.ooo_drop * MSS_BYTES;
 	res.lost_segs = (uint32_t)p->lost_segs;
 	res.one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;
-	res.srtt_us = a->srtt_us8 >> 3;
+	res.srtt_us = a->rtt.srtt_us8 >> 3;
 	res.one_queued_ns = p->one_q_drop + p->one_q_rtx;
-	res.rto_us = a->rto_us;
+	res.rto_us = a->rtt.rto_us;
 	if (getenv("SKOPS_REC_REPORT") || !res.ok)
 		printf("recovery: %-10s seed %llu %s: %.3f s, goodput %.1f Mbit/s, lost %llu B in "
 		       "%llu segs, discarded %llu B, retrans %llu B, fast %u, rto %u, undone %u, "

@@ -463,7 +463,7 @@ START_TEST(tcp_sock_fields)
 	ck_assert_uint_eq(in.write_seq, c->iss + 1);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1);
 	ck_assert_uint_eq(in.window_clamp, 65535u << c->rcv_wscale);
-	ck_assert_uint_eq(in.mdev_us, c->rttvar_us4);
+	ck_assert_uint_eq(in.mdev_us, c->rtt.rttvar_us4);
 	ck_assert_uint_gt(in.mdev_us, 0);
 	ck_assert_uint_eq(in.snd_wnd, 65535); /* the SYN-ACK's, never scaled */
 

@@ -113,9 +113,9 @@ START_TEST(data_rto_backoff_and_karn)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL); /* SYN-ACK RTT 10 ms */
-	ck_assert_uint_eq(c->srtt_us8 >> 3, 10000);
+	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 10000);
 	/* RTO = srtt + max(4·rttvar, rto_min) = 10 + 200 ms (Linux floor) */
-	ck_assert_uint_eq(c->rto_us, 210000);
+	ck_assert_uint_eq(c->rtt.rto_us, 210000);
 	uint64_t t0 = f.now;
 	ck_assert_int_eq(tcp_send(f.tcp, c, "hello", 5, f.now), 5);
 	struct fx_seg *d = fx_pop(&f);
@@ -134,7 +134,7 @@ START_TEST(data_rto_backoff_and_karn)
 	/* the ACK of a retransmitted segment gives no RTT sample (Karn) */
 	f.now += 5 * MS;
 	fx_ack_all(&f, c, 1000);
-	ck_assert_uint_eq(c->srtt_us8 >> 3, 10000);
+	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 10000);
 	ck_assert_uint_eq(c->retransmits, 0);
 	ck_assert_uint_eq(tcp_next_deadline(f.tcp), UINT64_MAX);
 	fx_fini(&f);
