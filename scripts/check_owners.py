@@ -17,6 +17,7 @@ OWNERS = {
     'pace': ['tcp_pacing.c'],  # struct tcp_pacing
     'rate': ['tcp_rate.c'],  # struct tcp_rate: delivery-rate sampling
     'rcvq': ['tcp_rcvbuf.c'],  # struct tcp_rcvq_space: receive autotuning
+    'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
 }
 
 ASSIGN = r'(?:[-+*/%|&^]|<<|>>)?=(?!=)|\+\+|--'

@@ -163,6 +163,15 @@ struct tcp_rcvq_space {
 	uint32_t last_tsecr; /* one timestamp sample per echoed value */
 };
 
+/* The connection's timers (owner: tcp_timer.c, through tcp_timer_set and
+ * tcp_timer_clear): each one's deadline, and the wheel slot that holds the
+ * earliest. */
+struct tcp_timers {
+	uint64_t at[TCP_T_N];	   /* deadline in ns of the stack clock; 0: not armed */
+	struct tcb *next, **pprev; /* the wheel slot's list; pprev NULL: on no slot */
+	uint64_t when_ns;	   /* the deadline the slot was chosen for */
+};
+
 /* Pacing (owner: tcp_pacing.c), bytes a second; UINT64_MAX is no limit. */
 struct tcp_pacing {
 	uint64_t rate;	   /* the CC-driven rate (or the CC's own, BBR), capped by max_rate */
@@ -210,7 +219,7 @@ struct tcb {
 	uint32_t rcv_unacked;	 /* bytes received since our last ACK */
 	uint32_t max_wnd;	 /* largest window the peer offered */
 	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
-	uint64_t ts_recent_age;
+	uint64_t ts_recent_ns;
 	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
 	uint32_t recover;     /* RFC 6582 */
 	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
@@ -223,7 +232,7 @@ struct tcb {
 	struct tcp_rtt_est rtt;
 	uint32_t rto_min_us, delack_max_us;
 	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */
-	uint64_t rtt_start;
+	uint64_t rtt_start_ns;
 	uint32_t backoff, retransmits, total_retrans;
 	uint64_t rtx_first_ns; /* first transmission of the head segment, user timeout */
 	struct tcp_ring snd, rcv;
@@ -237,10 +246,7 @@ struct tcb {
 	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
 	uint32_t dsack_l, dsack_r;
 	struct tcp_seq_range *ooo;
-	uint64_t tmr[TCP_T_N];
-	/* timer wheel linkage */
-	struct tcb *tw_next, **tw_pprev;
-	uint64_t tw_when;
+	struct tcp_timers tm;
 	/* hash table slot owner, list linkage */
 	struct tcb *next, *prev; /* the tcp's all-connections list, or a listener's queues */
 	struct tcb *parent;	 /* listener of a child not yet accepted */

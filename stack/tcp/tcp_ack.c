@@ -93,7 +93,7 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	int32_t rtt_us = ack_rtt_us(tcp, tcb, h);
 	if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {
 		tcb->flags &= ~TCB_F_RTT_TIMING;
-		uint32_t r = (uint32_t)((tcp->now - tcb->rtt_start) / CLK_NS_PER_US);
+		uint32_t r = (uint32_t)((tcp->now - tcb->rtt_start_ns) / CLK_NS_PER_US);
 		tcp_rtt_sample(tcp, tcb, r);
 		rtt_us = (int32_t)r;
 	}

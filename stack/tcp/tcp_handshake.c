@@ -23,7 +23,7 @@ static void take_syn_options(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 	if (h->ts && !tcp->cfg.no_timestamps) {
 		tcb->flags |= TCB_F_TS;
 		tcb->ts_recent = h->tsval;
-		tcb->ts_recent_age = tcp->now;
+		tcb->ts_recent_ns = tcp->now;
 	}
 }
 

@@ -167,7 +167,7 @@ static enum step check_paws(struct tcp *tcp, struct tcb *tcb, const struct seg_c
 {
 	const struct tcp_repr *h = s->h;
 	if (!(tcb->flags & TCB_F_TS) || !h->ts || (h->flags & TCP_RST) ||
-	    !SEQ_LT(h->tsval, tcb->ts_recent) || tcp->now - tcb->ts_recent_age >= PAWS_24DAYS_NS)
+	    !SEQ_LT(h->tsval, tcb->ts_recent) || tcp->now - tcb->ts_recent_ns >= PAWS_24DAYS_NS)
 		return STEP_NEXT;
 	tcp->stats.in_paws++;
 	if (s->flags & TCP_SYN)
@@ -291,7 +291,7 @@ static enum step check_ack(struct tcp *tcp, struct tcb *tcb, const struct seg_ct
 	if ((tcb->flags & TCB_F_TS) && h->ts && SEQ_LEQ(s->seq, tcb->ts_last_ack_sent) &&
 	    SEQ_GEQ(h->tsval, tcb->ts_recent)) {
 		tcb->ts_recent = h->tsval;
-		tcb->ts_recent_age = tcp->now;
+		tcb->ts_recent_ns = tcp->now;
 	}
 	if (tcb->state == TCP_SYN_RECEIVED && tcb->parent && tcp_acc_full(tcb->parent)) {
 		/* Linux tcp_check_req → listen_overflow: the ACK is dropped,

@@ -147,7 +147,7 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		tcb->ts_last_ack_sent = r->ack;
 		tcb->rcv_unacked = 0;
 		tcb->flags &= ~(TCB_F_DELACK | TCB_F_ACK_NOW);
-		if (tcb->tmr[TCP_T_DELACK])
+		if (tcb->tm.at[TCP_T_DELACK])
 			tcp_timer_clear(tcp, tcb, TCP_T_DELACK);
 	}
 	if (!tcp_dev_ok(tcp, tcb))
@@ -329,9 +329,9 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	else if (!(tcb->flags & TCB_F_RTT_TIMING) && len) {
 		tcb->flags |= TCB_F_RTT_TIMING;
 		tcb->rtt_seq = seq;
-		tcb->rtt_start = tcp->now;
+		tcb->rtt_start_ns = tcp->now;
 	}
-	if (!tcb->tmr[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
+	if (!tcb->tm.at[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
 		tcp_rearm_rtx(tcp, tcb);
 	else if (!rtx)
 		tcp_tlp_arm(tcp, tcb); /* RFC 8985 §7.2: the PTO restarts on new data */
@@ -432,7 +432,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			/* RFC 9293 §3.8.6.1: a zero window with nothing in flight
 			 * needs the persist timer to learn when it opens. */
 			if (tcb->snd_wnd == 0 && tcb->snd_max == tcb->snd_una &&
-			    !tcb->tmr[TCP_T_RTX]) {
+			    !tcb->tm.at[TCP_T_RTX]) {
 				tcb->flags |= TCB_F_PERSIST;
 				tcp_timer_set(tcp, tcb, TCP_T_RTX,
 					      tcp->now + (uint64_t)tcb->rtt.rto_us * CLK_NS_PER_US);

@@ -90,7 +90,7 @@ bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb)
 {
 	if (tcb->pace.next_ns <= tcp->now || !tcp_pace_on(tcp, tcb))
 		return false;
-	if (tcb->tmr[TCP_T_PACE] != tcb->pace.next_ns)
+	if (tcb->tm.at[TCP_T_PACE] != tcb->pace.next_ns)
 		tcp_timer_set(tcp, tcb, TCP_T_PACE, tcb->pace.next_ns);
 	tcb->pace.held = true;
 	return true;

@@ -15,13 +15,13 @@
 
 static void wheel_unlink(struct tcp *tcp, struct tcb *tcb)
 {
-	if (!tcb->tw_pprev)
+	if (!tcb->tm.pprev)
 		return;
-	*tcb->tw_pprev = tcb->tw_next;
-	if (tcb->tw_next)
-		tcb->tw_next->tw_pprev = tcb->tw_pprev;
-	tcb->tw_next = NULL;
-	tcb->tw_pprev = NULL;
+	*tcb->tm.pprev = tcb->tm.next;
+	if (tcb->tm.next)
+		tcb->tm.next->tm.pprev = tcb->tm.pprev;
+	tcb->tm.next = NULL;
+	tcb->tm.pprev = NULL;
 	tcp->timers_armed--;
 }
 
@@ -29,43 +29,43 @@ static void wheel_link(struct tcp *tcp, struct tcb *tcb)
 {
 	uint64_t when = UINT64_MAX;
 	for (int i = 0; i < TCP_T_N; i++)
-		if (tcb->tmr[i] && tcb->tmr[i] < when)
-			when = tcb->tmr[i];
-	if (tcb->tw_pprev && when == tcb->tw_when)
+		if (tcb->tm.at[i] && tcb->tm.at[i] < when)
+			when = tcb->tm.at[i];
+	if (tcb->tm.pprev && when == tcb->tm.when_ns)
 		return;
 	wheel_unlink(tcp, tcb);
-	tcb->tw_when = when;
+	tcb->tm.when_ns = when;
 	if (when == UINT64_MAX)
 		return;
 	uint64_t tick = (when + TCP_TICK_NS - 1) / TCP_TICK_NS;
 	if (tick <= tcp->wheel_tick)
 		tick = tcp->wheel_tick + 1; /* already due: the next slot visited */
 	struct tcb **slot = &tcp->wheel[tick % TCP_WHEEL_SLOTS];
-	tcb->tw_next = *slot;
+	tcb->tm.next = *slot;
 	if (*slot)
-		(*slot)->tw_pprev = &tcb->tw_next;
+		(*slot)->tm.pprev = &tcb->tm.next;
 	*slot = tcb;
-	tcb->tw_pprev = slot;
+	tcb->tm.pprev = slot;
 	tcp->timers_armed++;
 }
 
 void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t when)
 {
-	tcb->tmr[which] = when ? when : 1;
+	tcb->tm.at[which] = when ? when : 1;
 	wheel_link(tcp, tcb);
 }
 
 void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which)
 {
-	if (!tcb->tmr[which])
+	if (!tcb->tm.at[which])
 		return;
-	tcb->tmr[which] = 0;
+	tcb->tm.at[which] = 0;
 	wheel_link(tcp, tcb);
 }
 
 void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb)
 {
-	memset(tcb->tmr, 0, sizeof(tcb->tmr));
+	memset(tcb->tm.at, 0, sizeof(tcb->tm.at));
 	wheel_unlink(tcp, tcb);
 }
 
@@ -80,9 +80,9 @@ uint64_t tcp_next_deadline(struct tcp *tcp)
 	uint64_t best = UINT64_MAX;
 	for (uint32_t i = 1; i <= TCP_WHEEL_SLOTS; i++) {
 		uint64_t tick = tcp->wheel_tick + i;
-		for (struct tcb *t = tcp->wheel[tick % TCP_WHEEL_SLOTS]; t; t = t->tw_next)
-			if (t->tw_when < best)
-				best = t->tw_when;
+		for (struct tcb *t = tcp->wheel[tick % TCP_WHEEL_SLOTS]; t; t = t->tm.next)
+			if (t->tm.when_ns < best)
+				best = t->tm.when_ns;
 		if (best <= tick * TCP_TICK_NS)
 			break;
 	}
@@ -238,7 +238,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcb->backoff++;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);
-	if (!tcb->tmr[TCP_T_RTX] && tcb->snd_una != tcb->snd_max)
+	if (!tcb->tm.at[TCP_T_RTX] && tcb->snd_una != tcb->snd_max)
 		tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 }
 
@@ -270,42 +270,42 @@ static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
 static void fire(struct tcp *tcp, struct tcb *tcb)
 {
 	uint64_t now = tcp->now;
-	if (tcb->tmr[TCP_T_DELACK] && tcb->tmr[TCP_T_DELACK] <= now) {
-		tcb->tmr[TCP_T_DELACK] = 0;
+	if (tcb->tm.at[TCP_T_DELACK] && tcb->tm.at[TCP_T_DELACK] <= now) {
+		tcb->tm.at[TCP_T_DELACK] = 0;
 		if (tcb->flags & TCB_F_DELACK)
 			tcp_send_ack(tcp, tcb);
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
-	if (tcb->tmr[TCP_T_REO] && tcb->tmr[TCP_T_REO] <= now) {
-		tcb->tmr[TCP_T_REO] = 0;
+	if (tcb->tm.at[TCP_T_REO] && tcb->tm.at[TCP_T_REO] <= now) {
+		tcb->tm.at[TCP_T_REO] = 0;
 		tcp_rack_timeout(tcp, tcb);
 		if (tcb->state == TCP_CLOSED)
 			return;
 	}
 	/* A probe due with the RTO goes in its place (it re-arms the RTO):
 	 * Linux's PTO replaces the RTO timer. */
-	if (tcb->tmr[TCP_T_TLP] && tcb->tmr[TCP_T_TLP] <= now) {
-		tcb->tmr[TCP_T_TLP] = 0;
+	if (tcb->tm.at[TCP_T_TLP] && tcb->tm.at[TCP_T_TLP] <= now) {
+		tcb->tm.at[TCP_T_TLP] = 0;
 		tcp_tlp_timeout(tcp, tcb);
 		if (tcb->state == TCP_CLOSED)
 			return;
 	}
-	if (tcb->tmr[TCP_T_RTX] && tcb->tmr[TCP_T_RTX] <= now) {
-		tcb->tmr[TCP_T_RTX] = 0;
+	if (tcb->tm.at[TCP_T_RTX] && tcb->tm.at[TCP_T_RTX] <= now) {
+		tcb->tm.at[TCP_T_RTX] = 0;
 		rtx_timeout(tcp, tcb);
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
-	if (tcb->tmr[TCP_T_PACE] && tcb->tmr[TCP_T_PACE] <= now) {
-		tcb->tmr[TCP_T_PACE] = 0; /* the paced connection's next slot */
+	if (tcb->tm.at[TCP_T_PACE] && tcb->tm.at[TCP_T_PACE] <= now) {
+		tcb->tm.at[TCP_T_PACE] = 0; /* the paced connection's next slot */
 		tcp_output(tcp, tcb);
 		if (tcb->state == TCP_CLOSED)
 			return;
 	}
 	tcp_check_tcb(tcp, tcb);
-	if (tcb->tmr[TCP_T_KEEP] && tcb->tmr[TCP_T_KEEP] <= now) {
-		tcb->tmr[TCP_T_KEEP] = 0;
+	if (tcb->tm.at[TCP_T_KEEP] && tcb->tm.at[TCP_T_KEEP] <= now) {
+		tcb->tm.at[TCP_T_KEEP] = 0;
 		keep_timeout(tcp, tcb);
 	}
 }
@@ -330,16 +330,16 @@ int tcp_timers(struct tcp *tcp, uint64_t now)
 		struct tcb *list = *slot;
 		*slot = NULL;
 		if (list)
-			list->tw_pprev = &list;
+			list->tm.pprev = &list;
 		while (list) {
 			struct tcb *t = list;
-			list = t->tw_next;
+			list = t->tm.next;
 			if (list)
-				list->tw_pprev = &list;
-			t->tw_next = NULL;
-			t->tw_pprev = NULL;
+				list->tm.pprev = &list;
+			t->tm.next = NULL;
+			t->tm.pprev = NULL;
 			tcp->timers_armed--;
-			if (t->tw_when <= now) {
+			if (t->tm.when_ns <= now) {
 				fire(tcp, t);
 				fired++;
 			}

@@ -34,8 +34,8 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 	}
 	uint64_t when = tcp->now + pto_us * CLK_NS_PER_US;
 	/* No later than the RTO: then the probe goes in its place. */
-	if (tcb->tmr[TCP_T_RTX] && when > tcb->tmr[TCP_T_RTX])
-		when = tcb->tmr[TCP_T_RTX];
+	if (tcb->tm.at[TCP_T_RTX] && when > tcb->tm.at[TCP_T_RTX])
+		when = tcb->tm.at[TCP_T_RTX];
 	tcp_timer_set(tcp, tcb, TCP_T_TLP, when);
 }
 

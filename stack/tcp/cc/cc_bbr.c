@@ -56,11 +56,11 @@ struct bbr_sample {
 struct bbr {
 	struct bbr_sample bw[3];
 	uint32_t min_rtt_us;	     /* MIN_RTT_NONE before the first sample */
-	uint32_t min_rtt_ms;	     /* when it was taken (ms of the stack clock) */
+	uint32_t min_rtt_stamp_ms;   /* when it was taken (ms of the stack clock) */
 	uint32_t probe_rtt_done_ms;  /* PROBE_RTT ends after it; 0: not timing */
 	uint32_t rtt_cnt;	     /* round trips counted */
 	uint32_t next_rtt_delivered; /* the round ends when delivered passes it (low bits) */
-	uint32_t cycle_us;	     /* when the current gain phase began */
+	uint32_t cycle_stamp_us;     /* when the current gain phase began */
 	uint32_t prior_cwnd;	     /* before recovery or PROBE_RTT */
 	uint32_t full_bw;	     /* bandwidth when growth was last seen */
 	uint16_t pacing_gain, cwnd_gain;
@@ -221,7 +221,7 @@ static void advance_cycle(struct tcp_cc_view *v)
 {
 	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->cycle_idx = (uint8_t)((b->cycle_idx + 1) % CYCLE_LEN);
-	b->cycle_us = us_now(v);
+	b->cycle_stamp_us = us_now(v);
 }
 
 static void enter_probe_bw(struct tcp_cc_view *v)
@@ -280,7 +280,7 @@ static void update_bw(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 static bool next_cycle_phase(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
 	struct bbr *b = CC_PRIV(v, struct bbr);
-	bool full_length = us_now(v) - b->cycle_us > b->min_rtt_us;
+	bool full_length = us_now(v) - b->cycle_stamp_us > b->min_rtt_us;
 	if (b->pacing_gain == BBR_UNIT)
 		return full_length;
 	uint32_t inflight = segs_of(v, rs->prior_in_flight);
@@ -323,7 +323,7 @@ static void check_probe_rtt_done(struct tcp_cc_view *v)
 	struct bbr *b = CC_PRIV(v, struct bbr);
 	if (!b->probe_rtt_done_ms || (int32_t)(ms_now(v) - b->probe_rtt_done_ms) <= 0)
 		return;
-	b->min_rtt_ms = ms_now(v); /* the next probe is 10 s away */
+	b->min_rtt_stamp_ms = ms_now(v); /* the next probe is 10 s away */
 	if (b->prior_cwnd > v->cwnd)
 		v->cwnd = b->prior_cwnd;
 	reset_mode(v);
@@ -332,10 +332,10 @@ static void check_probe_rtt_done(struct tcp_cc_view *v)
 static void update_min_rtt(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
 	struct bbr *b = CC_PRIV(v, struct bbr);
-	bool expired = (int32_t)(ms_now(v) - (b->min_rtt_ms + MIN_RTT_WIN_MS)) > 0;
+	bool expired = (int32_t)(ms_now(v) - (b->min_rtt_stamp_ms + MIN_RTT_WIN_MS)) > 0;
 	if (rs->rtt_us >= 0 && ((uint32_t)rs->rtt_us < b->min_rtt_us || expired)) {
 		b->min_rtt_us = (uint32_t)rs->rtt_us;
-		b->min_rtt_ms = ms_now(v);
+		b->min_rtt_stamp_ms = ms_now(v);
 	}
 	if (expired && !b->idle_restart && b->mode != BBR_PROBE_RTT) {
 		b->mode = BBR_PROBE_RTT;
@@ -480,10 +480,10 @@ static void bbr_init(struct tcp_cc_view *v)
 	struct bbr *b = CC_PRIV(v, struct bbr);
 	*b = (struct bbr){0};
 	b->min_rtt_us = v->min_rtt_us ? v->min_rtt_us : MIN_RTT_NONE;
-	b->min_rtt_ms = ms_now(v);
+	b->min_rtt_stamp_ms = ms_now(v);
 	b->next_rtt_delivered = (uint32_t)v->delivered;
 	b->prev_ca_state = TCP_CA_OPEN;
-	b->cycle_us = us_now(v);
+	b->cycle_stamp_us = us_now(v);
 	v->pacing_rate = 0;
 	init_pacing_rate(v);
 	enter_startup(v);
@@ -540,7 +540,7 @@ bool cc_bbr_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_bb
 	const struct bbr *b = priv;
 	out->bw = (uint64_t)max_bw(b) * 1000000u >> BW_SCALE;
 	out->min_rtt_us = b->min_rtt_us;
-	out->min_rtt_stamp_ms = b->min_rtt_ms;
+	out->min_rtt_stamp_ms = b->min_rtt_stamp_ms;
 	out->pacing_gain = b->pacing_gain;
 	out->cwnd_gain = b->cwnd_gain;
 	out->mode = b->mode;

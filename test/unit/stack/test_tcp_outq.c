@@ -175,7 +175,7 @@ START_TEST(late_turn_is_not_a_tail)
 	ck_assert_uint_eq(f.tcp->stats.tlp_probes, 0);
 	tcp_output_pending(f.tcp, f.now);
 	ck_assert_uint_eq(f.nout, 40); /* the rest of the window, by cwnd */
-	ck_assert(c->tmr[TCP_T_TLP] > f.now);
+	ck_assert(c->tm.at[TCP_T_TLP] > f.now);
 	/* now the peer is silent: the probe is new data beyond cwnd */
 	fx_at(&f, f.now + 10 * MS);
 	ck_assert_uint_eq(f.tcp->stats.tlp_probes, 1);

@@ -49,8 +49,8 @@ START_TEST(cc_flag_turns_pacing_on)
 	unsigned tick = (unsigned)(want / 1000 / c->mss) + 1;
 	ck_assert_uint_ge(burst, 1);
 	ck_assert_uint_le(burst, tick);
-	ck_assert_uint_gt(c->tmr[TCP_T_PACE], f.now);
-	ck_assert_uint_eq(c->tmr[TCP_T_PACE], c->pace.next_ns);
+	ck_assert_uint_gt(c->tm.at[TCP_T_PACE], f.now);
+	ck_assert_uint_eq(c->tm.at[TCP_T_PACE], c->pace.next_ns);
 	/* the stack sleeps until the slot's tick, not "now" */
 	uint64_t d = tcp_next_deadline(f.tcp);
 	ck_assert_uint_gt(d, f.now);

@@ -168,7 +168,7 @@ START_TEST(rto_keeps_sacked)
 	sp_rx(&p, 9);
 	ck_assert_uint_eq(p.c->sb.n, 1);
 	ck_assert_uint_eq(p.nrtx, 0);
-	uint64_t rto = p.c->tmr[TCP_T_RTX];
+	uint64_t rto = p.c->tm.at[TCP_T_RTX];
 	ck_assert_uint_gt(rto, 0);
 	fx_at(&p.f, rto);
 	sp_collect(&p);
