@@ -17,6 +17,8 @@ OWNERS = {
     'pace': ['tcp_pacing.c'],  # struct tcp_pacing
     'rate': ['tcp_rate.c'],  # struct tcp_rate: delivery-rate sampling
     'rcvq': ['tcp_rcvbuf.c'],  # struct tcp_rcvq_space: receive autotuning
+    'rack': ['tcp_rack.c'],  # struct tcp_rack: RACK's send records and loss marks
+    'tlp': ['tcp_tlp.c'],  # struct tcp_tlp: the tail loss probe
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
 }
 

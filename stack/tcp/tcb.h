@@ -76,12 +76,13 @@ struct tcp_sack_sb {
 	uint32_t prr_delivered; /* RFC 6937, bytes */
 	uint32_t prr_out;
 	uint32_t recover_fs;
-	uint32_t snd_budget;   /* bytes PRR allows this ACK (RECOVERY) */
-	uint32_t dsacks;       /* D-SACK blocks received (RFC 2883) */
-	uint32_t undo_marker;  /* snd_una when the last reduction began (undo armed) */
-	uint32_t undo_retrans; /* its retransmissions not yet D-SACKed */
-	bool undo;	       /* undo_marker is set: a reduction may still be undone */
-	uint32_t undos;	       /* reductions undone */
+	uint32_t snd_budget;	/* bytes PRR allows this ACK (RECOVERY) */
+	uint32_t dsacks;	/* D-SACK blocks received (RFC 2883) */
+	uint32_t undo_marker;	/* snd_una when the last reduction began (undo armed) */
+	uint32_t undo_retrans;	/* its retransmissions not yet D-SACKed */
+	bool undo;		/* undo_marker is set: a reduction may still be undone */
+	uint32_t undos;		/* reductions undone */
+	uint32_t spurious_rtos; /* RTOs undone as spurious (tcp_info) */
 	/* F-RTO (RFC 5682 §3, SACK-enhanced) after an RTO */
 	bool frto;	    /* the timeout may still prove spurious */
 	bool frto_new;	    /* step 2b: this ACK sends new data, not holes */
@@ -125,12 +126,15 @@ struct tcp_rack {
 	uint32_t fack;	       /* highest end delivered */
 	uint64_t dsack_ns;     /* when reo_steps last grew */
 	uint64_t last_ns;      /* the last send's stamp: stamps only grow */
-	/* TLP (RFC 8985 §7) */
-	uint32_t tlp_high; /* TLPRxtOut: snd_max when the probe left */
-	bool tlp_out;	   /* a probe is outstanding for this tail episode */
-	bool tlp_rtx;	   /* the probe was a retransmission */
-	/* per connection counts, for tcp_info */
-	uint32_t lost, probes, probe_recovered, spurious_rto;
+	uint32_t lost;	       /* segments deemed lost, for tcp_info */
+};
+
+/* The tail loss probe (RFC 8985 §7; owner: tcp_tlp.c). */
+struct tcp_tlp {
+	uint32_t high;		    /* TLPRxtOut: snd_max when the probe left */
+	bool out;		    /* a probe is outstanding for this tail episode */
+	bool rtx;		    /* the probe was a retransmission */
+	uint32_t probes, recovered; /* probes sent, losses one repaired (tcp_info) */
 };
 
 /* Delivery-rate estimation (tcp_rate.c, Linux's tcp_rate.c) over the RACK
@@ -303,6 +307,7 @@ struct tcb {
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_sack_sb sb;
 	struct tcp_rack rack;
+	struct tcp_tlp tlp;
 	struct tcp_rcvq_space rcvq;
 	struct tcp_pacing pace;
 	struct tcp_rate rate;

@@ -347,6 +347,7 @@ uint32_t tcp_inflight(struct tcb *tcb);
 /* tcp_tlp.c: the tail loss probe (RFC 8985 §7) */
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb); /* (re)starts or stops the PTO */
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb);
+void tcp_tlp_end(struct tcp *tcp, struct tcb *tcb); /* an RTO ends the probe episode */
 void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		 const struct tcp_sb_res *res, bool advanced, bool dup);
 #ifdef SKOPS_INVARIANTS

@@ -141,7 +141,7 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 static void rto_spurious(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp->stats.frto_spurious++;
-	tcb->rack.spurious_rto++;
+	tcb->sb.spurious_rtos++;
 	undo(tcb);
 }
 
@@ -273,8 +273,7 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 		arm_undo(tcb);
 	sb->mode = TCP_SB_LOSS;
 	sb->lost_high = tcb->snd_max;
-	tcb->rack.tlp_out = false; /* Linux: an RTO ends the probe episode */
-	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
+	tcp_tlp_end(tcp, tcb); /* Linux: an RTO ends the probe episode */
 	tcp_rack_mark_all_lost(tcp, tcb);
 	sb->high_rxt = tcb->snd_una;
 	sb->rescued = false;

@@ -37,9 +37,9 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->retransmits = tcb->retransmits;
 	o->total_retrans = tcb->total_retrans;
 	o->rack_lost = tcb->rack.lost;
-	o->tlp_probes = tcb->rack.probes;
-	o->tlp_recovered = tcb->rack.probe_recovered;
-	o->spurious_rtos = tcb->rack.spurious_rto;
+	o->tlp_probes = tcb->tlp.probes;
+	o->tlp_recovered = tcb->tlp.recovered;
+	o->spurious_rtos = tcb->sb.spurious_rtos;
 	o->rcv_rtt_us = tcb->rcvq.rtt_us8 >> 3;
 	o->rcv_space = tcb->rcvq.space;
 	if (tcb->cc.ops)

@@ -15,7 +15,7 @@ static bool can_send_data(uint8_t st)
  * per tail episode. */
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 {
-	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
+	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
 	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
 	    !can_send_data(tcb->state) || (tcb->flags & TCB_F_PERSIST) ||
 	    (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_CWR)) {
@@ -42,7 +42,7 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 /* §7.3: the probe. */
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 {
-	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
+	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
 	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
 	    !can_send_data(tcb->state))
 		return;
@@ -75,12 +75,12 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	/* Marked before it leaves: a probe of new data starts at tlp_high
 	 * (what lets an observer tell it from data cwnd sent); after, as
 	 * RFC 8985's TLPRxtOut, the highest sequence number sent. */
-	tcb->rack.tlp_out = true;
-	tcb->rack.tlp_rtx = rtx;
-	tcb->rack.tlp_high = tcb->snd_nxt;
+	tcb->tlp.out = true;
+	tcb->tlp.rtx = rtx;
+	tcb->tlp.high = tcb->snd_nxt;
 	tcp_send_data(tcp, tcb, g.seq, g.len, g.fin);
-	tcb->rack.tlp_high = tcb->snd_max;
-	tcb->rack.probes++;
+	tcb->tlp.high = tcb->snd_max;
+	tcb->tlp.probes++;
 	tcp->stats.tlp_probes++;
 	tcp_rearm_rtx(tcp, tcb); /* the RTO counts from the probe */
 	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
@@ -94,20 +94,26 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		 const struct tcp_sb_res *res, bool advanced, bool dup)
 {
-	struct tcp_rack *r = &tcb->rack;
-	if (!r->tlp_out || SEQ_LT(h->ack, r->tlp_high))
+	struct tcp_tlp *r = &tcb->tlp;
+	if (!r->out || SEQ_LT(h->ack, r->high))
 		return;
-	if (!r->tlp_rtx || (res->dsack && res->dsack_r == r->tlp_high)) {
-		r->tlp_out = false;
-	} else if (SEQ_GT(h->ack, r->tlp_high)) {
-		r->tlp_out = false;
-		r->probe_recovered++;
+	if (!r->rtx || (res->dsack && res->dsack_r == r->high)) {
+		r->out = false;
+	} else if (SEQ_GT(h->ack, r->high)) {
+		r->out = false;
+		r->recovered++;
 		tcp->stats.tlp_recovered++;
 		tcp_cc_reduce(tcb);
 		if (tcb->cc.cwnd > tcb->cc.ssthresh)
 			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
 	} else if (!advanced && !res->newly_sacked && dup) {
 		/* a pure duplicate: both copies arrived, nothing was lost */
-		r->tlp_out = false;
+		r->out = false;
 	}
+}
+
+void tcp_tlp_end(struct tcp *tcp, struct tcb *tcb)
+{
+	tcb->tlp.out = false;
+	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
 }

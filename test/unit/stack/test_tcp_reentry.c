@@ -225,7 +225,7 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 			violation(me, "data to %u beyond the receive window (%u bytes, %u)",
 				  seq + len, c->snd_wnd, seq + len - c->snd_una);
 	} else if (len && seq != c->snd_una &&
-		   !(c->rack.tlp_out && seq == c->rack.tlp_high && len <= c->mss)) {
+		   !(c->tlp.out && seq == c->tlp.high && len <= c->mss)) {
 		/* cwnd, and two more segments on the first duplicate ACKs (RFC
 		 * 3042); a tail loss probe of new data goes whatever cwnd says
 		 * (RFC 8985 §7.3). */
