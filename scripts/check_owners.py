@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_owners: each typed sub-state of struct tcb (stack/tcp/tcb.h) is
 written by one owning file only (docs/tcp.md "Who owns what in a tcb").
-Scans stack/tcp/*.c and stack/tcp/cc/*.c for writes to `->SUB.` / `.SUB.`
+Scans stack/tcp/*.[ch] and stack/tcp/cc/*.c for writes to `->SUB.` / `.SUB.`
 fields (assignments, compound assignments, ++/--, memset/memcpy into it)
 and for non-const pointers taken to a sub-state (`T *p = &x->SUB`), outside
 the owner, and fails listing them. Other files read the sub-state and
@@ -19,6 +19,7 @@ OWNERS = {
     'rcvq': ['tcp_rcvbuf.c'],  # struct tcp_rcvq_space: receive autotuning
     'rack': ['tcp_rack.c'],  # struct tcp_rack: RACK's send records and loss marks
     'tlp': ['tcp_tlp.c'],  # struct tcp_tlp: the tail loss probe
+    'cnt': ['tcp_count.h'],  # struct tcp_conn_counts: bumped through its inlines
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
 }
 
@@ -44,7 +45,7 @@ def strip_comments(text):
 def main():
     root = os.environ.get('SKOPS_SRC') or os.path.join(os.path.dirname(__file__), '..')
     tcp = os.path.join(root, 'stack', 'tcp')
-    files = sorted(f for f in os.listdir(tcp) if f.endswith('.c'))
+    files = sorted(f for f in os.listdir(tcp) if f.endswith(('.c', '.h')))
     files += sorted('cc/' + f for f in os.listdir(os.path.join(tcp, 'cc')) if f.endswith('.c'))
     bad = []
     for sub, owners in OWNERS.items():

@@ -167,6 +167,18 @@ struct tcp_rcvq_space {
 	uint32_t last_tsecr; /* one timestamp sample per echoed value */
 };
 
+/* What went through the connection, for tcp_info and the sock_ops context
+ * (owner: tcp_count.h, whose inline functions each file calls where the
+ * event happens). */
+struct tcp_conn_counts {
+	uint64_t bytes_acked;	 /* data bytes the peer acknowledged */
+	uint64_t bytes_received; /* data bytes taken in order */
+	uint64_t bytes_sent;	 /* new data bytes sent */
+	uint64_t bytes_retrans;	 /* data bytes sent again */
+	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
+	uint32_t total_retrans; /* retransmitted segments, SYNs included */
+};
+
 /* The connection's timers (owner: tcp_timer.c, through tcp_timer_set and
  * tcp_timer_clear): each one's deadline, and the wheel slot that holds the
  * earliest. */
@@ -237,7 +249,7 @@ struct tcb {
 	uint32_t rto_min_us, delack_max_us;
 	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */
 	uint64_t rtt_start_ns;
-	uint32_t backoff, retransmits, total_retrans;
+	uint32_t backoff, retransmits;
 	uint64_t rtx_first_ns; /* first transmission of the head segment, user timeout */
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
@@ -302,8 +314,7 @@ struct tcb {
 	bool reuseport, thin_lto;
 	uint8_t txrehash;
 	int8_t autoflowlabel;
-	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
-	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
+	struct tcp_conn_counts cnt;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_sack_sb sb;
 	struct tcp_rack rack;

@@ -47,8 +47,8 @@ bool tcp_ack_acceptable(const struct tcb *tcb, uint32_t ack)
 	if (SEQ_GT(ack, tcb->snd_max))
 		return false;
 	uint64_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
-	if (tcb->bytes_acked < maxw)
-		maxw = tcb->bytes_acked;
+	if (tcb->cnt.bytes_acked < maxw)
+		maxw = tcb->cnt.bytes_acked;
 	return !SEQ_LT(ack, tcb->snd_una - (uint32_t)maxw);
 }
 
@@ -89,7 +89,7 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	ring_drop(&tcb->snd, data);
 	if (tcb->snd.len == 0)
 		ring_release(tcp, &tcb->snd, false);
-	tcb->bytes_acked += data;
+	tcp_count_acked(tcb, data);
 	int32_t rtt_us = ack_rtt_us(tcp, tcb, h);
 	if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {
 		tcb->flags &= ~TCB_F_RTT_TIMING;

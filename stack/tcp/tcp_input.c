@@ -373,9 +373,7 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 		tcp_reply_rst(tcp, t, seg, len);
 		return;
 	}
-	tcb->segs_in++;
-	if (len)
-		tcb->data_segs_in++;
+	tcp_count_seg_in(tcb, len);
 	struct seg_ctx s = {.h = seg,
 			    .seq = seg->seq,
 			    .data = payload,

@@ -8,6 +8,7 @@
 
 #include "cc/cc.h"
 #include "tcb.h"
+#include "tcp_count.h"
 #include "tcp.h"
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */

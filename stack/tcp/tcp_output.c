@@ -154,7 +154,7 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		return -ENETUNREACH; /* bound to a port that is not ours */
 	tcp_so_hdr_opt(tcp, tcb, r, d ? d->n[0] + d->n[1] : 0);
 	r->ip6_flow = tcp_flowlabel(tcb);
-	tcb->segs_out++;
+	tcp_count_seg_out(tcb);
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
 	int rc = tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, r, d ? d : &none);
@@ -248,7 +248,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->snd_max == tcb->iss)
 		tcb->snd_max = tcb->iss + 1;
 	tcb->snd_nxt = tcb->iss + 1;
-	tcb->segs_out++;
+	tcp_count_seg_out(tcb);
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
 	if (r.flags & TCP_ACK)
@@ -305,18 +305,14 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
 	tcp_rack_sent(tcp, tcb, seq, seq + len + (fin ? 1u : 0u));
 	if (len) {
-		tcb->data_segs_out++;
+		tcp_count_data_seg_out(tcb);
 		tcb->flags |= TCB_F_DATA_SENT;
 		tcp_pace_sent(tcp, tcb, len);
 	}
 	tcp_rec_sent(tcb, len + (fin ? 1u : 0u), rtx);
-	if (rtx) {
-		tcb->total_retrans++;
-		tcb->bytes_retrans += len;
+	tcp_count_sent(tcb, len, rtx);
+	if (rtx)
 		tcp->stats.retrans++;
-	} else {
-		tcb->bytes_sent += len;
-	}
 	uint32_t end = seq + len + (fin ? 1 : 0);
 	if (SEQ_GT(end, tcb->snd_nxt))
 		tcb->snd_nxt = end;

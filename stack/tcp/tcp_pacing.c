@@ -100,7 +100,7 @@ void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len)
 {
 	uint64_t rate = tcb->pace.rate;
 	/* rate 0 (SO_MAX_PACING_RATE 0) paces nothing, as in Linux */
-	if (!len || rate == UINT64_MAX || rate == 0 || tcb->data_segs_out < PACE_FREE_SEGS ||
+	if (!len || rate == UINT64_MAX || rate == 0 || tcb->cnt.data_segs_out < PACE_FREE_SEGS ||
 	    !tcp_pace_on(tcp, tcb))
 		return;
 	uint64_t len_ns = (uint64_t)len * CLK_NS_PER_S / rate;

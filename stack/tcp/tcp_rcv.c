@@ -79,13 +79,13 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 				     SEQ_LT(s->seq + n, tcb->ooo[0].r) ? s->seq + n
 								       : tcb->ooo[0].r);
 		tcb->rcv_nxt += n;
-		tcb->bytes_received += n;
+		tcp_count_received(tcb, n);
 		tcb->rcv_unacked += n;
 		bool filled = false;
 		uint32_t more = tcp_ooo_pull(tcb, &filled);
 		tcb->rcv.len += more;
 		tcb->rcv_nxt += more;
-		tcb->bytes_received += more;
+		tcp_count_received(tcb, more);
 		tcp_rcvbuf_data(tcp, tcb, s->h, s->len, unread);
 		/* Linux tcp_grow_window, simplified: the offered window grows
 		 * with the data that arrives, up to the largest window the

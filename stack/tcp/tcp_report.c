@@ -35,7 +35,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->mss = tcb->mss;
 	o->rcv_mss = tcb->rcv_mss;
 	o->retransmits = tcb->retransmits;
-	o->total_retrans = tcb->total_retrans;
+	o->total_retrans = tcb->cnt.total_retrans;
 	o->rack_lost = tcb->rack.lost;
 	o->tlp_probes = tcb->tlp.probes;
 	o->tlp_recovered = tcb->tlp.recovered;
@@ -50,14 +50,14 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 		snprintf(o->cgroup, sizeof(o->cgroup), "%s", cg_node_path(tcb->hs.cg));
 	o->sndbuf = tcb->sndbuf;
 	o->rcvbuf = tcb->rcvbuf;
-	o->bytes_acked = tcb->bytes_acked;
-	o->bytes_received = tcb->bytes_received;
-	o->bytes_sent = tcb->bytes_sent;
-	o->bytes_retrans = tcb->bytes_retrans;
-	o->segs_in = tcb->segs_in;
-	o->segs_out = tcb->segs_out;
-	o->data_segs_in = tcb->data_segs_in;
-	o->data_segs_out = tcb->data_segs_out;
+	o->bytes_acked = tcb->cnt.bytes_acked;
+	o->bytes_received = tcb->cnt.bytes_received;
+	o->bytes_sent = tcb->cnt.bytes_sent;
+	o->bytes_retrans = tcb->cnt.bytes_retrans;
+	o->segs_in = tcb->cnt.segs_in;
+	o->segs_out = tcb->cnt.segs_out;
+	o->data_segs_in = tcb->cnt.data_segs_in;
+	o->data_segs_out = tcb->cnt.data_segs_out;
 	o->unacked = tcb->snd_max - tcb->snd_una;
 	o->notsent =
 	    tcb->snd.len - (tcb->snd_nxt - tcb->snd_una < tcb->snd.len ? tcb->snd_nxt - tcb->snd_una
@@ -108,7 +108,7 @@ static void so_mapped(uint32_t ip6[4], uint32_t v4)
  * counter, also tcp_info's, stays data only. */
 static uint64_t so_bytes_acked(const struct tcb *tcb)
 {
-	uint64_t n = tcb->bytes_acked;
+	uint64_t n = tcb->cnt.bytes_acked;
 	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->snd_una, tcb->iss))
 		n++;
 	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->snd_una, tcb->fin_seq))
@@ -120,7 +120,7 @@ static uint64_t so_bytes_acked(const struct tcb *tcb)
  * not (tcp_rcv_synsent_state_process sets rcv_nxt directly). */
 static uint64_t so_bytes_received(const struct tcb *tcb)
 {
-	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
+	return tcb->cnt.bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
 }
 
 /* The struct tcp_sock fields only bpf_skc_to_tcp_sock shows, as Linux keeps
@@ -186,11 +186,11 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 		o->ecn_flags = (tcb->flags & TCB_F_ECN) ? 1u : 0u; /* TCP_ECN_OK */
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 		o->packets_out = (tcb->snd_max - tcb->snd_una + mss - 1) / mss;
-		o->total_retrans = tcb->total_retrans;
-		o->segs_in = tcb->segs_in;
-		o->data_segs_in = tcb->data_segs_in;
-		o->segs_out = tcb->segs_out;
-		o->data_segs_out = tcb->data_segs_out;
+		o->total_retrans = tcb->cnt.total_retrans;
+		o->segs_in = tcb->cnt.segs_in;
+		o->data_segs_in = tcb->cnt.data_segs_in;
+		o->segs_out = tcb->cnt.segs_out;
+		o->data_segs_out = tcb->cnt.data_segs_out;
 		o->bytes_received = so_bytes_received(tcb);
 		o->bytes_acked = so_bytes_acked(tcb);
 		o->icsk_retransmits = tcb->retransmits;

@@ -170,7 +170,7 @@ static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 	}
 	tcp_rto_rehash(tcp, tcb); /* SO_TXREHASH, as Linux tcp_write_timeout */
 	tcb->retransmits++;
-	tcb->total_retrans++;
+	tcp_count_syn_retrans(tcb);
 	tcp->stats.retrans++;
 	tcb->flags &= ~TCB_F_RTT_TIMING; /* Karn: no sample from a retransmitted SYN */
 	tcp_send_syn(tcp, tcb);

@@ -61,7 +61,7 @@ START_TEST(ack_older_than_max_window_drops_data)
 	/* Move snd_una 90000 bytes on, the peer offering 65535. */
 	static uint8_t buf[30000];
 	uint32_t queued = 0;
-	for (int i = 0; i < 1000 && c->bytes_acked < 90000; i++) {
+	for (int i = 0; i < 1000 && c->cnt.bytes_acked < 90000; i++) {
 		uint32_t want = 90000 - queued < sizeof(buf) ? 90000 - queued : sizeof(buf);
 		int32_t n = want ? tcp_send(f.tcp, c, buf, want, f.now) : 0;
 		if (n > 0)

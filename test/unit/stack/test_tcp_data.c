@@ -36,7 +36,7 @@ START_TEST(initial_flight_and_segmentation)
 	}
 	ck_assert_uint_eq(n, 10);
 	ck_assert_uint_eq(seq - c->snd_una, 14480);
-	ck_assert_uint_eq(c->data_segs_out, 10);
+	ck_assert_uint_eq(c->cnt.data_segs_out, 10);
 	/* the ACK grows cwnd (slow start) and releases the rest */
 	fx_ack_all(&f, c, 512);
 	ck_assert_uint_eq(c->cc.cwnd, 20);

@@ -213,7 +213,7 @@ START_TEST(bound_device_receive)
 	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una, TCP_ACK, 65535);
 	fx_send(&f, &d, "y", 1);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_RST);
-	ck_assert_uint_eq(c->bytes_received, 0);
+	ck_assert_uint_eq(c->cnt.bytes_received, 0);
 	fx_fini(&f);
 }
 END_TEST

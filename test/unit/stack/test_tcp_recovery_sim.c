@@ -94,7 +94,7 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 	p->data_segs++;
 	if (pt->freeze_at && p->data_segs == pt->freeze_at && !p->frozen_until) {
 		p->frozen_until = p->w.now + pt->freeze_ns;
-		p->rtx_after_freeze = p->c[0]->bytes_retrans;
+		p->rtx_after_freeze = p->c[0]->cnt.bytes_retrans;
 	}
 	bool d = false;
 	if (p->burst_left) {
@@ -308,7 +308,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	struct tcb *a = p->c[0];
 	res.ok = !p->bad[0] && rcvd == TOTAL;
 	res.ns = p->w.now - t0;
-	res.retrans_bytes = a->bytes_retrans;
+	res.retrans_bytes = a->cnt.bytes_retrans;
 	res.lost_bytes = p->lost_bytes;
 	res.data_segs = p->data_segs;
 	res.fast = (uint32_t)p->w.tcp[0]->stats.fast_retrans;
@@ -317,7 +317,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.tlp_probes = p->w.tcp[0]->stats.tlp_probes;
 	res.tlp_recovered = p->w.tcp[0]->stats.tlp_recovered;
 	res.frto_spurious = p->w.tcp[0]->stats.frto_spurious;
-	res.freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
+	res.freeze_retrans_bytes = a->cnt.bytes_retrans - p->rtx_after_freeze;
 	tcp_get_info(a, &res.ti);
 	res.acks_lost = (uint32_t)p->acks_lost;
 	res.undos = a->sb.undos;

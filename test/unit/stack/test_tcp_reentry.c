@@ -312,13 +312,13 @@ static void after(struct side *me)
 	if (c->state >= TCP_ESTABLISHED && c->snd_max - c->snd_una > c->snd.len + fin)
 		violation(me, "in flight %u above queued %u + FIN %u", c->snd_max - c->snd_una,
 			  c->snd.len, fin);
-	if (me->wire_bytes != c->bytes_sent + c->bytes_retrans)
+	if (me->wire_bytes != c->cnt.bytes_sent + c->cnt.bytes_retrans)
 		violation(me, "wire %u bytes, counted %u new + %u retransmitted",
-			  (uint32_t)me->wire_bytes, (uint32_t)c->bytes_sent,
-			  (uint32_t)c->bytes_retrans);
-	if (c->bytes_sent > me->sent)
+			  (uint32_t)me->wire_bytes, (uint32_t)c->cnt.bytes_sent,
+			  (uint32_t)c->cnt.bytes_retrans);
+	if (c->cnt.bytes_sent > me->sent)
 		violation(me, "%u bytes sent as new of %u written (snd_max %u)",
-			  (uint32_t)c->bytes_sent, me->sent, c->snd_max);
+			  (uint32_t)c->cnt.bytes_sent, me->sent, c->snd_max);
 }
 
 static void drain_trace(void)

@@ -129,7 +129,7 @@ START_TEST(data_rto_backoff_and_karn)
 		ck_assert_uint_eq(r->r.seq, d->r.seq);
 		ck_assert_uint_eq(r->len, 5);
 	}
-	ck_assert_uint_eq(c->total_retrans, 3);
+	ck_assert_uint_eq(c->cnt.total_retrans, 3);
 	ck_assert_uint_eq(c->cc.cwnd, 1);
 	/* the ACK of a retransmitted segment gives no RTT sample (Karn) */
 	f.now += 5 * MS;
