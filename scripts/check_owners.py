@@ -20,6 +20,8 @@ OWNERS = {
     'rack': ['tcp_rack.c'],  # struct tcp_rack: RACK's send records and loss marks
     'tlp': ['tcp_tlp.c'],  # struct tcp_tlp: the tail loss probe
     'cnt': ['tcp_count.h'],  # struct tcp_conn_counts: bumped through its inlines
+    'sb': ['tcp_sack.c'],  # struct tcp_sack_sb: the SACK scoreboard
+    'rec': ['tcp_recovery.c'],  # struct tcp_recovery: SACK recovery, PRR, undo, F-RTO
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
 }
 

@@ -56,28 +56,34 @@ struct tcp_saved_syn {
 	uint8_t data[];
 };
 
-/* The sender's SACK scoreboard (RFC 6675 §2-4, tcp_sack.c) and the state of
- * a SACK-based recovery (tcp_recovery.c): SACKed ranges above snd_una,
- * sorted and disjoint, in an array taken on the first SACK block and grown
- * as holes multiply (a 5 % loss across a megabyte flight leaves hundreds),
- * up to TCP_SB_MAX ranges whatever the peer sends; a block that would need
- * more is ignored: the data it covers counts as un-SACKed, which is safe. */
+/* The sender's SACK scoreboard (RFC 6675 §2-4; owner: tcp_sack.c): SACKed
+ * ranges above snd_una, sorted and disjoint, in an array taken on the first
+ * SACK block and grown as holes multiply (a 5 % loss across a megabyte
+ * flight leaves hundreds), up to TCP_SB_MAX ranges whatever the peer sends;
+ * a block that would need more is ignored: the data it covers counts as
+ * un-SACKed, which is safe. */
 #define TCP_SB_MAX 4096
 #define TCP_SB_MIN 16 /* ranges in the first array */
-enum tcp_sb_mode { TCP_SB_OPEN = 0, TCP_SB_RECOVERY, TCP_SB_LOSS };
 struct tcp_sack_sb {
+	uint32_t n;	 /* ranges in b */
+	uint32_t cap;	 /* ranges b has room for (0: none taken) */
+	uint32_t sacked; /* bytes in b */
+	uint32_t dsacks; /* D-SACK blocks received (RFC 2883) */
+	struct tcp_seq_range *b;
+};
+
+/* A SACK connection's loss recovery (owner: tcp_recovery.c): RFC 6675 with
+ * PRR (RFC 6937), RTO recovery, undo (Linux's undo_marker) and F-RTO. */
+enum tcp_sb_mode { TCP_SB_OPEN = 0, TCP_SB_RECOVERY, TCP_SB_LOSS };
+struct tcp_recovery {
 	uint8_t mode;		/* TCP_SB_*: who drives retransmission */
 	bool rescued;		/* RFC 6675 rule 4 used in this recovery */
-	uint32_t n;		/* ranges in b */
-	uint32_t cap;		/* ranges b has room for (0: none taken) */
-	uint32_t sacked;	/* bytes in b */
 	uint32_t high_rxt;	/* HighRxt: end of the highest retransmitted hole */
 	uint32_t lost_high;	/* after an RTO: all un-SACKed data below is lost */
 	uint32_t prr_delivered; /* RFC 6937, bytes */
 	uint32_t prr_out;
 	uint32_t recover_fs;
 	uint32_t snd_budget;	/* bytes PRR allows this ACK (RECOVERY) */
-	uint32_t dsacks;	/* D-SACK blocks received (RFC 2883) */
 	uint32_t undo_marker;	/* snd_una when the last reduction began (undo armed) */
 	uint32_t undo_retrans;	/* its retransmissions not yet D-SACKed */
 	bool undo;		/* undo_marker is set: a reduction may still be undone */
@@ -87,7 +93,6 @@ struct tcp_sack_sb {
 	bool frto;	    /* the timeout may still prove spurious */
 	bool frto_new;	    /* step 2b: this ACK sends new data, not holes */
 	uint32_t rto_tsval; /* our TSval when the head was first resent (Eifel) */
-	struct tcp_seq_range *b;
 };
 
 /* RACK-TLP (RFC 8985, tcp_rack.c, tcp_tlp.c): when each segment in flight
@@ -317,6 +322,7 @@ struct tcb {
 	struct tcp_conn_counts cnt;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_sack_sb sb;
+	struct tcp_recovery rec;
 	struct tcp_rack rack;
 	struct tcp_tlp tlp;
 	struct tcp_rcvq_space rcvq;

@@ -13,7 +13,7 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 	/* RFC 3168 §6.1.2: reduce once per window of data. */
 	if (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_DISORDER)
 		return;
-	tcb->sb.undo = false; /* a congestion signal is never undone (Linux tcp_enter_cwr) */
+	tcp_rec_no_undo(tcb); /* a congestion signal is never undone (Linux tcp_enter_cwr) */
 	tcp_cc_cwr(tcb);
 	tcb->recover = tcb->snd_max;
 	tcb->flags |= TCB_F_CWR_PENDING;

@@ -379,6 +379,9 @@ int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb);
 void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
 /* RACK's timer found losses: enter recovery if open. */
 void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
+/* F-RTO step 2b asked this output to send new data, not holes (once). */
+bool tcp_rec_take_frto_new(struct tcb *tcb);
+void tcp_rec_no_undo(struct tcb *tcb); /* a congestion signal: no undo of it */
 
 /* tcp_cc.c: the only caller of the congestion control's ops (cc/cc.h);
  * each runs the op on a view of tcb and takes its decisions back. */

@@ -393,10 +393,9 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		tcp_so_current_mss(tcp, tcb);
 	/* In SACK recovery the holes deemed lost go first (RFC 6675 NextSeg
 	 * rule 1), then new data (rule 2), then the rest (rules 3 and 4). */
-	bool rec = tcb->sb.mode != TCP_SB_OPEN;
+	bool rec = tcb->rec.mode != TCP_SB_OPEN;
 	/* F-RTO step 2b (RFC 5682 §3.1): new data, not the holes, this time. */
-	bool frto_new = tcb->sb.frto_new;
-	tcb->sb.frto_new = false;
+	bool frto_new = tcp_rec_take_frto_new(tcb);
 	/* A paced connection waits for its slot (tcp_pacing.c), holes too. */
 	if (rec && !frto_new && !tcp_pace_hold(tcp, tcb))
 		sent += tcp_rec_send_lost(tcp, tcb);

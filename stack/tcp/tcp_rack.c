@@ -187,7 +187,7 @@ static uint64_t reo_wnd_ns(const struct tcb *tcb)
 {
 	const struct tcp_rack *r = &tcb->rack;
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-	if (!r->reord && (tcb->sb.mode != TCP_SB_OPEN || tcb->sb.sacked >= 3u * mss))
+	if (!r->reord && (tcb->rec.mode != TCP_SB_OPEN || tcb->sb.sacked >= 3u * mss))
 		return 0;
 	uint64_t w = (uint64_t)(tcb->rtt.min_us / 4) * (r->reo_steps ? r->reo_steps : 1u);
 	uint64_t srtt = tcb->rtt.srtt_us8 >> 3;

@@ -39,7 +39,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->rack_lost = tcb->rack.lost;
 	o->tlp_probes = tcb->tlp.probes;
 	o->tlp_recovered = tcb->tlp.recovered;
-	o->spurious_rtos = tcb->sb.spurious_rtos;
+	o->spurious_rtos = tcb->rec.spurious_rtos;
 	o->rcv_rtt_us = tcb->rcvq.rtt_us8 >> 3;
 	o->rcv_space = tcb->rcvq.space;
 	if (tcb->cc.ops)

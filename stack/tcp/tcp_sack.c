@@ -209,8 +209,8 @@ uint32_t tcp_sb_lost_edge(const struct tcb *tcb)
 			break;
 		}
 	}
-	if (sb->mode != TCP_SB_OPEN && SEQ_GT(sb->lost_high, edge))
-		edge = seq_min(sb->lost_high, tcb->snd_max);
+	if (tcb->rec.mode != TCP_SB_OPEN && SEQ_GT(tcb->rec.lost_high, edge))
+		edge = seq_min(tcb->rec.lost_high, tcb->snd_max);
 	return edge;
 }
 
@@ -232,8 +232,8 @@ uint32_t tcp_sb_pipe(struct tcb *tcb)
 	}
 	uint32_t edge = tcp_sb_lost_edge(tcb);
 	uint32_t pipe = unsacked(tcb, seq_max(edge, tcb->snd_una), tcb->snd_max);
-	if (tcb->sb.mode != TCP_SB_OPEN)
-		pipe += unsacked(tcb, tcb->snd_una, seq_min(tcb->sb.high_rxt, tcb->snd_max));
+	if (tcb->rec.mode != TCP_SB_OPEN)
+		pipe += unsacked(tcb, tcb->snd_una, seq_min(tcb->rec.high_rxt, tcb->snd_max));
 	return pipe;
 }
 
@@ -283,7 +283,7 @@ bool tcp_sb_next_lost(struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 	 * or below it a retransmission RACK found lost, if that comes first. */
 	uint32_t s, e, rs, re;
 	bool edge =
-	    tcp_sb_hole_from(tcb, tcb->sb.high_rxt, &s, &e) && SEQ_LT(s, tcp_sb_lost_edge(tcb));
+	    tcp_sb_hole_from(tcb, tcb->rec.high_rxt, &s, &e) && SEQ_LT(s, tcp_sb_lost_edge(tcb));
 	if (tcp_rack_next_lost(tcb, &rs, &re) && (!edge || SEQ_LT(rs, s))) {
 		s = rs;
 		e = re;
@@ -301,7 +301,7 @@ bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_se
 	 * above it, not yet deemed lost. */
 	uint32_t s, e;
 	/* Not with RACK: the reordering window decides (RFC 8985 §6). */
-	if (tcp_rack_on(tcb) || !tcb->sb.n || !tcp_sb_hole_from(tcb, tcb->sb.high_rxt, &s, &e))
+	if (tcp_rack_on(tcb) || !tcb->sb.n || !tcp_sb_hole_from(tcb, tcb->rec.high_rxt, &s, &e))
 		return false;
 	if (!SEQ_LT(s, tcb->sb.b[tcb->sb.n - 1].l))
 		return false;
@@ -330,8 +330,8 @@ static bool last_unsacked(const struct tcb *tcb, uint32_t end, uint32_t room,
 	if (SEQ_GT(data_end, hs) && data_end - hs > room)
 		start = data_end - room;
 	/* not what rule 1 or 3 resent already */
-	if (SEQ_LT(start, tcb->sb.high_rxt))
-		start = tcb->sb.high_rxt;
+	if (SEQ_LT(start, tcb->rec.high_rxt))
+		start = tcb->rec.high_rxt;
 	if (!SEQ_LT(start, he))
 		return false;
 	shape(tcb, start, he, room, out);

@@ -16,7 +16,7 @@ static bool can_send_data(uint8_t st)
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 {
 	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
-	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	    tcb->rec.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
 	    !can_send_data(tcb->state) || (tcb->flags & TCB_F_PERSIST) ||
 	    (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_CWR)) {
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
@@ -43,7 +43,7 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 {
 	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
-	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	    tcb->rec.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
 	    !can_send_data(tcb->state))
 		return;
 	/* New data still waits for its output turn (tcp_outq.c): the flight

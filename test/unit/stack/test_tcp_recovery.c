@@ -133,7 +133,7 @@ START_TEST(only_holes_resent)
 	ck_assert_uint_eq((p.high - p.base) / SEG, sent_before + 2);
 	ck_assert_uint_eq(p.nrtx, 0);
 	sp_rx(&p, 4); /* 3 segments SACKed above 1: lost (RFC 6675 IsLost) */
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
 	ck_assert(p.c->flags & TCB_F_IN_RECOVERY);
 	ck_assert_uint_eq(p.nrtx, 1);
 	ck_assert_uint_eq(p.rtx[0], 1);
@@ -151,7 +151,7 @@ START_TEST(only_holes_resent)
 	sp_rx(&p, 1);
 	sp_rx(&p, 5);
 	ck_assert_uint_eq(p.nrtx, 2);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
 	ck_assert_uint_eq(p.c->cc.cwnd, p.c->cc.ssthresh); /* PRR ends at ssthresh */
 	ck_assert_uint_eq(p.c->sb.n, 0);
 	fx_fini(&p.f);
@@ -172,7 +172,7 @@ START_TEST(rto_keeps_sacked)
 	ck_assert_uint_gt(rto, 0);
 	fx_at(&p.f, rto);
 	sp_collect(&p);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_LOSS);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
 	ck_assert_uint_eq(p.nrtx, 1);
 	ck_assert_uint_eq(p.rtx[0], 0);
 	for (unsigned i = 0; i < 9 && p.c->snd_una != p.c->snd_max; i++) {
@@ -186,7 +186,7 @@ START_TEST(rto_keeps_sacked)
 	ck_assert_uint_eq(p.c->snd_una, p.c->snd_max);
 	ck_assert_uint_eq(p.nrtx, 9);
 	ck_assert(!rtx_has(&p, 9));
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -227,7 +227,7 @@ START_TEST(hostile_blocks_ignored)
 		}
 	}
 	ck_assert_uint_eq(p.nrtx, 0);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -305,15 +305,15 @@ START_TEST(dsack_undoes_spurious)
 	sp_rx(&p, 2);
 	sp_rx(&p, 3);
 	sp_rx(&p, 4);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
 	ck_assert(rtx_has(&p, 1));
 	ck_assert_uint_lt(p.c->cc.ssthresh, ss0);
 	sp_rx(&p, 1);
 	for (unsigned i = 5; i < (p.high - p.base) / SEG; i++)
 		sp_rx(&p, i);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
 	ck_assert_uint_lt(p.c->cc.cwnd, cwnd0);
-	ck_assert_uint_eq(p.c->sb.undos, 0);
+	ck_assert_uint_eq(p.c->rec.undos, 0);
 	/* every retransmission (the fast one and RFC 6675's rescue of the
 	 * tail) arrives as a duplicate */
 	ck_assert_uint_ge(p.nrtx, 1);
@@ -322,10 +322,10 @@ START_TEST(dsack_undoes_spurious)
 		r.nsack = 1;
 		r.sack[0].l = p.base + p.rtx[i] * SEG;
 		r.sack[0].r = r.sack[0].l + SEG;
-		ck_assert_uint_eq(p.c->sb.undos, 0);
+		ck_assert_uint_eq(p.c->rec.undos, 0);
 		fx_send(&p.f, &r, NULL, 0);
 	}
-	ck_assert_uint_eq(p.c->sb.undos, 1);
+	ck_assert_uint_eq(p.c->rec.undos, 1);
 	ck_assert_uint_ge(p.c->cc.cwnd, cwnd0);
 	ck_assert_uint_eq(p.c->cc.ssthresh, ss0);
 	fx_fini(&p.f);
@@ -353,7 +353,7 @@ START_TEST(dsack_no_undo_after_loss)
 	r.sack[0].l = p.base + 3 * SEG; /* a network duplicate of 3 */
 	r.sack[0].r = p.base + 4 * SEG;
 	fx_send(&p.f, &r, NULL, 0);
-	ck_assert_uint_eq(p.c->sb.undos, 0);
+	ck_assert_uint_eq(p.c->rec.undos, 0);
 	ck_assert_uint_lt(p.c->cc.ssthresh, ss0);
 	fx_fini(&p.f);
 }

@@ -320,7 +320,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 	res.freeze_retrans_bytes = a->cnt.bytes_retrans - p->rtx_after_freeze;
 	tcp_get_info(a, &res.ti);
 	res.acks_lost = (uint32_t)p->acks_lost;
-	res.undos = a->sb.undos;
+	res.undos = a->rec.undos;
 	res.discarded_bytes = p->w.tcp[1]->stats.ooo_drop * MSS_BYTES;
 	res.lost_segs = (uint32_t)p->lost_segs;
 	res.one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;

@@ -213,7 +213,7 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 	}
 	if (SEQ_LT(seq, c->snd_una))
 		violation(me, "segment at %u below snd_una %u (len %u)", seq, c->snd_una, len);
-	if (len && seq != c->snd_una && c->sb.mode != TCP_SB_OPEN) {
+	if (len && seq != c->snd_una && c->rec.mode != TCP_SB_OPEN) {
 		/* SACK recovery counts what is in the network (RFC 6675
 		 * pipe), a segment at a time, within the receive window. */
 		uint64_t cw = (uint64_t)c->cc.cwnd * c->mss;
