@@ -22,6 +22,7 @@ OWNERS = {
     'cnt': ['tcp_count.h'],  # struct tcp_conn_counts: bumped through its inlines
     'sb': ['tcp_sack.c'],  # struct tcp_sack_sb: the SACK scoreboard
     'rec': ['tcp_recovery.c'],  # struct tcp_recovery: SACK recovery, PRR, undo, F-RTO
+    'rtx': ['tcp_timer.c'],  # struct tcp_rtx_state: backoff, timeouts, user timeout
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
 }
 

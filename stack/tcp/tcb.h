@@ -209,6 +209,16 @@ struct tcp_rtt_est {
 	uint32_t rttvar_us4; /* RTT variation × 4 */
 	uint32_t rto_us;     /* the retransmission timeout, before backoff */
 	uint32_t min_us;     /* the smallest sample; 0: none yet */
+	/* Karn (RFC 6298 §3): the segment being timed, while TCB_F_RTT_TIMING */
+	uint32_t timed_seq;
+	uint64_t timed_ns; /* when it left */
+};
+
+/* The retransmission timer's state (owner: tcp_timer.c). */
+struct tcp_rtx_state {
+	uint32_t backoff;     /* doublings of the RTO (RFC 6298 §5.5) */
+	uint32_t retransmits; /* timeouts since the head was last acknowledged */
+	uint64_t first_ns;    /* first retransmission of the head (TCP_USER_TIMEOUT); 0: none */
 };
 
 /* Congestion control (owner: tcp_cc.c, which alone writes it; the
@@ -252,10 +262,7 @@ struct tcb {
 	struct tcp_cc_state cc;
 	struct tcp_rtt_est rtt;
 	uint32_t rto_min_us, delack_max_us;
-	uint32_t rtt_seq; /* Karn: the timed segment, TCB_F_RTT_TIMING */
-	uint64_t rtt_start_ns;
-	uint32_t backoff, retransmits;
-	uint64_t rtx_first_ns; /* first transmission of the head segment, user timeout */
+	struct tcp_rtx_state rtx;
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
 	uint32_t ooo_n, ooo_cap; /* ranges held in ooo, room (0: none taken) */

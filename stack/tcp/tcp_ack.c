@@ -70,7 +70,7 @@ static bool ack_window(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s
 	if (opened && (tcb->flags & TCB_F_PERSIST)) {
 		tcb->flags &= ~TCB_F_PERSIST;
 		tcp_timer_clear(tcp, tcb, TCP_T_RTX);
-		tcb->backoff = 0;
+		tcp_rtx_unbackoff(tcb);
 	}
 	return changed;
 }
@@ -91,18 +91,16 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 		ring_release(tcp, &tcb->snd, false);
 	tcp_count_acked(tcb, data);
 	int32_t rtt_us = ack_rtt_us(tcp, tcb, h);
-	if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt_seq)) {
+	if ((tcb->flags & TCB_F_RTT_TIMING) && SEQ_GT(ack, tcb->rtt.timed_seq)) {
 		tcb->flags &= ~TCB_F_RTT_TIMING;
-		uint32_t r = (uint32_t)((tcp->now - tcb->rtt_start_ns) / CLK_NS_PER_US);
+		uint32_t r = (uint32_t)((tcp->now - tcb->rtt.timed_ns) / CLK_NS_PER_US);
 		tcp_rtt_sample(tcp, tcb, r);
 		rtt_us = (int32_t)r;
 	}
 	tcb->snd_una = ack;
 	if (SEQ_LT(tcb->snd_nxt, ack))
 		tcb->snd_nxt = ack;
-	tcb->retransmits = 0;
-	tcb->backoff = 0;
-	tcb->rtx_first_ns = 0;
+	tcp_rtx_acked(tcb);
 	return rtt_us;
 }
 

@@ -206,8 +206,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US));
 	else
 		tcp_rto_init(tcb); /* RFC 6298 §5 (7): no sample after a lost SYN */
-	tcb->retransmits = 0;
-	tcb->backoff = 0;
+	tcp_rtx_established(tcb);
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	/* Linux: the active side changes state and then runs
 	 * tcp_init_transfer (cwnd, ACTIVE_ESTABLISHED_CB, CC); the passive

@@ -205,6 +205,12 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
  * initial RTO (§2.1, and §5 (7) after a lost SYN). */
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us);
 void tcp_rto_init(struct tcb *tcb);
+void tcp_rtt_time(struct tcp *tcp, struct tcb *tcb, uint32_t seq); /* Karn: time seq */
+/* It owns struct tcp_rtx_state too: new data acknowledged (all of it
+ * clears), the handshake completed, the peer's window opened (persist). */
+void tcp_rtx_acked(struct tcb *tcb);
+void tcp_rtx_established(struct tcb *tcb);
+void tcp_rtx_unbackoff(struct tcb *tcb);
 uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k);
 
 /* tcp_pacing.c: pacing (docs/tcp.md). on: the connection paces; update

@@ -324,8 +324,7 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 		tcb->flags &= ~TCB_F_RTT_TIMING;
 	else if (!(tcb->flags & TCB_F_RTT_TIMING) && len) {
 		tcb->flags |= TCB_F_RTT_TIMING;
-		tcb->rtt_seq = seq;
-		tcb->rtt_start_ns = tcp->now;
+		tcp_rtt_time(tcp, tcb, seq);
 	}
 	if (!tcb->tm.at[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
 		tcp_rearm_rtx(tcp, tcb);

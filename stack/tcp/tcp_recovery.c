@@ -253,12 +253,12 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 	 * receiver may have reneged; Linux keeps it unless the head was
 	 * SACKed. Reneging shows on ACKs (tcp_sb_update); a third timeout in
 	 * a row without progress forgets the board as a last resort. */
-	if (tcb->retransmits >= 3)
+	if (tcb->rtx.retransmits >= 3)
 		tcp_sb_clear(tcb);
 	/* Linux tcp_enter_loss: F-RTO, unless this is the first timeout of a
 	 * fast recovery; Eifel compares with the first retransmission. */
 	tcb->rec.frto =
-	    !tcp->cfg.no_frto && (tcb->rec.mode != TCP_SB_RECOVERY || tcb->retransmits > 1);
+	    !tcp->cfg.no_frto && (tcb->rec.mode != TCP_SB_RECOVERY || tcb->rtx.retransmits > 1);
 	tcb->rec.frto_new = false;
 	if (tcb->rec.mode == TCP_SB_OPEN)
 		tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb);

@@ -34,7 +34,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->sack_ok = (tcb->flags & TCB_F_SACK) != 0;
 	o->mss = tcb->mss;
 	o->rcv_mss = tcb->rcv_mss;
-	o->retransmits = tcb->retransmits;
+	o->retransmits = tcb->rtx.retransmits;
 	o->total_retrans = tcb->cnt.total_retrans;
 	o->rack_lost = tcb->rack.lost;
 	o->tlp_probes = tcb->tlp.probes;
@@ -193,7 +193,7 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 		o->data_segs_out = tcb->cnt.data_segs_out;
 		o->bytes_received = so_bytes_received(tcb);
 		o->bytes_acked = so_bytes_acked(tcb);
-		o->icsk_retransmits = tcb->retransmits;
+		o->icsk_retransmits = tcb->rtx.retransmits;
 		so_info_tcp_sock(tcb, o);
 	}
 	if (groups & HOOKS_INFO_SOCK) {

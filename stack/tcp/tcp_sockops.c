@@ -181,7 +181,7 @@ void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 	/* Linux tcp_write_timeout: the retransmissions so far, the RTO that
 	 * just expired in jiffies, and whether this one gives up. */
 	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RTO))
-		hooks_rto_cb(&tcb->hs, tcb->retransmits,
+		hooks_rto_cb(&tcb->hs, tcb->rtx.retransmits,
 			     (uint32_t)((uint64_t)rto_us * tcp->cfg.hz / CLK_US_PER_S), expired);
 }
 

@@ -92,6 +92,30 @@ uint64_t tcp_next_deadline(struct tcp *tcp)
 	return (best + TCP_TICK_NS - 1) / TCP_TICK_NS * TCP_TICK_NS;
 }
 
+void tcp_rtt_time(struct tcp *tcp, struct tcb *tcb, uint32_t seq)
+{
+	tcb->rtt.timed_seq = seq;
+	tcb->rtt.timed_ns = tcp->now;
+}
+
+void tcp_rtx_acked(struct tcb *tcb)
+{
+	tcb->rtx.retransmits = 0;
+	tcb->rtx.backoff = 0;
+	tcb->rtx.first_ns = 0;
+}
+
+void tcp_rtx_established(struct tcb *tcb)
+{
+	tcb->rtx.retransmits = 0;
+	tcb->rtx.backoff = 0;
+}
+
+void tcp_rtx_unbackoff(struct tcb *tcb)
+{
+	tcb->rtx.backoff = 0;
+}
+
 void tcp_rto_init(struct tcb *tcb)
 {
 	tcb->rtt.rto_us = TCP_RTO_INIT_US;
@@ -120,13 +144,13 @@ void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us)
 		var = tcb->rto_min_us;
 	uint64_t rto = (uint64_t)(tcb->rtt.srtt_us8 >> 3) + var;
 	tcb->rtt.rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
-	tcb->backoff = 0;
+	tcb->rtx.backoff = 0;
 	tcp_so_rtt(tcp, tcb);
 }
 
 static uint64_t rto_backed_off(const struct tcb *tcb)
 {
-	uint64_t rto = (uint64_t)tcb->rtt.rto_us << (tcb->backoff > 16 ? 16 : tcb->backoff);
+	uint64_t rto = (uint64_t)tcb->rtt.rto_us << (tcb->rtx.backoff > 16 ? 16 : tcb->rtx.backoff);
 	return rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : rto;
 }
 
@@ -160,23 +184,23 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 {
 	uint32_t limit = tcb->state == TCP_SYN_SENT ? tcb->syn_retries : tcp->cfg.synack_retries;
-	bool expired = tcb->retransmits >= limit;
+	bool expired = tcb->rtx.retransmits >= limit;
 	/* Linux tcp_write_timeout: RTO_CB first, with the count so far and the
 	 * gap that just expired, also when it gives up. */
-	tcp_so_rto(tcp, tcb, tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1), expired);
+	tcp_so_rto(tcp, tcb, tcp_syn_gap_us(tcp, tcb, tcb->rtx.retransmits + 1), expired);
 	if (expired) {
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
 	}
 	tcp_rto_rehash(tcp, tcb); /* SO_TXREHASH, as Linux tcp_write_timeout */
-	tcb->retransmits++;
+	tcb->rtx.retransmits++;
 	tcp_count_syn_retrans(tcb);
 	tcp->stats.retrans++;
 	tcb->flags &= ~TCB_F_RTT_TIMING; /* Karn: no sample from a retransmitted SYN */
 	tcp_send_syn(tcp, tcb);
 	tcp_timer_set(tcp, tcb, TCP_T_RTX,
-		      tcp->now +
-			  (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1) * CLK_NS_PER_US);
+		      tcp->now + (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->rtx.retransmits + 1) *
+				     CLK_NS_PER_US);
 	/* A full socket's SYN goes through Linux's tcp_retransmit_skb too
 	 * (a request's SYN-ACK does not: tcp_so_retrans skips it). */
 	tcp_so_retrans(tcp, tcb, tcb->iss, 1, 0);
@@ -192,8 +216,8 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		/* RFC 9293 §3.8.6.1: probe the zero window, backing off. */
 		if (tcb->snd_wnd == 0 && tcb->snd.len > tcb->snd_nxt - tcb->snd_una) {
 			tcp_send_probe(tcp, tcb);
-			if (tcb->backoff < 16)
-				tcb->backoff++;
+			if (tcb->rtx.backoff < 16)
+				tcb->rtx.backoff++;
 			tcp_timer_set(tcp, tcb, TCP_T_RTX,
 				      tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 		} else {
@@ -207,9 +231,9 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	/* Linux tcp_write_timeout: give up after tcp_retries2 (15) backoffs or
 	 * TCP_USER_TIMEOUT; RTO_CB runs first, before anything changes. */
 	bool expired =
-	    tcb->retransmits >= 15 ||
-	    (tcb->user_timeout_ms && tcb->rtx_first_ns &&
-	     tcp->now - tcb->rtx_first_ns >= (uint64_t)tcb->user_timeout_ms * CLK_NS_PER_MS);
+	    tcb->rtx.retransmits >= 15 ||
+	    (tcb->user_timeout_ms && tcb->rtx.first_ns &&
+	     tcp->now - tcb->rtx.first_ns >= (uint64_t)tcb->user_timeout_ms * CLK_NS_PER_MS);
 	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcb), expired);
 	if (expired) {
 		tcp_send_rst(tcp, tcb);
@@ -217,9 +241,9 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		return;
 	}
 	tcp_rto_rehash(tcp, tcb);
-	if (tcb->retransmits == 0)
-		tcb->rtx_first_ns = tcp->now;
-	tcb->retransmits++;
+	if (tcb->rtx.retransmits == 0)
+		tcb->rtx.first_ns = tcp->now;
+	tcb->rtx.retransmits++;
 	tcp->stats.rto++;
 	tcp_cc_rto(tcb);
 	tcb->dupacks = 0;
@@ -233,9 +257,9 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	else
 		tcb->snd_nxt = tcb->snd_una;
 	if (tcp_thin_linear(tcb))
-		tcb->backoff = 0; /* TCP_THIN_LINEAR_TIMEOUTS */
-	else if (tcb->backoff < 16)
-		tcb->backoff++;
+		tcb->rtx.backoff = 0; /* TCP_THIN_LINEAR_TIMEOUTS */
+	else if (tcb->rtx.backoff < 16)
+		tcb->rtx.backoff++;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);
 	if (!tcb->tm.at[TCP_T_RTX] && tcb->snd_una != tcb->snd_max)

@@ -135,7 +135,7 @@ START_TEST(data_rto_backoff_and_karn)
 	f.now += 5 * MS;
 	fx_ack_all(&f, c, 1000);
 	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 10000);
-	ck_assert_uint_eq(c->retransmits, 0);
+	ck_assert_uint_eq(c->rtx.retransmits, 0);
 	ck_assert_uint_eq(tcp_next_deadline(f.tcp), UINT64_MAX);
 	fx_fini(&f);
 }
