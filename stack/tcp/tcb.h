@@ -184,6 +184,15 @@ struct tcp_conn_counts {
 	uint32_t total_retrans; /* retransmitted segments, SYNs included */
 };
 
+/* The receiver's out-of-order ranges (owner: tcp_ooo.c; the limits above). */
+struct tcp_ooo_q {
+	struct tcp_seq_range *r;
+	uint32_t n, cap;	     /* ranges held in r, room (0: none taken) */
+	uint32_t recent;	     /* a byte of the most recently received out-of-order segment */
+	uint32_t hist[TCP_OOO_HIST]; /* bytes of the arrivals before it, newest first */
+	uint8_t hist_n;
+};
+
 /* The connection's timers (owner: tcp_timer.c, through tcp_timer_set and
  * tcp_timer_clear): each one's deadline, and the wheel slot that holds the
  * earliest. */
@@ -265,15 +274,11 @@ struct tcb {
 	struct tcp_rtx_state rtx;
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
-	uint32_t ooo_n, ooo_cap; /* ranges held in ooo, room (0: none taken) */
-	uint32_t ooo_recent;	 /* a byte of the most recently received out-of-order segment */
-	uint32_t ooo_hist[TCP_OOO_HIST]; /* bytes of the arrivals before it, newest first */
-	uint8_t ooo_hist_n;
+	struct tcp_ooo_q ooo;
 	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
 	bool ooo_fin;
 	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
 	uint32_t dsack_l, dsack_r;
-	struct tcp_seq_range *ooo;
 	struct tcp_timers tm;
 	/* hash table slot owner, list linkage */
 	struct tcb *next, *prev; /* the tcp's all-connections list, or a listener's queues */

@@ -132,7 +132,7 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	TCP_INV(tcb->state <= TCP_TIME_WAIT);
 	tcp_check_ring(&tcb->snd);
 	tcp_check_ring(&tcb->rcv);
-	TCP_INV(tcb->ooo_n <= tcb->ooo_cap && tcb->ooo_cap <= TCP_OOO_MAX);
+	TCP_INV(tcb->ooo.n <= tcb->ooo.cap && tcb->ooo.cap <= TCP_OOO_MAX);
 	if (tcb->state == TCP_CLOSED || tcb->state == TCP_LISTEN)
 		return;
 	TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->snd_nxt));
@@ -152,12 +152,12 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 		TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->fin_seq + 1) &&
 			SEQ_LEQ(tcb->fin_seq + 1, tcb->snd_max));
 	/* Out-of-order ranges: sorted, disjoint, inside the ring. */
-	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
-		TCP_INV(SEQ_LT(tcb->ooo[i].l, tcb->ooo[i].r));
-		TCP_INV(SEQ_GT(tcb->ooo[i].r, tcb->rcv_nxt));
-		TCP_INV(tcb->rcv.len + (tcb->ooo[i].r - tcb->rcv_nxt) <= tcb->rcv.cap);
+	for (uint32_t i = 0; i < tcb->ooo.n; i++) {
+		TCP_INV(SEQ_LT(tcb->ooo.r[i].l, tcb->ooo.r[i].r));
+		TCP_INV(SEQ_GT(tcb->ooo.r[i].r, tcb->rcv_nxt));
+		TCP_INV(tcb->rcv.len + (tcb->ooo.r[i].r - tcb->rcv_nxt) <= tcb->rcv.cap);
 		if (i)
-			TCP_INV(SEQ_GT(tcb->ooo[i].l, tcb->ooo[i - 1].r));
+			TCP_INV(SEQ_GT(tcb->ooo.r[i].l, tcb->ooo.r[i - 1].r));
 	}
 }
 #endif

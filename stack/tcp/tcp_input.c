@@ -104,7 +104,7 @@ static bool rst_exact(const struct tcb *tcb, uint32_t seq)
 	    (tcb->state == TCP_CLOSE_WAIT || tcb->state == TCP_LAST_ACK ||
 	     tcb->state == TCP_CLOSING))
 		return true;
-	return (tcb->flags & TCB_F_SACK) && tcb->ooo_n && seq == tcb->ooo[tcb->ooo_n - 1].r;
+	return (tcb->flags & TCB_F_SACK) && tcb->ooo.n && seq == tcb->ooo.r[tcb->ooo.n - 1].r;
 }
 
 /* An acceptable RST in a synchronised state (RFC 9293 §3.10.7.4 second). */

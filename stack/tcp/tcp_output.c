@@ -84,7 +84,7 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 
 static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 {
-	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack && !tcb->ooo_fin))
+	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo.n == 0 && !tcb->dsack && !tcb->ooo_fin))
 		return 0;
 	unsigned n = 0;
 	if (tcb->dsack) {
@@ -347,9 +347,9 @@ int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, 
 uint32_t tcp_seg_room(const struct tcb *tcb)
 {
 	uint32_t opts = tcb->so_opt_mss;
-	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : 4u;
-		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
+		uint32_t nb = tcb->ooo.n + tcb->dsack < max ? tcb->ooo.n + tcb->dsack : max;
 		opts += 4 + 8 * nb;
 	}
 	/* RFC 6691 §2: options come off the MSS; tcp_min_snd_mss (48 at

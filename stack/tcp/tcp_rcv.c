@@ -47,8 +47,8 @@ static uint32_t ooo_write(struct tcb *tcb, const struct seg_ctx *s)
 	uint32_t l = s->seq, r = s->seq + s->len;
 	uint32_t keep_end = l;			  /* [l, keep_end) stays as it is */
 	uint32_t i = tcp_ooo_first_after(tcb, l); /* ranges are sorted and disjoint */
-	if (i < tcb->ooo_n && SEQ_LT(tcb->ooo[i].l, r)) {
-		uint32_t L = tcb->ooo[i].l, R = tcb->ooo[i].r;
+	if (i < tcb->ooo.n && SEQ_LT(tcb->ooo.r[i].l, r)) {
+		uint32_t L = tcb->ooo.r[i].l, R = tcb->ooo.r[i].r;
 		/* the first held range it overlaps is the duplicate reported */
 		tcp_dsack_set(tcb, SEQ_GT(L, l) ? L : l, SEQ_LT(R, r) ? R : r);
 		if (SEQ_LEQ(L, l) && !(L == l && SEQ_GT(r, R)))
@@ -74,10 +74,10 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
 		if (n < s->len)
 			s->flags &= (uint8_t)~TCP_FIN; /* buffer full: the rest comes again */
-		if (tcb->ooo_n && SEQ_GT(s->seq + n, tcb->ooo[0].l))
-			dsack_extend(tcb, tcb->ooo[0].l,
-				     SEQ_LT(s->seq + n, tcb->ooo[0].r) ? s->seq + n
-								       : tcb->ooo[0].r);
+		if (tcb->ooo.n && SEQ_GT(s->seq + n, tcb->ooo.r[0].l))
+			dsack_extend(tcb, tcb->ooo.r[0].l,
+				     SEQ_LT(s->seq + n, tcb->ooo.r[0].r) ? s->seq + n
+									 : tcb->ooo.r[0].r);
 		tcb->rcv_nxt += n;
 		tcp_count_received(tcb, n);
 		tcb->rcv_unacked += n;
@@ -98,7 +98,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		/* RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second
 		 * full segment, at once when a hole was filled. */
 		uint32_t rmss = tcb->rcv_mss - ((tcb->flags & TCB_F_TS) ? 12u : 0u);
-		if (filled || tcb->rcv_unacked >= 2u * rmss || tcb->ooo_n)
+		if (filled || tcb->rcv_unacked >= 2u * rmss || tcb->ooo.n)
 			tcb->flags |= TCB_F_ACK_NOW;
 		else if (!(tcb->flags & TCB_F_DELACK)) {
 			tcb->flags |= TCB_F_DELACK;

@@ -229,9 +229,9 @@ void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb)
 	if (!so_writes(tcb, false))
 		return;
 	size_t hl = TCP_HDR_MIN + ((tcb->flags & TCB_F_TS) ? 12u : 0u);
-	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
-		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
+		uint32_t nb = tcb->ooo.n + tcb->dsack < max ? tcb->ooo.n + tcb->dsack : max;
 		hl += 4 + 8 * nb;
 	}
 	tcb->so_opt_mss = (uint8_t)hooks_hdr_opt_len(&tcb->hs, NULL, so_opt_left(hl),

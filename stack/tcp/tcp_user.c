@@ -274,7 +274,7 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 	}
 	uint32_t before = tcp_rcv_space(tcb);
 	uint32_t n = ring_read(&tcb->rcv, buf, len, !peek);
-	if (!peek && tcb->rcv.len == 0 && tcb->ooo_n == 0)
+	if (!peek && tcb->rcv.len == 0 && tcb->ooo.n == 0)
 		ring_release(tcp, &tcb->rcv, false);
 	if (!peek)
 		tcp_rcvbuf_copied(tcp, tcb, n);

@@ -399,7 +399,7 @@ START_TEST(rst_at_right_edge_of_sack)
 	d.ts = true;
 	d.tsval = c->ts_recent + 1;
 	fx_send(&f, &d, "later", 5);
-	ck_assert_uint_eq(c->ooo_n, 1);
+	ck_assert_uint_eq(c->ooo.n, 1);
 	f.next = f.nout;
 	struct tcp_repr r = fx_repr(f.peer_seq + 105, 0, TCP_RST, 0);
 	fx_send(&f, &r, NULL, 0);

@@ -160,7 +160,7 @@ START_TEST(out_of_order_with_sack)
 	d.seq = s0 + 1000;
 	fx_send(&f, &d, big + 1000, 1000);
 	fx_pop(&f);
-	ck_assert_uint_eq(c->ooo_n, 2);
+	ck_assert_uint_eq(c->ooo.n, 2);
 	/* the first hole fills: ACK moves to the second hole */
 	d.seq = s0;
 	fx_send(&f, &d, big, 1000);

@@ -322,7 +322,7 @@ START_TEST(many_holes_kept)
 		struct tcp_repr d = data_repr(&f, c, 8 * i + 4, 0);
 		send_one(&f, &d, want + 8 * i + 4, 4);
 	}
-	ck_assert_uint_eq(c->ooo_n, HOLES);
+	ck_assert_uint_eq(c->ooo.n, HOLES);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 0);
 	f.next = f.nout - 1;
 	struct fx_seg *a = fx_pop(&f);
@@ -337,7 +337,7 @@ START_TEST(many_holes_kept)
 	for (uint32_t i = HOLES - 1; i >= 1; i--) {
 		struct tcp_repr d = data_repr(&f, c, 8 * i, 0);
 		send_one(&f, &d, want + 8 * i, 4);
-		ck_assert_uint_eq(c->ooo_n, i);
+		ck_assert_uint_eq(c->ooo.n, i);
 	}
 	struct tcp_repr d = data_repr(&f, c, 0, 0);
 	send_one(&f, &d, want, 4);
@@ -345,8 +345,8 @@ START_TEST(many_holes_kept)
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq + sizeof(want));
 	ck_assert_uint_eq(a->r.nsack, 0);
-	ck_assert_uint_eq(c->ooo_n, 0);
-	ck_assert_ptr_null(c->ooo); /* no holes: the array is returned */
+	ck_assert_uint_eq(c->ooo.n, 0);
+	ck_assert_ptr_null(c->ooo.r); /* no holes: the array is returned */
 	static uint8_t got[sizeof(want) + 1];
 	ck_assert_int_eq(tcp_recv(f.tcp, c, got, sizeof(got), false, f.now), (int)sizeof(want));
 	ck_assert_mem_eq(got, want, sizeof(want));
@@ -370,17 +370,17 @@ START_TEST(holes_bounded)
 		struct tcp_repr d = data_repr(&f, c, 2 * i + 1, 0);
 		send_one(&f, &d, &x, 1);
 	}
-	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(c->ooo.n, TCP_OOO_MAX);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 0);
 	struct tcp_repr d = data_repr(&f, c, 2 * TCP_OOO_MAX + 1, 0);
 	send_one(&f, &d, &x, 1);
-	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(c->ooo.n, TCP_OOO_MAX);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 1);
 	d = data_repr(&f, c, 2 * TCP_OOO_MAX, 0); /* touches the last range */
 	send_one(&f, &d, &x, 1);
-	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(c->ooo.n, TCP_OOO_MAX);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 1);
-	ck_assert_uint_eq(c->ooo[TCP_OOO_MAX - 1].r, f.peer_seq + 2 * TCP_OOO_MAX + 1);
+	ck_assert_uint_eq(c->ooo.r[TCP_OOO_MAX - 1].r, f.peer_seq + 2 * TCP_OOO_MAX + 1);
 	fx_fini(&f);
 }
 END_TEST
