@@ -76,8 +76,12 @@ struct tcp_sack_sb {
  * PRR (RFC 6937), RTO recovery, undo (Linux's undo_marker) and F-RTO. */
 enum tcp_sb_mode { TCP_SB_OPEN = 0, TCP_SB_RECOVERY, TCP_SB_LOSS };
 struct tcp_recovery {
-	uint8_t mode;		/* TCP_SB_*: who drives retransmission */
-	bool rescued;		/* RFC 6675 rule 4 used in this recovery */
+	uint8_t mode; /* TCP_SB_*: who drives retransmission */
+	bool rescued; /* RFC 6675 rule 4 used in this recovery */
+	bool undo;    /* undo_marker is set: a reduction may still be undone */
+	/* F-RTO (RFC 5682 §3, SACK-enhanced) after an RTO */
+	bool frto;		/* the timeout may still prove spurious */
+	bool frto_new;		/* step 2b: this ACK sends new data, not holes */
 	uint32_t high_rxt;	/* HighRxt: end of the highest retransmitted hole */
 	uint32_t lost_high;	/* after an RTO: all un-SACKed data below is lost */
 	uint32_t prr_delivered; /* RFC 6937, bytes */
@@ -86,13 +90,9 @@ struct tcp_recovery {
 	uint32_t snd_budget;	/* bytes PRR allows this ACK (RECOVERY) */
 	uint32_t undo_marker;	/* snd_una when the last reduction began (undo armed) */
 	uint32_t undo_retrans;	/* its retransmissions not yet D-SACKed */
-	bool undo;		/* undo_marker is set: a reduction may still be undone */
 	uint32_t undos;		/* reductions undone */
 	uint32_t spurious_rtos; /* RTOs undone as spurious (tcp_info) */
-	/* F-RTO (RFC 5682 §3, SACK-enhanced) after an RTO */
-	bool frto;	    /* the timeout may still prove spurious */
-	bool frto_new;	    /* step 2b: this ACK sends new data, not holes */
-	uint32_t rto_tsval; /* our TSval when the head was first resent (Eifel) */
+	uint32_t rto_tsval;	/* F-RTO: our TSval when the head was first resent (Eifel) */
 };
 
 /* RACK-TLP (RFC 8985, tcp_rack.c, tcp_tlp.c): when each segment in flight
@@ -264,18 +264,18 @@ struct tcb {
 	uint32_t recover;     /* RFC 6582 */
 	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
 	bool sml_sent;
+	uint8_t tos;			 /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
 	uint16_t peer_mss;		 /* the peer's MSS option (TCP_MSS_DEFAULT without) */
 	uint32_t pmtu;
-	uint8_t tos; /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
 	struct tcp_cc_state cc;
 	struct tcp_rtt_est rtt;
 	uint32_t rto_min_us, delack_max_us;
 	struct tcp_rtx_state rtx;
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
-	struct tcp_ooo_q ooo;
 	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
+	struct tcp_ooo_q ooo;
 	bool ooo_fin;
 	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
 	uint32_t dsack_l, dsack_r;
@@ -331,8 +331,8 @@ struct tcb {
 	bool reuseport, thin_lto;
 	uint8_t txrehash;
 	int8_t autoflowlabel;
-	struct tcp_conn_counts cnt;
 	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
+	struct tcp_conn_counts cnt;
 	struct tcp_sack_sb sb;
 	struct tcp_recovery rec;
 	struct tcp_rack rack;
