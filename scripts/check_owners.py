@@ -12,6 +12,7 @@ import sys
 
 # sub-state (tcb field) -> owning file(s) relative to stack/tcp
 OWNERS = {
+    'send': ['tcp_output.c'],  # struct tcp_sndseq: SND.UNA/NXT/WND..., ISS
     'cc': ['tcp_cc.c'],  # struct tcp_cc_state: cwnd, ssthresh, the algorithm
     'rtt': ['tcp_timer.c'],  # struct tcp_rtt_est: RFC 6298 estimator
     'pace': ['tcp_pacing.c'],  # struct tcp_pacing

@@ -184,6 +184,16 @@ struct tcp_conn_counts {
 	uint32_t total_retrans; /* retransmitted segments, SYNs included */
 };
 
+/* The send sequence space (RFC 9293 §3.3.1; owner: tcp_output.c). */
+struct tcp_sndseq {
+	uint32_t una, nxt; /* SND.UNA, SND.NXT (nxt moves back for go-back-N) */
+	uint32_t max;	   /* the highest sequence number sent, plus one */
+	uint32_t wnd;	   /* SND.WND, bytes (scaled) */
+	uint32_t wl1, wl2; /* SND.WL1, SND.WL2: the segment that last set wnd */
+	uint32_t iss;	   /* ISS */
+	uint32_t max_wnd;  /* largest window the peer offered */
+};
+
 /* The receiver's out-of-order ranges (owner: tcp_ooo.c; the limits above). */
 struct tcp_ooo_q {
 	struct tcp_seq_range *r;
@@ -252,12 +262,11 @@ struct tcb {
 	uint8_t snd_wscale, rcv_wscale;
 	uint8_t dupacks;
 	uint32_t flags; /* TCB_F_* */
-	uint32_t snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2, iss;
+	struct tcp_sndseq send;
 	uint32_t rcv_nxt, rcv_wnd, rcv_adv, irs;
 	uint32_t ts_recent, ts_last_ack_sent, ts_off;
 	uint32_t rcv_ssthresh;	 /* advertised window cap, grows with data (Linux) */
 	uint32_t rcv_unacked;	 /* bytes received since our last ACK */
-	uint32_t max_wnd;	 /* largest window the peer offered */
 	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
 	uint64_t ts_recent_ns;
 	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */

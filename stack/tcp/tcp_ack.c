@@ -15,7 +15,7 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 		return;
 	tcp_rec_no_undo(tcb); /* a congestion signal is never undone (Linux tcp_enter_cwr) */
 	tcp_cc_cwr(tcb);
-	tcb->recover = tcb->snd_max;
+	tcb->recover = tcb->send.max;
 	tcb->flags |= TCB_F_CWR_PENDING;
 	tcp_cc_set_state(tcb, TCP_CA_CWR);
 }
@@ -44,12 +44,12 @@ static int32_t ack_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const st
  * connection an ACK for something before our first byte is refused too. */
 bool tcp_ack_acceptable(const struct tcb *tcb, uint32_t ack)
 {
-	if (SEQ_GT(ack, tcb->snd_max))
+	if (SEQ_GT(ack, tcb->send.max))
 		return false;
-	uint64_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
+	uint64_t maxw = tcb->send.max_wnd ? tcb->send.max_wnd : 65535u;
 	if (tcb->cnt.bytes_acked < maxw)
 		maxw = tcb->cnt.bytes_acked;
-	return !SEQ_LT(ack, tcb->snd_una - (uint32_t)maxw);
+	return !SEQ_LT(ack, tcb->send.una - (uint32_t)maxw);
 }
 
 /* The send window (RFC 9293 §3.10.7.4 fifth: SND.WL1, SND.WL2). true: the
@@ -57,16 +57,12 @@ bool tcp_ack_acceptable(const struct tcb *tcb, uint32_t ack)
 static bool ack_window(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s, uint32_t wnd)
 {
 	uint32_t ack = s->h->ack;
-	if (!(SEQ_LT(tcb->snd_wl1, s->seq) ||
-	      (tcb->snd_wl1 == s->seq && SEQ_LEQ(tcb->snd_wl2, ack))))
+	if (!(SEQ_LT(tcb->send.wl1, s->seq) ||
+	      (tcb->send.wl1 == s->seq && SEQ_LEQ(tcb->send.wl2, ack))))
 		return false;
-	bool changed = wnd != tcb->snd_wnd;
-	bool opened = tcb->snd_wnd == 0 && wnd > 0;
-	tcb->snd_wnd = wnd;
-	tcb->snd_wl1 = s->seq;
-	tcb->snd_wl2 = ack;
-	if (wnd > tcb->max_wnd)
-		tcb->max_wnd = wnd;
+	bool changed = wnd != tcb->send.wnd;
+	bool opened = tcb->send.wnd == 0 && wnd > 0;
+	tcp_snd_window_update(tcb, wnd, s->seq, ack);
 	if (opened && (tcb->flags & TCB_F_PERSIST)) {
 		tcb->flags &= ~TCB_F_PERSIST;
 		tcp_timer_clear(tcp, tcb, TCP_T_RTX);
@@ -81,9 +77,9 @@ static bool ack_window(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s
 static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, bool fin_acked)
 {
 	uint32_t ack = h->ack;
-	uint32_t acked = ack - tcb->snd_una;
-	tcb->prior_inflight = tcb->snd_nxt - tcb->snd_una;
-	uint32_t data = fin_acked ? tcb->fin_seq - tcb->snd_una : acked;
+	uint32_t acked = ack - tcb->send.una;
+	tcb->prior_inflight = tcb->send.nxt - tcb->send.una;
+	uint32_t data = fin_acked ? tcb->fin_seq - tcb->send.una : acked;
 	if (data > tcb->snd.len)
 		data = tcb->snd.len;
 	ring_drop(&tcb->snd, data);
@@ -97,9 +93,7 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 		tcp_rtt_sample(tcp, tcb, r);
 		rtt_us = (int32_t)r;
 	}
-	tcb->snd_una = ack;
-	if (SEQ_LT(tcb->snd_nxt, ack))
-		tcb->snd_nxt = ack;
+	tcp_snd_acked(tcb, ack);
 	tcp_rtx_acked(tcb);
 	return rtt_us;
 }
@@ -165,7 +159,7 @@ static bool ack_fin(struct tcp *tcp, struct tcb *tcb)
 static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 			 uint32_t prior_sacked)
 {
-	uint32_t prior_una = tcb->snd_una;
+	uint32_t prior_una = tcb->send.una;
 	uint32_t acked = h->ack - prior_una;
 	bool fin_acked = (tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(h->ack, tcb->fin_seq);
 	int32_t rtt_us = ack_take(tcp, tcb, h, fin_acked);
@@ -191,7 +185,7 @@ static void ack_dup_newreno(struct tcp *tcp, struct tcb *tcb, uint32_t ack)
 		/* RFC 6582 §3.2 (2): fast retransmit, enter recovery. */
 		tcp->stats.fast_retrans++;
 		tcp_cc_reduce(tcb);
-		tcb->recover = tcb->snd_max;
+		tcb->recover = tcb->send.max;
 		tcb->flags |= TCB_F_IN_RECOVERY;
 		tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 		tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh + 3);
@@ -221,31 +215,31 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	uint32_t ack = h->ack;
 	uint32_t wnd = (uint32_t)h->window << tcb->snd_wscale;
 	/* Linux's FLAG_WIN_UPDATE (tcp_may_update_window), for the CC. */
-	bool win_update = SEQ_GT(ack, tcb->snd_una) || SEQ_LT(tcb->snd_wl1, s->seq) ||
-			  (tcb->snd_wl1 == s->seq && (wnd > tcb->snd_wnd || wnd == 0));
+	bool win_update = SEQ_GT(ack, tcb->send.una) || SEQ_LT(tcb->send.wl1, s->seq) ||
+			  (tcb->send.wl1 == s->seq && (wnd > tcb->send.wnd || wnd == 0));
 	bool wnd_changed = ack_window(tcp, tcb, s, wnd);
 	uint32_t cwnd_before = tcb->cc.cwnd;
 	tcp_rate_ack_begin(tcb);
 	bool ece = (tcb->flags & TCB_F_ECN) && (h->flags & TCP_ECE);
 	/* Linux tcp_in_ack_event: before the reduction an ECE may cause. Linux
 	 * takes the handshake's ACK before the CC's init, so it never sees it. */
-	if (SEQ_GEQ(ack, tcb->snd_una) && !s->handshake)
+	if (SEQ_GEQ(ack, tcb->send.una) && !s->handshake)
 		tcp_cc_in_ack_event(
 		    tcb, ack, (win_update ? CC_ACK_WIN_UPDATE : 0u) | (ece ? CC_ACK_ECE : 0u));
 	if (ece)
 		ecn_ece(tcp, tcb);
-	uint32_t prior_una = tcb->snd_una, prior_sacked = tcb->sb.sacked;
+	uint32_t prior_una = tcb->send.una, prior_sacked = tcb->sb.sacked;
 	bool sack = (tcb->flags & TCB_F_SACK) != 0;
-	if (SEQ_GT(ack, tcb->snd_una)) {
+	if (SEQ_GT(ack, tcb->send.una)) {
 		if (!ack_new_data(tcp, tcb, h, prior_sacked))
 			return false;
 	} else if (sack) {
 		/* SACK blocks count on old ACKs too (Linux tcp_ack). */
-		bool dup_shape = ack == tcb->snd_una && s->len == 0 &&
+		bool dup_shape = ack == tcb->send.una && s->len == 0 &&
 				 !(s->flags & (TCP_SYN | TCP_FIN)) && !wnd_changed;
 		tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, dup_shape);
-	} else if (ack == tcb->snd_una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
-		   !wnd_changed && tcb->snd_max != tcb->snd_una) {
+	} else if (ack == tcb->send.una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
+		   !wnd_changed && tcb->send.max != tcb->send.una) {
 		ack_dup_newreno(tcp, tcb, ack);
 	}
 	if (tcb->cc.ops->cong_control && SEQ_GEQ(ack, prior_una) && !s->handshake)

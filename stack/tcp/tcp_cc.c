@@ -13,9 +13,9 @@ static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 {
 	v->now_ns = tcb->tcp->now;
 	v->mss = tcb->mss;
-	v->snd_una = tcb->snd_una;
-	v->snd_nxt = tcb->snd_nxt;
-	v->iss = tcb->iss;
+	v->snd_una = tcb->send.una;
+	v->snd_nxt = tcb->send.nxt;
+	v->iss = tcb->send.iss;
 	v->prior_inflight = tcb->prior_inflight;
 	v->inflight = 0;
 	v->srtt_us8 = tcb->rtt.srtt_us8;

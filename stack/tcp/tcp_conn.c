@@ -371,7 +371,7 @@ uint32_t tcp_events(const struct tcb *tcb)
 	case TCP_CLOSE_WAIT:
 		if (!(tcb->flags & TCB_F_FIN_QUEUED) && tcp_sndbuf_free(tcb) >= tcb->sndbuf / 2 &&
 		    (!tcb->notsent_lowat ||
-		     tcb->snd.len - (tcb->snd_nxt - tcb->snd_una) < tcb->notsent_lowat))
+		     tcb->snd.len - (tcb->send.nxt - tcb->send.una) < tcb->notsent_lowat))
 			ev |= TCP_EV_OUT;
 		break;
 	default:
@@ -412,7 +412,7 @@ static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t m
 	/* RFC 5927 §4.1: only errors quoting a sequence number in flight
 	 * (Linux tcp_v4_err: snd_una <= seq <= snd_nxt; snd_max here, as a
 	 * rewound snd_nxt leaves sent segments in flight). */
-	if (SEQ_LT(seq, tcb->snd_una) || SEQ_GEQ(seq, tcb->snd_max)) {
+	if (SEQ_LT(seq, tcb->send.una) || SEQ_GEQ(seq, tcb->send.max)) {
 		tcp->stats.icmp_out_of_window++;
 		return false;
 	}
@@ -426,7 +426,7 @@ static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t m
 		/* RFC 1191 §6.4: resend what the smaller MSS no longer carries
 		 * (Linux tcp_simple_retransmit). */
 		if (tcb->mss < old && tcb->state >= TCP_ESTABLISHED) {
-			tcb->snd_nxt = tcb->snd_una;
+			tcp_snd_rewind(tcb);
 			tcp_output(tcp, tcb);
 		}
 		return true;

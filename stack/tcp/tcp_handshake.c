@@ -85,11 +85,9 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->rcv_nxt = h->seq + 1;
 	/* a cookie request's ISN is the cookie (tcp_syncookie_send): no hash
 	 * spent on one it replaces, in a flood the SYN's largest cost */
-	c->iss = c == tcp->cookie_req ? 0 : tcp_isn(tcp, t, tcp->now);
-	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
-	c->snd_wnd = h->window; /* never scaled in a SYN (RFC 7323 §2.2) */
-	c->snd_wl1 = h->seq;
-	c->snd_wl2 = c->iss;
+	tcp_snd_init(c, c == tcp->cookie_req ? 0 : tcp_isn(tcp, t, tcp->now));
+	/* never scaled in a SYN (RFC 7323 §2.2) */
+	tcp_snd_set_window(c, h->window, h->seq, c->send.iss);
 	c->ts_off = tcp_ts_offset(tcp, t);
 	uint32_t mtu = 1500;
 	if (tcp->cfg.route)
@@ -200,7 +198,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (!active)
 		tcb->hs.fullsock = true;
 	tcp_update_mss(tcp, tcb, 0);
-	tcb->recover = tcb->iss;
+	tcb->recover = tcb->send.iss;
 	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
 	if (tcb->syn_tx == 1)
 		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US));
@@ -235,7 +233,7 @@ bool tcp_syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 {
 	bool ack_ok = false;
 	if (h->flags & TCP_ACK) {
-		if (SEQ_LEQ(h->ack, tcb->iss) || SEQ_GT(h->ack, tcb->snd_max)) {
+		if (SEQ_LEQ(h->ack, tcb->send.iss) || SEQ_GT(h->ack, tcb->send.max)) {
 			if (!(h->flags & TCP_RST))
 				tcp_reply_rst(tcp, &tcb->t, h, 0);
 			return true;
@@ -259,12 +257,11 @@ bool tcp_syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	take_syn_options(tcp, tcb, h);
 	if (tcb->flags & TCB_F_WS)
 		tcb->rcv_wscale = want_ws;
-	tcb->snd_wl1 = h->seq;
 	if (ack_ok) {
-		tcb->snd_una = h->ack;
-		tcb->snd_wnd = h->window; /* SYN-ACK windows are not scaled */
-		tcb->snd_wl2 = h->ack;
-		tcb->max_wnd = tcb->snd_wnd;
+		tcp_snd_set_una(tcb, h->ack);
+		/* SYN-ACK windows are not scaled */
+		tcp_snd_set_window(tcb, h->window, h->seq, h->ack);
+		tcp_snd_set_max_wnd(tcb, h->window);
 		/* RFC 3168 §6.1.1: ECN when we asked and the SYN-ACK has ECE alone. */
 		if ((tcb->flags & TCB_F_ECN_WANT) && (h->flags & (TCP_ECE | TCP_CWR)) == TCP_ECE)
 			tcb->flags |= TCB_F_ECN;
@@ -275,8 +272,8 @@ bool tcp_syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 		return true;
 	}
 	/* Simultaneous open: SYN-RECEIVED, our SYN again with an ACK. */
-	tcb->snd_wnd = h->window;
-	tcb->max_wnd = tcb->snd_wnd;
+	tcp_snd_set_window(tcb, h->window, h->seq, tcb->send.wl2);
+	tcp_snd_set_max_wnd(tcb, h->window);
 	tcp_set_state(tcp, tcb, TCP_SYN_RECEIVED);
 	if ((tcb->flags & TCB_F_ECN_WANT) &&
 	    (h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
@@ -290,11 +287,10 @@ bool tcp_syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 bool tcp_passive_open_done(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 {
 	const struct tcp_repr *h = s->h;
-	tcb->snd_una = h->ack;
-	tcb->snd_wnd = (uint32_t)h->window << tcb->snd_wscale;
-	tcb->max_wnd = tcb->snd_wnd;
-	tcb->snd_wl1 = s->seq;
-	tcb->snd_wl2 = h->ack;
+	uint32_t wnd = (uint32_t)h->window << tcb->snd_wscale;
+	tcp_snd_set_una(tcb, h->ack);
+	tcp_snd_set_window(tcb, wnd, s->seq, h->ack);
+	tcp_snd_set_max_wnd(tcb, wnd);
 	struct tcb *l = tcb->parent;
 	s->handshake = true;
 	establish(tcp, tcb, false);

@@ -191,7 +191,7 @@ static enum step check_syn_received(struct tcp *tcp, struct tcb *tcb, struct seg
 		return STEP_STOP;
 	}
 	if ((s->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && s->seq + 1 == tcb->rcv_nxt &&
-	    h->ack == tcb->snd_nxt && s->len == 0) {
+	    h->ack == tcb->send.nxt && s->len == 0) {
 		s->flags &= (uint8_t)~TCP_SYN;
 		s->seq++;
 	}
@@ -275,7 +275,7 @@ static enum step check_ack(struct tcp *tcp, struct tcb *tcb, const struct seg_ct
 	if (!(s->flags & TCP_ACK))
 		return STEP_STOP;
 	if (tcb->state == TCP_SYN_RECEIVED) {
-		if (!(SEQ_LT(tcb->snd_una, h->ack) && SEQ_LEQ(h->ack, tcb->snd_max))) {
+		if (!(SEQ_LT(tcb->send.una, h->ack) && SEQ_LEQ(h->ack, tcb->send.max))) {
 			tcp_reply_rst(tcp, &tcb->t, h, 0);
 			return STEP_STOP;
 		}

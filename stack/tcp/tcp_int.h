@@ -264,6 +264,18 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu);
  * data or a retransmission), with all the accounting of a send. */
 int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin);
 uint32_t tcp_seg_room(const struct tcb *tcb);
+/* tcp_output.c owns struct tcp_sndseq (tcb->send): the ISS and an empty
+ * flight; SND.UNA; SND.WND with SND.WL1/WL2 as given (set_window) or from
+ * an acceptable segment (window_update: max_wnd follows); an ACK of new
+ * data; go-back-N (nxt back to una); a SYN counted as sent. */
+void tcp_snd_init(struct tcb *tcb, uint32_t iss);
+void tcp_snd_set_una(struct tcb *tcb, uint32_t una);
+void tcp_snd_set_window(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t wl2);
+void tcp_snd_set_max_wnd(struct tcb *tcb, uint32_t wnd);
+void tcp_snd_window_update(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t wl2);
+void tcp_snd_acked(struct tcb *tcb, uint32_t ack);
+void tcp_snd_rewind(struct tcb *tcb);
+void tcp_snd_syn_sent(struct tcb *tcb);
 
 /* tcp_sack.c: the sender's SACK scoreboard (RFC 6675) */
 struct tcp_sb_res {

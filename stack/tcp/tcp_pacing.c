@@ -60,7 +60,7 @@ void tcp_pace_update(struct tcp *tcp, struct tcb *tcb)
 	uint64_t rate = UINT64_MAX; /* no RTT yet: no estimate to pace at */
 	if (tcb->rtt.srtt_us8 && tcb->mss) {
 		uint32_t segs = tcb->cc.cwnd;
-		uint32_t out = (tcb->snd_nxt - tcb->snd_una + tcb->mss - 1u) / tcb->mss;
+		uint32_t out = (tcb->send.nxt - tcb->send.una + tcb->mss - 1u) / tcb->mss;
 		if (out > segs)
 			segs = out;
 		uint32_t ratio = tcb->cc.cwnd < tcb->cc.ssthresh / 2 ? tcp->cfg.pacing_ss_ratio

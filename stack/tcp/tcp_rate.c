@@ -25,7 +25,7 @@ bool tcp_rate_on(const struct tcp *tcp, const struct tcb *tcb)
 
 uint32_t tcp_inflight(struct tcb *tcb)
 {
-	return (tcb->flags & TCB_F_SACK) ? tcp_sb_pipe(tcb) : tcb->snd_nxt - tcb->snd_una;
+	return (tcb->flags & TCB_F_SACK) ? tcp_sb_pipe(tcb) : tcb->send.nxt - tcb->send.una;
 }
 
 void tcp_rate_idle(struct tcb *tcb, uint64_t now)
@@ -115,7 +115,7 @@ void tcp_rate_check_app_limited(struct tcb *tcb)
 	if (!tcb->cc.ops || !tcb->cc.ops->cong_control)
 		return; /* only a cong_control CC reads the mark */
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-	uint32_t out = tcb->snd_nxt - tcb->snd_una;
+	uint32_t out = tcb->send.nxt - tcb->send.una;
 	uint32_t unsent = tcb->snd.len > out ? tcb->snd.len - out : 0;
 	uint32_t pipe = tcp_inflight(tcb);
 	/* Less than a segment to send, room in the window, no loss waiting

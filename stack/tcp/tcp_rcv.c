@@ -143,7 +143,7 @@ static void fin_input(struct tcp *tcp, struct tcb *tcb)
 		tcp_set_state(tcp, tcb, TCP_CLOSE_WAIT);
 		break;
 	case TCP_FIN_WAIT_1:
-		if (tcb->snd_una == tcb->snd_max && (tcb->flags & TCB_F_FIN_SENT)) {
+		if (tcb->send.una == tcb->send.max && (tcb->flags & TCB_F_FIN_SENT)) {
 			tcp_send_ack(tcp, tcb);
 			tcp_enter_time_wait(tcp, tcb);
 		} else {

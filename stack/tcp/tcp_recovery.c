@@ -60,8 +60,8 @@ static void leave(struct tcb *tcb)
 	tcb->rec.frto = false;
 	tcb->rec.frto_new = false;
 	tcb->rec.mode = TCP_SB_OPEN;
-	tcb->rec.lost_high = tcb->snd_una;
-	tcb->rec.high_rxt = tcb->snd_una;
+	tcb->rec.lost_high = tcb->send.una;
+	tcb->rec.high_rxt = tcb->send.una;
 	tcb->rec.snd_budget = 0;
 	tcb->flags &= ~TCB_F_IN_RECOVERY;
 	tcp_cc_set_state(tcb, TCP_CA_OPEN);
@@ -71,7 +71,7 @@ static void leave(struct tcb *tcb)
 static void arm_undo(struct tcb *tcb)
 {
 	tcb->rec.undo = true;
-	tcb->rec.undo_marker = tcb->snd_una;
+	tcb->rec.undo_marker = tcb->send.una;
 	tcb->rec.undo_retrans = 0;
 }
 
@@ -98,7 +98,7 @@ static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res
 {
 	/* A marker a quarter of the sequence space old would soon compare
 	 * the wrong way round: that reduction is history. */
-	if (tcb->rec.undo && tcb->snd_una - tcb->rec.undo_marker > (1u << 30))
+	if (tcb->rec.undo && tcb->send.una - tcb->rec.undo_marker > (1u << 30))
 		tcb->rec.undo = false;
 	if (!res->dsack || !tcb->rec.undo || SEQ_LT(res->dsack_l, tcb->rec.undo_marker))
 		return;
@@ -115,19 +115,19 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp->stats.fast_retrans++;
 	tcp_cc_reduce(tcb);
-	tcb->recover = tcb->snd_max; /* RecoveryPoint = HighData */
+	tcb->recover = tcb->send.max; /* RecoveryPoint = HighData */
 	tcb->flags |= TCB_F_IN_RECOVERY;
 	tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 	tcb->rec.mode = TCP_SB_RECOVERY;
-	tcb->rec.high_rxt = tcb->snd_una;
+	tcb->rec.high_rxt = tcb->send.una;
 	tcb->rec.rescued = false;
 	/* §5 (4.2): the first un-SACKed segment is resent however the
 	 * recovery was entered: it counts as lost. With RACK only what RACK
 	 * marked is (Linux tcp_recovery=1). */
-	tcb->rec.lost_high = tcp_rack_on(tcb) ? tcb->snd_una : tcb->snd_una + 1;
+	tcb->rec.lost_high = tcp_rack_on(tcb) ? tcb->send.una : tcb->send.una + 1;
 	tcb->rec.prr_delivered = 0;
 	tcb->rec.prr_out = 0;
-	tcb->rec.recover_fs = tcb->snd_max - tcb->snd_una;
+	tcb->rec.recover_fs = tcb->send.max - tcb->send.una;
 	tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
 	arm_undo(tcb);
 }
@@ -161,13 +161,13 @@ static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	}
 	if (!tcb->rec.frto)
 		return false;
-	if (SEQ_GT(tcb->snd_nxt, tcb->recover)) {
+	if (SEQ_GT(tcb->send.nxt, tcb->recover)) {
 		if (res->newly_sacked || dupack)
 			tcb->rec.frto = false; /* 3a: the loss was real */
-	} else if (advanced && SEQ_LT(tcb->snd_una, tcb->recover)) {
-		tcb->recover = tcb->snd_nxt;
-		uint32_t out = tcb->snd_nxt - tcb->snd_una;
-		if (tcb->snd.len > out && tcb->snd_wnd > out)
+	} else if (advanced && SEQ_LT(tcb->send.una, tcb->recover)) {
+		tcb->recover = tcb->send.nxt;
+		uint32_t out = tcb->send.nxt - tcb->send.una;
+		if (tcb->snd.len > out && tcb->send.wnd > out)
 			tcb->rec.frto_new = true; /* 2b */
 		else
 			tcb->rec.frto = false;
@@ -182,16 +182,16 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	struct tcp_rack_ack ra;
 	tcp_sb_update(tcb, h, prior_sacked, &res);
 	tcp_rack_ack(tcp, tcb, h, &res, &ra);
-	uint32_t acked = tcb->snd_una - prior_una;
+	uint32_t acked = tcb->send.una - prior_una;
 	tcp_tlp_ack(tcp, tcb, h, &res, acked != 0, !acked && dup_shape);
 	dsack_undo(tcp, tcb, &res);
 	if (res.reneged && tcb->rec.mode == TCP_SB_RECOVERY)
-		tcb->rec.high_rxt = tcb->snd_una; /* the board is gone: holes anew */
-	if (SEQ_LT(tcb->rec.high_rxt, tcb->snd_una))
-		tcb->rec.high_rxt = tcb->snd_una;
+		tcb->rec.high_rxt = tcb->send.una; /* the board is gone: holes anew */
+	if (SEQ_LT(tcb->rec.high_rxt, tcb->send.una))
+		tcb->rec.high_rxt = tcb->send.una;
 	switch (tcb->rec.mode) {
 	case TCP_SB_RECOVERY:
-		if (SEQ_GEQ(tcb->snd_una, tcb->recover)) {
+		if (SEQ_GEQ(tcb->send.una, tcb->recover)) {
 			/* RFC 6937: the reduction ends at ssthresh (Linux
 			 * tcp_end_cwnd_reduction). */
 			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
@@ -206,13 +206,13 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	case TCP_SB_LOSS:
 		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
 			return false;
-		if (SEQ_GEQ(tcb->snd_una, tcb->recover))
+		if (SEQ_GEQ(tcb->send.una, tcb->recover))
 			leave(tcb);
 		return false; /* slow start from the loss window */
 	default:
 		break;
 	}
-	if (tcb->snd_una == tcb->snd_max)
+	if (tcb->send.una == tcb->send.max)
 		return false;
 	/* RFC 6675 §2: a duplicate ACK carries SACK information that is new;
 	 * a peer that sends no blocks at all is still heard by the RFC 5681
@@ -229,8 +229,8 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		 * by the count. */
 		lost = tcb->rack.nlost || (tcb->dupacks >= DUPTHRESH && !tcb->sb.n);
 	else
-		lost = SEQ_GEQ(tcb->snd_una, tcb->recover) &&
-		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una));
+		lost = SEQ_GEQ(tcb->send.una, tcb->recover) &&
+		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->send.una));
 	if (tcb->cc.ca_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
 		prr_ack(tcb, res.newly_sacked);
@@ -265,10 +265,10 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->rec.mode != TCP_SB_LOSS)
 		arm_undo(tcb);
 	tcb->rec.mode = TCP_SB_LOSS;
-	tcb->rec.lost_high = tcb->snd_max;
+	tcb->rec.lost_high = tcb->send.max;
 	tcp_tlp_end(tcp, tcb); /* Linux: an RTO ends the probe episode */
 	tcp_rack_mark_all_lost(tcp, tcb);
-	tcb->rec.high_rxt = tcb->snd_una;
+	tcb->rec.high_rxt = tcb->send.una;
 	tcb->rec.rescued = false;
 	tcb->rec.snd_budget = 0;
 }
@@ -343,7 +343,7 @@ int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb)
 		if (tcp_sb_next_unsacked(tcb, tcp_seg_room(tcb), &g)) {
 			send_rtx(tcp, tcb, &g, true);
 		} else if (tcb->rec.mode == TCP_SB_RECOVERY && !tcb->rec.rescued &&
-			   tcb->snd.len <= tcb->snd_max - tcb->snd_una &&
+			   tcb->snd.len <= tcb->send.max - tcb->send.una &&
 			   tcp_sb_rescue(tcb, tcp_seg_room(tcb), &g)) {
 			/* Rule 4 only when nothing is left to send: a window-
 			 * limited sender would resend a segment still on its

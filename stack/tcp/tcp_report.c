@@ -27,7 +27,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->rto_ms = tcb->rtt.rto_us / CLK_US_PER_MS;
 	o->rtt_min_us = tcb->rtt.min_us;
 	o->rcv_wnd = tcb->rcv_wnd;
-	o->snd_wnd = tcb->snd_wnd;
+	o->snd_wnd = tcb->send.wnd;
 	o->rcv_wscale = (tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0;
 	o->snd_wscale = (tcb->flags & TCB_F_WS) ? tcb->snd_wscale : 0;
 	o->ts_ok = (tcb->flags & TCB_F_TS) != 0;
@@ -58,10 +58,10 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->segs_out = tcb->cnt.segs_out;
 	o->data_segs_in = tcb->cnt.data_segs_in;
 	o->data_segs_out = tcb->cnt.data_segs_out;
-	o->unacked = tcb->snd_max - tcb->snd_una;
-	o->notsent =
-	    tcb->snd.len - (tcb->snd_nxt - tcb->snd_una < tcb->snd.len ? tcb->snd_nxt - tcb->snd_una
-								       : tcb->snd.len);
+	o->unacked = tcb->send.max - tcb->send.una;
+	o->notsent = tcb->snd.len - (tcb->send.nxt - tcb->send.una < tcb->snd.len
+					 ? tcb->send.nxt - tcb->send.una
+					 : tcb->snd.len);
 	o->syn_rto_ms = tcb->syn_rto_us / CLK_US_PER_MS;
 	o->syn_retrans = tcb->syn_tx ? tcb->syn_tx - 1 : 0;
 	_Static_assert(TCP_MAX_SYN_GAPS <= SKOPS_MAX_SYN_GAPS, "skops_tcp_info holds every gap");
@@ -109,9 +109,9 @@ static void so_mapped(uint32_t ip6[4], uint32_t v4)
 static uint64_t so_bytes_acked(const struct tcb *tcb)
 {
 	uint64_t n = tcb->cnt.bytes_acked;
-	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->snd_una, tcb->iss))
+	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->send.una, tcb->send.iss))
 		n++;
-	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->snd_una, tcb->fin_seq))
+	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->send.una, tcb->fin_seq))
 		n++;
 	return n;
 }
@@ -140,12 +140,12 @@ static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
 			      ? tcb->window_clamp
 			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
 	o->copied_seq = tcb->rcv_nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
-	uint32_t w = tcb->snd_una + tcb->snd.len;
-	if (tcb->snd_una == tcb->iss && tcb->snd_max != tcb->iss)
+	uint32_t w = tcb->send.una + tcb->snd.len;
+	if (tcb->send.una == tcb->send.iss && tcb->send.max != tcb->send.iss)
 		w++;
 	o->write_seq = (tcb->flags & TCB_F_FIN_QUEUED) ? tcb->fin_seq + 1 : w;
-	o->snd_wnd = tcb->snd_wnd;
-	o->snd_wl1 = tcb->snd_wl1;
+	o->snd_wnd = tcb->send.wnd;
+	o->snd_wl1 = tcb->send.wl1;
 	o->rcv_ssthresh = tcb->rcv_ssthresh;
 }
 
@@ -180,12 +180,12 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 		o->rtt_min = tcb->rtt.min_us;
 		o->snd_ssthresh = tcb->cc.ssthresh;
 		o->rcv_nxt = tcb->rcv_nxt;
-		o->snd_nxt = tcb->snd_nxt;
-		o->snd_una = tcb->snd_una;
+		o->snd_nxt = tcb->send.nxt;
+		o->snd_una = tcb->send.una;
 		o->mss_cache = tcb->mss;
 		o->ecn_flags = (tcb->flags & TCB_F_ECN) ? 1u : 0u; /* TCP_ECN_OK */
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		o->packets_out = (tcb->snd_max - tcb->snd_una + mss - 1) / mss;
+		o->packets_out = (tcb->send.max - tcb->send.una + mss - 1) / mss;
 		o->total_retrans = tcb->cnt.total_retrans;
 		o->segs_in = tcb->cnt.segs_in;
 		o->data_segs_in = tcb->cnt.data_segs_in;

@@ -169,7 +169,7 @@ uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k
 /* Arms (or stops) the retransmission timer for what is outstanding. */
 void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->snd_una == tcb->snd_max) {
+	if (tcb->send.una == tcb->send.max) {
 		tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 		tcp_timer_clear(tcp, tcb, TCP_T_REO);
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
@@ -203,7 +203,7 @@ static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 				     CLK_NS_PER_US);
 	/* A full socket's SYN goes through Linux's tcp_retransmit_skb too
 	 * (a request's SYN-ACK does not: tcp_so_retrans skips it). */
-	tcp_so_retrans(tcp, tcb, tcb->iss, 1, 0);
+	tcp_so_retrans(tcp, tcb, tcb->send.iss, 1, 0);
 }
 
 static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
@@ -214,7 +214,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (tcb->flags & TCB_F_PERSIST) {
 		/* RFC 9293 §3.8.6.1: probe the zero window, backing off. */
-		if (tcb->snd_wnd == 0 && tcb->snd.len > tcb->snd_nxt - tcb->snd_una) {
+		if (tcb->send.wnd == 0 && tcb->snd.len > tcb->send.nxt - tcb->send.una) {
 			tcp_send_probe(tcp, tcb);
 			if (tcb->rtx.backoff < 16)
 				tcb->rtx.backoff++;
@@ -226,7 +226,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		}
 		return;
 	}
-	if (tcb->snd_una == tcb->snd_max)
+	if (tcb->send.una == tcb->send.max)
 		return;
 	/* Linux tcp_write_timeout: give up after tcp_retries2 (15) backoffs or
 	 * TCP_USER_TIMEOUT; RTO_CB runs first, before anything changes. */
@@ -248,21 +248,21 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcp_cc_rto(tcb);
 	tcb->dupacks = 0;
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
-	tcb->recover = tcb->snd_max;
+	tcb->recover = tcb->send.max;
 	/* With SACK only what the peer has not SACKed is sent again
 	 * (tcp_recovery.c); without, go back N: everything beyond snd_una
 	 * is sent again as cwnd allows. */
 	if (tcb->flags & TCB_F_SACK)
 		tcp_rec_rto(tcp, tcb);
 	else
-		tcb->snd_nxt = tcb->snd_una;
+		tcp_snd_rewind(tcb);
 	if (tcp_thin_linear(tcb))
 		tcb->rtx.backoff = 0; /* TCP_THIN_LINEAR_TIMEOUTS */
 	else if (tcb->rtx.backoff < 16)
 		tcb->rtx.backoff++;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);
-	if (!tcb->tm.at[TCP_T_RTX] && tcb->snd_una != tcb->snd_max)
+	if (!tcb->tm.at[TCP_T_RTX] && tcb->send.una != tcb->send.max)
 		tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 }
 

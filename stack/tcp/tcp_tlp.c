@@ -16,7 +16,7 @@ static bool can_send_data(uint8_t st)
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 {
 	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
-	    tcb->rec.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	    tcb->rec.mode != TCP_SB_OPEN || tcb->send.una == tcb->send.max ||
 	    !can_send_data(tcb->state) || (tcb->flags & TCB_F_PERSIST) ||
 	    (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_CWR)) {
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
@@ -30,7 +30,7 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->rtt.srtt_us8) {
 		pto_us = (uint64_t)(tcb->rtt.srtt_us8 >> 2);
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		pto_us += tcb->snd_max - tcb->snd_una <= mss ? TCP_DELACK_MAX_US : 2000u;
+		pto_us += tcb->send.max - tcb->send.una <= mss ? TCP_DELACK_MAX_US : 2000u;
 	}
 	uint64_t when = tcp->now + pto_us * CLK_NS_PER_US;
 	/* No later than the RTO: then the probe goes in its place. */
@@ -43,7 +43,7 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 {
 	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
-	    tcb->rec.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	    tcb->rec.mode != TCP_SB_OPEN || tcb->send.una == tcb->send.max ||
 	    !can_send_data(tcb->state))
 		return;
 	/* New data still waits for its output turn (tcp_outq.c): the flight
@@ -52,21 +52,21 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	 * a probe now would be spent on data cwnd sends anyway. */
 	if (tcb->out_q)
 		return;
-	uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
+	uint32_t inflight = tcb->send.nxt - tcb->send.una;
 	uint32_t avail = tcb->snd.len > inflight ? tcb->snd.len - inflight : 0;
-	uint32_t wnd = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;
+	uint32_t wnd = tcb->send.wnd > inflight ? tcb->send.wnd - inflight : 0;
 	tcp_so_current_mss(tcp, tcb);
 	uint32_t room = tcp_seg_room(tcb);
 	struct tcp_sb_seg g;
 	bool rtx = !(avail && wnd);
 	if (!rtx) {
 		/* New data, whatever cwnd says (Linux tcp_send_loss_probe). */
-		g.seq = tcb->snd_nxt;
+		g.seq = tcb->send.nxt;
 		g.len = avail < room ? avail : room;
 		if (g.len > wnd)
 			g.len = wnd;
 		g.fin = (tcb->flags & TCB_F_FIN_QUEUED) && g.len == avail &&
-			tcb->snd_nxt + g.len == tcb->fin_seq;
+			tcb->send.nxt + g.len == tcb->fin_seq;
 		if (g.fin)
 			tcb->flags |= TCB_F_FIN_SENT;
 	} else if (!tcp_sb_last_unsacked(tcb, room, &g)) {
@@ -77,9 +77,9 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	 * RFC 8985's TLPRxtOut, the highest sequence number sent. */
 	tcb->tlp.out = true;
 	tcb->tlp.rtx = rtx;
-	tcb->tlp.high = tcb->snd_nxt;
+	tcb->tlp.high = tcb->send.nxt;
 	tcp_send_data(tcp, tcb, g.seq, g.len, g.fin);
-	tcb->tlp.high = tcb->snd_max;
+	tcb->tlp.high = tcb->send.max;
 	tcb->tlp.probes++;
 	tcp->stats.tlp_probes++;
 	tcp_rearm_rtx(tcp, tcb); /* the RTO counts from the probe */

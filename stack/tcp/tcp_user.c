@@ -194,8 +194,7 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 	tcb->rcv_mss = (uint16_t)(mtu - tcp_hdrs_len(fam));
 	if (tcb->user_mss && tcb->rcv_mss > tcb->user_mss)
 		tcb->rcv_mss = tcb->user_mss;
-	tcb->iss = tcp_isn(tcp, &tcb->t, now);
-	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = tcb->iss;
+	tcp_snd_init(tcb, tcp_isn(tcp, &tcb->t, now));
 	tcb->ts_off = tcp_ts_offset(tcp, &tcb->t);
 	tcb->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, tcb);
 	tcp_set_state(tcp, tcb, TCP_SYN_SENT);
@@ -318,7 +317,7 @@ static int shutdown_call(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr)
 		return tcb->state == TCP_LISTEN || tcb->state == TCP_CLOSED ? -ENOTCONN : 0;
 	}
 	tcb->flags |= TCB_F_FIN_QUEUED;
-	tcb->fin_seq = tcb->snd_una + tcb->snd.len;
+	tcb->fin_seq = tcb->send.una + tcb->snd.len;
 	tcp_output(tcp, tcb);
 	return 0;
 }

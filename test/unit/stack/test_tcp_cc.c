@@ -79,7 +79,7 @@ static uint8_t seg[1460];
 /* The peer's next full segment with IP ECN field ecn. */
 static void data_in(struct fx *f, struct tcb *c, uint8_t ecn)
 {
-	struct tcp_repr d = fx_repr(f->peer_seq, c->snd_nxt, TCP_ACK, 65535);
+	struct tcp_repr d = fx_repr(f->peer_seq, c->send.nxt, TCP_ACK, 65535);
 	fx_send_ecn(f, &d, seg, sizeof(seg), ecn);
 	f->peer_seq += sizeof(seg);
 }
@@ -125,7 +125,7 @@ START_TEST(dctcp_alpha_and_cut)
 	struct tcb *c = dctcp_conn(&f);
 	int one = 1;
 	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
-	uint32_t m = c->mss, una = c->snd_una;
+	uint32_t m = c->mss, una = c->send.una;
 	ck_assert_uint_eq(c->cc.cwnd, 10);
 	ck_assert_int_eq(tcp_send(f.tcp, c, seg, m, f.now), (int)m);
 	static uint8_t big[10 * 1460];

@@ -210,7 +210,7 @@ START_TEST(bound_device_receive)
 	ck_assert_int_eq(set_int(c, SOL_SOCKET, SO_BINDTOIFINDEX_, 3), 0);
 	ck_assert_int_eq(tcp_send(f.tcp, c, "x", 1, f.now), 1);
 	fx_none(&f);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una, TCP_ACK, 65535);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.una, TCP_ACK, 65535);
 	fx_send(&f, &d, "y", 1);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_RST);
 	ck_assert_uint_eq(c->cnt.bytes_received, 0);

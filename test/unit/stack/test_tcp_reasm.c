@@ -7,7 +7,7 @@
 
 static struct tcp_repr data_repr(struct fx *f, struct tcb *c, uint32_t off, uint8_t flags)
 {
-	struct tcp_repr d = fx_repr(f->peer_seq + off, c->snd_nxt, TCP_ACK | flags, 512);
+	struct tcp_repr d = fx_repr(f->peer_seq + off, c->send.nxt, TCP_ACK | flags, 512);
 	if (c->flags & TCB_F_TS) {
 		d.ts = true;
 		d.tsval = c->ts_recent + 1;
@@ -106,12 +106,12 @@ START_TEST(bare_fin_after_hole_kept)
 	fx_pop(&f);
 	fx_ack_all(&f, c, 1000);
 	ck_assert_uint_eq(c->state, TCP_FIN_WAIT_2);
-	struct tcp_repr fin = fx_repr(f.peer_seq + 3, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr fin = fx_repr(f.peer_seq + 3, c->send.nxt, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &fin, NULL, 0);
 	struct fx_seg *a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq);
 	ck_assert_uint_eq(c->state, TCP_FIN_WAIT_2);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "abc", 3);
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq + 4);
@@ -287,7 +287,7 @@ START_TEST(dsack_needs_sack)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "abcd", 4);
 	f.next = f.nout;
 	fx_send(&f, &d, "abcd", 4);

@@ -158,20 +158,20 @@ static void check_inv(void *arg)
 	struct tcb *c = p->c[0];
 	if (!c || p->bad[0])
 		return;
-	bool ok = SEQ_LEQ(c->snd_una, c->snd_nxt) && SEQ_LEQ(c->snd_nxt, c->snd_max) &&
+	bool ok = SEQ_LEQ(c->send.una, c->send.nxt) && SEQ_LEQ(c->send.nxt, c->send.max) &&
 		  c->sb.n <= TCP_SB_MAX;
 	uint32_t sum = 0;
 	for (unsigned i = 0; ok && i < c->sb.n; i++) {
-		ok = SEQ_LT(c->sb.b[i].l, c->sb.b[i].r) && SEQ_GT(c->sb.b[i].l, c->snd_una) &&
-		     SEQ_LEQ(c->sb.b[i].r, c->snd_max) &&
+		ok = SEQ_LT(c->sb.b[i].l, c->sb.b[i].r) && SEQ_GT(c->sb.b[i].l, c->send.una) &&
+		     SEQ_LEQ(c->sb.b[i].r, c->send.max) &&
 		     (i == 0 || SEQ_GT(c->sb.b[i].l, c->sb.b[i - 1].r));
 		sum += c->sb.b[i].r - c->sb.b[i].l;
 	}
 	if (!ok || sum != c->sb.sacked)
 		snprintf(p->bad, sizeof(p->bad),
 			 "invariant at %llu ns: una %u nxt %u max %u, %u blocks, %u sacked",
-			 (unsigned long long)p->w.now, c->snd_una, c->snd_nxt, c->snd_max, c->sb.n,
-			 c->sb.sacked);
+			 (unsigned long long)p->w.now, c->send.una, c->send.nxt, c->send.max,
+			 c->sb.n, c->sb.sacked);
 }
 
 struct result {
@@ -234,7 +234,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		if (a->state == TCP_ESTABLISHED && sent < TOTAL && !frozen) {
 			if (!t0) {
 				t0 = p->w.now;
-				p->end = a->snd_una + TOTAL;
+				p->end = a->send.una + TOTAL;
 			}
 			uint32_t n =
 			    TOTAL - sent < sizeof(buf) ? (uint32_t)(TOTAL - sent) : sizeof(buf);
@@ -255,11 +255,11 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 				rcvd += (uint64_t)r;
 			}
 		}
-		if (p->one_drop_at && !one_seen && SEQ_GT(a->snd_una, p->one_seq)) {
+		if (p->one_drop_at && !one_seen && SEQ_GT(a->send.una, p->one_seq)) {
 			one_seen = true;
 			p->one_done_at = p->w.now;
 		}
-		if (rcvd == TOTAL && a->snd_una == a->snd_max)
+		if (rcvd == TOTAL && a->send.una == a->send.max)
 			break;
 		if (a->state != TCP_ESTABLISHED && a->state != TCP_SYN_SENT) {
 			snprintf(p->bad, sizeof(p->bad), "connection left ESTABLISHED (%s)",

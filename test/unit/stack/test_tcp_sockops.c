@@ -460,7 +460,7 @@ START_TEST(tcp_sock_fields)
 	struct hooks_sk_info in;
 	memset(&in, 0, sizeof(in));
 	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
-	ck_assert_uint_eq(in.write_seq, c->iss + 1);
+	ck_assert_uint_eq(in.write_seq, c->send.iss + 1);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1);
 	ck_assert_uint_eq(in.window_clamp, 65535u << c->rcv_wscale);
 	ck_assert_uint_eq(in.mdev_us, c->rtt.rttvar_us4);
@@ -468,7 +468,7 @@ START_TEST(tcp_sock_fields)
 	ck_assert_uint_eq(in.snd_wnd, 65535); /* the SYN-ACK's, never scaled */
 
 	ck_assert_int_eq(tcp_send(f.tcp, c, buf, 1000, f.now), 1000);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una, TCP_ACK | TCP_PSH, 1024);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.una, TCP_ACK | TCP_PSH, 1024);
 	d.ts = true;
 	d.tsval = 200;
 	d.tsecr = c->ts_recent;
@@ -477,7 +477,7 @@ START_TEST(tcp_sock_fields)
 	f.next = f.nout; /* what went out meanwhile does not matter here */
 	memset(&in, 0, sizeof(in));
 	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
-	ck_assert_uint_eq(in.write_seq, c->iss + 1 + 1000);
+	ck_assert_uint_eq(in.write_seq, c->send.iss + 1 + 1000);
 	ck_assert_uint_eq(in.rcv_nxt, FX_PEER_ISN + 1 + 700);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1); /* not read yet */
 	ck_assert_uint_eq(in.rcv_wnd, c->rcv_wnd);
@@ -486,7 +486,7 @@ START_TEST(tcp_sock_fields)
 	ck_assert_uint_eq(in.rcv_ssthresh, c->rcv_ssthresh);
 
 	ck_assert_int_eq(tcp_recv(f.tcp, c, buf, 300, false, f.now), 300);
-	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_una, TCP_ACK | TCP_FIN, 1024);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->send.una, TCP_ACK | TCP_FIN, 1024);
 	fin.ts = true;
 	fin.tsval = 201;
 	fin.tsecr = c->ts_recent;
@@ -495,7 +495,7 @@ START_TEST(tcp_sock_fields)
 	memset(&in, 0, sizeof(in));
 	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1 + 300);
-	ck_assert_uint_eq(in.write_seq, c->iss + 1 + 1000 + 1);
+	ck_assert_uint_eq(in.write_seq, c->send.iss + 1 + 1000 + 1);
 	fx_fini(&f);
 	env_fini();
 }
