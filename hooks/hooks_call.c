@@ -398,9 +398,10 @@ uint32_t hooks_base_rtt(struct hooks_sock *hs)
 	return r > 0 ? (uint32_t)r : 0;
 }
 
-void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_ms, uint32_t expired)
+void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_jiffies,
+		  uint32_t expired)
 {
-	const uint32_t args[3] = {retransmits, rto_ms, expired};
+	const uint32_t args[3] = {retransmits, rto_jiffies, expired};
 
 	if (hooks_cb_enabled(hs, HOOKS_CB_RTO))
 		(void)hooks_call(hs, HOOKS_OP_RTO_CB, args, 3);

@@ -119,9 +119,9 @@ static void sa_put_as(const struct skops_sock *s, uint8_t wfam, const void *a, u
 /* A stream socket's local or remote address in its own family. */
 static void tcb_sa_put(const struct skops_sock *s, bool local, struct sockaddr *sa, socklen_t *len)
 {
-	const struct tcb *c = s->tcb;
-	const void *a = local ? (const void *)&c->t.laddr : (const void *)&c->t.raddr;
-	sa_put_as(s, c->t.family, a, local ? c->t.lport : c->t.rport, sa, len);
+	const struct tcp_tuple *t = tcp_tcb_tuple(s->tcb);
+	const void *a = local ? (const void *)&t->laddr : (const void *)&t->raddr;
+	sa_put_as(s, t->family, a, local ? t->lport : t->rport, sa, len);
 }
 
 /* A UDP socket's address (socket form) as the wire's: a v4-mapped one of
@@ -151,7 +151,7 @@ int skops_socket(struct stack *st, int family, int type)
 			sock_free(st, sd);
 			return rc;
 		}
-		s->tcb->sd = sd;
+		tcp_tcb_set_sd(s->tcb, sd);
 	} else {
 		s->q = calloc(STACK_UDP_QLEN, sizeof(*s->q));
 		if (!s->q) {
@@ -245,7 +245,7 @@ int skops_bind(struct stack *st, int sd, const struct sockaddr *addr, socklen_t 
 	if (s->family == AF_INET6 && net_v6_mapped(a)) {
 		/* ::ffff:a.b.c.d binds the IPv4 address a.b.c.d (0.0.0.0
 		 * included) on an AF_INET6 socket (Linux inet6_bind) */
-		if (s->tcb->v6only)
+		if (tcp_tcb_v6only(s->tcb))
 			return -EINVAL;
 		if (memcmp(a + 12, zero, 4) && !net_is_local(st->net, AF_INET, a + 12))
 			return -EADDRNOTAVAIL;
@@ -271,7 +271,7 @@ int skops_accept(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len
 	struct skops_sock *s = stack_sock(st, sd);
 	if (!s)
 		return -EBADF;
-	if (s->type != SOCK_STREAM || s->tcb->state != TCP_LISTEN)
+	if (s->type != SOCK_STREAM || tcp_tcb_state(s->tcb) != TCP_LISTEN)
 		return -EINVAL;
 	if (st->free_sd < 0)
 		return -EMFILE;
@@ -281,9 +281,9 @@ int skops_accept(struct stack *st, int sd, struct sockaddr *addr, socklen_t *len
 	int nsd = sock_alloc(st);
 	struct skops_sock *n = &st->socks[nsd];
 	n->type = SOCK_STREAM;
-	n->family = c->sk_family;
+	n->family = tcp_tcb_family(c);
 	n->tcb = c;
-	c->sd = nsd;
+	tcp_tcb_set_sd(c, nsd);
 	tcb_sa_put(n, false, addr, len);
 	return nsd;
 }
@@ -507,7 +507,7 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
 		if (s->family != AF_INET6)
 			return -EOPNOTSUPP;
-		int v = s->type == SOCK_STREAM ? s->tcb->v6only
+		int v = s->type == SOCK_STREAM ? tcp_tcb_v6only(s->tcb)
 			: s->udp	       ? net_udp_v6only(s->udp)
 					       : s->v6only;
 		if (*len < sizeof(v))
@@ -562,7 +562,7 @@ int skops_getpeername(struct stack *st, int sd, struct sockaddr *addr, socklen_t
 		sa_put(s->family, s->peer, s->pport, addr, len);
 		return 0;
 	}
-	uint8_t st_ = s->tcb->state;
+	uint8_t st_ = tcp_tcb_state(s->tcb);
 	if (st_ == TCP_CLOSED || st_ == TCP_LISTEN || st_ == TCP_SYN_SENT)
 		return -ENOTCONN;
 	tcb_sa_put(s, false, addr, len);
@@ -577,6 +577,10 @@ uint32_t skops_events(struct stack *st, int sd)
 	if (s->type == SOCK_DGRAM)
 		return (s->qlen ? SKOPS_EV_IN : 0) | SKOPS_EV_OUT |
 		       (s->so_error ? SKOPS_EV_ERR : 0);
+	_Static_assert(TCP_EV_IN == SKOPS_EV_IN && TCP_EV_OUT == SKOPS_EV_OUT &&
+			   TCP_EV_HUP == SKOPS_EV_HUP && TCP_EV_ERR == SKOPS_EV_ERR &&
+			   TCP_EV_RDHUP == SKOPS_EV_RDHUP,
+		       "tcp_events reports in skops.h's bits");
 	return tcp_events(s->tcb);
 }
 

@@ -62,7 +62,7 @@ static int st_route(void *arg, uint8_t family, const void *dst, void *src, uint3
 static void st_event(void *arg, struct tcb *tcb)
 {
 	struct stack *st = arg;
-	struct skops_sock *s = stack_sock(st, tcb->sd);
+	struct skops_sock *s = stack_sock(st, tcp_tcb_sd(tcb));
 	if (!s || !s->cb || s->tcb != tcb)
 		return;
 	uint32_t ev = tcp_events(tcb);
@@ -239,7 +239,7 @@ void stack_destroy(struct stack *st)
 		 * says; datagram sockets give their queued mbufs back. */
 		for (uint32_t i = 0; i < st->nsocks; i++) {
 			if (st->socks[i].type == SOCK_STREAM)
-				st->socks[i].tcb->sd = -1;
+				tcp_tcb_set_sd(st->socks[i].tcb, -1);
 			else if (st->socks[i].type)
 				skops_close(st, (int)i);
 			free(st->socks[i].q);

@@ -173,8 +173,10 @@ void hooks_active_established_cb(struct hooks_sock *hs);
 void hooks_passive_established_cb(struct hooks_sock *hs);
 void hooks_listen_cb(struct hooks_sock *hs);
 uint32_t hooks_base_rtt(struct hooks_sock *hs); /* 0 → none */
-/* These run only when the matching cb flag is set (checked inside). */
-void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_ms, uint32_t expired);
+/* These run only when the matching cb flag is set (checked inside). rto_jiffies:
+ * the RTO that expired in ticks of the stack's hz (Linux passes jiffies). */
+void hooks_rto_cb(struct hooks_sock *hs, uint32_t retransmits, uint32_t rto_jiffies,
+		  uint32_t expired);
 void hooks_retrans_cb(struct hooks_sock *hs, uint32_t seq, uint32_t segs, int32_t result);
 void hooks_state_cb(struct hooks_sock *hs, uint32_t old_state, uint32_t new_state);
 void hooks_rtt_cb(struct hooks_sock *hs);

@@ -54,7 +54,7 @@ struct tcb *tcb_alloc(struct tcp *tcp, int family)
 	tcb->sk_family = (uint8_t)family;
 	tcb->sd = -1;
 	tcb->state = TCP_CLOSED;
-	tcb->pacing_rate = tcb->max_pacing_rate = UINT64_MAX; /* Linux's ~0UL: no limit */
+	tcp_pace_init(tcb);
 	tcp_pathopt_init(tcp, tcb);
 	tcp->nconn++;
 	return tcb;
@@ -205,4 +205,36 @@ void ring_iov(const struct tcp_ring *r, uint32_t off, uint32_t n, struct tcp_iov
 		iov->p[1] = r->buf;
 		iov->n[1] = n - first;
 	}
+}
+
+/* ---- what the socket layer reads (tcp.h) ---- */
+
+int tcp_tcb_sd(const struct tcb *tcb)
+{
+	return tcb->sd;
+}
+
+void tcp_tcb_set_sd(struct tcb *tcb, int sd)
+{
+	tcb->sd = sd;
+}
+
+enum tcp_state tcp_tcb_state(const struct tcb *tcb)
+{
+	return (enum tcp_state)tcb->state;
+}
+
+const struct tcp_tuple *tcp_tcb_tuple(const struct tcb *tcb)
+{
+	return &tcb->t;
+}
+
+int tcp_tcb_family(const struct tcb *tcb)
+{
+	return tcb->sk_family;
+}
+
+bool tcp_tcb_v6only(const struct tcb *tcb)
+{
+	return tcb->v6only;
 }

@@ -9,7 +9,6 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
-#include "../skops.h"
 #include "cgroup.h"
 #include "tcp_int.h"
 
@@ -152,7 +151,7 @@ static void release(struct tcp *tcp, struct tcb *tcb)
 		tcp_listener_remove(tcp, tcb);
 	tcp_port_remove(tcp, tcb);
 	if (tcb->flags & TCB_F_CC_INIT)
-		cc_release(tcb);
+		tcp_cc_release(tcb);
 	tcp_conn_scrub(tcp, tcb);
 	tcb_free(tcp, tcb);
 }
@@ -197,26 +196,6 @@ void tcp_destroy(struct tcp *tcp)
 	free(tcp->ht);
 	free(tcp->cookie_req);
 	free(tcp);
-}
-
-void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->syncookies_sent = tcp->stats.syncookies_sent;
-	o->syncookies_recv = tcp->stats.syncookies_recv;
-	o->syncookies_failed = tcp->stats.syncookies_failed;
-	o->listen_overflows = tcp->stats.listen_overflows;
-	o->listen_drops = tcp->stats.listen_drops;
-	o->out_of_window_icmps = tcp->stats.icmp_out_of_window;
-	o->rcvbuf_grown = tcp->stats.rcvbuf_grown;
-	o->retrans_segs = tcp->stats.retrans;
-	o->timeouts = tcp->stats.rto;
-	o->fast_retrans = tcp->stats.fast_retrans;
-	o->rack_lost = tcp->stats.rack_lost;
-	o->loss_probes = tcp->stats.tlp_probes;
-	o->loss_probe_recovery = tcp->stats.tlp_recovered;
-	o->spurious_rtos = tcp->stats.frto_spurious;
-	o->ofo_drop = tcp->stats.ooo_drop;
 }
 
 uint32_t tcp_conn_count(const struct tcp *tcp)
@@ -353,19 +332,6 @@ void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb)
 		tcb->rcvbuf = tcp->cfg.rmem_default;
 }
 
-void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb)
-{
-	(void)tcp;
-	if (!tcb->cwnd_clamp)
-		tcb->cwnd_clamp = UINT32_MAX / 2;
-	/* A program may have set TCP_BPF_IW before the handshake finished. */
-	if (!tcb->initial_cwnd)
-		tcb->initial_cwnd = TCP_INIT_CWND;
-	tcb->cwnd = tcb->initial_cwnd < tcb->cwnd_clamp ? tcb->initial_cwnd : tcb->cwnd_clamp;
-	if (!tcb->ssthresh)
-		tcb->ssthresh = 0x7fffffff; /* TCP_INFINITE_SSTHRESH */
-}
-
 /* Linux grows a send buffer that SO_SNDBUF did not lock with the window
  * (tcp_sndbuf_expand): two windows of segments at their in-memory size
  * (MSS plus headers and skb overhead, rounded to a power of two), at most
@@ -378,7 +344,7 @@ void tcp_sndbuf_expand(struct tcb *tcb)
 	uint32_t per_mss = 1;
 	while (per_mss < tcb->mss + 896u)
 		per_mss <<= 1;
-	uint64_t want = 2ull * (tcb->cwnd > 10 ? tcb->cwnd : 10) * per_mss;
+	uint64_t want = 2ull * (tcb->cc.cwnd > 10 ? tcb->cc.cwnd : 10) * per_mss;
 	if (want > tcb->tcp->cfg.tcp_wmem_max)
 		want = tcb->tcp->cfg.tcp_wmem_max;
 	if (want > tcb->sndbuf)
@@ -396,7 +362,7 @@ uint32_t tcp_events(const struct tcb *tcb)
 	switch (tcb->state) {
 	case TCP_LISTEN:
 		if (tcb->acc_head)
-			ev |= SKOPS_EV_IN;
+			ev |= TCP_EV_IN;
 		return ev;
 	case TCP_SYN_SENT:
 	case TCP_SYN_RECEIVED:
@@ -405,86 +371,25 @@ uint32_t tcp_events(const struct tcb *tcb)
 	case TCP_CLOSE_WAIT:
 		if (!(tcb->flags & TCB_F_FIN_QUEUED) && tcp_sndbuf_free(tcb) >= tcb->sndbuf / 2 &&
 		    (!tcb->notsent_lowat ||
-		     tcb->snd.len - (tcb->snd_nxt - tcb->snd_una) < tcb->notsent_lowat))
-			ev |= SKOPS_EV_OUT;
+		     tcb->snd.len - (tcb->send.nxt - tcb->send.una) < tcb->notsent_lowat))
+			ev |= TCP_EV_OUT;
 		break;
 	default:
 		break;
 	}
 	if (tcb->rcv.len || (tcb->flags & TCB_F_FIN_RCVD))
-		ev |= SKOPS_EV_IN;
+		ev |= TCP_EV_IN;
 	if (tcb->flags & TCB_F_FIN_RCVD)
-		ev |= SKOPS_EV_RDHUP;
+		ev |= TCP_EV_RDHUP;
 	if (tcb->err)
-		ev |= SKOPS_EV_ERR | SKOPS_EV_IN;
+		ev |= TCP_EV_ERR | TCP_EV_IN;
 	if (tcb->state == TCP_CLOSED && tcb->sd >= 0 && (tcb->err || tcb->flags & TCB_F_FIN_RCVD))
-		ev |= SKOPS_EV_HUP;
+		ev |= TCP_EV_HUP;
 	if (tcb->state == TCP_TIME_WAIT || tcb->state == TCP_CLOSED) {
 		if (tcb->flags & (TCB_F_FIN_RCVD | TCB_F_FIN_SENT))
-			ev |= SKOPS_EV_HUP;
+			ev |= TCP_EV_HUP;
 	}
 	return ev;
-}
-
-void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->state = tcp_state_kernel(tcb->state);
-	snprintf(o->state_name, sizeof(o->state_name), "%s", tcp_state_name(tcb->state));
-	o->cwnd = tcb->cwnd;
-	o->ssthresh = tcb->ssthresh;
-	o->snd_cwnd_clamp = tcb->cwnd_clamp;
-	o->max_cwnd = tcb->max_cwnd > tcb->cwnd ? tcb->max_cwnd : tcb->cwnd;
-	o->initial_cwnd = tcb->initial_cwnd;
-	o->srtt_us = tcb->srtt_us8 >> 3;
-	o->rttvar_us = tcb->rttvar_us4 >> 2;
-	o->rto_ms = tcb->rto_us / CLK_US_PER_MS;
-	o->rtt_min_us = tcb->rtt_min_us;
-	o->rcv_wnd = tcb->rcv_wnd;
-	o->snd_wnd = tcb->snd_wnd;
-	o->rcv_wscale = (tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0;
-	o->snd_wscale = (tcb->flags & TCB_F_WS) ? tcb->snd_wscale : 0;
-	o->ts_ok = (tcb->flags & TCB_F_TS) != 0;
-	o->sack_ok = (tcb->flags & TCB_F_SACK) != 0;
-	o->mss = tcb->mss;
-	o->rcv_mss = tcb->rcv_mss;
-	o->retransmits = tcb->retransmits;
-	o->total_retrans = tcb->total_retrans;
-	o->rack_lost = tcb->rack.lost;
-	o->tlp_probes = tcb->rack.probes;
-	o->tlp_recovered = tcb->rack.probe_recovered;
-	o->spurious_rtos = tcb->rack.spurious_rto;
-	o->rcv_rtt_us = tcb->rcvq.rtt_us8 >> 3;
-	o->rcv_space = tcb->rcvq.space;
-	if (tcb->cc)
-		snprintf(o->cc, sizeof(o->cc), "%.15s", tcb->cc->name);
-	o->dctcp_alpha = tcb->cc ? cc_dctcp_alpha(tcb) : -1;
-	o->ecn = ((tcb->flags & TCB_F_ECN) ? SKOPS_ECN_OK : 0) | tcb->ecn_seen;
-	if (tcb->hs.cg)
-		snprintf(o->cgroup, sizeof(o->cgroup), "%s", cg_node_path(tcb->hs.cg));
-	o->sndbuf = tcb->sndbuf;
-	o->rcvbuf = tcb->rcvbuf;
-	o->bytes_acked = tcb->bytes_acked;
-	o->bytes_received = tcb->bytes_received;
-	o->bytes_sent = tcb->bytes_sent;
-	o->bytes_retrans = tcb->bytes_retrans;
-	o->segs_in = tcb->segs_in;
-	o->segs_out = tcb->segs_out;
-	o->data_segs_in = tcb->data_segs_in;
-	o->data_segs_out = tcb->data_segs_out;
-	o->unacked = tcb->snd_max - tcb->snd_una;
-	o->notsent =
-	    tcb->snd.len - (tcb->snd_nxt - tcb->snd_una < tcb->snd.len ? tcb->snd_nxt - tcb->snd_una
-								       : tcb->snd.len);
-	o->syn_rto_ms = tcb->syn_rto_us / CLK_US_PER_MS;
-	o->syn_retrans = tcb->syn_tx ? tcb->syn_tx - 1 : 0;
-	_Static_assert(TCP_MAX_SYN_GAPS <= SKOPS_MAX_SYN_GAPS, "skops_tcp_info holds every gap");
-	for (int i = 0; i < TCP_MAX_SYN_GAPS; i++)
-		o->syn_gaps_us[i] = tcb->syn_gaps_us[i];
-	o->syn_wnd = tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd;
-	o->cb_flags = tcb->hs.cb_flags;
-	o->pacing_rate = tcb->pacing_rate;
-	o->max_pacing_rate = tcb->max_pacing_rate;
 }
 
 static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t mtu, bool unreach);
@@ -507,7 +412,7 @@ static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t m
 	/* RFC 5927 §4.1: only errors quoting a sequence number in flight
 	 * (Linux tcp_v4_err: snd_una <= seq <= snd_nxt; snd_max here, as a
 	 * rewound snd_nxt leaves sent segments in flight). */
-	if (SEQ_LT(seq, tcb->snd_una) || SEQ_GEQ(seq, tcb->snd_max)) {
+	if (SEQ_LT(seq, tcb->send.una) || SEQ_GEQ(seq, tcb->send.max)) {
 		tcp->stats.icmp_out_of_window++;
 		return false;
 	}
@@ -521,7 +426,7 @@ static bool icmp_conn(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t m
 		/* RFC 1191 §6.4: resend what the smaller MSS no longer carries
 		 * (Linux tcp_simple_retransmit). */
 		if (tcb->mss < old && tcb->state >= TCP_ESTABLISHED) {
-			tcb->snd_nxt = tcb->snd_una;
+			tcp_snd_rewind(tcb);
 			tcp_output(tcp, tcb);
 		}
 		return true;

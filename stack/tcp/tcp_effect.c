@@ -132,11 +132,11 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	TCP_INV(tcb->state <= TCP_TIME_WAIT);
 	tcp_check_ring(&tcb->snd);
 	tcp_check_ring(&tcb->rcv);
-	TCP_INV(tcb->ooo_n <= tcb->ooo_cap && tcb->ooo_cap <= TCP_OOO_MAX);
+	TCP_INV(tcb->ooo.n <= tcb->ooo.cap && tcb->ooo.cap <= TCP_OOO_MAX);
 	if (tcb->state == TCP_CLOSED || tcb->state == TCP_LISTEN)
 		return;
-	TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->snd_nxt));
-	TCP_INV(SEQ_LEQ(tcb->snd_nxt, tcb->snd_max));
+	TCP_INV(SEQ_LEQ(tcb->send.una, tcb->send.nxt));
+	TCP_INV(SEQ_LEQ(tcb->send.nxt, tcb->send.max));
 	tcp_sb_check(tcb);
 	tcp_rack_check(tcb);
 	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED ||
@@ -146,18 +146,18 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	 * is unacknowledged (a simultaneous open closed in SYN-RECEIVED goes
 	 * to FIN-WAIT-1 with it, RFC 9293 §3.10.4). */
 	uint32_t fin = (tcb->flags & TCB_F_FIN_SENT) ? 1u : 0u;
-	uint32_t syn = tcb->snd_una == tcb->iss ? 1u : 0u;
-	TCP_INV(tcb->snd_max - tcb->snd_una <= tcb->snd.len + fin + syn);
+	uint32_t syn = tcb->send.una == tcb->send.iss ? 1u : 0u;
+	TCP_INV(tcb->send.max - tcb->send.una <= tcb->snd.len + fin + syn);
 	if (fin)
-		TCP_INV(SEQ_LEQ(tcb->snd_una, tcb->fin_seq + 1) &&
-			SEQ_LEQ(tcb->fin_seq + 1, tcb->snd_max));
+		TCP_INV(SEQ_LEQ(tcb->send.una, tcb->fin_seq + 1) &&
+			SEQ_LEQ(tcb->fin_seq + 1, tcb->send.max));
 	/* Out-of-order ranges: sorted, disjoint, inside the ring. */
-	for (uint32_t i = 0; i < tcb->ooo_n; i++) {
-		TCP_INV(SEQ_LT(tcb->ooo[i].l, tcb->ooo[i].r));
-		TCP_INV(SEQ_GT(tcb->ooo[i].r, tcb->rcv_nxt));
-		TCP_INV(tcb->rcv.len + (tcb->ooo[i].r - tcb->rcv_nxt) <= tcb->rcv.cap);
+	for (uint32_t i = 0; i < tcb->ooo.n; i++) {
+		TCP_INV(SEQ_LT(tcb->ooo.r[i].l, tcb->ooo.r[i].r));
+		TCP_INV(SEQ_GT(tcb->ooo.r[i].r, tcb->rcv_nxt));
+		TCP_INV(tcb->rcv.len + (tcb->ooo.r[i].r - tcb->rcv_nxt) <= tcb->rcv.cap);
 		if (i)
-			TCP_INV(SEQ_GT(tcb->ooo[i].l, tcb->ooo[i - 1].r));
+			TCP_INV(SEQ_GT(tcb->ooo.r[i].l, tcb->ooo.r[i - 1].r));
 	}
 }
 #endif

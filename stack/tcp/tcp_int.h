@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 
 #include "cc/cc.h"
+#include "tcb.h"
+#include "tcp_count.h"
 #include "tcp.h"
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
@@ -199,7 +201,16 @@ void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint6
 void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which);
 void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb);
 void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
+/* tcp_timer.c owns struct tcp_rtt_est: samples (RFC 6298 §2) and the
+ * initial RTO (§2.1, and §5 (7) after a lost SYN). */
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us);
+void tcp_rto_init(struct tcb *tcb);
+void tcp_rtt_time(struct tcp *tcp, struct tcb *tcb, uint32_t seq); /* Karn: time seq */
+/* It owns struct tcp_rtx_state too: new data acknowledged (all of it
+ * clears), the handshake completed, the peer's window opened (persist). */
+void tcp_rtx_acked(struct tcb *tcb);
+void tcp_rtx_established(struct tcb *tcb);
+void tcp_rtx_unbackoff(struct tcb *tcb);
 uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k);
 
 /* tcp_pacing.c: pacing (docs/tcp.md). on: the connection paces; update
@@ -211,6 +222,11 @@ void tcp_pace_update(struct tcp *tcp, struct tcb *tcb);
 void tcp_pace_set_max(struct tcb *tcb, uint64_t rate);
 bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb);
 void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len);
+/* It owns struct tcp_pacing: a new tcb's (no limit), a request's from its
+ * listener, and the rate a cong_control CC set. */
+void tcp_pace_init(struct tcb *tcb);
+void tcp_pace_inherit(struct tcb *c, const struct tcb *l);
+void tcp_pace_cc_rate(struct tcb *tcb, uint64_t rate);
 
 /* tcp_outq.c: output turns. New data segments tcp_output may send now
  * (UINT32_MAX without tx_room, 0 while tcb waits for its turn). */
@@ -248,6 +264,18 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu);
  * data or a retransmission), with all the accounting of a send. */
 int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin);
 uint32_t tcp_seg_room(const struct tcb *tcb);
+/* tcp_output.c owns struct tcp_sndseq (tcb->send): the ISS and an empty
+ * flight; SND.UNA; SND.WND with SND.WL1/WL2 as given (set_window) or from
+ * an acceptable segment (window_update: max_wnd follows); an ACK of new
+ * data; go-back-N (nxt back to una); a SYN counted as sent. */
+void tcp_snd_init(struct tcb *tcb, uint32_t iss);
+void tcp_snd_set_una(struct tcb *tcb, uint32_t una);
+void tcp_snd_set_window(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t wl2);
+void tcp_snd_set_max_wnd(struct tcb *tcb, uint32_t wnd);
+void tcp_snd_window_update(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t wl2);
+void tcp_snd_acked(struct tcb *tcb, uint32_t ack);
+void tcp_snd_rewind(struct tcb *tcb);
+void tcp_snd_syn_sent(struct tcb *tcb);
 
 /* tcp_sack.c: the sender's SACK scoreboard (RFC 6675) */
 struct tcp_sb_res {
@@ -331,12 +359,14 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
 void tcp_rate_ack_begin(struct tcb *tcb);
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs);
 void tcp_rate_check_app_limited(struct tcb *tcb);
+void tcp_rate_set_app_limited(struct tcb *tcb, uint64_t mark); /* BBR's PROBE_RTT */
 /* Bytes in flight: the SACK pipe (RFC 6675), else snd_nxt - snd_una. */
 uint32_t tcp_inflight(struct tcb *tcb);
 
 /* tcp_tlp.c: the tail loss probe (RFC 8985 §7) */
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb); /* (re)starts or stops the PTO */
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb);
+void tcp_tlp_end(struct tcp *tcp, struct tcb *tcb); /* an RTO ends the probe episode */
 void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		 const struct tcp_sb_res *res, bool advanced, bool dup);
 #ifdef SKOPS_INVARIANTS
@@ -367,6 +397,44 @@ int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb);
 void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
 /* RACK's timer found losses: enter recovery if open. */
 void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
+/* F-RTO step 2b asked this output to send new data, not holes (once). */
+bool tcp_rec_take_frto_new(struct tcb *tcb);
+void tcp_rec_no_undo(struct tcb *tcb); /* a congestion signal: no undo of it */
+
+/* tcp_cc.c: the only caller of the congestion control's ops (cc/cc.h);
+ * each runs the op on a view of tcb and takes its decisions back. */
+void tcp_cc_init(struct tcb *tcb);
+void tcp_cc_release(struct tcb *tcb);
+/* tcp_cc.c owns struct tcp_cc_state: every change of the window goes
+ * through these. attach: tcb runs ops from now (its state zeroed). */
+void tcp_cc_attach(struct tcb *tcb, const struct tcp_cc_ops *ops);
+void tcp_cc_set_cwnd(struct tcb *tcb, uint32_t cwnd);	/* recovery sizes it */
+void tcp_cc_set_iw(struct tcb *tcb, uint32_t iw);	/* TCP_BPF_IW */
+void tcp_cc_set_clamp(struct tcb *tcb, uint32_t clamp); /* TCP_BPF_SNDCWND_CLAMP */
+/* A reduction begins: prior_* keep the window for an undo, ssthresh from
+ * the CC within the clamp. */
+void tcp_cc_reduce(struct tcb *tcb);
+void tcp_cc_cwr(struct tcb *tcb);  /* ECE (RFC 3168 §6.1.2): cwnd to the new ssthresh */
+void tcp_cc_rto(struct tcb *tcb);  /* RFC 5681 §3.1 (4)-(5), loss window of one */
+void tcp_cc_undo(struct tcb *tcb); /* the reduction was spurious */
+/* After an ACK's window growth: the clamp, max_cwnd. */
+void tcp_cc_ack_done(struct tcb *tcb);
+void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb); /* at establishment */
+void tcp_cc_set_state(struct tcb *tcb, uint8_t st);   /* the op, then cc_state = st */
+void tcp_cc_event(struct tcb *tcb, enum tcp_ca_event ev);
+void tcp_cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
+void tcp_cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
+/* cong_avoid, unless cong_control sizes the window. */
+void tcp_cc_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
+uint32_t tcp_cc_ssthresh(struct tcb *tcb);  /* what the CC would set now */
+uint32_t tcp_cc_undo_cwnd(struct tcb *tcb); /* the window an undo restores */
+/* cwnd_before: the window before recovery touched it this ACK. */
+void tcp_cc_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs,
+			 uint32_t cwnd_before);
+/* DCTCP's alpha in 1024ths, -1 unless tcb runs dctcp. */
+int32_t cc_dctcp_alpha(const struct tcb *tcb);
+/* BBR's state for tcp_info: false unless tcb runs bbr. */
+bool cc_bbr_get_info(const struct tcb *tcb, struct cc_bbr_info *out);
 
 /* tcp_input.c / tcp_user.c */
 void tcp_set_state(struct tcp *tcp, struct tcb *tcb, enum tcp_state st);
@@ -379,10 +447,11 @@ void tcp_release(struct tcp *tcp, struct tcb *tcb);
 void tcp_init_buffers(struct tcp *tcp, struct tcb *tcb);
 /* Off every list and out of hooks, without freeing (release, cookie scratch) */
 void tcp_conn_scrub(struct tcp *tcp, struct tcb *tcb);
-void tcp_init_cwnd(struct tcp *tcp, struct tcb *tcb);
 
 /* tcp_sockops.c: call sites (docs/sockops.md §3) */
 extern const struct hooks_sock_ops tcp_hooks_ops;
+/* tcp_report.c: the hooks' info op */
+void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o);
 void tcp_so_sock_init(struct tcp *tcp, struct tcb *tcb, struct cg_node *cg, bool fullsock);
 void tcp_so_sock_fini(struct tcb *tcb);
 void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb); /* before the SYN */

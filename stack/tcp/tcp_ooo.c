@@ -14,26 +14,26 @@
 
 void tcp_ooo_free(struct tcb *tcb)
 {
-	free(tcb->ooo);
-	tcb->ooo = NULL;
-	tcb->ooo_n = 0;
-	tcb->ooo_cap = 0;
-	tcb->ooo_hist_n = 0;
+	free(tcb->ooo.r);
+	tcb->ooo.r = NULL;
+	tcb->ooo.n = 0;
+	tcb->ooo.cap = 0;
+	tcb->ooo.hist_n = 0;
 }
 
 /* The first range that ends after seq (ooo_n when none). */
 uint32_t tcp_ooo_first_after(const struct tcb *tcb, uint32_t seq)
 {
-	return tcp_ranges_first_after(tcb->ooo, tcb->ooo_n, seq);
+	return tcp_ranges_first_after(tcb->ooo.r, tcb->ooo.n, seq);
 }
 
 /* Room for one more range; false at TCP_OOO_MAX or when memory is short. */
 static bool ooo_room(struct tcb *tcb)
 {
-	struct tcp_seq_range *b =
-	    tcp_grow(tcb->ooo, &tcb->ooo_cap, tcb->ooo_n + 1, TCP_OOO_MIN, TCP_OOO_MAX, sizeof(*b));
+	struct tcp_seq_range *b = tcp_grow(tcb->ooo.r, &tcb->ooo.cap, tcb->ooo.n + 1, TCP_OOO_MIN,
+					   TCP_OOO_MAX, sizeof(*b));
 	if (b)
-		tcb->ooo = b;
+		tcb->ooo.r = b;
 	return b != NULL;
 }
 
@@ -43,7 +43,7 @@ static bool ooo_room(struct tcb *tcb)
 bool tcp_ooo_fits(struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	uint32_t i = tcp_ooo_first_after(tcb, l - 1); /* the first ending at l or later */
-	if (i < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i].l, r))
+	if (i < tcb->ooo.n && SEQ_LEQ(tcb->ooo.r[i].l, r))
 		return true;
 	return ooo_room(tcb);
 }
@@ -51,67 +51,67 @@ bool tcp_ooo_fits(struct tcb *tcb, uint32_t l, uint32_t r)
 bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	uint32_t i = tcp_ooo_first_after(tcb, l - 1);
-	struct tcp_seq_range *o = tcb->ooo;
-	if (i < tcb->ooo_n && SEQ_LEQ(o[i].l, r)) {
+	struct tcp_seq_range *o = tcb->ooo.r;
+	if (i < tcb->ooo.n && SEQ_LEQ(o[i].l, r)) {
 		/* Overlaps or touches o[i]: widen it, then swallow followers. */
 		if (SEQ_LT(l, o[i].l))
 			o[i].l = l;
 		if (SEQ_GT(r, o[i].r))
 			o[i].r = r;
 		uint32_t k = i + 1;
-		while (k < tcb->ooo_n && SEQ_LEQ(o[k].l, o[i].r)) {
+		while (k < tcb->ooo.n && SEQ_LEQ(o[k].l, o[i].r)) {
 			if (SEQ_GT(o[k].r, o[i].r))
 				o[i].r = o[k].r;
 			k++;
 		}
 		if (k > i + 1) {
-			memmove(&o[i + 1], &o[k], (tcb->ooo_n - k) * sizeof(o[0]));
-			tcb->ooo_n -= k - (i + 1);
+			memmove(&o[i + 1], &o[k], (tcb->ooo.n - k) * sizeof(o[0]));
+			tcb->ooo.n -= k - (i + 1);
 		}
 		return true;
 	}
 	if (!ooo_room(tcb))
 		return false;
-	o = tcb->ooo;
-	memmove(&o[i + 1], &o[i], (tcb->ooo_n - i) * sizeof(o[0]));
+	o = tcb->ooo.r;
+	memmove(&o[i + 1], &o[i], (tcb->ooo.n - i) * sizeof(o[0]));
 	o[i].l = l;
 	o[i].r = r;
-	tcb->ooo_n++;
+	tcb->ooo.n++;
 	return true;
 }
 
 uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled)
 {
 	uint32_t k = 0, more = 0, nxt = tcb->rcv_nxt;
-	while (k < tcb->ooo_n && SEQ_LEQ(tcb->ooo[k].l, nxt)) {
-		if (SEQ_GT(tcb->ooo[k].r, nxt)) {
-			more += tcb->ooo[k].r - nxt;
-			nxt = tcb->ooo[k].r;
+	while (k < tcb->ooo.n && SEQ_LEQ(tcb->ooo.r[k].l, nxt)) {
+		if (SEQ_GT(tcb->ooo.r[k].r, nxt)) {
+			more += tcb->ooo.r[k].r - nxt;
+			nxt = tcb->ooo.r[k].r;
 		}
 		k++;
 	}
 	*filled = k > 0;
-	if (k == tcb->ooo_n) {
+	if (k == tcb->ooo.n) {
 		if (k)
 			tcp_ooo_free(tcb); /* the last hole filled: idle again */
 	} else if (k) {
-		memmove(&tcb->ooo[0], &tcb->ooo[k], (tcb->ooo_n - k) * sizeof(tcb->ooo[0]));
-		tcb->ooo_n -= k;
+		memmove(&tcb->ooo.r[0], &tcb->ooo.r[k], (tcb->ooo.n - k) * sizeof(tcb->ooo.r[0]));
+		tcb->ooo.n -= k;
 	}
 	return more;
 }
 
 void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq)
 {
-	if (tcb->ooo_n || tcb->ooo_fin) {
+	if (tcb->ooo.n || tcb->ooo_fin) {
 		/* the previous arrival still may name a block: remember it */
-		memmove(&tcb->ooo_hist[1], &tcb->ooo_hist[0],
-			(TCP_OOO_HIST - 1) * sizeof(tcb->ooo_hist[0]));
-		tcb->ooo_hist[0] = tcb->ooo_recent;
-		if (tcb->ooo_hist_n < TCP_OOO_HIST)
-			tcb->ooo_hist_n++;
+		memmove(&tcb->ooo.hist[1], &tcb->ooo.hist[0],
+			(TCP_OOO_HIST - 1) * sizeof(tcb->ooo.hist[0]));
+		tcb->ooo.hist[0] = tcb->ooo.recent;
+		if (tcb->ooo.hist_n < TCP_OOO_HIST)
+			tcb->ooo.hist_n++;
 	}
-	tcb->ooo_recent = seq;
+	tcb->ooo.recent = seq;
 }
 
 /* A FIN held beyond a hole occupies a sequence number: the block that ends
@@ -123,12 +123,12 @@ static bool fin_alone(const struct tcb *tcb, uint32_t *pos)
 		return false;
 	uint32_t p = tcp_ooo_first_after(tcb, tcb->ooo_fin_seq);
 	*pos = p;
-	return !(p > 0 && tcb->ooo[p - 1].r == tcb->ooo_fin_seq);
+	return !(p > 0 && tcb->ooo.r[p - 1].r == tcb->ooo_fin_seq);
 }
 
 static struct tcp_seq_range range_block(const struct tcb *tcb, uint32_t i)
 {
-	struct tcp_seq_range b = tcb->ooo[i];
+	struct tcp_seq_range b = tcb->ooo.r[i];
 	if (tcb->ooo_fin && b.r == tcb->ooo_fin_seq)
 		b.r++;
 	return b;
@@ -140,12 +140,12 @@ static bool block_of(const struct tcb *tcb, uint32_t seq, struct tcp_seq_range *
 	if (SEQ_LT(seq, tcb->rcv_nxt))
 		return false;
 	uint32_t i = tcp_ooo_first_after(tcb, seq);
-	if (i < tcb->ooo_n && SEQ_LEQ(tcb->ooo[i].l, seq)) {
+	if (i < tcb->ooo.n && SEQ_LEQ(tcb->ooo.r[i].l, seq)) {
 		*b = range_block(tcb, i);
 		return true;
 	}
 	if (tcb->ooo_fin && seq == tcb->ooo_fin_seq) {
-		if (i > 0 && tcb->ooo[i - 1].r == seq)
+		if (i > 0 && tcb->ooo.r[i - 1].r == seq)
 			*b = range_block(tcb, i - 1);
 		else
 			*b = (struct tcp_seq_range){seq, seq + 1};
@@ -182,16 +182,16 @@ uint32_t tcp_ooo_blocks(const struct tcb *tcb, struct tcp_seq_range *out, uint32
 {
 	uint32_t pos = 0;
 	bool alone = fin_alone(tcb, &pos);
-	uint32_t nb = tcb->ooo_n + (alone ? 1u : 0u);
+	uint32_t nb = tcb->ooo.n + (alone ? 1u : 0u);
 	uint32_t n = 0;
 	if (nb == 0 || max == 0)
 		return 0;
 	struct tcp_seq_range b;
-	if (block_of(tcb, tcb->ooo_recent, &b))
+	if (block_of(tcb, tcb->ooo.recent, &b))
 		add_block(out, &n, b);
 	if (nb > max)
-		for (uint32_t h = 0; h < tcb->ooo_hist_n && n < max; h++)
-			if (block_of(tcb, tcb->ooo_hist[h], &b))
+		for (uint32_t h = 0; h < tcb->ooo.hist_n && n < max; h++)
+			if (block_of(tcb, tcb->ooo.hist[h], &b))
 				add_block(out, &n, b);
 	for (uint32_t k = 0; k < nb && n < max; k++)
 		add_block(out, &n, sorted_block(tcb, k, alone, pos));

@@ -84,7 +84,7 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 
 static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 {
-	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo_n == 0 && !tcb->dsack && !tcb->ooo_fin))
+	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo.n == 0 && !tcb->dsack && !tcb->ooo_fin))
 		return 0;
 	unsigned n = 0;
 	if (tcb->dsack) {
@@ -147,14 +147,14 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		tcb->ts_last_ack_sent = r->ack;
 		tcb->rcv_unacked = 0;
 		tcb->flags &= ~(TCB_F_DELACK | TCB_F_ACK_NOW);
-		if (tcb->tmr[TCP_T_DELACK])
+		if (tcb->tm.at[TCP_T_DELACK])
 			tcp_timer_clear(tcp, tcb, TCP_T_DELACK);
 	}
 	if (!tcp_dev_ok(tcp, tcb))
 		return -ENETUNREACH; /* bound to a port that is not ours */
 	tcp_so_hdr_opt(tcp, tcb, r, d ? d->n[0] + d->n[1] : 0);
 	r->ip6_flow = tcp_flowlabel(tcb);
-	tcb->segs_out++;
+	tcp_count_seg_out(tcb);
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
 	int rc = tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, r, d ? d : &none);
@@ -187,7 +187,7 @@ void tcp_send_ack(struct tcp *tcp, struct tcb *tcb)
 	 * of what the peer already has and the ACK would be unacceptable
 	 * there (Linux tcp_acceptable_seq). */
 	struct tcp_repr r;
-	base_repr(tcb, &r, tcb->snd_max, TCP_ACK);
+	base_repr(tcb, &r, tcb->send.max, TCP_ACK);
 	sack_blocks(tcb, &r);
 	xmit(tcp, tcb, &r, NULL, false);
 }
@@ -197,7 +197,7 @@ void tcp_send_probe(struct tcp *tcp, struct tcb *tcb)
 	/* Linux tcp_xmit_probe_skb: an old sequence number elicits an ACK
 	 * carrying the current window without consuming sequence space. */
 	struct tcp_repr r;
-	base_repr(tcb, &r, tcb->snd_una - 1, TCP_ACK);
+	base_repr(tcb, &r, tcb->send.una - 1, TCP_ACK);
 	xmit(tcp, tcb, &r, NULL, false);
 }
 
@@ -205,9 +205,9 @@ void tcp_send_rst(struct tcp *tcp, struct tcb *tcb)
 {
 	struct tcp_repr r;
 	if (tcb->state == TCP_SYN_SENT)
-		base_repr(tcb, &r, tcb->snd_nxt, TCP_RST);
+		base_repr(tcb, &r, tcb->send.nxt, TCP_RST);
 	else
-		base_repr(tcb, &r, tcb->snd_max, TCP_RST | TCP_ACK);
+		base_repr(tcb, &r, tcb->send.max, TCP_RST | TCP_ACK);
 	tcp->stats.out_rst++;
 	xmit(tcp, tcb, &r, NULL, false);
 }
@@ -216,7 +216,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 {
 	struct tcp_repr r;
 	bool synack = tcb->state == TCP_SYN_RECEIVED;
-	base_repr(tcb, &r, tcb->iss, synack ? TCP_SYN | TCP_ACK : TCP_SYN);
+	base_repr(tcb, &r, tcb->send.iss, synack ? TCP_SYN | TCP_ACK : TCP_SYN);
 	r.sport = tcb->t.lport;
 	r.dport = tcb->t.rport;
 	r.mss = tcb->rcv_mss;
@@ -245,10 +245,10 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 		    (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US);
 	tcb->syn_tx++;
 	tcb->syn_last_ns = tcp->now;
-	if (tcb->snd_max == tcb->iss)
-		tcb->snd_max = tcb->iss + 1;
-	tcb->snd_nxt = tcb->iss + 1;
-	tcb->segs_out++;
+	if (tcb->send.max == tcb->send.iss)
+		tcb->send.max = tcb->send.iss + 1;
+	tcb->send.nxt = tcb->send.iss + 1;
+	tcp_count_seg_out(tcb);
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
 	if (r.flags & TCP_ACK)
@@ -287,51 +287,46 @@ void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_
 /* One data (and/or FIN) segment at seq of len bytes from the send ring. */
 static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, bool fin)
 {
-	TCP_INV(SEQ_GEQ(seq, tcb->snd_una) && SEQ_LEQ(seq + len, tcb->snd_una + tcb->snd.len));
+	TCP_INV(SEQ_GEQ(seq, tcb->send.una) && SEQ_LEQ(seq + len, tcb->send.una + tcb->snd.len));
 	struct tcp_repr r;
 	base_repr(tcb, &r, seq, TCP_ACK);
 	if (fin)
 		r.flags |= TCP_FIN;
 	struct tcp_iov iov;
-	ring_iov(&tcb->snd, seq - tcb->snd_una, len, &iov);
-	if (len && seq + len == tcb->snd_una + tcb->snd.len)
+	ring_iov(&tcb->snd, seq - tcb->send.una, len, &iov);
+	if (len && seq + len == tcb->send.una + tcb->snd.len)
 		r.flags |= TCP_PSH;
-	bool rtx = SEQ_LT(seq, tcb->snd_max);
+	bool rtx = SEQ_LT(seq, tcb->send.max);
 	/* Linux tcp_event_data_sent: data after an idle period (cubic shifts
 	 * its epoch over it). */
-	if (!rtx && len && tcb->snd_una == tcb->snd_max)
-		cc_event(tcb, CA_EVENT_TX_START);
+	if (!rtx && len && tcb->send.una == tcb->send.max)
+		tcp_cc_event(tcb, CA_EVENT_TX_START);
 	sack_blocks(tcb, &r);
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
 	tcp_rack_sent(tcp, tcb, seq, seq + len + (fin ? 1u : 0u));
 	if (len) {
-		tcb->data_segs_out++;
+		tcp_count_data_seg_out(tcb);
 		tcb->flags |= TCB_F_DATA_SENT;
 		tcp_pace_sent(tcp, tcb, len);
 	}
 	tcp_rec_sent(tcb, len + (fin ? 1u : 0u), rtx);
-	if (rtx) {
-		tcb->total_retrans++;
-		tcb->bytes_retrans += len;
+	tcp_count_sent(tcb, len, rtx);
+	if (rtx)
 		tcp->stats.retrans++;
-	} else {
-		tcb->bytes_sent += len;
-	}
 	uint32_t end = seq + len + (fin ? 1 : 0);
-	if (SEQ_GT(end, tcb->snd_nxt))
-		tcb->snd_nxt = end;
-	if (SEQ_GT(end, tcb->snd_max))
-		tcb->snd_max = end;
+	if (SEQ_GT(end, tcb->send.nxt))
+		tcb->send.nxt = end;
+	if (SEQ_GT(end, tcb->send.max))
+		tcb->send.max = end;
 	/* Karn (RFC 6298 §3): time one new segment per round trip (in µs,
 	 * finer than the 1 ms timestamps); a retransmission stops the timing. */
 	if (rtx)
 		tcb->flags &= ~TCB_F_RTT_TIMING;
 	else if (!(tcb->flags & TCB_F_RTT_TIMING) && len) {
 		tcb->flags |= TCB_F_RTT_TIMING;
-		tcb->rtt_seq = seq;
-		tcb->rtt_start = tcp->now;
+		tcp_rtt_time(tcp, tcb, seq);
 	}
-	if (!tcb->tmr[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
+	if (!tcb->tm.at[TCP_T_RTX] || (tcb->flags & TCB_F_PERSIST))
 		tcp_rearm_rtx(tcp, tcb);
 	else if (!rtx)
 		tcp_tlp_arm(tcp, tcb); /* RFC 8985 §7.2: the PTO restarts on new data */
@@ -352,9 +347,9 @@ int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, 
 uint32_t tcp_seg_room(const struct tcb *tcb)
 {
 	uint32_t opts = tcb->so_opt_mss;
-	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : 4u;
-		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
+		uint32_t nb = tcb->ooo.n + tcb->dsack < max ? tcb->ooo.n + tcb->dsack : max;
 		opts += 4 + 8 * nb;
 	}
 	/* RFC 6691 §2: options come off the MSS; tcp_min_snd_mss (48 at
@@ -366,18 +361,18 @@ uint32_t tcp_seg_room(const struct tcb *tcb)
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp_so_current_mss(tcp, tcb);
-	uint32_t out = tcb->snd_max - tcb->snd_una;
+	uint32_t out = tcb->send.max - tcb->send.una;
 	uint32_t data = tcb->snd.len;
 	uint32_t len = data < out ? data : out;
 	if (len > tcp_seg_room(tcb))
 		len = tcp_seg_room(tcb);
-	bool fin = (tcb->flags & TCB_F_FIN_SENT) && tcb->snd_una + len == tcb->fin_seq &&
-		   SEQ_GT(tcb->snd_max, tcb->fin_seq);
+	bool fin = (tcb->flags & TCB_F_FIN_SENT) && tcb->send.una + len == tcb->fin_seq &&
+		   SEQ_GT(tcb->send.max, tcb->fin_seq);
 	if (len == 0 && !fin)
 		return;
 	/* send_segment moves snd_nxt only forward: the data after this
 	 * segment that went out before stays sent. */
-	send_segment(tcp, tcb, tcb->snd_una, len, fin);
+	send_segment(tcp, tcb, tcb->send.una, len, fin);
 }
 
 static bool can_send_data(uint8_t st)
@@ -397,30 +392,29 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		tcp_so_current_mss(tcp, tcb);
 	/* In SACK recovery the holes deemed lost go first (RFC 6675 NextSeg
 	 * rule 1), then new data (rule 2), then the rest (rules 3 and 4). */
-	bool rec = tcb->sb.mode != TCP_SB_OPEN;
+	bool rec = tcb->rec.mode != TCP_SB_OPEN;
 	/* F-RTO step 2b (RFC 5682 §3.1): new data, not the holes, this time. */
-	bool frto_new = tcb->sb.frto_new;
-	tcb->sb.frto_new = false;
+	bool frto_new = tcp_rec_take_frto_new(tcb);
 	/* A paced connection waits for its slot (tcp_pacing.c), holes too. */
 	if (rec && !frto_new && !tcp_pace_hold(tcp, tcb))
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
 	uint32_t cap = tcp_out_cap(tcp, tcb); /* a turn's worth (tcp_outq.c) */
 	for (int guard = 0; guard < 4096; guard++) {
-		uint32_t off = tcb->snd_nxt - tcb->snd_una;
+		uint32_t off = tcb->send.nxt - tcb->send.una;
 		uint32_t avail = tcb->snd.len > off ? tcb->snd.len - off : 0;
 		bool fin_q = (tcb->flags & TCB_F_FIN_QUEUED) != 0;
-		bool fin_due = fin_q && SEQ_LEQ(tcb->snd_nxt, tcb->fin_seq);
+		bool fin_due = fin_q && SEQ_LEQ(tcb->send.nxt, tcb->fin_seq);
 		if (!avail && !fin_due)
 			break;
-		uint64_t cwnd_b = (uint64_t)tcb->cwnd * tcb->mss + tcp_rec_lt_bytes(tcb);
-		uint64_t wnd = tcb->snd_wnd < cwnd_b ? tcb->snd_wnd : cwnd_b;
-		uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
+		uint64_t cwnd_b = (uint64_t)tcb->cc.cwnd * tcb->mss + tcp_rec_lt_bytes(tcb);
+		uint64_t wnd = tcb->send.wnd < cwnd_b ? tcb->send.wnd : cwnd_b;
+		uint32_t inflight = tcb->send.nxt - tcb->send.una;
 		uint32_t usable = wnd > inflight ? (uint32_t)(wnd - inflight) : 0;
 		if (rec) {
 			/* the receive window as always, the congestion window
 			 * as recovery counts it (pipe, PRR) */
-			uint32_t rw = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;
+			uint32_t rw = tcb->send.wnd > inflight ? tcb->send.wnd - inflight : 0;
 			uint32_t rr = tcp_rec_room(tcb);
 			usable = rw < rr ? rw : rr;
 		}
@@ -431,11 +425,11 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		if (avail && len == 0) {
 			/* RFC 9293 §3.8.6.1: a zero window with nothing in flight
 			 * needs the persist timer to learn when it opens. */
-			if (tcb->snd_wnd == 0 && tcb->snd_max == tcb->snd_una &&
-			    !tcb->tmr[TCP_T_RTX]) {
+			if (tcb->send.wnd == 0 && tcb->send.max == tcb->send.una &&
+			    !tcb->tm.at[TCP_T_RTX]) {
 				tcb->flags |= TCB_F_PERSIST;
 				tcp_timer_set(tcp, tcb, TCP_T_RTX,
-					      tcp->now + (uint64_t)tcb->rto_us * CLK_NS_PER_US);
+					      tcp->now + (uint64_t)tcb->rtt.rto_us * CLK_NS_PER_US);
 			}
 			break;
 		}
@@ -449,12 +443,12 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		 * a small final segment only while a small segment sent
 		 * earlier is unacknowledged, so the tail of a write of full
 		 * segments leaves at once. */
-		bool sml_out = tcb->sml_sent && SEQ_GT(tcb->snd_sml, tcb->snd_una) &&
-			       SEQ_LEQ(tcb->snd_sml, tcb->snd_nxt);
+		bool sml_out = tcb->sml_sent && SEQ_GT(tcb->snd_sml, tcb->send.una) &&
+			       SEQ_LEQ(tcb->snd_sml, tcb->send.nxt);
 		if (len && len < room && last && inflight && sml_out &&
 		    !(tcb->flags & TCB_F_NODELAY) && !fin_q)
 			break;
-		bool fin = fin_due && last && tcb->snd_nxt + len == tcb->fin_seq;
+		bool fin = fin_due && last && tcb->send.nxt + len == tcb->fin_seq;
 		if (!len && !fin)
 			break;
 		if ((uint32_t)new_sent >= cap) {
@@ -465,11 +459,11 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			break;
 		if (fin)
 			tcb->flags |= TCB_F_FIN_SENT;
-		if (len && len < room && SEQ_GEQ(tcb->snd_nxt, tcb->snd_max)) {
-			tcb->snd_sml = tcb->snd_nxt + len;
+		if (len && len < room && SEQ_GEQ(tcb->send.nxt, tcb->send.max)) {
+			tcb->snd_sml = tcb->send.nxt + len;
 			tcb->sml_sent = true;
 		}
-		send_segment(tcp, tcb, tcb->snd_nxt, len, fin);
+		send_segment(tcp, tcb, tcb->send.nxt, len, fin);
 		sent++;
 		new_sent++;
 		if (fin)
@@ -482,4 +476,53 @@ ack:
 	    tcb->state != TCP_LISTEN && tcb->state != TCP_SYN_SENT)
 		tcp_send_ack(tcp, tcb);
 	return sent;
+}
+
+/* ---- the send sequence space (struct tcp_sndseq), which only this file writes ---- */
+
+void tcp_snd_init(struct tcb *tcb, uint32_t iss)
+{
+	tcb->send.iss = iss;
+	tcb->send.una = tcb->send.nxt = tcb->send.max = iss;
+}
+
+void tcp_snd_set_una(struct tcb *tcb, uint32_t una)
+{
+	tcb->send.una = una;
+}
+
+void tcp_snd_set_window(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t wl2)
+{
+	tcb->send.wnd = wnd;
+	tcb->send.wl1 = wl1;
+	tcb->send.wl2 = wl2;
+}
+
+void tcp_snd_set_max_wnd(struct tcb *tcb, uint32_t wnd)
+{
+	tcb->send.max_wnd = wnd;
+}
+
+void tcp_snd_window_update(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t wl2)
+{
+	tcp_snd_set_window(tcb, wnd, wl1, wl2);
+	if (wnd > tcb->send.max_wnd)
+		tcb->send.max_wnd = wnd;
+}
+
+void tcp_snd_acked(struct tcb *tcb, uint32_t ack)
+{
+	tcb->send.una = ack;
+	if (SEQ_LT(tcb->send.nxt, ack))
+		tcb->send.nxt = ack;
+}
+
+void tcp_snd_rewind(struct tcb *tcb)
+{
+	tcb->send.nxt = tcb->send.una;
+}
+
+void tcp_snd_syn_sent(struct tcb *tcb)
+{
+	tcb->send.nxt = tcb->send.max = tcb->send.iss + 1;
 }

@@ -44,68 +44,68 @@ bool tcp_pace_on(const struct tcp *tcp, const struct tcb *tcb)
 	 * overestimate, and paced at that rate the connection overflowed a
 	 * drop-tail queue in the simulation (11.8 Mbit/s of 95.6 at 0.5 %
 	 * loss, 49.6 unpaced). */
-	bool cc_wants = tcb->cc && (tcb->cc->flags & TCP_CC_NEEDS_PACING) &&
-			(!tcb->cc->cong_control || (tcb->flags & TCB_F_SACK));
-	return tcb->pace_req || tcp->cfg.pacing || cc_wants;
+	bool cc_wants = tcb->cc.ops && (tcb->cc.ops->flags & TCP_CC_NEEDS_PACING) &&
+			(!tcb->cc.ops->cong_control || (tcb->flags & TCB_F_SACK));
+	return tcb->pace.req || tcp->cfg.pacing || cc_wants;
 }
 
 void tcp_pace_update(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->cc && tcb->cc->cong_control) {
+	if (tcb->cc.ops && tcb->cc.ops->cong_control) {
 		/* the algorithm sets its own rate (Linux's BBR); the cap holds */
-		if (tcb->pacing_rate > tcb->max_pacing_rate)
-			tcb->pacing_rate = tcb->max_pacing_rate;
+		if (tcb->pace.rate > tcb->pace.max_rate)
+			tcb->pace.rate = tcb->pace.max_rate;
 		return;
 	}
 	uint64_t rate = UINT64_MAX; /* no RTT yet: no estimate to pace at */
-	if (tcb->srtt_us8 && tcb->mss) {
-		uint32_t segs = tcb->cwnd;
-		uint32_t out = (tcb->snd_nxt - tcb->snd_una + tcb->mss - 1u) / tcb->mss;
+	if (tcb->rtt.srtt_us8 && tcb->mss) {
+		uint32_t segs = tcb->cc.cwnd;
+		uint32_t out = (tcb->send.nxt - tcb->send.una + tcb->mss - 1u) / tcb->mss;
 		if (out > segs)
 			segs = out;
-		uint32_t ratio = tcb->cwnd < tcb->ssthresh / 2 ? tcp->cfg.pacing_ss_ratio
-							       : tcp->cfg.pacing_ca_ratio;
+		uint32_t ratio = tcb->cc.cwnd < tcb->cc.ssthresh / 2 ? tcp->cfg.pacing_ss_ratio
+								     : tcp->cfg.pacing_ca_ratio;
 		/* bytes a second = mss · segs · ratio/100 · 10^6 / srtt_us, with
 		 * srtt in eighths of µs: q · 80000 / srtt_us8, split so that the
 		 * product cannot overflow (q < 2^58) and saturating. */
 		uint64_t q = (uint64_t)tcb->mss * segs * ratio;
-		uint64_t hi = q / tcb->srtt_us8, lo = q % tcb->srtt_us8;
+		uint64_t hi = q / tcb->rtt.srtt_us8, lo = q % tcb->rtt.srtt_us8;
 		if (hi <= (UINT64_MAX - 80000u) / 80000u)
-			rate = hi * 80000u + lo * 80000u / tcb->srtt_us8;
+			rate = hi * 80000u + lo * 80000u / tcb->rtt.srtt_us8;
 	}
-	tcb->pacing_rate = rate < tcb->max_pacing_rate ? rate : tcb->max_pacing_rate;
+	tcb->pace.rate = rate < tcb->pace.max_rate ? rate : tcb->pace.max_rate;
 }
 
 void tcp_pace_set_max(struct tcb *tcb, uint64_t rate)
 {
 	/* Linux sk_setsockopt: any finite cap turns pacing on for good. */
 	if (rate != UINT64_MAX)
-		tcb->pace_req = true;
-	tcb->max_pacing_rate = rate;
-	if (tcb->pacing_rate > rate)
-		tcb->pacing_rate = rate;
+		tcb->pace.req = true;
+	tcb->pace.max_rate = rate;
+	if (tcb->pace.rate > rate)
+		tcb->pace.rate = rate;
 }
 
 bool tcp_pace_hold(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->pace_next_ns <= tcp->now || !tcp_pace_on(tcp, tcb))
+	if (tcb->pace.next_ns <= tcp->now || !tcp_pace_on(tcp, tcb))
 		return false;
-	if (tcb->tmr[TCP_T_PACE] != tcb->pace_next_ns)
-		tcp_timer_set(tcp, tcb, TCP_T_PACE, tcb->pace_next_ns);
-	tcb->pace_held = true;
+	if (tcb->tm.at[TCP_T_PACE] != tcb->pace.next_ns)
+		tcp_timer_set(tcp, tcb, TCP_T_PACE, tcb->pace.next_ns);
+	tcb->pace.held = true;
 	return true;
 }
 
 void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len)
 {
-	uint64_t rate = tcb->pacing_rate;
+	uint64_t rate = tcb->pace.rate;
 	/* rate 0 (SO_MAX_PACING_RATE 0) paces nothing, as in Linux */
-	if (!len || rate == UINT64_MAX || rate == 0 || tcb->data_segs_out < PACE_FREE_SEGS ||
+	if (!len || rate == UINT64_MAX || rate == 0 || tcb->cnt.data_segs_out < PACE_FREE_SEGS ||
 	    !tcp_pace_on(tcp, tcb))
 		return;
 	uint64_t len_ns = (uint64_t)len * CLK_NS_PER_S / rate;
 	uint64_t floor = tcp->now > TCP_TICK_NS ? tcp->now - TCP_TICK_NS : 0;
-	if (tcb->pace_next_ns < floor) {
+	if (tcb->pace.next_ns < floor) {
 		/* Behind by more than the tick the slot may lag. If pacing
 		 * held the connection, its timer's wake came late (the process
 		 * was not running: OS jitter on a loaded host) and that time
@@ -113,22 +113,38 @@ void tcp_pace_sent(struct tcp *tcp, struct tcb *tcb, uint32_t len)
 		 * SO_MAX_PACING_RATE against the kernel. Otherwise the
 		 * connection had nothing to send (or no window): it earns no
 		 * burst. */
-		if (tcb->pace_held) {
-			uint64_t lost = floor - tcb->pace_next_ns;
-			tcb->pace_debt_ns += lost;
-			if (tcb->pace_debt_ns > PACE_DEBT_MAX_NS)
-				tcb->pace_debt_ns = PACE_DEBT_MAX_NS;
+		if (tcb->pace.held) {
+			uint64_t lost = floor - tcb->pace.next_ns;
+			tcb->pace.debt_ns += lost;
+			if (tcb->pace.debt_ns > PACE_DEBT_MAX_NS)
+				tcb->pace.debt_ns = PACE_DEBT_MAX_NS;
 		} else {
-			tcb->pace_debt_ns = 0;
+			tcb->pace.debt_ns = 0;
 		}
-		tcb->pace_next_ns = floor;
+		tcb->pace.next_ns = floor;
 	}
-	tcb->pace_held = false;
+	tcb->pace.held = false;
 	/* Repaid as Linux's tcp_update_skb_after_send takes OS jitter into
 	 * account: a segment gives back at most half its slot, so the rate
 	 * catching up is at most twice the pacing rate. */
-	uint64_t repay = tcb->pace_debt_ns < len_ns / 2 ? tcb->pace_debt_ns : len_ns / 2;
-	tcb->pace_debt_ns -= repay;
+	uint64_t repay = tcb->pace.debt_ns < len_ns / 2 ? tcb->pace.debt_ns : len_ns / 2;
+	tcb->pace.debt_ns -= repay;
 	len_ns -= repay;
-	tcb->pace_next_ns += len_ns;
+	tcb->pace.next_ns += len_ns;
+}
+
+void tcp_pace_init(struct tcb *tcb)
+{
+	tcb->pace.rate = tcb->pace.max_rate = UINT64_MAX; /* Linux's ~0UL: no limit */
+}
+
+void tcp_pace_inherit(struct tcb *c, const struct tcb *l)
+{
+	c->pace.max_rate = c->pace.rate = l->pace.max_rate;
+	c->pace.req = l->pace.req;
+}
+
+void tcp_pace_cc_rate(struct tcb *tcb, uint64_t rate)
+{
+	tcb->pace.rate = rate;
 }

@@ -206,8 +206,8 @@ void tcp_rto_rehash(struct tcp *tcp, struct tcb *tcb)
 bool tcp_thin_linear(const struct tcb *tcb)
 {
 	if (!tcb->thin_lto || tcb->state != TCP_ESTABLISHED ||
-	    tcb->retransmits > THIN_LINEAR_RETRIES || tcb->ssthresh >= 0x7fffffffu)
+	    tcb->rtx.retransmits > THIN_LINEAR_RETRIES || tcb->cc.ssthresh >= 0x7fffffffu)
 		return false;
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-	return (tcb->snd_max - tcb->snd_una + mss - 1) / mss < THIN_PACKETS;
+	return (tcb->send.max - tcb->send.una + mss - 1) / mss < THIN_PACKETS;
 }

@@ -104,16 +104,16 @@ void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 	 * would put the retransmission first). */
 	uint64_t now = tcp->now > r->last_ns ? tcp->now : r->last_ns + 1;
 	r->last_ns = now;
-	if (tcb->snd_una == tcb->snd_max) {
+	if (tcb->send.una == tcb->send.max) {
 		/* Leaving idle: the records start anew. */
 		r->head = r->n = r->nlost = 0;
 		r->whole = true;
-		r->fack = tcb->snd_una; /* all before it was delivered */
+		r->fack = tcb->send.una; /* all before it was delivered */
 		tcp_rate_idle(tcb, now);
 	}
 	if (!r->whole)
 		return;
-	uint32_t rtx_end = SEQ_LT(end, tcb->snd_max) ? end : tcb->snd_max;
+	uint32_t rtx_end = SEQ_LT(end, tcb->send.max) ? end : tcb->send.max;
 	if (SEQ_LT(seq, rtx_end)) {
 		if (!split_at(tcb, seq) || !split_at(tcb, rtx_end)) {
 			give_up(tcb);
@@ -129,13 +129,13 @@ void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 			tcp_rate_sent(tcb, g);
 		}
 	}
-	if (SEQ_GT(end, tcb->snd_max)) {
+	if (SEQ_GT(end, tcb->send.max)) {
 		if (!room(tcb, 1)) {
 			give_up(tcb);
 			return;
 		}
 		struct tcp_rack_seg *g = rec(tcb, r->n++);
-		g->seq = SEQ_GT(seq, tcb->snd_max) ? seq : tcb->snd_max;
+		g->seq = SEQ_GT(seq, tcb->send.max) ? seq : tcb->send.max;
 		g->end = end;
 		g->xmit_ns = now;
 		g->flags = 0;
@@ -170,7 +170,7 @@ static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_rack_se
 	 * round trip was the original's delivery. (Not RFC 8985's TSecr test:
 	 * a receiver echoes the timestamp of in-order data only, so a SACKed
 	 * retransmission echoes an older one.) */
-	if ((g->flags & TCP_RS_RTX) && rtt_ns < (uint64_t)tcb->rtt_min_us * CLK_NS_PER_US)
+	if ((g->flags & TCP_RS_RTX) && rtt_ns < (uint64_t)tcb->rtt.min_us * CLK_NS_PER_US)
 		return;
 	out->advanced = true;
 	r->rtt_us = (uint32_t)(rtt_ns / CLK_NS_PER_US);
@@ -187,10 +187,10 @@ static uint64_t reo_wnd_ns(const struct tcb *tcb)
 {
 	const struct tcp_rack *r = &tcb->rack;
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-	if (!r->reord && (tcb->sb.mode != TCP_SB_OPEN || tcb->sb.sacked >= 3u * mss))
+	if (!r->reord && (tcb->rec.mode != TCP_SB_OPEN || tcb->sb.sacked >= 3u * mss))
 		return 0;
-	uint64_t w = (uint64_t)(tcb->rtt_min_us / 4) * (r->reo_steps ? r->reo_steps : 1u);
-	uint64_t srtt = tcb->srtt_us8 >> 3;
+	uint64_t w = (uint64_t)(tcb->rtt.min_us / 4) * (r->reo_steps ? r->reo_steps : 1u);
+	uint64_t srtt = tcb->rtt.srtt_us8 >> 3;
 	return (w < srtt ? w : srtt) * CLK_NS_PER_US;
 }
 
@@ -238,7 +238,7 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	 * original arrived after all: that is reordering seen too. */
 	if (res->dsack) {
 		r->reord = true;
-		uint64_t srtt_ns = (uint64_t)(tcb->srtt_us8 >> 3) * CLK_NS_PER_US;
+		uint64_t srtt_ns = (uint64_t)(tcb->rtt.srtt_us8 >> 3) * CLK_NS_PER_US;
 		if (!r->dsack_ns || tcp->now - r->dsack_ns >= srtt_ns) {
 			if (r->reo_steps < 0xff)
 				r->reo_steps = (uint8_t)(r->reo_steps ? r->reo_steps + 1 : 2);
@@ -248,7 +248,7 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	}
 	/* Cumulatively acknowledged: delivered unless SACKed before. */
 	uint32_t k = 0;
-	while (k < r->n && SEQ_LEQ(rec(tcb, k)->end, tcb->snd_una)) {
+	while (k < r->n && SEQ_LEQ(rec(tcb, k)->end, tcb->send.una)) {
 		struct tcp_rack_seg *g = rec(tcb, k);
 		if (!(g->flags & TCP_RS_SACKED))
 			delivered(tcp, tcb, g, out);
@@ -258,8 +258,8 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	}
 	r->head += k;
 	r->n -= k;
-	if (r->n && SEQ_LT(rec(tcb, 0)->seq, tcb->snd_una))
-		rec(tcb, 0)->seq = tcb->snd_una;
+	if (r->n && SEQ_LT(rec(tcb, 0)->seq, tcb->send.una))
+		rec(tcb, 0)->seq = tcb->send.una;
 	/* Newly SACKed: records the scoreboard now holds whole. */
 	unsigned nb = h->nsack > TCP_SACK_MAX ? TCP_SACK_MAX : h->nsack;
 	for (unsigned b = 0; b < nb; b++) {
@@ -286,7 +286,7 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	/* Step 5 on every ACK: time passes for those not delivered. */
 	tcp_rack_detect(tcp, tcb);
 trimmed:
-	if (tcb->snd_una == tcb->snd_max) {
+	if (tcb->send.una == tcb->send.max) {
 		/* All acknowledged: the connection may idle without the array. */
 		free(r->s);
 		r->s = NULL;
@@ -381,17 +381,17 @@ void tcp_rack_check(const struct tcb *tcb)
 {
 	const struct tcp_rack *r = &tcb->rack;
 	TCP_INV(r->head + r->n <= r->cap);
-	if (!r->whole || !tcp_rack_on(tcb) || tcb->snd_una == tcb->snd_max)
+	if (!r->whole || !tcp_rack_on(tcb) || tcb->send.una == tcb->send.max)
 		return;
 	/* Whole: the records tile [snd_una, snd_max) in order. */
-	uint32_t at = tcb->snd_una, lost = 0;
+	uint32_t at = tcb->send.una, lost = 0;
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct tcp_rack_seg *g = &r->s[r->head + i];
 		TCP_INV(g->seq == at && SEQ_LT(g->seq, g->end));
 		at = g->end;
 		lost += (g->flags & TCP_RS_LOST) != 0;
 	}
-	TCP_INV(at == tcb->snd_max);
+	TCP_INV(at == tcb->send.max);
 	TCP_INV(lost == r->nlost);
 }
 #endif

@@ -20,12 +20,12 @@
 bool tcp_rate_on(const struct tcp *tcp, const struct tcb *tcb)
 {
 	return ((tcb->flags & TCB_F_SACK) && !tcp->cfg.no_rack) ||
-	       (tcb->cc && tcb->cc->cong_control);
+	       (tcb->cc.ops && tcb->cc.ops->cong_control);
 }
 
 uint32_t tcp_inflight(struct tcb *tcb)
 {
-	return (tcb->flags & TCB_F_SACK) ? tcp_sb_pipe(tcb) : tcb->snd_nxt - tcb->snd_una;
+	return (tcb->flags & TCB_F_SACK) ? tcp_sb_pipe(tcb) : tcb->send.nxt - tcb->send.una;
 }
 
 void tcp_rate_idle(struct tcb *tcb, uint64_t now)
@@ -72,7 +72,7 @@ void tcp_rate_ack_begin(struct tcb *tcb)
 	r->ack_delivered = r->delivered;
 	r->ack_lost = tcb->rack.lost;
 	/* the pipe costs a walk of the scoreboard: only for its consumer */
-	r->ack_inflight = tcb->cc->cong_control ? tcp_inflight(tcb) : 0;
+	r->ack_inflight = tcb->cc.ops->cong_control ? tcp_inflight(tcb) : 0;
 }
 
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
@@ -105,21 +105,26 @@ void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 		rs->rtt_us = (int32_t)((tcp->now - r->rs_xmit_ns) / CLK_NS_PER_US);
 	/* Shorter than any round trip: a resent segment's delivery credited
 	 * to the retransmission, or a clock step; no rate can be trusted. */
-	if (rs->interval_us < (int64_t)tcb->rtt_min_us)
+	if (rs->interval_us < (int64_t)tcb->rtt.min_us)
 		rs->interval_us = -1;
 }
 
 void tcp_rate_check_app_limited(struct tcb *tcb)
 {
 	struct tcp_rate *r = &tcb->rate;
-	if (!tcb->cc || !tcb->cc->cong_control)
+	if (!tcb->cc.ops || !tcb->cc.ops->cong_control)
 		return; /* only a cong_control CC reads the mark */
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-	uint32_t out = tcb->snd_nxt - tcb->snd_una;
+	uint32_t out = tcb->send.nxt - tcb->send.una;
 	uint32_t unsent = tcb->snd.len > out ? tcb->snd.len - out : 0;
 	uint32_t pipe = tcp_inflight(tcb);
 	/* Less than a segment to send, room in the window, no loss waiting
 	 * for its retransmission: the sender, not the path, is the limit. */
-	if (unsent < mss && pipe < (uint64_t)tcb->cwnd * mss && !tcb->rack.nlost)
+	if (unsent < mss && pipe < (uint64_t)tcb->cc.cwnd * mss && !tcb->rack.nlost)
 		r->app_limited = r->delivered + pipe ? r->delivered + pipe : 1;
+}
+
+void tcp_rate_set_app_limited(struct tcb *tcb, uint64_t mark)
+{
+	tcb->rate.app_limited = mark;
 }

@@ -120,8 +120,8 @@ static void grow(struct tcp *tcp, struct tcb *tcb, uint32_t copied)
 		win += 2 * (win * (copied - old) / old);
 	/* Room for what already waits beyond a hole (6.16): the hole's
 	 * repair then does not find the window full. */
-	if (tcb->ooo_n && SEQ_GT(tcb->ooo[tcb->ooo_n - 1].r, tcb->rcv_nxt))
-		win += tcb->ooo[tcb->ooo_n - 1].r - tcb->rcv_nxt;
+	if (tcb->ooo.n && SEQ_GT(tcb->ooo.r[tcb->ooo.n - 1].r, tcb->rcv_nxt))
+		win += tcb->ooo.r[tcb->ooo.n - 1].r - tcb->rcv_nxt;
 	uint64_t buf = space_from_win(win);
 	if (buf > tcp->cfg.tcp_rmem_max)
 		buf = tcp->cfg.tcp_rmem_max;

@@ -18,27 +18,26 @@ static uint32_t mss_of(const struct tcb *tcb)
 /* PRR (RFC 6937 §3.1) for one ACK that delivered `delivered` bytes. */
 static void prr_ack(struct tcb *tcb, uint32_t delivered)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
 	uint32_t mss = mss_of(tcb);
-	if (tcb->cc->cong_control) {
+	if (tcb->cc.ops->cong_control) {
 		/* The CC sizes the window in recovery too (Linux's
 		 * tcp_cong_control skips tcp_cwnd_reduction): cwnd alone limits. */
-		sb->snd_budget = UINT32_MAX;
+		tcb->rec.snd_budget = UINT32_MAX;
 		return;
 	}
-	sb->prr_delivered += delivered;
+	tcb->rec.prr_delivered += delivered;
 	uint64_t pipe = tcp_sb_pipe(tcb);
-	uint64_t ss = (uint64_t)tcb->ssthresh * mss;
+	uint64_t ss = (uint64_t)tcb->cc.ssthresh * mss;
 	int64_t sndcnt;
 	if (pipe > ss) {
 		/* Proportional part: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out. */
-		uint64_t fs = sb->recover_fs ? sb->recover_fs : 1;
-		sndcnt = (int64_t)(((uint64_t)sb->prr_delivered * ss + fs - 1) / fs) -
-			 (int64_t)sb->prr_out;
+		uint64_t fs = tcb->rec.recover_fs ? tcb->rec.recover_fs : 1;
+		sndcnt = (int64_t)(((uint64_t)tcb->rec.prr_delivered * ss + fs - 1) / fs) -
+			 (int64_t)tcb->rec.prr_out;
 	} else {
 		/* Slow-start reduction bound: back up to ssthresh, at most one
 		 * segment more than what was delivered. */
-		int64_t limit = (int64_t)sb->prr_delivered - (int64_t)sb->prr_out;
+		int64_t limit = (int64_t)tcb->rec.prr_delivered - (int64_t)tcb->rec.prr_out;
 		if (limit < (int64_t)delivered)
 			limit = delivered;
 		limit += mss;
@@ -47,34 +46,33 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 	if (sndcnt < 0)
 		sndcnt = 0;
 	/* The fast retransmit itself always leaves (Linux tcp_cwnd_reduction). */
-	if (sb->prr_out == 0 && sndcnt == 0)
+	if (tcb->rec.prr_out == 0 && sndcnt == 0)
 		sndcnt = mss;
-	sb->snd_budget = (uint32_t)sndcnt;
+	tcb->rec.snd_budget = (uint32_t)sndcnt;
 	uint64_t cw = (pipe + (uint64_t)sndcnt + mss - 1) / mss;
-	tcb->cwnd = cw ? (uint32_t)cw : 1;
+	tcp_cc_set_cwnd(tcb, cw ? (uint32_t)cw : 1);
 }
 
 static void leave(struct tcb *tcb)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
-	if (sb->mode == TCP_SB_RECOVERY)
+	if (tcb->rec.mode == TCP_SB_RECOVERY)
 		tcp_rack_recovery_end(tcb);
-	sb->frto = false;
-	sb->frto_new = false;
-	sb->mode = TCP_SB_OPEN;
-	sb->lost_high = tcb->snd_una;
-	sb->high_rxt = tcb->snd_una;
-	sb->snd_budget = 0;
+	tcb->rec.frto = false;
+	tcb->rec.frto_new = false;
+	tcb->rec.mode = TCP_SB_OPEN;
+	tcb->rec.lost_high = tcb->send.una;
+	tcb->rec.high_rxt = tcb->send.una;
+	tcb->rec.snd_budget = 0;
 	tcb->flags &= ~TCB_F_IN_RECOVERY;
-	cc_set_state(tcb, TCP_CA_OPEN);
+	tcp_cc_set_state(tcb, TCP_CA_OPEN);
 }
 
 /* Linux's undo_marker: the reduction that starts now may prove spurious. */
 static void arm_undo(struct tcb *tcb)
 {
-	tcb->sb.undo = true;
-	tcb->sb.undo_marker = tcb->snd_una;
-	tcb->sb.undo_retrans = 0;
+	tcb->rec.undo = true;
+	tcb->rec.undo_marker = tcb->send.una;
+	tcb->rec.undo_retrans = 0;
 }
 
 /* Linux tcp_undo_cwnd_reduction: the window before the reduction comes
@@ -82,18 +80,13 @@ static void arm_undo(struct tcb *tcb)
  * lost. */
 static void undo(struct tcb *tcb)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
-	sb->undo = false;
-	sb->undos++;
-	tcb->cwnd = tcb->cc->undo_cwnd
-			? tcb->cc->undo_cwnd(tcb)
-			: (tcb->cwnd > tcb->prior_cwnd ? tcb->cwnd : tcb->prior_cwnd);
-	if (tcb->prior_ssthresh > tcb->ssthresh)
-		tcb->ssthresh = tcb->prior_ssthresh;
-	if (sb->mode != TCP_SB_OPEN)
+	tcb->rec.undo = false;
+	tcb->rec.undos++;
+	tcp_cc_undo(tcb);
+	if (tcb->rec.mode != TCP_SB_OPEN)
 		leave(tcb);
-	else if (tcb->cc_state != TCP_CA_OPEN)
-		cc_set_state(tcb, TCP_CA_OPEN);
+	else if (tcb->cc.ca_state != TCP_CA_OPEN)
+		tcp_cc_set_state(tcb, TCP_CA_OPEN);
 	tcp_rack_unmark(tcb);
 }
 
@@ -103,17 +96,16 @@ static void undo(struct tcb *tcb)
  * through the CC's undo_cwnd). */
 static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res *res)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
 	/* A marker a quarter of the sequence space old would soon compare
 	 * the wrong way round: that reduction is history. */
-	if (sb->undo && tcb->snd_una - sb->undo_marker > (1u << 30))
-		sb->undo = false;
-	if (!res->dsack || !sb->undo || SEQ_LT(res->dsack_l, sb->undo_marker))
+	if (tcb->rec.undo && tcb->send.una - tcb->rec.undo_marker > (1u << 30))
+		tcb->rec.undo = false;
+	if (!res->dsack || !tcb->rec.undo || SEQ_LT(res->dsack_l, tcb->rec.undo_marker))
 		return;
 	uint32_t mss = mss_of(tcb);
 	uint32_t segs = (res->dsack_r - res->dsack_l + mss - 1) / mss;
-	sb->undo_retrans = sb->undo_retrans > segs ? sb->undo_retrans - segs : 0;
-	if (sb->undo_retrans)
+	tcb->rec.undo_retrans = tcb->rec.undo_retrans > segs ? tcb->rec.undo_retrans - segs : 0;
+	if (tcb->rec.undo_retrans)
 		return;
 	(void)tcp;
 	undo(tcb);
@@ -121,27 +113,22 @@ static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res
 
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
 	tcp->stats.fast_retrans++;
-	tcb->prior_cwnd = tcb->cwnd;
-	tcb->prior_ssthresh = tcb->ssthresh;
-	tcb->ssthresh = tcb->cc->ssthresh(tcb);
-	if (tcb->ssthresh > tcb->cwnd_clamp)
-		tcb->ssthresh = tcb->cwnd_clamp;
-	tcb->recover = tcb->snd_max; /* RecoveryPoint = HighData */
+	tcp_cc_reduce(tcb);
+	tcb->recover = tcb->send.max; /* RecoveryPoint = HighData */
 	tcb->flags |= TCB_F_IN_RECOVERY;
-	cc_set_state(tcb, TCP_CA_RECOVERY);
-	sb->mode = TCP_SB_RECOVERY;
-	sb->high_rxt = tcb->snd_una;
-	sb->rescued = false;
+	tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
+	tcb->rec.mode = TCP_SB_RECOVERY;
+	tcb->rec.high_rxt = tcb->send.una;
+	tcb->rec.rescued = false;
 	/* §5 (4.2): the first un-SACKed segment is resent however the
 	 * recovery was entered: it counts as lost. With RACK only what RACK
 	 * marked is (Linux tcp_recovery=1). */
-	sb->lost_high = tcp_rack_on(tcb) ? tcb->snd_una : tcb->snd_una + 1;
-	sb->prr_delivered = 0;
-	sb->prr_out = 0;
-	sb->recover_fs = tcb->snd_max - tcb->snd_una;
-	sb->rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
+	tcb->rec.lost_high = tcp_rack_on(tcb) ? tcb->send.una : tcb->send.una + 1;
+	tcb->rec.prr_delivered = 0;
+	tcb->rec.prr_out = 0;
+	tcb->rec.recover_fs = tcb->send.max - tcb->send.una;
+	tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
 	arm_undo(tcb);
 }
 
@@ -149,7 +136,7 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 static void rto_spurious(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp->stats.frto_spurious++;
-	tcb->rack.spurious_rto++;
+	tcb->rec.spurious_rtos++;
 	undo(tcb);
 }
 
@@ -166,25 +153,24 @@ static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		     const struct tcp_sb_res *res, const struct tcp_rack_ack *ra, bool advanced,
 		     bool dupack)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
 	bool delayed = advanced && (tcb->flags & TCB_F_TS) && h->ts && h->tsecr &&
-		       SEQ_LT(h->tsecr, sb->rto_tsval);
-	if (sb->undo && (delayed || (sb->frto && ra->orig_acked))) {
+		       SEQ_LT(h->tsecr, tcb->rec.rto_tsval);
+	if (tcb->rec.undo && (delayed || (tcb->rec.frto && ra->orig_acked))) {
 		rto_spurious(tcp, tcb);
 		return true;
 	}
-	if (!sb->frto)
+	if (!tcb->rec.frto)
 		return false;
-	if (SEQ_GT(tcb->snd_nxt, tcb->recover)) {
+	if (SEQ_GT(tcb->send.nxt, tcb->recover)) {
 		if (res->newly_sacked || dupack)
-			sb->frto = false; /* 3a: the loss was real */
-	} else if (advanced && SEQ_LT(tcb->snd_una, tcb->recover)) {
-		tcb->recover = tcb->snd_nxt;
-		uint32_t out = tcb->snd_nxt - tcb->snd_una;
-		if (tcb->snd.len > out && tcb->snd_wnd > out)
-			sb->frto_new = true; /* 2b */
+			tcb->rec.frto = false; /* 3a: the loss was real */
+	} else if (advanced && SEQ_LT(tcb->send.una, tcb->recover)) {
+		tcb->recover = tcb->send.nxt;
+		uint32_t out = tcb->send.nxt - tcb->send.una;
+		if (tcb->snd.len > out && tcb->send.wnd > out)
+			tcb->rec.frto_new = true; /* 2b */
 		else
-			sb->frto = false;
+			tcb->rec.frto = false;
 	}
 	return false;
 }
@@ -192,24 +178,23 @@ static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
 		 uint32_t prior_sacked, bool dup_shape)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
 	struct tcp_sb_res res;
 	struct tcp_rack_ack ra;
 	tcp_sb_update(tcb, h, prior_sacked, &res);
 	tcp_rack_ack(tcp, tcb, h, &res, &ra);
-	uint32_t acked = tcb->snd_una - prior_una;
+	uint32_t acked = tcb->send.una - prior_una;
 	tcp_tlp_ack(tcp, tcb, h, &res, acked != 0, !acked && dup_shape);
 	dsack_undo(tcp, tcb, &res);
-	if (res.reneged && sb->mode == TCP_SB_RECOVERY)
-		sb->high_rxt = tcb->snd_una; /* the board is gone: holes anew */
-	if (SEQ_LT(sb->high_rxt, tcb->snd_una))
-		sb->high_rxt = tcb->snd_una;
-	switch (sb->mode) {
+	if (res.reneged && tcb->rec.mode == TCP_SB_RECOVERY)
+		tcb->rec.high_rxt = tcb->send.una; /* the board is gone: holes anew */
+	if (SEQ_LT(tcb->rec.high_rxt, tcb->send.una))
+		tcb->rec.high_rxt = tcb->send.una;
+	switch (tcb->rec.mode) {
 	case TCP_SB_RECOVERY:
-		if (SEQ_GEQ(tcb->snd_una, tcb->recover)) {
+		if (SEQ_GEQ(tcb->send.una, tcb->recover)) {
 			/* RFC 6937: the reduction ends at ssthresh (Linux
 			 * tcp_end_cwnd_reduction). */
-			tcb->cwnd = tcb->ssthresh;
+			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
 			leave(tcb);
 			return true;
 		}
@@ -221,13 +206,13 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	case TCP_SB_LOSS:
 		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
 			return false;
-		if (SEQ_GEQ(tcb->snd_una, tcb->recover))
+		if (SEQ_GEQ(tcb->send.una, tcb->recover))
 			leave(tcb);
 		return false; /* slow start from the loss window */
 	default:
 		break;
 	}
-	if (tcb->snd_una == tcb->snd_max)
+	if (tcb->send.una == tcb->send.max)
 		return false;
 	/* RFC 6675 §2: a duplicate ACK carries SACK information that is new;
 	 * a peer that sends no blocks at all is still heard by the RFC 5681
@@ -244,9 +229,9 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		 * by the count. */
 		lost = tcb->rack.nlost || (tcb->dupacks >= DUPTHRESH && !tcb->sb.n);
 	else
-		lost = SEQ_GEQ(tcb->snd_una, tcb->recover) &&
-		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->snd_una));
-	if (tcb->cc_state != TCP_CA_LOSS && lost) {
+		lost = SEQ_GEQ(tcb->send.una, tcb->recover) &&
+		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->send.una));
+	if (tcb->cc.ca_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
 		prr_ack(tcb, res.newly_sacked);
 		return true;
@@ -256,7 +241,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 
 void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS)
+	if (tcb->rec.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS)
 		return;
 	enter_recovery(tcp, tcb);
 	prr_ack(tcb, 0);
@@ -264,34 +249,33 @@ void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
 
 void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
 	/* RFC 2018 §8 asks to forget SACK information on a timeout since the
 	 * receiver may have reneged; Linux keeps it unless the head was
 	 * SACKed. Reneging shows on ACKs (tcp_sb_update); a third timeout in
 	 * a row without progress forgets the board as a last resort. */
-	if (tcb->retransmits >= 3)
+	if (tcb->rtx.retransmits >= 3)
 		tcp_sb_clear(tcb);
 	/* Linux tcp_enter_loss: F-RTO, unless this is the first timeout of a
 	 * fast recovery; Eifel compares with the first retransmission. */
-	sb->frto = !tcp->cfg.no_frto && (sb->mode != TCP_SB_RECOVERY || tcb->retransmits > 1);
-	sb->frto_new = false;
-	if (sb->mode == TCP_SB_OPEN)
-		sb->rto_tsval = tcp_ts_now(tcp, tcb);
-	if (sb->mode != TCP_SB_LOSS)
+	tcb->rec.frto =
+	    !tcp->cfg.no_frto && (tcb->rec.mode != TCP_SB_RECOVERY || tcb->rtx.retransmits > 1);
+	tcb->rec.frto_new = false;
+	if (tcb->rec.mode == TCP_SB_OPEN)
+		tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb);
+	if (tcb->rec.mode != TCP_SB_LOSS)
 		arm_undo(tcb);
-	sb->mode = TCP_SB_LOSS;
-	sb->lost_high = tcb->snd_max;
-	tcb->rack.tlp_out = false; /* Linux: an RTO ends the probe episode */
-	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
+	tcb->rec.mode = TCP_SB_LOSS;
+	tcb->rec.lost_high = tcb->send.max;
+	tcp_tlp_end(tcp, tcb); /* Linux: an RTO ends the probe episode */
 	tcp_rack_mark_all_lost(tcp, tcb);
-	sb->high_rxt = tcb->snd_una;
-	sb->rescued = false;
-	sb->snd_budget = 0;
+	tcb->rec.high_rxt = tcb->send.una;
+	tcb->rec.rescued = false;
+	tcb->rec.snd_budget = 0;
 }
 
 uint32_t tcp_rec_lt_bytes(const struct tcb *tcb)
 {
-	if (tcb->sb.mode != TCP_SB_OPEN || tcb->cc_state == TCP_CA_LOSS || !tcb->dupacks)
+	if (tcb->rec.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS || !tcb->dupacks)
 		return 0;
 	return (tcb->dupacks < 2 ? tcb->dupacks : 2u) * mss_of(tcb);
 }
@@ -302,39 +286,38 @@ uint32_t tcp_rec_room(struct tcb *tcb)
 	/* RFC 6675 §5 (C): cwnd − pipe (slow start after an RTO); in
 	 * recovery also what PRR gives this ACK (cwnd is pipe + that, less
 	 * when a clamp holds it). */
-	uint64_t cw = (uint64_t)tcb->cwnd * mss;
+	uint64_t cw = (uint64_t)tcb->cc.cwnd * mss;
 	uint32_t pipe = tcp_sb_pipe(tcb);
 	uint32_t room = cw > pipe ? (uint32_t)(cw - pipe) : 0;
-	if (tcb->sb.mode == TCP_SB_RECOVERY && tcb->sb.snd_budget < room)
-		room = tcb->sb.snd_budget;
+	if (tcb->rec.mode == TCP_SB_RECOVERY && tcb->rec.snd_budget < room)
+		room = tcb->rec.snd_budget;
 	/* Whole segments: a partial segment's worth still sends one. */
 	return room ? (room + mss - 1) / mss * mss : 0;
 }
 
 void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx)
 {
-	struct tcp_sack_sb *sb = &tcb->sb;
-	if (rtx && sb->undo)
-		sb->undo_retrans++;
-	if (sb->mode != TCP_SB_RECOVERY)
+	if (rtx && tcb->rec.undo)
+		tcb->rec.undo_retrans++;
+	if (tcb->rec.mode != TCP_SB_RECOVERY)
 		return;
-	sb->prr_out += seglen;
-	sb->snd_budget = sb->snd_budget > seglen ? sb->snd_budget - seglen : 0;
+	tcb->rec.prr_out += seglen;
+	tcb->rec.snd_budget = tcb->rec.snd_budget > seglen ? tcb->rec.snd_budget - seglen : 0;
 }
 
 static void send_rtx(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_seg *g, bool move_hr)
 {
 	uint32_t end = g->seq + g->len + (g->fin ? 1u : 0u);
 	tcp_send_data(tcp, tcb, g->seq, g->len, g->fin);
-	if (move_hr && SEQ_GT(end, tcb->sb.high_rxt))
-		tcb->sb.high_rxt = end;
+	if (move_hr && SEQ_GT(end, tcb->rec.high_rxt))
+		tcb->rec.high_rxt = end;
 }
 
 int tcp_rec_send_lost(struct tcp *tcp, struct tcb *tcb)
 {
 	int sent = 0;
 	struct tcp_sb_seg g;
-	for (int guard = 0; guard < 1024 && tcb->sb.mode != TCP_SB_OPEN; guard++) {
+	for (int guard = 0; guard < 1024 && tcb->rec.mode != TCP_SB_OPEN; guard++) {
 		if (!tcp_rec_room(tcb) || !tcp_sb_next_lost(tcb, tcp_seg_room(tcb), &g))
 			break;
 		send_rtx(tcp, tcb, &g, true);
@@ -354,18 +337,18 @@ int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb)
 		return 0;
 	int sent = 0;
 	struct tcp_sb_seg g;
-	for (int guard = 0; guard < 1024 && tcb->sb.mode != TCP_SB_OPEN; guard++) {
+	for (int guard = 0; guard < 1024 && tcb->rec.mode != TCP_SB_OPEN; guard++) {
 		if (!tcp_rec_room(tcb))
 			break;
 		if (tcp_sb_next_unsacked(tcb, tcp_seg_room(tcb), &g)) {
 			send_rtx(tcp, tcb, &g, true);
-		} else if (tcb->sb.mode == TCP_SB_RECOVERY && !tcb->sb.rescued &&
-			   tcb->snd.len <= tcb->snd_max - tcb->snd_una &&
+		} else if (tcb->rec.mode == TCP_SB_RECOVERY && !tcb->rec.rescued &&
+			   tcb->snd.len <= tcb->send.max - tcb->send.una &&
 			   tcp_sb_rescue(tcb, tcp_seg_room(tcb), &g)) {
 			/* Rule 4 only when nothing is left to send: a window-
 			 * limited sender would resend a segment still on its
 			 * way (the tail is what the rule is for). */
-			tcb->sb.rescued = true;
+			tcb->rec.rescued = true;
 			send_rtx(tcp, tcb, &g, false);
 		} else {
 			break;
@@ -373,4 +356,16 @@ int tcp_rec_send_more(struct tcp *tcp, struct tcb *tcb)
 		sent++;
 	}
 	return sent;
+}
+
+bool tcp_rec_take_frto_new(struct tcb *tcb)
+{
+	bool v = tcb->rec.frto_new;
+	tcb->rec.frto_new = false;
+	return v;
+}
+
+void tcp_rec_no_undo(struct tcb *tcb)
+{
+	tcb->rec.undo = false;
 }

@@ -60,7 +60,7 @@ static void sb_trim(struct tcb *tcb)
 {
 	struct tcp_sack_sb *sb = &tcb->sb;
 	uint32_t k = 0;
-	while (k < sb->n && SEQ_LEQ(sb->b[k].r, tcb->snd_una)) {
+	while (k < sb->n && SEQ_LEQ(sb->b[k].r, tcb->send.una)) {
 		sb->sacked -= sb->b[k].r - sb->b[k].l;
 		k++;
 	}
@@ -68,11 +68,11 @@ static void sb_trim(struct tcb *tcb)
 		memmove(&sb->b[0], &sb->b[k], (sb->n - k) * sizeof(sb->b[0]));
 		sb->n = (uint16_t)(sb->n - k);
 	}
-	if (sb->n && SEQ_LT(sb->b[0].l, tcb->snd_una)) {
-		sb->sacked -= tcb->snd_una - sb->b[0].l;
-		sb->b[0].l = tcb->snd_una;
+	if (sb->n && SEQ_LT(sb->b[0].l, tcb->send.una)) {
+		sb->sacked -= tcb->send.una - sb->b[0].l;
+		sb->b[0].l = tcb->send.una;
 	}
-	if (!sb->n && tcb->snd_una == tcb->snd_max)
+	if (!sb->n && tcb->send.una == tcb->send.max)
 		tcp_sb_free(tcb); /* all acknowledged: the connection may idle */
 }
 
@@ -124,14 +124,14 @@ static bool first_is_dsack(const struct tcp_repr *h)
  * but no further back than the largest window the peer offered. */
 static bool block_valid(const struct tcb *tcb, bool dsack, uint32_t l, uint32_t r)
 {
-	if (SEQ_GT(r, tcb->snd_max) || !SEQ_LT(l, r))
+	if (SEQ_GT(r, tcb->send.max) || !SEQ_LT(l, r))
 		return false;
-	if (SEQ_GT(l, tcb->snd_una))
+	if (SEQ_GT(l, tcb->send.una))
 		return true;
-	if (!dsack || SEQ_GT(r, tcb->snd_una))
+	if (!dsack || SEQ_GT(r, tcb->send.una))
 		return false;
-	uint32_t maxw = tcb->max_wnd ? tcb->max_wnd : 65535u;
-	return r - l <= maxw && SEQ_GEQ(l, tcb->snd_una - maxw - (r - l));
+	uint32_t maxw = tcb->send.max_wnd ? tcb->send.max_wnd : 65535u;
+	return r - l <= maxw && SEQ_GEQ(l, tcb->send.una - maxw - (r - l));
 }
 
 void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sacked,
@@ -143,7 +143,7 @@ void tcp_sb_update(struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sac
 	/* RFC 2018 §8: a block that starts at snd_una after the cumulative
 	 * ACK stopped there was dropped by the receiver (reneging); forget
 	 * the board as Linux does (tcp_check_sack_reneging) and resend. */
-	if (sb->n && sb->b[0].l == tcb->snd_una) {
+	if (sb->n && sb->b[0].l == tcb->send.una) {
 		tcp_sb_clear(tcb);
 		res->reneged = true;
 	}
@@ -199,7 +199,7 @@ static uint32_t unsacked(const struct tcb *tcb, uint32_t l, uint32_t r)
 uint32_t tcp_sb_lost_edge(const struct tcb *tcb)
 {
 	const struct tcp_sack_sb *sb = &tcb->sb;
-	uint32_t edge = tcb->snd_una, above = 0;
+	uint32_t edge = tcb->send.una, above = 0;
 	/* With RACK (tcp_rack.c) time decides, not counts (Linux with
 	 * tcp_recovery=1 marks nothing by DupThresh). */
 	for (uint32_t k = tcp_rack_on(tcb) ? 0 : sb->n; k-- > 0;) {
@@ -209,8 +209,8 @@ uint32_t tcp_sb_lost_edge(const struct tcb *tcb)
 			break;
 		}
 	}
-	if (sb->mode != TCP_SB_OPEN && SEQ_GT(sb->lost_high, edge))
-		edge = seq_min(sb->lost_high, tcb->snd_max);
+	if (tcb->rec.mode != TCP_SB_OPEN && SEQ_GT(tcb->rec.lost_high, edge))
+		edge = seq_min(tcb->rec.lost_high, tcb->send.max);
 	return edge;
 }
 
@@ -226,14 +226,14 @@ bool tcp_sb_is_lost(const struct tcb *tcb, uint32_t seq)
 uint32_t tcp_sb_pipe(struct tcb *tcb)
 {
 	if (tcp_rack_on(tcb)) {
-		uint32_t un = unsacked(tcb, tcb->snd_una, tcb->snd_max);
+		uint32_t un = unsacked(tcb, tcb->send.una, tcb->send.max);
 		uint32_t lost = tcp_rack_lost_bytes(tcb);
 		return un > lost ? un - lost : 0;
 	}
 	uint32_t edge = tcp_sb_lost_edge(tcb);
-	uint32_t pipe = unsacked(tcb, seq_max(edge, tcb->snd_una), tcb->snd_max);
-	if (tcb->sb.mode != TCP_SB_OPEN)
-		pipe += unsacked(tcb, tcb->snd_una, seq_min(tcb->sb.high_rxt, tcb->snd_max));
+	uint32_t pipe = unsacked(tcb, seq_max(edge, tcb->send.una), tcb->send.max);
+	if (tcb->rec.mode != TCP_SB_OPEN)
+		pipe += unsacked(tcb, tcb->send.una, seq_min(tcb->rec.high_rxt, tcb->send.max));
 	return pipe;
 }
 
@@ -241,7 +241,7 @@ uint32_t tcp_sb_pipe(struct tcb *tcb)
  * hole (the next block's start, or snd_max). false: none below snd_max. */
 bool tcp_sb_hole_from(const struct tcb *tcb, uint32_t seq, uint32_t *s, uint32_t *e)
 {
-	uint32_t x = seq_max(seq, tcb->snd_una);
+	uint32_t x = seq_max(seq, tcb->send.una);
 	for (uint32_t i = sb_first_after(&tcb->sb, x); i < tcb->sb.n; i++) {
 		if (SEQ_LT(x, tcb->sb.b[i].l)) {
 			*s = x;
@@ -250,10 +250,10 @@ bool tcp_sb_hole_from(const struct tcb *tcb, uint32_t seq, uint32_t *s, uint32_t
 		}
 		x = tcb->sb.b[i].r;
 	}
-	if (!SEQ_LT(x, tcb->snd_max))
+	if (!SEQ_LT(x, tcb->send.max))
 		return false;
 	*s = x;
-	*e = tcb->snd_max;
+	*e = tcb->send.max;
 	return true;
 }
 
@@ -283,7 +283,7 @@ bool tcp_sb_next_lost(struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 	 * or below it a retransmission RACK found lost, if that comes first. */
 	uint32_t s, e, rs, re;
 	bool edge =
-	    tcp_sb_hole_from(tcb, tcb->sb.high_rxt, &s, &e) && SEQ_LT(s, tcp_sb_lost_edge(tcb));
+	    tcp_sb_hole_from(tcb, tcb->rec.high_rxt, &s, &e) && SEQ_LT(s, tcp_sb_lost_edge(tcb));
 	if (tcp_rack_next_lost(tcb, &rs, &re) && (!edge || SEQ_LT(rs, s))) {
 		s = rs;
 		e = re;
@@ -301,7 +301,7 @@ bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_se
 	 * above it, not yet deemed lost. */
 	uint32_t s, e;
 	/* Not with RACK: the reordering window decides (RFC 8985 §6). */
-	if (tcp_rack_on(tcb) || !tcb->sb.n || !tcp_sb_hole_from(tcb, tcb->sb.high_rxt, &s, &e))
+	if (tcp_rack_on(tcb) || !tcb->sb.n || !tcp_sb_hole_from(tcb, tcb->rec.high_rxt, &s, &e))
 		return false;
 	if (!SEQ_LT(s, tcb->sb.b[tcb->sb.n - 1].l))
 		return false;
@@ -313,7 +313,7 @@ bool tcp_sb_next_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_se
 static bool last_unsacked(const struct tcb *tcb, uint32_t end, uint32_t room,
 			  struct tcp_sb_seg *out)
 {
-	uint32_t hs = 0, he = 0, s, e, from = tcb->snd_una;
+	uint32_t hs = 0, he = 0, s, e, from = tcb->send.una;
 	bool any = false;
 	while (tcp_sb_hole_from(tcb, from, &s, &e) && SEQ_LT(s, end)) {
 		hs = s;
@@ -330,8 +330,8 @@ static bool last_unsacked(const struct tcb *tcb, uint32_t end, uint32_t room,
 	if (SEQ_GT(data_end, hs) && data_end - hs > room)
 		start = data_end - room;
 	/* not what rule 1 or 3 resent already */
-	if (SEQ_LT(start, tcb->sb.high_rxt))
-		start = tcb->sb.high_rxt;
+	if (SEQ_LT(start, tcb->rec.high_rxt))
+		start = tcb->rec.high_rxt;
 	if (!SEQ_LT(start, he))
 		return false;
 	shape(tcb, start, he, room, out);
@@ -343,12 +343,12 @@ bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 	/* Rule 4: once per recovery, the last un-SACKed segment before the
 	 * recovery point, so that a lost tail is resent without waiting for
 	 * the RTO. */
-	return last_unsacked(tcb, seq_min(tcb->recover, tcb->snd_max), room, out);
+	return last_unsacked(tcb, seq_min(tcb->recover, tcb->send.max), room, out);
 }
 
 bool tcp_sb_last_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 {
-	return last_unsacked(tcb, tcb->snd_max, room, out);
+	return last_unsacked(tcb, tcb->send.max, room, out);
 }
 
 #ifdef SKOPS_INVARIANTS
@@ -359,8 +359,8 @@ void tcp_sb_check(const struct tcb *tcb)
 	uint32_t sum = 0;
 	for (uint32_t i = 0; i < sb->n; i++) {
 		TCP_INV(SEQ_LT(sb->b[i].l, sb->b[i].r));
-		TCP_INV(SEQ_GT(sb->b[i].l, tcb->snd_una));
-		TCP_INV(SEQ_LEQ(sb->b[i].r, tcb->snd_max));
+		TCP_INV(SEQ_GT(sb->b[i].l, tcb->send.una));
+		TCP_INV(SEQ_LEQ(sb->b[i].r, tcb->send.max));
 		if (i)
 			TCP_INV(SEQ_GT(sb->b[i].l, sb->b[i - 1].r));
 		sum += sb->b[i].r - sb->b[i].l;

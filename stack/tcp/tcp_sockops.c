@@ -1,9 +1,8 @@
-/* tcp_sockops: the stack side of hooks/: struct hooks_sock_ops (info and
- * the bpf_setsockopt/getsockopt options with docs/sockops.md §5 results, shared
- * with the user's setsockopt), and every sock_ops call site of docs/sockops.md §3
+/* tcp_sockops: the stack side of hooks/: struct hooks_sock_ops (info, and
+ * the bpf_setsockopt/getsockopt options, which tcp_sockopt.c shares with the
+ * user's setsockopt), and every sock_ops call site of docs/sockops.md §3
  * with the units the stack owns (TIMEOUT_INIT jiffies at cfg.hz, RWND_INIT
- * segments). Option semantics follow Linux's do_tcp_setsockopt and
- * bpf_sol_tcp_setsockopt. */
+ * segments). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -12,28 +11,6 @@
 
 #include "cgroup.h"
 #include "tcp_int.h"
-
-/* Linux's SOL_TCP option numbers (netinet/tcp.h would clash with our
- * state names). */
-#define TCP_OPT_NODELAY	      1
-#define TCP_OPT_MAXSEG	      2
-#define TCP_OPT_KEEPIDLE      4
-#define TCP_OPT_KEEPINTVL     5
-#define TCP_OPT_KEEPCNT	      6
-#define TCP_OPT_SYNCNT	      7
-#define TCP_OPT_WINDOW_CLAMP  10
-#define TCP_OPT_CONGESTION    13
-#define TCP_OPT_USER_TIMEOUT  18
-#define TCP_OPT_NOTSENT_LOWAT 25
-#define TCP_OPT_SAVE_SYN      27
-#define TCP_OPT_SAVED_SYN     28
-#ifndef SOL_TCP
-#define SOL_TCP 6
-#endif
-
-#define SOCK_MIN_SNDBUF 4608u /* 2 × (2048 + sizeof(struct sk_buff)) */
-#define SOCK_MIN_RCVBUF 2304u
-#define TCP_MIN_MSS	88u
 
 static bool so_on(const struct tcb *tcb)
 {
@@ -133,7 +110,7 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 	/* Linux tcp_ecn_send_syn: NEEDS_ECN is asked whatever tcp_ecn says;
 	 * tcp_ecn 1 asks for ECN too, but only a program or the CC marks the
 	 * SYN itself ECT(0). */
-	if (ecn || (tcb->cc->flags & TCP_CC_NEEDS_ECN))
+	if (ecn || (tcb->cc.ops->flags & TCP_CC_NEEDS_ECN))
 		tcb->flags |= TCB_F_ECN_WANT | TCB_F_SYN_ECT;
 	else if (tcp->cfg.ecn == 1)
 		tcb->flags |= TCB_F_ECN_WANT;
@@ -144,7 +121,7 @@ void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok, bool 
 	int rwnd = -1, tmo = -1;
 	bool ecn = false;
 	if (req->flags & TCB_F_SYN_ECN)
-		ecn = ecn_ok || (req->cc->flags & TCP_CC_NEEDS_ECN);
+		ecn = ecn_ok || (req->cc.ops->flags & TCP_CC_NEEDS_ECN);
 	if (so_on(req)) {
 		/* Linux tcp_ecn_create_request asks only when the SYN itself
 		 * asks for ECN and neither tcp_ecn nor the CC has agreed
@@ -204,7 +181,7 @@ void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 	/* Linux tcp_write_timeout: the retransmissions so far, the RTO that
 	 * just expired in jiffies, and whether this one gives up. */
 	if (so_on(tcb) && tcb->hs.fullsock && hooks_cb_enabled(&tcb->hs, HOOKS_CB_RTO))
-		hooks_rto_cb(&tcb->hs, tcb->retransmits,
+		hooks_rto_cb(&tcb->hs, tcb->rtx.retransmits,
 			     (uint32_t)((uint64_t)rto_us * tcp->cfg.hz / CLK_US_PER_S), expired);
 }
 
@@ -252,9 +229,9 @@ void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb)
 	if (!so_writes(tcb, false))
 		return;
 	size_t hl = TCP_HDR_MIN + ((tcb->flags & TCB_F_TS) ? 12u : 0u);
-	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo_n || tcb->dsack)) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
-		uint32_t nb = tcb->ooo_n + tcb->dsack < max ? tcb->ooo_n + tcb->dsack : max;
+		uint32_t nb = tcb->ooo.n + tcb->dsack < max ? tcb->ooo.n + tcb->dsack : max;
 		hl += 4 + 8 * nb;
 	}
 	tcb->so_opt_mss = (uint8_t)hooks_hdr_opt_len(&tcb->hs, NULL, so_opt_left(hl),
@@ -361,115 +338,6 @@ void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h
 
 /* ---- hooks_sock_ops ---- */
 
-static void so_mapped(uint32_t ip6[4], uint32_t v4)
-{
-	uint8_t m[16] = {[10] = 0xff, [11] = 0xff};
-	memcpy(m + 12, &v4, 4);
-	memcpy(ip6, m, 16);
-}
-
-/* Linux counts sequence space, not data (tcp_snd_una_update): bytes_acked
- * takes the SYN on the active side (a child starts with snd_una past its
- * SYN-ACK, tcp_create_openreq_child) and the FIN once acked. The stack's own
- * counter, also tcp_info's, stays data only. */
-static uint64_t so_bytes_acked(const struct tcb *tcb)
-{
-	uint64_t n = tcb->bytes_acked;
-	if (!(tcb->flags & TCB_F_LISTEN_CHILD) && SEQ_GT(tcb->snd_una, tcb->iss))
-		n++;
-	if ((tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(tcb->snd_una, tcb->fin_seq))
-		n++;
-	return n;
-}
-
-/* Linux tcp_rcv_nxt_update: the FIN moves rcv_nxt and counts; the SYN does
- * not (tcp_rcv_synsent_state_process sets rcv_nxt directly). */
-static uint64_t so_bytes_received(const struct tcb *tcb)
-{
-	return tcb->bytes_received + ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
-}
-
-/* The struct tcp_sock fields only bpf_skc_to_tcp_sock shows, as Linux keeps
- * them: rcv_wup is rcv_nxt when the window was last advertised, copied_seq the
- * next byte the application reads (the FIN is not one), write_seq the end of
- * what it wrote (a SYN in flight and a queued FIN count), window_clamp never 0
- * (without TCP_WINDOW_CLAMP the largest window the scale can say). */
-static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
-{
-	uint32_t wnd = tcb->rcv_wnd;
-	if (!wnd && SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt))
-		wnd = tcb->rcv_adv - tcb->rcv_nxt; /* only the SYN's window so far */
-	o->mdev_us = tcb->rttvar_us4;
-	o->rcv_wnd = wnd;
-	o->rcv_wup = wnd ? tcb->rcv_adv - wnd : tcb->rcv_nxt;
-	o->window_clamp = tcb->window_clamp
-			      ? tcb->window_clamp
-			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
-	o->copied_seq = tcb->rcv_nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
-	uint32_t w = tcb->snd_una + tcb->snd.len;
-	if (tcb->snd_una == tcb->iss && tcb->snd_max != tcb->iss)
-		w++;
-	o->write_seq = (tcb->flags & TCB_F_FIN_QUEUED) ? tcb->fin_seq + 1 : w;
-	o->snd_wnd = tcb->snd_wnd;
-	o->snd_wl1 = tcb->snd_wl1;
-	o->rcv_ssthresh = tcb->rcv_ssthresh;
-}
-
-static void so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_info *o)
-{
-	const struct tcb *tcb = tcb_of_hs(hs);
-	if (groups & HOOKS_INFO_ADDR) {
-		o->family = tcb->sk_family;
-		if (tcb->t.family == AF_INET) {
-			o->remote_ip4 = tcb->t.raddr.v4;
-			o->local_ip4 = tcb->t.laddr.v4;
-			/* An IPv4 connection of an AF_INET6 socket: Linux shows
-			 * family AF_INET6, the IPv4 addresses in the ip4 fields and
-			 * their v4-mapped forms in the ip6 fields. */
-			if (tcb->sk_family == AF_INET6) {
-				so_mapped(o->remote_ip6, tcb->t.raddr.v4);
-				so_mapped(o->local_ip6, tcb->t.laddr.v4);
-			}
-		} else {
-			memcpy(o->remote_ip6, tcb->t.raddr.v6, 16);
-			memcpy(o->local_ip6, tcb->t.laddr.v6, 16);
-		}
-		o->remote_port = tcb->t.rport;
-		o->local_port = tcb->t.lport;
-		o->is_fullsock = hs->fullsock;
-	}
-	if ((groups & HOOKS_INFO_TCP) && hs->fullsock) {
-		o->snd_cwnd = tcb->cwnd;
-		o->srtt_us = tcb->srtt_us8;
-		o->state = tcp_state_kernel(tcb->state);
-		o->rtt_min = tcb->rtt_min_us;
-		o->snd_ssthresh = tcb->ssthresh;
-		o->rcv_nxt = tcb->rcv_nxt;
-		o->snd_nxt = tcb->snd_nxt;
-		o->snd_una = tcb->snd_una;
-		o->mss_cache = tcb->mss;
-		o->ecn_flags = (tcb->flags & TCB_F_ECN) ? 1u : 0u; /* TCP_ECN_OK */
-		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		o->packets_out = (tcb->snd_max - tcb->snd_una + mss - 1) / mss;
-		o->total_retrans = tcb->total_retrans;
-		o->segs_in = tcb->segs_in;
-		o->data_segs_in = tcb->data_segs_in;
-		o->segs_out = tcb->segs_out;
-		o->data_segs_out = tcb->data_segs_out;
-		o->bytes_received = so_bytes_received(tcb);
-		o->bytes_acked = so_bytes_acked(tcb);
-		o->icsk_retransmits = tcb->retransmits;
-		so_info_tcp_sock(tcb, o);
-	}
-	if (groups & HOOKS_INFO_SOCK) {
-		o->sk_type = SOCK_STREAM;
-		o->sk_protocol = IPPROTO_TCP;
-		o->sk_mark = tcb->mark;
-		o->sk_priority = tcb->priority;
-		o->sk_txhash = tcb->txhash;
-	}
-}
-
 static int so_setsockopt(struct hooks_sock *hs, int level, int optname, const void *val,
 			 uint32_t len)
 {
@@ -487,458 +355,8 @@ static void so_set_txhash(struct hooks_sock *hs, uint32_t txhash)
 }
 
 const struct hooks_sock_ops tcp_hooks_ops = {
-    .info = so_info,
+    .info = tcp_so_info,
     .setsockopt = so_setsockopt,
     .getsockopt = so_getsockopt,
     .set_txhash = so_set_txhash,
 };
-
-/* ---- options ---- */
-
-static int get_int(const void *val, uint32_t len, int *out)
-{
-	if (!val || len < sizeof(int))
-		return -EINVAL;
-	memcpy(out, val, sizeof(int));
-	return 0;
-}
-
-static int set_cc(struct tcb *tcb, const void *val, uint32_t len)
-{
-	char name[TCP_CC_NAME_MAX];
-	if (!val || len == 0)
-		return -EINVAL;
-	uint32_t n = len < sizeof(name) - 1 ? len : sizeof(name) - 1;
-	memcpy(name, val, n);
-	name[n] = 0;
-	const struct tcp_cc_ops *cc = cc_find(name);
-	if (!cc)
-		return -ENOENT;
-	if (cc == tcb->cc)
-		return 0;
-	/* Linux tcp_set_congestion_control: swap and reinitialise once the
-	 * connection runs; before that, establish() initialises it. */
-	if (tcb->flags & TCB_F_CC_INIT)
-		cc_release(tcb);
-	tcb->cc = cc;
-	memset(tcb->cc_priv, 0, sizeof(tcb->cc_priv));
-	if (tcb->flags & TCB_F_CC_INIT)
-		cc_init(tcb);
-	return 0;
-}
-
-static int set_sol_socket(struct tcb *tcb, int optname, int v)
-{
-	struct tcp *tcp = tcb->tcp;
-	switch (optname) {
-	case SO_SNDBUF: {
-		uint32_t u = v < 0 ? 0 : (uint32_t)v;
-		if (tcp->cfg.wmem_max && u > tcp->cfg.wmem_max)
-			u = tcp->cfg.wmem_max;
-		uint64_t b = (uint64_t)u * 2;
-		tcb->sndbuf = b < SOCK_MIN_SNDBUF ? SOCK_MIN_SNDBUF
-			      : b > INT32_MAX	  ? INT32_MAX
-						  : (uint32_t)b;
-		tcb->flags |= TCB_F_SNDBUF_LOCK;
-		tcp_mark_event(tcp, tcb);
-		return 0;
-	}
-	case SO_RCVBUF: {
-		uint32_t u = v < 0 ? 0 : (uint32_t)v;
-		if (tcp->cfg.rmem_max && u > tcp->cfg.rmem_max)
-			u = tcp->cfg.rmem_max;
-		uint64_t b = (uint64_t)u * 2;
-		uint32_t nb = b < SOCK_MIN_RCVBUF ? SOCK_MIN_RCVBUF
-			      : b > INT32_MAX	  ? INT32_MAX
-						  : (uint32_t)b;
-		/* The ring never drops held bytes: it shrinks when it drains. */
-		if (nb <
-		    tcb->rcv.len + (tcb->ooo_n ? tcb->ooo[tcb->ooo_n - 1].r - tcb->rcv_nxt : 0))
-			nb = tcb->rcv.cap;
-		tcb->rcvbuf = nb;
-		if (tcb->rcv.cap && tcb->rcv.cap < nb)
-			tcp_defer(tcp, tcb, TCB_P_RCVBUF);
-		if (tcb->rcv_ssthresh > nb)
-			tcb->rcv_ssthresh = nb;
-		tcb->flags |= TCB_F_RCVBUF_LOCK;
-		return 0;
-	}
-	case SO_KEEPALIVE:
-		if (v)
-			tcb->flags |= TCB_F_KEEPALIVE;
-		else
-			tcb->flags &= ~TCB_F_KEEPALIVE;
-		tcp_defer(tcp, tcb, TCB_P_KEEP);
-		return 0;
-	case SO_REUSEADDR:
-		if (v)
-			tcb->flags |= TCB_F_REUSEADDR;
-		else
-			tcb->flags &= ~TCB_F_REUSEADDR;
-		return 0;
-	case SO_MARK:
-		tcb->mark = (uint32_t)v;
-		return 0;
-	case SO_PRIORITY:
-		tcb->priority = (uint32_t)v;
-		return 0;
-	case SO_RCVLOWAT:
-		tcb->rcvlowat = v < 1 ? 1 : (uint32_t)v;
-		return 0;
-	case SO_MAX_PACING_RATE:
-		/* an int: ~0U is no limit (Linux sk_setsockopt) */
-		tcp_pace_set_max(tcb, (uint32_t)v == UINT32_MAX ? UINT64_MAX : (uint32_t)v);
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
-{
-	struct tcp *tcp = tcb->tcp;
-	switch (optname) {
-	case TCP_OPT_NODELAY:
-		if (v)
-			tcb->flags |= TCB_F_NODELAY;
-		else
-			tcb->flags &= ~TCB_F_NODELAY;
-		/* Linux pushes what Nagle held at once; here the caller's way
-		 * out of tcp does, at the same instant. */
-		if (v)
-			tcp_defer(tcp, tcb, TCB_P_OUTPUT);
-		return 0;
-	case TCP_OPT_MAXSEG:
-		if (v && (v < (int)TCP_MIN_MSS || v > 65535))
-			return -EINVAL;
-		tcb->user_mss = (uint16_t)v;
-		tcp_defer(tcp, tcb, TCB_P_MSS);
-		return 0;
-	case TCP_OPT_KEEPIDLE:
-		if (v < 1 || v > 32767)
-			return -EINVAL;
-		tcb->keep_idle_s = (uint32_t)v;
-		if (tcb->flags & TCB_F_KEEPALIVE)
-			tcp_defer(tcp, tcb, TCB_P_KEEP);
-		return 0;
-	case TCP_OPT_KEEPINTVL:
-		if (v < 1 || v > 32767)
-			return -EINVAL;
-		tcb->keep_intvl_s = (uint32_t)v;
-		return 0;
-	case TCP_OPT_KEEPCNT:
-		if (v < 1 || v > 127)
-			return -EINVAL;
-		tcb->keep_cnt = (uint32_t)v;
-		return 0;
-	case TCP_OPT_SYNCNT:
-		if (v < 1 || v > 127)
-			return -EINVAL;
-		tcb->syn_retries = (uint32_t)v;
-		return 0;
-	case TCP_OPT_WINDOW_CLAMP:
-		if (v == 0) {
-			if (tcb->state != TCP_CLOSED)
-				return -EINVAL;
-			tcb->window_clamp = 0;
-		} else {
-			tcb->window_clamp =
-			    v < (int)SOCK_MIN_RCVBUF / 2 ? SOCK_MIN_RCVBUF / 2 : (uint32_t)v;
-		}
-		return 0;
-	case TCP_OPT_USER_TIMEOUT:
-		if (v < 0)
-			return -EINVAL;
-		tcb->user_timeout_ms = (uint32_t)v;
-		return 0;
-	case TCP_OPT_NOTSENT_LOWAT:
-		tcb->notsent_lowat = (uint32_t)v;
-		tcp_mark_event(tcp, tcb);
-		return 0;
-	case TCP_OPT_SAVE_SYN:
-		/* 1: from the IP header, 2: from the Ethernet header; a
-		 * listener's children keep their SYN (Linux tp->save_syn) */
-		if (v < 0 || v > 2)
-			return -EINVAL;
-		tcb->save_syn = (uint8_t)v;
-		return 0;
-	}
-	if (!from_bpf)
-		return -ENOPROTOOPT;
-	switch (optname) {
-	case HOOKS_TCP_IW:
-		/* Only before the first data segment (Linux bpf_sol_tcp_setsockopt). */
-		if (v <= 0 || (tcb->flags & TCB_F_DATA_SENT))
-			return -EINVAL;
-		tcb->cwnd = (uint32_t)v;
-		tcb->initial_cwnd = (uint32_t)v;
-		if (tcb->cwnd_clamp && tcb->cwnd > tcb->cwnd_clamp)
-			tcb->cwnd = tcb->cwnd_clamp;
-		tcp_defer(tcp, tcb, TCB_P_OUTPUT);
-		return 0;
-	case HOOKS_TCP_SNDCWND_CLAMP:
-		if (v <= 0)
-			return -EINVAL;
-		tcb->cwnd_clamp = (uint32_t)v;
-		tcb->ssthresh = (uint32_t)v;
-		/* Linux leaves cwnd to shrink on its own; we apply the clamp at
-		 * once so cwnd is never above it. */
-		if (tcb->cwnd > tcb->cwnd_clamp)
-			tcb->cwnd = tcb->cwnd_clamp;
-		return 0;
-	case HOOKS_TCP_DELACK_MAX:
-		if (v < 2)
-			return -EINVAL;
-		tcb->delack_max_us = (uint32_t)v;
-		return 0;
-	case HOOKS_TCP_RTO_MIN:
-		if (v < 2 || v > (int)TCP_RTO_MIN_US)
-			return -EINVAL;
-		tcb->rto_min_us = (uint32_t)v;
-		return 0;
-	case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
-		if ((uint32_t)v & ~HOOKS_CB_ALL)
-			return -EINVAL;
-		tcb->hs.cb_flags = (uint32_t)v;
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
-static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
-			     bool from_bpf)
-{
-	int v = 0;
-	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION)
-		return set_cc(tcb, val, len);
-	if (level == SOL_SOCKET && optname == SO_MAX_PACING_RATE && !from_bpf && val &&
-	    len >= sizeof(uint64_t)) {
-		/* the application may pass an unsigned long (bytes a second) */
-		uint64_t rate;
-		memcpy(&rate, val, sizeof(rate));
-		tcp_pace_set_max(tcb, rate);
-		return 0;
-	}
-	int rc = tcp_pathopt_set(tcb, level, optname, val, len);
-	if (rc != -ENOPROTOOPT)
-		return rc;
-	if (get_int(val, len, &v) < 0)
-		return -EINVAL;
-	switch (level) {
-	case SOL_SOCKET:
-		return set_sol_socket(tcb, optname, v);
-	case SOL_TCP:
-		return set_sol_tcp(tcb, optname, v, from_bpf);
-	case SOL_IP:
-		if (optname != IP_TOS || tcb->t.family != AF_INET)
-			return -ENOPROTOOPT;
-		tcb->tos = (uint8_t)(v & 0xfc); /* ECN bits belong to TCP */
-		return 0;
-	case SOL_IPV6:
-		if (optname != IPV6_TCLASS || tcb->t.family != AF_INET6)
-			return -ENOPROTOOPT;
-		if (v < -1 || v > 255)
-			return -EINVAL;
-		tcb->tos = (uint8_t)((v < 0 ? 0 : v) & 0xfc);
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-/* Effects are recorded (tcp_effect.c): from a program they wait for the
- * call that ran it; from the user this is the outermost call and applies
- * them before returning. */
-int tcp_setsockopt(struct tcb *tcb, int level, int optname, const void *val, uint32_t len,
-		   bool from_bpf)
-{
-	struct tcp *tcp = tcb->tcp;
-	tcp_enter(tcp);
-	int rc = setsockopt_locked(tcb, level, optname, val, len, from_bpf);
-	tcp_leave(tcp);
-	return rc;
-}
-
-static int put_int(void *val, uint32_t *len, int v)
-{
-	if (!val || !len || *len < sizeof(int))
-		return -EINVAL;
-	memcpy(val, &v, sizeof(int));
-	*len = sizeof(int);
-	return 0;
-}
-
-/* Linux bpf_sock_ops_get_syn's views of the saved SYN: the TCP header, from
- * the IP header, or from the Ethernet header (only when it was kept). Copies
- * what fits in *len and sets *len to the view's whole length. */
-static int saved_syn_view(const struct tcb *tcb, int optname, void *val, uint32_t *len)
-{
-	const struct tcp_saved_syn *s = tcb->saved_syn;
-	if (!s || !len)
-		return -ENOENT;
-	uint32_t off = 0, n = (uint32_t)s->mac_len + s->net_len + s->tcp_len;
-	if (optname == HOOKS_TCP_SYN) {
-		off = (uint32_t)s->mac_len + s->net_len;
-	} else if (optname == HOOKS_TCP_SYN_IP) {
-		off = s->mac_len;
-	} else if (!s->mac_len) {
-		return -ENOENT;
-	}
-	n -= off;
-	if (val)
-		memcpy(val, s->data + off, *len < n ? *len : n);
-	*len = n;
-	return 0;
-}
-
-/* getsockopt(TCP_SAVED_SYN) as Linux's do_tcp_getsockopt: the headers once
- * (then freed); a short buffer gets -EINVAL and the length it needs; no
- * saved SYN reads as length 0. */
-static int saved_syn_take(struct tcb *tcb, void *val, uint32_t *len)
-{
-	struct tcp_saved_syn *s = tcb->saved_syn;
-	if (!len)
-		return -EINVAL;
-	if (!s) {
-		*len = 0;
-		return 0;
-	}
-	uint32_t n = (uint32_t)s->mac_len + s->net_len + s->tcp_len;
-	if (*len < n || !val) {
-		*len = n;
-		return -EINVAL;
-	}
-	memcpy(val, s->data, n);
-	*len = n;
-	free(s);
-	tcb->saved_syn = NULL;
-	return 0;
-}
-
-int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t *len)
-{
-	if (level == SOL_TCP && optname == TCP_OPT_CONGESTION) {
-		if (!val || !len || *len == 0)
-			return -EINVAL;
-		const char *n = tcb->cc ? tcb->cc->name : "";
-		uint32_t l = (uint32_t)strnlen(n, TCP_CC_NAME_MAX);
-		uint32_t c = *len < TCP_CC_NAME_MAX ? *len : TCP_CC_NAME_MAX;
-		memset(val, 0, c);
-		memcpy(val, n, l < c ? l : c);
-		*len = c;
-		return 0;
-	}
-	if (level == SOL_TCP && (optname == HOOKS_TCP_SYN || optname == HOOKS_TCP_SYN_IP ||
-				 optname == HOOKS_TCP_SYN_MAC))
-		return saved_syn_view(tcb, optname, val, len);
-	if (level == SOL_TCP && optname == TCP_OPT_SAVED_SYN)
-		return saved_syn_take(tcb, val, len);
-	if (level == SOL_SOCKET && optname == SO_MAX_PACING_RATE && val && len &&
-	    *len >= sizeof(uint64_t)) {
-		/* Linux sk_getsockopt: the whole unsigned long when it fits,
-		 * else (below) an int capped at ~0U */
-		memcpy(val, &tcb->max_pacing_rate, sizeof(uint64_t));
-		*len = sizeof(uint64_t);
-		return 0;
-	}
-	if (level == SOL_SOCKET && optname == 25 /* SO_BINDTODEVICE */)
-		return val && len ? tcp_pathopt_devname(tcb, val, len) : -EINVAL;
-	int v;
-	if (tcp_pathopt_get(tcb, level, optname, &v) == 0)
-		return put_int(val, len, v);
-	switch (level) {
-	case SOL_SOCKET:
-		switch (optname) {
-		case SO_SNDBUF:
-			v = (int)tcb->sndbuf;
-			break;
-		case SO_RCVBUF:
-			v = (int)tcb->rcvbuf;
-			break;
-		case SO_KEEPALIVE:
-			v = !!(tcb->flags & TCB_F_KEEPALIVE);
-			break;
-		case SO_REUSEADDR:
-			v = !!(tcb->flags & TCB_F_REUSEADDR);
-			break;
-		case SO_MARK:
-			v = (int)tcb->mark;
-			break;
-		case SO_PRIORITY:
-			v = (int)tcb->priority;
-			break;
-		case SO_RCVLOWAT:
-			v = tcb->rcvlowat ? (int)tcb->rcvlowat : 1;
-			break;
-		case SO_TYPE:
-			v = SOCK_STREAM;
-			break;
-		case SO_MAX_PACING_RATE: /* an int reads at most ~0U (Linux) */
-			v = (int)(tcb->max_pacing_rate > UINT32_MAX ? UINT32_MAX
-								    : tcb->max_pacing_rate);
-			break;
-		case SO_ERROR:
-			v = tcb->err;
-			tcb->err = 0;
-			break;
-		default:
-			return -ENOPROTOOPT;
-		}
-		break;
-	case SOL_TCP:
-		switch (optname) {
-		case TCP_OPT_NODELAY:
-			v = !!(tcb->flags & TCB_F_NODELAY);
-			break;
-		case TCP_OPT_MAXSEG:
-			v = tcb->state >= TCP_ESTABLISHED && tcb->mss ? tcb->mss
-			    : tcb->user_mss			      ? tcb->user_mss
-								      : (int)TCP_MSS_DEFAULT;
-			break;
-		case TCP_OPT_KEEPIDLE:
-			v = (int)tcb->keep_idle_s;
-			break;
-		case TCP_OPT_KEEPINTVL:
-			v = (int)tcb->keep_intvl_s;
-			break;
-		case TCP_OPT_KEEPCNT:
-			v = (int)tcb->keep_cnt;
-			break;
-		case TCP_OPT_SYNCNT:
-			v = (int)tcb->syn_retries;
-			break;
-		case TCP_OPT_WINDOW_CLAMP:
-			v = (int)tcb->window_clamp;
-			break;
-		case TCP_OPT_USER_TIMEOUT:
-			v = (int)tcb->user_timeout_ms;
-			break;
-		case TCP_OPT_NOTSENT_LOWAT:
-			v = (int)tcb->notsent_lowat;
-			break;
-		case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
-			v = (int)tcb->hs.cb_flags;
-			break;
-		case TCP_OPT_SAVE_SYN:
-			v = tcb->save_syn;
-			break;
-		default:
-			return -ENOPROTOOPT;
-		}
-		break;
-	case SOL_IP:
-		if (optname != IP_TOS)
-			return -ENOPROTOOPT;
-		v = tcb->tos;
-		break;
-	case SOL_IPV6:
-		if (optname != IPV6_TCLASS)
-			return -ENOPROTOOPT;
-		v = tcb->tos;
-		break;
-	default:
-		return -ENOPROTOOPT;
-	}
-	return put_int(val, len, v);
-}

@@ -89,8 +89,8 @@ void tcp_syncookie_send(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *
 	uint32_t ind = 3;
 	while (ind > 0 && peer < tab[ind])
 		ind--;
-	c->iss = cookie_make(tcp, t, h->seq, ind);
-	c->snd_una = c->snd_nxt = c->snd_max = c->snd_wl2 = c->iss;
+	tcp_snd_init(c, cookie_make(tcp, t, h->seq, ind));
+	tcp_snd_set_window(c, c->send.wnd, c->send.wl1, c->send.iss);
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
 		c->flags |= TCB_F_SYN_ECN;
 	/* Linux tcp_conn_request: NEEDS_ECN and RWND_INIT as for any
@@ -160,7 +160,8 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 		if ((opts & TS_WSCALE) != TS_WSCALE)
 			syn.wscale = (int8_t)(opts & TS_WSCALE);
 		/* cookie_ecn_ok: agreed then, and still allowed now */
-		ecn = (opts & TS_ECN) && (tcp->cfg.ecn != 0 || (l->cc->flags & TCP_CC_NEEDS_ECN));
+		ecn =
+		    (opts & TS_ECN) && (tcp->cfg.ecn != 0 || (l->cc.ops->flags & TCP_CC_NEEDS_ECN));
 	}
 	tcp->stats.syncookies_recv++;
 	/* tcp_get_cookie_sock: a full accept queue drops the ACK, as for a
@@ -176,9 +177,9 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 		return -1;
 	}
 	tcp_req_init(tcp, l, c, t, &syn);
-	c->iss = h->ack - 1;
-	c->snd_una = c->snd_wl2 = c->iss;
-	c->snd_nxt = c->snd_max = c->iss + 1;
+	tcp_snd_init(c, h->ack - 1);
+	tcp_snd_set_window(c, c->send.wnd, c->send.wl1, c->send.iss);
+	tcp_snd_syn_sent(c); /* the SYN-ACK the cookie stood for */
 	if (ecn)
 		c->flags |= TCB_F_ECN | TCB_F_ECN_WANT;
 	/* The child's calls run as for any passive open from here

@@ -15,13 +15,13 @@
 
 static void wheel_unlink(struct tcp *tcp, struct tcb *tcb)
 {
-	if (!tcb->tw_pprev)
+	if (!tcb->tm.pprev)
 		return;
-	*tcb->tw_pprev = tcb->tw_next;
-	if (tcb->tw_next)
-		tcb->tw_next->tw_pprev = tcb->tw_pprev;
-	tcb->tw_next = NULL;
-	tcb->tw_pprev = NULL;
+	*tcb->tm.pprev = tcb->tm.next;
+	if (tcb->tm.next)
+		tcb->tm.next->tm.pprev = tcb->tm.pprev;
+	tcb->tm.next = NULL;
+	tcb->tm.pprev = NULL;
 	tcp->timers_armed--;
 }
 
@@ -29,43 +29,43 @@ static void wheel_link(struct tcp *tcp, struct tcb *tcb)
 {
 	uint64_t when = UINT64_MAX;
 	for (int i = 0; i < TCP_T_N; i++)
-		if (tcb->tmr[i] && tcb->tmr[i] < when)
-			when = tcb->tmr[i];
-	if (tcb->tw_pprev && when == tcb->tw_when)
+		if (tcb->tm.at[i] && tcb->tm.at[i] < when)
+			when = tcb->tm.at[i];
+	if (tcb->tm.pprev && when == tcb->tm.when_ns)
 		return;
 	wheel_unlink(tcp, tcb);
-	tcb->tw_when = when;
+	tcb->tm.when_ns = when;
 	if (when == UINT64_MAX)
 		return;
 	uint64_t tick = (when + TCP_TICK_NS - 1) / TCP_TICK_NS;
 	if (tick <= tcp->wheel_tick)
 		tick = tcp->wheel_tick + 1; /* already due: the next slot visited */
 	struct tcb **slot = &tcp->wheel[tick % TCP_WHEEL_SLOTS];
-	tcb->tw_next = *slot;
+	tcb->tm.next = *slot;
 	if (*slot)
-		(*slot)->tw_pprev = &tcb->tw_next;
+		(*slot)->tm.pprev = &tcb->tm.next;
 	*slot = tcb;
-	tcb->tw_pprev = slot;
+	tcb->tm.pprev = slot;
 	tcp->timers_armed++;
 }
 
 void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t when)
 {
-	tcb->tmr[which] = when ? when : 1;
+	tcb->tm.at[which] = when ? when : 1;
 	wheel_link(tcp, tcb);
 }
 
 void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which)
 {
-	if (!tcb->tmr[which])
+	if (!tcb->tm.at[which])
 		return;
-	tcb->tmr[which] = 0;
+	tcb->tm.at[which] = 0;
 	wheel_link(tcp, tcb);
 }
 
 void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb)
 {
-	memset(tcb->tmr, 0, sizeof(tcb->tmr));
+	memset(tcb->tm.at, 0, sizeof(tcb->tm.at));
 	wheel_unlink(tcp, tcb);
 }
 
@@ -80,9 +80,9 @@ uint64_t tcp_next_deadline(struct tcp *tcp)
 	uint64_t best = UINT64_MAX;
 	for (uint32_t i = 1; i <= TCP_WHEEL_SLOTS; i++) {
 		uint64_t tick = tcp->wheel_tick + i;
-		for (struct tcb *t = tcp->wheel[tick % TCP_WHEEL_SLOTS]; t; t = t->tw_next)
-			if (t->tw_when < best)
-				best = t->tw_when;
+		for (struct tcb *t = tcp->wheel[tick % TCP_WHEEL_SLOTS]; t; t = t->tm.next)
+			if (t->tm.when_ns < best)
+				best = t->tm.when_ns;
 		if (best <= tick * TCP_TICK_NS)
 			break;
 	}
@@ -92,36 +92,65 @@ uint64_t tcp_next_deadline(struct tcp *tcp)
 	return (best + TCP_TICK_NS - 1) / TCP_TICK_NS * TCP_TICK_NS;
 }
 
+void tcp_rtt_time(struct tcp *tcp, struct tcb *tcb, uint32_t seq)
+{
+	tcb->rtt.timed_seq = seq;
+	tcb->rtt.timed_ns = tcp->now;
+}
+
+void tcp_rtx_acked(struct tcb *tcb)
+{
+	tcb->rtx.retransmits = 0;
+	tcb->rtx.backoff = 0;
+	tcb->rtx.first_ns = 0;
+}
+
+void tcp_rtx_established(struct tcb *tcb)
+{
+	tcb->rtx.retransmits = 0;
+	tcb->rtx.backoff = 0;
+}
+
+void tcp_rtx_unbackoff(struct tcb *tcb)
+{
+	tcb->rtx.backoff = 0;
+}
+
+void tcp_rto_init(struct tcb *tcb)
+{
+	tcb->rtt.rto_us = TCP_RTO_INIT_US;
+}
+
 void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us)
 {
 	if (rtt_us == 0)
 		rtt_us = 1;
 	/* RFC 6298 §2.2/2.3, in Linux's fixed point (srtt << 3, rttvar << 2). */
-	if (tcb->srtt_us8 == 0) {
-		tcb->srtt_us8 = rtt_us << 3;
-		tcb->rttvar_us4 = rtt_us << 1;
+	if (tcb->rtt.srtt_us8 == 0) {
+		tcb->rtt.srtt_us8 = rtt_us << 3;
+		tcb->rtt.rttvar_us4 = rtt_us << 1;
 	} else {
-		int32_t err = (int32_t)rtt_us - (int32_t)(tcb->srtt_us8 >> 3);
+		int32_t err = (int32_t)rtt_us - (int32_t)(tcb->rtt.srtt_us8 >> 3);
 		uint32_t aerr = (uint32_t)(err < 0 ? -err : err);
-		tcb->rttvar_us4 = tcb->rttvar_us4 - (tcb->rttvar_us4 >> 2) + aerr;
-		tcb->srtt_us8 = (uint32_t)((int32_t)tcb->srtt_us8 + err);
+		tcb->rtt.rttvar_us4 = tcb->rtt.rttvar_us4 - (tcb->rtt.rttvar_us4 >> 2) + aerr;
+		tcb->rtt.srtt_us8 = (uint32_t)((int32_t)tcb->rtt.srtt_us8 + err);
 	}
-	if (tcb->rtt_min_us == 0 || rtt_us < tcb->rtt_min_us)
-		tcb->rtt_min_us = rtt_us;
+	if (tcb->rtt.min_us == 0 || rtt_us < tcb->rtt.min_us)
+		tcb->rtt.min_us = rtt_us;
 	/* RTO = SRTT + max(G, 4·RTTVAR) with Linux's floor: rto_min replaces G
 	 * (tcp_set_rto), since 1 s (RFC 6298 (2.4)) is far above LAN RTTs. */
-	uint32_t var = tcb->rttvar_us4;
+	uint32_t var = tcb->rtt.rttvar_us4;
 	if (var < tcb->rto_min_us)
 		var = tcb->rto_min_us;
-	uint64_t rto = (uint64_t)(tcb->srtt_us8 >> 3) + var;
-	tcb->rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
-	tcb->backoff = 0;
+	uint64_t rto = (uint64_t)(tcb->rtt.srtt_us8 >> 3) + var;
+	tcb->rtt.rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
+	tcb->rtx.backoff = 0;
 	tcp_so_rtt(tcp, tcb);
 }
 
 static uint64_t rto_backed_off(const struct tcb *tcb)
 {
-	uint64_t rto = (uint64_t)tcb->rto_us << (tcb->backoff > 16 ? 16 : tcb->backoff);
+	uint64_t rto = (uint64_t)tcb->rtt.rto_us << (tcb->rtx.backoff > 16 ? 16 : tcb->rtx.backoff);
 	return rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : rto;
 }
 
@@ -140,7 +169,7 @@ uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k
 /* Arms (or stops) the retransmission timer for what is outstanding. */
 void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 {
-	if (tcb->snd_una == tcb->snd_max) {
+	if (tcb->send.una == tcb->send.max) {
 		tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 		tcp_timer_clear(tcp, tcb, TCP_T_REO);
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
@@ -155,26 +184,26 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 {
 	uint32_t limit = tcb->state == TCP_SYN_SENT ? tcb->syn_retries : tcp->cfg.synack_retries;
-	bool expired = tcb->retransmits >= limit;
+	bool expired = tcb->rtx.retransmits >= limit;
 	/* Linux tcp_write_timeout: RTO_CB first, with the count so far and the
 	 * gap that just expired, also when it gives up. */
-	tcp_so_rto(tcp, tcb, tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1), expired);
+	tcp_so_rto(tcp, tcb, tcp_syn_gap_us(tcp, tcb, tcb->rtx.retransmits + 1), expired);
 	if (expired) {
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
 	}
 	tcp_rto_rehash(tcp, tcb); /* SO_TXREHASH, as Linux tcp_write_timeout */
-	tcb->retransmits++;
-	tcb->total_retrans++;
+	tcb->rtx.retransmits++;
+	tcp_count_syn_retrans(tcb);
 	tcp->stats.retrans++;
 	tcb->flags &= ~TCB_F_RTT_TIMING; /* Karn: no sample from a retransmitted SYN */
 	tcp_send_syn(tcp, tcb);
 	tcp_timer_set(tcp, tcb, TCP_T_RTX,
-		      tcp->now +
-			  (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->retransmits + 1) * CLK_NS_PER_US);
+		      tcp->now + (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->rtx.retransmits + 1) *
+				     CLK_NS_PER_US);
 	/* A full socket's SYN goes through Linux's tcp_retransmit_skb too
 	 * (a request's SYN-ACK does not: tcp_so_retrans skips it). */
-	tcp_so_retrans(tcp, tcb, tcb->iss, 1, 0);
+	tcp_so_retrans(tcp, tcb, tcb->send.iss, 1, 0);
 }
 
 static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
@@ -185,10 +214,10 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (tcb->flags & TCB_F_PERSIST) {
 		/* RFC 9293 §3.8.6.1: probe the zero window, backing off. */
-		if (tcb->snd_wnd == 0 && tcb->snd.len > tcb->snd_nxt - tcb->snd_una) {
+		if (tcb->send.wnd == 0 && tcb->snd.len > tcb->send.nxt - tcb->send.una) {
 			tcp_send_probe(tcp, tcb);
-			if (tcb->backoff < 16)
-				tcb->backoff++;
+			if (tcb->rtx.backoff < 16)
+				tcb->rtx.backoff++;
 			tcp_timer_set(tcp, tcb, TCP_T_RTX,
 				      tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 		} else {
@@ -197,14 +226,14 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		}
 		return;
 	}
-	if (tcb->snd_una == tcb->snd_max)
+	if (tcb->send.una == tcb->send.max)
 		return;
 	/* Linux tcp_write_timeout: give up after tcp_retries2 (15) backoffs or
 	 * TCP_USER_TIMEOUT; RTO_CB runs first, before anything changes. */
 	bool expired =
-	    tcb->retransmits >= 15 ||
-	    (tcb->user_timeout_ms && tcb->rtx_first_ns &&
-	     tcp->now - tcb->rtx_first_ns >= (uint64_t)tcb->user_timeout_ms * CLK_NS_PER_MS);
+	    tcb->rtx.retransmits >= 15 ||
+	    (tcb->user_timeout_ms && tcb->rtx.first_ns &&
+	     tcp->now - tcb->rtx.first_ns >= (uint64_t)tcb->user_timeout_ms * CLK_NS_PER_MS);
 	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcb), expired);
 	if (expired) {
 		tcp_send_rst(tcp, tcb);
@@ -212,39 +241,28 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		return;
 	}
 	tcp_rto_rehash(tcp, tcb);
-	if (tcb->retransmits == 0)
-		tcb->rtx_first_ns = tcp->now;
-	tcb->retransmits++;
+	if (tcb->rtx.retransmits == 0)
+		tcb->rtx.first_ns = tcp->now;
+	tcb->rtx.retransmits++;
 	tcp->stats.rto++;
-	/* RFC 5681 §3.1 (4)-(5): ssthresh from the CC, loss window of one. */
-	if (tcb->cc_state != TCP_CA_LOSS) {
-		tcb->prior_cwnd = tcb->cwnd;
-		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcb->cc->ssthresh(tcb);
-		if (tcb->ssthresh > tcb->cwnd_clamp)
-			tcb->ssthresh = tcb->cwnd_clamp;
-	}
-	cc_event(tcb, CA_EVENT_LOSS);
-	cc_set_state(tcb, TCP_CA_LOSS);
-	tcb->cwnd = 1;
-	tcb->cwnd_cnt = 0;
+	tcp_cc_rto(tcb);
 	tcb->dupacks = 0;
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
-	tcb->recover = tcb->snd_max;
+	tcb->recover = tcb->send.max;
 	/* With SACK only what the peer has not SACKed is sent again
 	 * (tcp_recovery.c); without, go back N: everything beyond snd_una
 	 * is sent again as cwnd allows. */
 	if (tcb->flags & TCB_F_SACK)
 		tcp_rec_rto(tcp, tcb);
 	else
-		tcb->snd_nxt = tcb->snd_una;
+		tcp_snd_rewind(tcb);
 	if (tcp_thin_linear(tcb))
-		tcb->backoff = 0; /* TCP_THIN_LINEAR_TIMEOUTS */
-	else if (tcb->backoff < 16)
-		tcb->backoff++;
+		tcb->rtx.backoff = 0; /* TCP_THIN_LINEAR_TIMEOUTS */
+	else if (tcb->rtx.backoff < 16)
+		tcb->rtx.backoff++;
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);
-	if (!tcb->tmr[TCP_T_RTX] && tcb->snd_una != tcb->snd_max)
+	if (!tcb->tm.at[TCP_T_RTX] && tcb->send.una != tcb->send.max)
 		tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
 }
 
@@ -276,42 +294,42 @@ static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
 static void fire(struct tcp *tcp, struct tcb *tcb)
 {
 	uint64_t now = tcp->now;
-	if (tcb->tmr[TCP_T_DELACK] && tcb->tmr[TCP_T_DELACK] <= now) {
-		tcb->tmr[TCP_T_DELACK] = 0;
+	if (tcb->tm.at[TCP_T_DELACK] && tcb->tm.at[TCP_T_DELACK] <= now) {
+		tcb->tm.at[TCP_T_DELACK] = 0;
 		if (tcb->flags & TCB_F_DELACK)
 			tcp_send_ack(tcp, tcb);
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
-	if (tcb->tmr[TCP_T_REO] && tcb->tmr[TCP_T_REO] <= now) {
-		tcb->tmr[TCP_T_REO] = 0;
+	if (tcb->tm.at[TCP_T_REO] && tcb->tm.at[TCP_T_REO] <= now) {
+		tcb->tm.at[TCP_T_REO] = 0;
 		tcp_rack_timeout(tcp, tcb);
 		if (tcb->state == TCP_CLOSED)
 			return;
 	}
 	/* A probe due with the RTO goes in its place (it re-arms the RTO):
 	 * Linux's PTO replaces the RTO timer. */
-	if (tcb->tmr[TCP_T_TLP] && tcb->tmr[TCP_T_TLP] <= now) {
-		tcb->tmr[TCP_T_TLP] = 0;
+	if (tcb->tm.at[TCP_T_TLP] && tcb->tm.at[TCP_T_TLP] <= now) {
+		tcb->tm.at[TCP_T_TLP] = 0;
 		tcp_tlp_timeout(tcp, tcb);
 		if (tcb->state == TCP_CLOSED)
 			return;
 	}
-	if (tcb->tmr[TCP_T_RTX] && tcb->tmr[TCP_T_RTX] <= now) {
-		tcb->tmr[TCP_T_RTX] = 0;
+	if (tcb->tm.at[TCP_T_RTX] && tcb->tm.at[TCP_T_RTX] <= now) {
+		tcb->tm.at[TCP_T_RTX] = 0;
 		rtx_timeout(tcp, tcb);
 	}
 	if (tcb->state == TCP_CLOSED)
 		return;
-	if (tcb->tmr[TCP_T_PACE] && tcb->tmr[TCP_T_PACE] <= now) {
-		tcb->tmr[TCP_T_PACE] = 0; /* the paced connection's next slot */
+	if (tcb->tm.at[TCP_T_PACE] && tcb->tm.at[TCP_T_PACE] <= now) {
+		tcb->tm.at[TCP_T_PACE] = 0; /* the paced connection's next slot */
 		tcp_output(tcp, tcb);
 		if (tcb->state == TCP_CLOSED)
 			return;
 	}
 	tcp_check_tcb(tcp, tcb);
-	if (tcb->tmr[TCP_T_KEEP] && tcb->tmr[TCP_T_KEEP] <= now) {
-		tcb->tmr[TCP_T_KEEP] = 0;
+	if (tcb->tm.at[TCP_T_KEEP] && tcb->tm.at[TCP_T_KEEP] <= now) {
+		tcb->tm.at[TCP_T_KEEP] = 0;
 		keep_timeout(tcp, tcb);
 	}
 }
@@ -336,16 +354,16 @@ int tcp_timers(struct tcp *tcp, uint64_t now)
 		struct tcb *list = *slot;
 		*slot = NULL;
 		if (list)
-			list->tw_pprev = &list;
+			list->tm.pprev = &list;
 		while (list) {
 			struct tcb *t = list;
-			list = t->tw_next;
+			list = t->tm.next;
 			if (list)
-				list->tw_pprev = &list;
-			t->tw_next = NULL;
-			t->tw_pprev = NULL;
+				list->tm.pprev = &list;
+			t->tm.next = NULL;
+			t->tm.pprev = NULL;
 			tcp->timers_armed--;
-			if (t->tw_when <= now) {
+			if (t->tm.when_ns <= now) {
 				fire(tcp, t);
 				fired++;
 			}

@@ -15,10 +15,10 @@ static bool can_send_data(uint8_t st)
  * per tail episode. */
 void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 {
-	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
-	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
+	    tcb->rec.mode != TCP_SB_OPEN || tcb->send.una == tcb->send.max ||
 	    !can_send_data(tcb->state) || (tcb->flags & TCB_F_PERSIST) ||
-	    (tcb->cc_state != TCP_CA_OPEN && tcb->cc_state != TCP_CA_CWR)) {
+	    (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_CWR)) {
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
 		return;
 	}
@@ -27,23 +27,23 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 	 * TCP_TIMEOUT_MIN (2 ms: on a LAN 2·SRTT is less than an odd
 	 * segment's delayed ACK); 1 s without an RTT sample. */
 	uint64_t pto_us = TCP_RTO_INIT_US;
-	if (tcb->srtt_us8) {
-		pto_us = (uint64_t)(tcb->srtt_us8 >> 2);
+	if (tcb->rtt.srtt_us8) {
+		pto_us = (uint64_t)(tcb->rtt.srtt_us8 >> 2);
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		pto_us += tcb->snd_max - tcb->snd_una <= mss ? TCP_DELACK_MAX_US : 2000u;
+		pto_us += tcb->send.max - tcb->send.una <= mss ? TCP_DELACK_MAX_US : 2000u;
 	}
 	uint64_t when = tcp->now + pto_us * CLK_NS_PER_US;
 	/* No later than the RTO: then the probe goes in its place. */
-	if (tcb->tmr[TCP_T_RTX] && when > tcb->tmr[TCP_T_RTX])
-		when = tcb->tmr[TCP_T_RTX];
+	if (tcb->tm.at[TCP_T_RTX] && when > tcb->tm.at[TCP_T_RTX])
+		when = tcb->tm.at[TCP_T_RTX];
 	tcp_timer_set(tcp, tcb, TCP_T_TLP, when);
 }
 
 /* §7.3: the probe. */
 void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 {
-	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->rack.tlp_out ||
-	    tcb->sb.mode != TCP_SB_OPEN || tcb->snd_una == tcb->snd_max ||
+	if (!(tcb->flags & TCB_F_SACK) || tcp->cfg.no_tlp || tcb->tlp.out ||
+	    tcb->rec.mode != TCP_SB_OPEN || tcb->send.una == tcb->send.max ||
 	    !can_send_data(tcb->state))
 		return;
 	/* New data still waits for its output turn (tcp_outq.c): the flight
@@ -52,21 +52,21 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	 * a probe now would be spent on data cwnd sends anyway. */
 	if (tcb->out_q)
 		return;
-	uint32_t inflight = tcb->snd_nxt - tcb->snd_una;
+	uint32_t inflight = tcb->send.nxt - tcb->send.una;
 	uint32_t avail = tcb->snd.len > inflight ? tcb->snd.len - inflight : 0;
-	uint32_t wnd = tcb->snd_wnd > inflight ? tcb->snd_wnd - inflight : 0;
+	uint32_t wnd = tcb->send.wnd > inflight ? tcb->send.wnd - inflight : 0;
 	tcp_so_current_mss(tcp, tcb);
 	uint32_t room = tcp_seg_room(tcb);
 	struct tcp_sb_seg g;
 	bool rtx = !(avail && wnd);
 	if (!rtx) {
 		/* New data, whatever cwnd says (Linux tcp_send_loss_probe). */
-		g.seq = tcb->snd_nxt;
+		g.seq = tcb->send.nxt;
 		g.len = avail < room ? avail : room;
 		if (g.len > wnd)
 			g.len = wnd;
 		g.fin = (tcb->flags & TCB_F_FIN_QUEUED) && g.len == avail &&
-			tcb->snd_nxt + g.len == tcb->fin_seq;
+			tcb->send.nxt + g.len == tcb->fin_seq;
 		if (g.fin)
 			tcb->flags |= TCB_F_FIN_SENT;
 	} else if (!tcp_sb_last_unsacked(tcb, room, &g)) {
@@ -75,12 +75,12 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 	/* Marked before it leaves: a probe of new data starts at tlp_high
 	 * (what lets an observer tell it from data cwnd sent); after, as
 	 * RFC 8985's TLPRxtOut, the highest sequence number sent. */
-	tcb->rack.tlp_out = true;
-	tcb->rack.tlp_rtx = rtx;
-	tcb->rack.tlp_high = tcb->snd_nxt;
+	tcb->tlp.out = true;
+	tcb->tlp.rtx = rtx;
+	tcb->tlp.high = tcb->send.nxt;
 	tcp_send_data(tcp, tcb, g.seq, g.len, g.fin);
-	tcb->rack.tlp_high = tcb->snd_max;
-	tcb->rack.probes++;
+	tcb->tlp.high = tcb->send.max;
+	tcb->tlp.probes++;
 	tcp->stats.tlp_probes++;
 	tcp_rearm_rtx(tcp, tcb); /* the RTO counts from the probe */
 	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
@@ -94,24 +94,26 @@ void tcp_tlp_timeout(struct tcp *tcp, struct tcb *tcb)
 void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		 const struct tcp_sb_res *res, bool advanced, bool dup)
 {
-	struct tcp_rack *r = &tcb->rack;
-	if (!r->tlp_out || SEQ_LT(h->ack, r->tlp_high))
+	struct tcp_tlp *r = &tcb->tlp;
+	if (!r->out || SEQ_LT(h->ack, r->high))
 		return;
-	if (!r->tlp_rtx || (res->dsack && res->dsack_r == r->tlp_high)) {
-		r->tlp_out = false;
-	} else if (SEQ_GT(h->ack, r->tlp_high)) {
-		r->tlp_out = false;
-		r->probe_recovered++;
+	if (!r->rtx || (res->dsack && res->dsack_r == r->high)) {
+		r->out = false;
+	} else if (SEQ_GT(h->ack, r->high)) {
+		r->out = false;
+		r->recovered++;
 		tcp->stats.tlp_recovered++;
-		tcb->prior_cwnd = tcb->cwnd;
-		tcb->prior_ssthresh = tcb->ssthresh;
-		tcb->ssthresh = tcb->cc->ssthresh(tcb);
-		if (tcb->ssthresh > tcb->cwnd_clamp)
-			tcb->ssthresh = tcb->cwnd_clamp;
-		if (tcb->cwnd > tcb->ssthresh)
-			tcb->cwnd = tcb->ssthresh;
+		tcp_cc_reduce(tcb);
+		if (tcb->cc.cwnd > tcb->cc.ssthresh)
+			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
 	} else if (!advanced && !res->newly_sacked && dup) {
 		/* a pure duplicate: both copies arrived, nothing was lost */
-		r->tlp_out = false;
+		r->out = false;
 	}
+}
+
+void tcp_tlp_end(struct tcp *tcp, struct tcb *tcb)
+{
+	tcb->tlp.out = false;
+	tcp_timer_clear(tcp, tcb, TCP_T_TLP);
 }

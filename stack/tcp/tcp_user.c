@@ -22,14 +22,14 @@ int tcp_open(struct tcp *tcp, int family, struct tcb **out)
 	if (!tcb)
 		return -ENOBUFS;
 	tcp_init_buffers(tcp, tcb);
-	tcb->rto_us = TCP_RTO_INIT_US;
+	tcp_rto_init(tcb);
 	tcb->rto_min_us = TCP_RTO_MIN_US;
 	tcb->delack_max_us = TCP_DELACK_MAX_US;
 	tcb->keep_idle_s = TCP_KEEP_IDLE_S;
 	tcb->keep_intvl_s = TCP_KEEP_INTVL_S;
 	tcb->keep_cnt = TCP_KEEP_CNT;
 	tcb->syn_retries = tcp->cfg.syn_retries;
-	tcb->cc = tcp->cc_default;
+	tcp_cc_attach(tcb, tcp->cc_default);
 	tcp_so_sock_init(tcp, tcb, tcp->cfg.default_cg, true);
 	*out = tcb;
 	return 0;
@@ -194,8 +194,7 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 	tcb->rcv_mss = (uint16_t)(mtu - tcp_hdrs_len(fam));
 	if (tcb->user_mss && tcb->rcv_mss > tcb->user_mss)
 		tcb->rcv_mss = tcb->user_mss;
-	tcb->iss = tcp_isn(tcp, &tcb->t, now);
-	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = tcb->iss;
+	tcp_snd_init(tcb, tcp_isn(tcp, &tcb->t, now));
 	tcb->ts_off = tcp_ts_offset(tcp, &tcb->t);
 	tcb->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, tcb);
 	tcp_set_state(tcp, tcb, TCP_SYN_SENT);
@@ -274,7 +273,7 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 	}
 	uint32_t before = tcp_rcv_space(tcb);
 	uint32_t n = ring_read(&tcb->rcv, buf, len, !peek);
-	if (!peek && tcb->rcv.len == 0 && tcb->ooo_n == 0)
+	if (!peek && tcb->rcv.len == 0 && tcb->ooo.n == 0)
 		ring_release(tcp, &tcb->rcv, false);
 	if (!peek)
 		tcp_rcvbuf_copied(tcp, tcb, n);
@@ -318,7 +317,7 @@ static int shutdown_call(struct tcp *tcp, struct tcb *tcb, bool rd, bool wr)
 		return tcb->state == TCP_LISTEN || tcb->state == TCP_CLOSED ? -ENOTCONN : 0;
 	}
 	tcb->flags |= TCB_F_FIN_QUEUED;
-	tcb->fin_seq = tcb->snd_una + tcb->snd.len;
+	tcb->fin_seq = tcb->send.una + tcb->snd.len;
 	tcp_output(tcp, tcb);
 	return 0;
 }

@@ -3,15 +3,20 @@
  * TCP_CONGESTION. cwnd and ssthresh are in segments, as Linux keeps them.
  * Modules: reno/newreno (RFC 5681, RFC 6582), cubic (RFC 9438 with HyStart++,
  * RFC 9406; the default, as Linux's), dctcp (RFC 8257), bbr (BBR v1 as
- * Linux's tcp_bbr, driven by delivery-rate samples). An algorithm keeps
- * its state in tcb->cc_priv (Linux's ICSK_CA_PRIV_SIZE, 104 bytes). */
+ * Linux's tcp_bbr, driven by delivery-rate samples).
+ *
+ * A module sees a connection only through struct tcp_cc_view (FreeBSD's
+ * struct cc_var): the stack (tcp_cc.c) fills it from the tcb before each
+ * event, the module reads it and sets the window, ssthresh and pacing rate
+ * in it, and the stack takes them back after the call. A module never
+ * sends: it asks for ACKs through the view. It includes this header and
+ * standard headers only; its state lives in view->priv (Linux's
+ * ICSK_CA_PRIV_SIZE, 104 bytes). */
 #ifndef SKOPS_STACK_TCP_CC_CC_H
 #define SKOPS_STACK_TCP_CC_CC_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-struct tcb;
 
 /* Linux's tcp_ca_state. */
 enum tcp_ca_state { TCP_CA_OPEN = 0, TCP_CA_DISORDER, TCP_CA_CWR, TCP_CA_RECOVERY, TCP_CA_LOSS };
@@ -34,7 +39,14 @@ enum tcp_ca_event {
 /* The algorithm's sockets pace (Linux's BBR sets sk_pacing_status itself). */
 #define TCP_CC_NEEDS_PACING (1u << 1)
 #define TCP_CC_NAME_MAX	    16
-#define TCP_CC_PRIV_SIZE    104 /* bytes of tcb->cc_priv */
+#define TCP_CC_PRIV_SIZE    104	 /* bytes of view->priv */
+#define CC_MSS_DEFAULT	    536u /* RFC 9293 §3.7.1, the stack's TCP_MSS_DEFAULT */
+#define CC_INIT_CWND	    10u	 /* RFC 6928, the stack's TCP_INIT_CWND */
+#define CC_NS_PER_US	    1000ull
+#define CC_NS_PER_MS	    1000000ull
+/* Sequence arithmetic modulo 2^32 (RFC 9293 §3.4), as the stack's SEQ_*. */
+#define CC_SEQ_LT(a, b)	 ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define CC_SEQ_GEQ(a, b) (!CC_SEQ_LT(a, b))
 
 /* One ACK's delivery-rate sample (tcp_rate.c; Linux's struct rate_sample),
  * in bytes. delivered over interval_us is the delivery rate of the
@@ -51,29 +63,68 @@ struct tcp_rate_sample {
 	bool is_retrans;	  /* that segment was resent */
 };
 
+struct tcp_cc_ops;
+
+/* One connection as an algorithm sees it for one event. */
+struct tcp_cc_view {
+	/* read only: what the stack knows */
+	uint64_t now_ns;	   /* the stack's clock */
+	uint32_t mss;		   /* send MSS in bytes; 0 before it is known */
+	uint32_t snd_una, snd_nxt; /* sequence space */
+	uint32_t iss;		   /* our initial sequence number */
+	uint32_t prior_inflight;   /* bytes in flight before the ACK being processed */
+	uint32_t inflight;	   /* bytes in flight now: set for cong_control only */
+	uint32_t srtt_us8;	   /* smoothed RTT × 8 in µs; 0: no sample yet */
+	uint32_t min_rtt_us;	   /* the connection's minimum RTT; 0: none yet */
+	uint32_t initial_cwnd;	   /* TCP_BPF_IW's window; 0: CC_INIT_CWND */
+	uint32_t cwnd_clamp;	   /* cwnd never exceeds it (TCP_BPF_SNDCWND_CLAMP) */
+	uint32_t prior_cwnd;	   /* cwnd before the last reduction (undo) */
+	uint64_t delivered;	   /* bytes ever delivered (tcp_rate.c) */
+	uint64_t max_pacing_rate;  /* SO_MAX_PACING_RATE, bytes a second */
+	uint8_t ca_state;	   /* TCP_CA_* before this event */
+	bool ecn;		   /* ECN negotiated */
+	bool sack;   /* SACK negotiated (the stack paces a cong_control CC only then) */
+	bool delack; /* an ACK for received data is being delayed */
+	/* read and set: the stack takes them back after the call */
+	uint32_t cwnd, ssthresh; /* segments */
+	uint32_t cwnd_cnt;	 /* segments ACKed towards the next increment */
+	uint64_t pacing_rate;	 /* bytes a second */
+	/* delivered + in flight when the sender ran dry, 0: not limited;
+	 * BBR marks PROBE_RTT's bubble with it */
+	uint64_t app_limited;
+	bool ece; /* our ACKs echo ECE */
+	/* requests, false before each call */
+	bool ack_now;	/* ACK the segment being processed at once */
+	bool flush_ack; /* send the delayed ACK now, echoing flush_ece, before ece applies */
+	bool flush_ece;
+	/* init only: run this algorithm instead (DCTCP without ECN) */
+	const struct tcp_cc_ops *fallback;
+	void *priv; /* TCP_CC_PRIV_SIZE bytes, zero when the algorithm is attached */
+};
+
 struct tcp_cc_ops {
 	/* required: ssthresh and one of cong_avoid and cong_control */
-	uint32_t (*ssthresh)(struct tcb *tcb);
-	void (*cong_avoid)(struct tcb *tcb, uint32_t ack, uint32_t acked);
+	uint32_t (*ssthresh)(struct tcp_cc_view *v);
+	void (*cong_avoid)(struct tcp_cc_view *v, uint32_t ack, uint32_t acked);
 	/* optional */
-	void (*set_state)(struct tcb *tcb, uint8_t new_state);
-	void (*cwnd_event)(struct tcb *tcb, enum tcp_ca_event ev);
+	void (*set_state)(struct tcp_cc_view *v, uint8_t new_state);
+	void (*cwnd_event)(struct tcp_cc_view *v, enum tcp_ca_event ev);
 	/* rtt_us: this ACK's RTT sample, -1 when it has none. */
-	void (*pkts_acked)(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
+	void (*pkts_acked)(struct tcp_cc_view *v, uint32_t acked, int32_t rtt_us);
 	/* Every ACK that is not older than snd_una, before any window
 	 * reduction it causes; ack is its cumulative acknowledgment (the new
 	 * snd_una) and flags CC_ACK_*. */
-	void (*in_ack_event)(struct tcb *tcb, uint32_t ack, uint32_t flags);
-	uint32_t (*undo_cwnd)(struct tcb *tcb);
+	void (*in_ack_event)(struct tcp_cc_view *v, uint32_t ack, uint32_t flags);
+	uint32_t (*undo_cwnd)(struct tcp_cc_view *v);
 	/* Linux's cong_control: when present it runs after every ACK not older
 	 * than snd_una, once loss recovery took it, instead of cong_avoid and
 	 * of the recovery's own window sizing (PRR, deflation), which it
-	 * replaces entirely; it sets cwnd and tcb->pacing_rate itself. */
-	void (*cong_control)(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs);
+	 * replaces entirely; it sets cwnd and pacing_rate itself. */
+	void (*cong_control)(struct tcp_cc_view *v, uint32_t ack, const struct tcp_rate_sample *rs);
 	uint32_t flags;
 	char name[TCP_CC_NAME_MAX];
-	void (*init)(struct tcb *tcb);
-	void (*release)(struct tcb *tcb);
+	void (*init)(struct tcp_cc_view *v);
+	void (*release)(struct tcp_cc_view *v);
 };
 
 /* The built-in algorithms; NULL for an unknown name (TCP_CONGESTION -ENOENT). */
@@ -85,33 +136,24 @@ const struct tcp_cc_ops *cc_default(void);
  * (tcp_available_congestion_control). */
 const char *cc_available(void);
 
-/* DCTCP's alpha in 1024ths (Linux's tcp_dctcp_info), -1 unless tcb runs dctcp. */
-int32_t cc_dctcp_alpha(const struct tcb *tcb);
-
 extern const struct tcp_cc_ops cc_reno_ops, cc_newreno_ops, cc_cubic_ops, cc_dctcp_ops, cc_bbr_ops;
 /* Checks the required ops of a table: 0 or -EINVAL. */
 int cc_validate(const struct tcp_cc_ops *ops);
 
 /* Reno building blocks (Linux's tcp_slow_start / tcp_cong_avoid_ai). */
-uint32_t cc_slow_start(struct tcb *tcb, uint32_t acked);
-void cc_cong_avoid_ai(struct tcb *tcb, uint32_t w, uint32_t acked);
-bool cc_is_cwnd_limited(const struct tcb *tcb);
+uint32_t cc_slow_start(struct tcp_cc_view *v, uint32_t acked);
+void cc_cong_avoid_ai(struct tcp_cc_view *v, uint32_t w, uint32_t acked);
+bool cc_is_cwnd_limited(const struct tcp_cc_view *v);
 /* Reno's ops, for algorithms that fall back to it (dctcp without ECN). */
-uint32_t cc_reno_ssthresh(struct tcb *tcb);
-void cc_reno_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
-uint32_t cc_reno_undo_cwnd(struct tcb *tcb);
+uint32_t cc_reno_ssthresh(struct tcp_cc_view *v);
+void cc_reno_cong_avoid(struct tcp_cc_view *v, uint32_t ack, uint32_t acked);
+uint32_t cc_reno_undo_cwnd(struct tcp_cc_view *v);
 
-/* NULL-checking wrappers for the optional ops. */
-void cc_init(struct tcb *tcb);
-void cc_release(struct tcb *tcb);
-void cc_set_state(struct tcb *tcb, uint8_t st);
-void cc_event(struct tcb *tcb, enum tcp_ca_event ev);
-void cc_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us);
-void cc_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags);
-/* cong_avoid, unless cong_control sizes the window. */
-void cc_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked);
+/* DCTCP's alpha in 1024ths (Linux's tcp_dctcp_info) from the state of a
+ * connection running ops; -1 unless ops is dctcp. */
+int32_t cc_dctcp_alpha_of(const struct tcp_cc_ops *ops, const void *priv);
 
-/* BBR's state for tcp_info (Linux's tcp_bbr_info): false unless tcb runs bbr. */
+/* BBR's state for tcp_info (Linux's tcp_bbr_info). */
 struct cc_bbr_info {
 	uint64_t bw;			 /* bytes a second */
 	uint32_t min_rtt_us;		 /* UINT32_MAX: none yet */
@@ -119,9 +161,10 @@ struct cc_bbr_info {
 	uint32_t pacing_gain, cwnd_gain; /* in 256ths */
 	uint8_t mode;			 /* 0 startup, 1 drain, 2 probe_bw, 3 probe_rtt */
 };
-bool cc_bbr_get_info(const struct tcb *tcb, struct cc_bbr_info *out);
+/* false unless ops is bbr (or a table wrapping it). */
+bool cc_bbr_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_bbr_info *out);
 
-/* The algorithm's private state in tcb->cc_priv. */
-#define CC_PRIV(tcb, type) ((type *)(void *)(tcb)->cc_priv)
+/* The algorithm's private state. */
+#define CC_PRIV(v, type) ((type *)(v)->priv)
 
 #endif

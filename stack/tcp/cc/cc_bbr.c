@@ -22,8 +22,6 @@
  * and the ACK-aggregation allowance of later kernels are not done. */
 #include "cc.h"
 
-#include "../tcp_int.h"
-
 #define BW_SCALE       16 /* bandwidth in bytes/µs << BW_SCALE */
 #define BW_UNIT	       (1ull << BW_SCALE)
 #define BBR_SCALE      8 /* gains in 256ths */
@@ -58,11 +56,11 @@ struct bbr_sample {
 struct bbr {
 	struct bbr_sample bw[3];
 	uint32_t min_rtt_us;	     /* MIN_RTT_NONE before the first sample */
-	uint32_t min_rtt_ms;	     /* when it was taken (ms of the stack clock) */
+	uint32_t min_rtt_stamp_ms;   /* when it was taken (ms of the stack clock) */
 	uint32_t probe_rtt_done_ms;  /* PROBE_RTT ends after it; 0: not timing */
 	uint32_t rtt_cnt;	     /* round trips counted */
 	uint32_t next_rtt_delivered; /* the round ends when delivered passes it (low bits) */
-	uint32_t cycle_us;	     /* when the current gain phase began */
+	uint32_t cycle_stamp_us;     /* when the current gain phase began */
 	uint32_t prior_cwnd;	     /* before recovery or PROBE_RTT */
 	uint32_t full_bw;	     /* bandwidth when growth was last seen */
 	uint16_t pacing_gain, cwnd_gain;
@@ -72,30 +70,30 @@ struct bbr {
 };
 _Static_assert(sizeof(struct bbr) <= TCP_CC_PRIV_SIZE, "bbr state exceeds cc_priv");
 
-static const struct bbr *cpriv(const struct tcb *tcb)
+static const struct bbr *cpriv(const struct tcp_cc_view *v)
 {
-	const void *priv = tcb->cc_priv;
+	const void *priv = v->priv;
 	return priv;
 }
 
-static uint32_t ms_now(const struct tcb *tcb)
+static uint32_t ms_now(const struct tcp_cc_view *v)
 {
-	return (uint32_t)(tcb->tcp->now / CLK_NS_PER_MS);
+	return (uint32_t)(v->now_ns / CC_NS_PER_MS);
 }
 
-static uint32_t us_now(const struct tcb *tcb)
+static uint32_t us_now(const struct tcp_cc_view *v)
 {
-	return (uint32_t)(tcb->tcp->now / CLK_NS_PER_US);
+	return (uint32_t)(v->now_ns / CC_NS_PER_US);
 }
 
-static uint32_t mss_of(const struct tcb *tcb)
+static uint32_t mss_of(const struct tcp_cc_view *v)
 {
-	return tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+	return v->mss ? v->mss : CC_MSS_DEFAULT;
 }
 
-static uint32_t segs_of(const struct tcb *tcb, uint64_t bytes)
+static uint32_t segs_of(const struct tcp_cc_view *v, uint64_t bytes)
 {
-	return (uint32_t)((bytes + mss_of(tcb) - 1) / mss_of(tcb));
+	return (uint32_t)((bytes + mss_of(v) - 1) / mss_of(v));
 }
 
 static uint32_t max_bw(const struct bbr *b)
@@ -147,125 +145,125 @@ static uint64_t pacing_rate_of(uint64_t bw, uint32_t gain)
 
 /* Before any bandwidth sample: the initial window over the RTT (1 ms
  * without one), at the high gain. */
-static void init_pacing_rate(struct tcb *tcb)
+static void init_pacing_rate(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	uint32_t rtt_us = 1000;
-	if (tcb->srtt_us8) {
-		rtt_us = tcb->srtt_us8 >> 3 ? tcb->srtt_us8 >> 3 : 1;
+	if (v->srtt_us8) {
+		rtt_us = v->srtt_us8 >> 3 ? v->srtt_us8 >> 3 : 1;
 		b->has_seen_rtt = true;
 	}
-	uint64_t bw = (uint64_t)tcb->cwnd * mss_of(tcb) * BW_UNIT / rtt_us;
-	tcb->pacing_rate = pacing_rate_of(bw, HIGH_GAIN);
+	uint64_t bw = (uint64_t)v->cwnd * mss_of(v) * BW_UNIT / rtt_us;
+	v->pacing_rate = pacing_rate_of(bw, HIGH_GAIN);
 }
 
-static void set_pacing_rate(struct tcb *tcb, uint32_t bw, uint32_t gain)
+static void set_pacing_rate(struct tcp_cc_view *v, uint32_t bw, uint32_t gain)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	uint64_t rate = pacing_rate_of(bw, gain);
-	if (!b->has_seen_rtt && tcb->srtt_us8)
-		init_pacing_rate(tcb);
+	if (!b->has_seen_rtt && v->srtt_us8)
+		init_pacing_rate(v);
 	/* Until the pipe is full the rate only grows: an early low sample
 	 * must not throttle STARTUP. */
-	if (b->full_bw_reached || rate > tcb->pacing_rate)
-		tcb->pacing_rate = rate;
+	if (b->full_bw_reached || rate > v->pacing_rate)
+		v->pacing_rate = rate;
 }
 
 /* Segments to send per pacing release: Linux sizes TSO bursts at about a
  * millisecond of the rate (sk_pacing_shift 10), at least two segments
  * above 1.2 Mbit/s, one below, at most 127. */
-static uint32_t tso_segs_goal(const struct tcb *tcb)
+static uint32_t tso_segs_goal(const struct tcp_cc_view *v)
 {
-	uint64_t rate = tcb->pacing_rate == UINT64_MAX ? 0 : tcb->pacing_rate;
+	uint64_t rate = v->pacing_rate == UINT64_MAX ? 0 : v->pacing_rate;
 	uint32_t min = rate < (1200000u / 8) ? 1u : 2u;
-	uint64_t segs = (rate >> 10) / mss_of(tcb);
+	uint64_t segs = (rate >> 10) / mss_of(v);
 	return segs < min ? min : segs > 127 ? 127u : (uint32_t)segs;
 }
 
 /* gain × BDP in segments; the initial window without an RTT. */
-static uint32_t bdp(const struct tcb *tcb, uint32_t bw, uint32_t gain)
+static uint32_t bdp(const struct tcp_cc_view *v, uint32_t bw, uint32_t gain)
 {
-	const struct bbr *b = cpriv(tcb);
+	const struct bbr *b = cpriv(v);
 	if (b->min_rtt_us == MIN_RTT_NONE)
-		return tcb->initial_cwnd ? tcb->initial_cwnd : TCP_INIT_CWND;
+		return v->initial_cwnd ? v->initial_cwnd : CC_INIT_CWND;
 	uint64_t w = (uint64_t)bw * b->min_rtt_us;
 	uint64_t bytes = ((w * gain >> BBR_SCALE) + BW_UNIT - 1) >> BW_SCALE;
-	return segs_of(tcb, bytes);
+	return segs_of(v, bytes);
 }
 
 /* Room for the sender's and the receiver's batching (TSO bursts, delayed
  * ACKs), even, and two more in the 5/4 phase so that it can probe. */
-static uint32_t quantization_budget(const struct tcb *tcb, uint32_t cwnd)
+static uint32_t quantization_budget(const struct tcp_cc_view *v, uint32_t cwnd)
 {
-	const struct bbr *b = cpriv(tcb);
-	cwnd += 3 * tso_segs_goal(tcb);
+	const struct bbr *b = cpriv(v);
+	cwnd += 3 * tso_segs_goal(v);
 	cwnd = (cwnd + 1) & ~1u;
 	if (b->mode == BBR_PROBE_BW && b->cycle_idx == 0)
 		cwnd += 2;
 	return cwnd;
 }
 
-static uint32_t inflight_target(const struct tcb *tcb, uint32_t bw, uint32_t gain)
+static uint32_t inflight_target(const struct tcp_cc_view *v, uint32_t bw, uint32_t gain)
 {
-	return quantization_budget(tcb, bdp(tcb, bw, gain));
+	return quantization_budget(v, bdp(v, bw, gain));
 }
 
-static void save_cwnd(struct tcb *tcb)
+static void save_cwnd(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	if (b->prev_ca_state < TCP_CA_RECOVERY && b->mode != BBR_PROBE_RTT)
-		b->prior_cwnd = tcb->cwnd;
-	else if (tcb->cwnd > b->prior_cwnd)
-		b->prior_cwnd = tcb->cwnd; /* a reduction already ran: keep the larger */
+		b->prior_cwnd = v->cwnd;
+	else if (v->cwnd > b->prior_cwnd)
+		b->prior_cwnd = v->cwnd; /* a reduction already ran: keep the larger */
 }
 
-static void advance_cycle(struct tcb *tcb)
+static void advance_cycle(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->cycle_idx = (uint8_t)((b->cycle_idx + 1) % CYCLE_LEN);
-	b->cycle_us = us_now(tcb);
+	b->cycle_stamp_us = us_now(v);
 }
 
-static void enter_probe_bw(struct tcb *tcb)
+static void enter_probe_bw(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->mode = BBR_PROBE_BW;
 	/* Any phase but 3/4 first (so as not to start by draining), chosen
 	 * per connection so that flows sharing a bottleneck probe apart; from
 	 * the ISN, which the stack's seed makes reproducible. */
-	b->cycle_idx = (uint8_t)(CYCLE_LEN - 1 - (tcb->iss % (CYCLE_LEN - 1)));
-	advance_cycle(tcb);
+	b->cycle_idx = (uint8_t)(CYCLE_LEN - 1 - (v->iss % (CYCLE_LEN - 1)));
+	advance_cycle(v);
 }
 
-static void enter_startup(struct tcb *tcb)
+static void enter_startup(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->mode = BBR_STARTUP;
 }
 
-static void reset_mode(struct tcb *tcb)
+static void reset_mode(struct tcp_cc_view *v)
 {
-	if (cpriv(tcb)->full_bw_reached)
-		enter_probe_bw(tcb);
+	if (cpriv(v)->full_bw_reached)
+		enter_probe_bw(v);
 	else
-		enter_startup(tcb);
+		enter_startup(v);
 }
 
-static uint32_t inflight_segs(struct tcb *tcb)
+static uint32_t inflight_segs(struct tcp_cc_view *v)
 {
-	return segs_of(tcb, tcp_inflight(tcb));
+	return segs_of(v, v->inflight);
 }
 
-static void update_bw(struct tcb *tcb, const struct tcp_rate_sample *rs)
+static void update_bw(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->round_start = false;
 	if (rs->delivered < 0 || rs->interval_us <= 0)
 		return;
 	/* A round trip ends when a segment sent after the last one's end is
 	 * delivered. */
 	if ((int32_t)((uint32_t)rs->prior_delivered - b->next_rtt_delivered) >= 0) {
-		b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+		b->next_rtt_delivered = (uint32_t)v->delivered;
 		b->rtt_cnt++;
 		b->round_start = true;
 		b->packet_conservation = false;
@@ -279,25 +277,25 @@ static void update_bw(struct tcb *tcb, const struct tcp_rate_sample *rs)
 		bw_update(b, b->rtt_cnt, (uint32_t)bw);
 }
 
-static bool next_cycle_phase(struct tcb *tcb, const struct tcp_rate_sample *rs)
+static bool next_cycle_phase(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	bool full_length = us_now(tcb) - b->cycle_us > b->min_rtt_us;
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	bool full_length = us_now(v) - b->cycle_stamp_us > b->min_rtt_us;
 	if (b->pacing_gain == BBR_UNIT)
 		return full_length;
-	uint32_t inflight = segs_of(tcb, rs->prior_in_flight);
+	uint32_t inflight = segs_of(v, rs->prior_in_flight);
 	/* Probing up lasts until the queue it builds shows (inflight at 5/4
 	 * BDP) or loss says there is no room; draining ends once inflight is
 	 * down to a BDP, or after a min_rtt at the latest. */
 	if (b->pacing_gain > BBR_UNIT)
 		return full_length &&
-		       (rs->losses || inflight >= inflight_target(tcb, max_bw(b), b->pacing_gain));
-	return full_length || inflight <= inflight_target(tcb, max_bw(b), BBR_UNIT);
+		       (rs->losses || inflight >= inflight_target(v, max_bw(b), b->pacing_gain));
+	return full_length || inflight <= inflight_target(v, max_bw(b), BBR_UNIT);
 }
 
-static void check_full_bw(struct tcb *tcb, const struct tcp_rate_sample *rs)
+static void check_full_bw(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	if (b->full_bw_reached || !b->round_start || rs->is_app_limited)
 		return;
 	if ((uint64_t)max_bw(b) * BBR_UNIT >= (uint64_t)b->full_bw * FULL_BW_THRESH) {
@@ -308,67 +306,67 @@ static void check_full_bw(struct tcb *tcb, const struct tcp_rate_sample *rs)
 	b->full_bw_reached = ++b->full_bw_cnt >= FULL_BW_ROUNDS;
 }
 
-static void check_drain(struct tcb *tcb)
+static void check_drain(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	if (b->mode == BBR_STARTUP && b->full_bw_reached) {
 		b->mode = BBR_DRAIN;
 		/* ssthresh shows the estimate (tcp_info), as Linux's does */
-		tcb->ssthresh = inflight_target(tcb, max_bw(b), BBR_UNIT);
+		v->ssthresh = inflight_target(v, max_bw(b), BBR_UNIT);
 	}
-	if (b->mode == BBR_DRAIN && inflight_segs(tcb) <= inflight_target(tcb, max_bw(b), BBR_UNIT))
-		enter_probe_bw(tcb);
+	if (b->mode == BBR_DRAIN && inflight_segs(v) <= inflight_target(v, max_bw(b), BBR_UNIT))
+		enter_probe_bw(v);
 }
 
-static void check_probe_rtt_done(struct tcb *tcb)
+static void check_probe_rtt_done(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	if (!b->probe_rtt_done_ms || (int32_t)(ms_now(tcb) - b->probe_rtt_done_ms) <= 0)
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	if (!b->probe_rtt_done_ms || (int32_t)(ms_now(v) - b->probe_rtt_done_ms) <= 0)
 		return;
-	b->min_rtt_ms = ms_now(tcb); /* the next probe is 10 s away */
-	if (b->prior_cwnd > tcb->cwnd)
-		tcb->cwnd = b->prior_cwnd;
-	reset_mode(tcb);
+	b->min_rtt_stamp_ms = ms_now(v); /* the next probe is 10 s away */
+	if (b->prior_cwnd > v->cwnd)
+		v->cwnd = b->prior_cwnd;
+	reset_mode(v);
 }
 
-static void update_min_rtt(struct tcb *tcb, const struct tcp_rate_sample *rs)
+static void update_min_rtt(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	bool expired = (int32_t)(ms_now(tcb) - (b->min_rtt_ms + MIN_RTT_WIN_MS)) > 0;
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	bool expired = (int32_t)(ms_now(v) - (b->min_rtt_stamp_ms + MIN_RTT_WIN_MS)) > 0;
 	if (rs->rtt_us >= 0 && ((uint32_t)rs->rtt_us < b->min_rtt_us || expired)) {
 		b->min_rtt_us = (uint32_t)rs->rtt_us;
-		b->min_rtt_ms = ms_now(tcb);
+		b->min_rtt_stamp_ms = ms_now(v);
 	}
 	if (expired && !b->idle_restart && b->mode != BBR_PROBE_RTT) {
 		b->mode = BBR_PROBE_RTT;
-		save_cwnd(tcb);
+		save_cwnd(v);
 		b->probe_rtt_done_ms = 0;
 	}
 	if (b->mode == BBR_PROBE_RTT) {
 		/* The bubble PROBE_RTT leaves is not the path's: no rate
 		 * sample from it may lower the estimate. */
-		uint32_t pipe = tcp_inflight(tcb);
-		tcb->rate.app_limited = tcb->rate.delivered + pipe ? tcb->rate.delivered + pipe : 1;
-		if (!b->probe_rtt_done_ms && inflight_segs(tcb) <= CWND_MIN) {
-			b->probe_rtt_done_ms = ms_now(tcb) + PROBE_RTT_MS;
+		uint32_t pipe = v->inflight;
+		v->app_limited = v->delivered + pipe ? v->delivered + pipe : 1;
+		if (!b->probe_rtt_done_ms && inflight_segs(v) <= CWND_MIN) {
+			b->probe_rtt_done_ms = ms_now(v) + PROBE_RTT_MS;
 			if (!b->probe_rtt_done_ms)
 				b->probe_rtt_done_ms = 1;
 			b->probe_rtt_round_done = false;
-			b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+			b->next_rtt_delivered = (uint32_t)v->delivered;
 		} else if (b->probe_rtt_done_ms) {
 			if (b->round_start)
 				b->probe_rtt_round_done = true;
 			if (b->probe_rtt_round_done)
-				check_probe_rtt_done(tcb);
+				check_probe_rtt_done(v);
 		}
 	}
 	if (rs->delivered > 0)
 		b->idle_restart = false;
 }
 
-static void update_gains(struct tcb *tcb)
+static void update_gains(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	switch (b->mode) {
 	case BBR_STARTUP:
 		b->pacing_gain = HIGH_GAIN;
@@ -393,18 +391,18 @@ static void update_gains(struct tcb *tcb)
  * sends one segment per segment delivered (packet conservation); leaving
  * recovery or a loss restores the window from before it. true: cwnd is
  * set for this ACK. */
-static bool recover_or_restore(struct tcb *tcb, const struct tcp_rate_sample *rs, uint32_t acked,
-			       uint32_t *cwnd_out)
+static bool recover_or_restore(struct tcp_cc_view *v, const struct tcp_rate_sample *rs,
+			       uint32_t acked, uint32_t *cwnd_out)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	uint8_t prev = b->prev_ca_state, st = tcb->cc_state;
-	uint32_t cwnd = tcb->cwnd;
-	uint32_t losses = segs_of(tcb, rs->losses);
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	uint8_t prev = b->prev_ca_state, st = v->ca_state;
+	uint32_t cwnd = v->cwnd;
+	uint32_t losses = segs_of(v, rs->losses);
 	cwnd = cwnd > losses ? cwnd - losses : 1;
 	if (st == TCP_CA_RECOVERY && prev != TCP_CA_RECOVERY) {
 		b->packet_conservation = true;
-		b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
-		cwnd = inflight_segs(tcb) + acked;
+		b->next_rtt_delivered = (uint32_t)v->delivered;
+		cwnd = inflight_segs(v) + acked;
 	} else if (prev >= TCP_CA_RECOVERY && st < TCP_CA_RECOVERY) {
 		if (b->prior_cwnd > cwnd)
 			cwnd = b->prior_cwnd;
@@ -412,7 +410,7 @@ static bool recover_or_restore(struct tcb *tcb, const struct tcp_rate_sample *rs
 	}
 	b->prev_ca_state = st;
 	if (b->packet_conservation) {
-		uint32_t floor = inflight_segs(tcb) + acked;
+		uint32_t floor = inflight_segs(v) + acked;
 		*cwnd_out = cwnd > floor ? cwnd : floor;
 		return true;
 	}
@@ -420,100 +418,99 @@ static bool recover_or_restore(struct tcb *tcb, const struct tcp_rate_sample *rs
 	return false;
 }
 
-/* Whether the stack paces this connection at tcb->pacing_rate: with SACK
+/* Whether the stack paces this connection at v->pacing_rate: with SACK
  * (its TCP_CC_NEEDS_PACING counts only then, tcp_pace_on). Without, the window must carry
  * the pacing gain: sending at the delivery rate, an ACK-clocked sender
  * drains a queue only by lowering what it has in flight, so DRAIN would
  * never end and PROBE_BW's 2 BDP would keep a BDP queued. */
-static bool paced(const struct tcb *tcb)
+static bool paced(const struct tcp_cc_view *v)
 {
-	return (tcb->flags & TCB_F_SACK) != 0;
+	return v->sack;
 }
 
 /* The window's gain: cwnd_gain when paced; else the pacing gain, at
  * least 1 (a window below the BDP would leave the line idle). */
-static uint32_t window_gain(const struct tcb *tcb)
+static uint32_t window_gain(const struct tcp_cc_view *v)
 {
-	const struct bbr *b = cpriv(tcb);
-	if (paced(tcb))
+	const struct bbr *b = cpriv(v);
+	if (paced(v))
 		return b->cwnd_gain;
 	uint32_t g = b->pacing_gain > BBR_UNIT ? b->pacing_gain : BBR_UNIT;
 	return g < b->cwnd_gain ? g : b->cwnd_gain;
 }
 
-static void set_cwnd(struct tcb *tcb, const struct tcp_rate_sample *rs, uint32_t bw)
+static void set_cwnd(struct tcp_cc_view *v, const struct tcp_rate_sample *rs, uint32_t bw)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	uint32_t acked = rs->acked_sacked ? segs_of(tcb, rs->acked_sacked) : 0;
-	uint32_t cwnd = tcb->cwnd;
-	if (acked && !recover_or_restore(tcb, rs, acked, &cwnd)) {
-		uint32_t target = inflight_target(tcb, bw, window_gain(tcb));
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	uint32_t acked = rs->acked_sacked ? segs_of(v, rs->acked_sacked) : 0;
+	uint32_t cwnd = v->cwnd;
+	if (acked && !recover_or_restore(v, rs, acked, &cwnd)) {
+		uint32_t target = inflight_target(v, bw, window_gain(v));
 		if (b->full_bw_reached) {
 			/* grow towards the target, cut to it at once */
 			cwnd = cwnd + acked < target ? cwnd + acked : target;
-		} else if (cwnd < target ||
-			   tcb->rate.delivered < (uint64_t)TCP_INIT_CWND * mss_of(tcb)) {
+		} else if (cwnd < target || v->delivered < (uint64_t)CC_INIT_CWND * mss_of(v)) {
 			cwnd += acked; /* STARTUP: slow start, never cut */
 		}
 		if (cwnd < CWND_MIN)
 			cwnd = CWND_MIN;
 	}
-	tcb->cwnd = cwnd < tcb->cwnd_clamp ? cwnd : tcb->cwnd_clamp;
-	if (b->mode == BBR_PROBE_RTT && tcb->cwnd > CWND_MIN)
-		tcb->cwnd = CWND_MIN;
+	v->cwnd = cwnd < v->cwnd_clamp ? cwnd : v->cwnd_clamp;
+	if (b->mode == BBR_PROBE_RTT && v->cwnd > CWND_MIN)
+		v->cwnd = CWND_MIN;
 }
 
-static void bbr_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs)
+static void bbr_cong_control(struct tcp_cc_view *v, uint32_t ack, const struct tcp_rate_sample *rs)
 {
 	(void)ack;
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	update_bw(tcb, rs);
-	if (b->mode == BBR_PROBE_BW && next_cycle_phase(tcb, rs))
-		advance_cycle(tcb);
-	check_full_bw(tcb, rs);
-	check_drain(tcb);
-	update_min_rtt(tcb, rs);
-	update_gains(tcb);
-	set_pacing_rate(tcb, max_bw(b), b->pacing_gain);
-	set_cwnd(tcb, rs, max_bw(b));
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	update_bw(v, rs);
+	if (b->mode == BBR_PROBE_BW && next_cycle_phase(v, rs))
+		advance_cycle(v);
+	check_full_bw(v, rs);
+	check_drain(v);
+	update_min_rtt(v, rs);
+	update_gains(v);
+	set_pacing_rate(v, max_bw(b), b->pacing_gain);
+	set_cwnd(v, rs, max_bw(b));
 }
 
-static void bbr_init(struct tcb *tcb)
+static void bbr_init(struct tcp_cc_view *v)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	*b = (struct bbr){0};
-	b->min_rtt_us = tcb->rtt_min_us ? tcb->rtt_min_us : MIN_RTT_NONE;
-	b->min_rtt_ms = ms_now(tcb);
-	b->next_rtt_delivered = (uint32_t)tcb->rate.delivered;
+	b->min_rtt_us = v->min_rtt_us ? v->min_rtt_us : MIN_RTT_NONE;
+	b->min_rtt_stamp_ms = ms_now(v);
+	b->next_rtt_delivered = (uint32_t)v->delivered;
 	b->prev_ca_state = TCP_CA_OPEN;
-	b->cycle_us = us_now(tcb);
-	tcb->pacing_rate = 0;
-	init_pacing_rate(tcb);
-	enter_startup(tcb);
-	update_gains(tcb);
+	b->cycle_stamp_us = us_now(v);
+	v->pacing_rate = 0;
+	init_pacing_rate(v);
+	enter_startup(v);
+	update_gains(v);
 }
 
-static uint32_t bbr_ssthresh(struct tcb *tcb)
+static uint32_t bbr_ssthresh(struct tcp_cc_view *v)
 {
 	/* Loss is no signal of BBR's: ssthresh stays, the window is
 	 * remembered for when recovery ends. */
-	save_cwnd(tcb);
-	return tcb->ssthresh;
+	save_cwnd(v);
+	return v->ssthresh;
 }
 
-static uint32_t bbr_undo_cwnd(struct tcb *tcb)
+static uint32_t bbr_undo_cwnd(struct tcp_cc_view *v)
 {
 	/* The loss was spurious: growth may have stalled because of it, so
 	 * the full-pipe count starts over. */
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->full_bw = 0;
 	b->full_bw_cnt = 0;
-	return tcb->cwnd;
+	return v->cwnd;
 }
 
-static void bbr_set_state(struct tcb *tcb, uint8_t st)
+static void bbr_set_state(struct tcp_cc_view *v, uint8_t st)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
+	struct bbr *b = CC_PRIV(v, struct bbr);
 	if (st == TCP_CA_LOSS) {
 		/* An RTO: the next ACK starts a round, growth is measured anew. */
 		b->prev_ca_state = TCP_CA_LOSS;
@@ -522,28 +519,28 @@ static void bbr_set_state(struct tcb *tcb, uint8_t st)
 	}
 }
 
-static void bbr_cwnd_event(struct tcb *tcb, enum tcp_ca_event ev)
+static void bbr_cwnd_event(struct tcp_cc_view *v, enum tcp_ca_event ev)
 {
-	struct bbr *b = CC_PRIV(tcb, struct bbr);
-	if (ev != CA_EVENT_TX_START || !tcb->rate.app_limited)
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	if (ev != CA_EVENT_TX_START || !v->app_limited)
 		return;
 	/* Restarting after idle: pace at the estimate, not above it, and
 	 * let a PROBE_RTT that is due end now. */
 	b->idle_restart = true;
 	if (b->mode == BBR_PROBE_BW)
-		set_pacing_rate(tcb, max_bw(b), BBR_UNIT);
+		set_pacing_rate(v, max_bw(b), BBR_UNIT);
 	else if (b->mode == BBR_PROBE_RTT)
-		check_probe_rtt_done(tcb);
+		check_probe_rtt_done(v);
 }
 
-bool cc_bbr_get_info(const struct tcb *tcb, struct cc_bbr_info *out)
+bool cc_bbr_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_bbr_info *out)
 {
-	if (!tcb->cc || tcb->cc->init != cc_bbr_ops.init) /* bbr, or a table wrapping it */
+	if (!ops || ops->init != cc_bbr_ops.init) /* bbr, or a table wrapping it */
 		return false;
-	const struct bbr *b = cpriv(tcb);
+	const struct bbr *b = priv;
 	out->bw = (uint64_t)max_bw(b) * 1000000u >> BW_SCALE;
 	out->min_rtt_us = b->min_rtt_us;
-	out->min_rtt_stamp_ms = b->min_rtt_ms;
+	out->min_rtt_stamp_ms = b->min_rtt_stamp_ms;
 	out->pacing_gain = b->pacing_gain;
 	out->cwnd_gain = b->cwnd_gain;
 	out->mode = b->mode;

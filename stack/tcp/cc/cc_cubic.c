@@ -14,13 +14,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "../tcp_int.h"
-
 #define CUBIC_BETA	  717u /* RFC 9438 §4.6 beta_cubic 0.7, in 1024ths as Linux */
 #define CUBIC_BETA_SCALE  1024u
 #define CUBIC_C		  0.4 /* RFC 9438 §5.1 */
 #define CUBIC_FIRST_CNT	  20u /* Linux: at most 5% a round before any loss is known */
-#define CUBIC_SKIP_RTT_NS (1000ull * CLK_NS_PER_MS) /* delay samples ignored after recovery */
+#define CUBIC_SKIP_RTT_NS (1000ull * CC_NS_PER_MS) /* delay samples ignored after recovery */
 
 /* HyStart++ (RFC 9406 §4.3), with Linux's window floor. */
 #define HS_N_RTT_SAMPLE	     8u
@@ -52,15 +50,15 @@ struct cubic {
 
 _Static_assert(sizeof(struct cubic) <= TCP_CC_PRIV_SIZE, "cubic state too large");
 
-static uint64_t now_ns(const struct tcb *tcb)
+static uint64_t now_ns(const struct tcp_cc_view *v)
 {
-	return tcb->tcp->now;
+	return v->now_ns;
 }
 
-static void hystart_reset(struct tcb *tcb, struct cubic *ca)
+static void hystart_reset(struct tcp_cc_view *v, struct cubic *ca)
 {
 	ca->hs = HS_SS;
-	ca->window_end = tcb->snd_nxt;
+	ca->window_end = v->snd_nxt;
 	ca->last_round_min_us = UINT32_MAX;
 	ca->cur_round_min_us = UINT32_MAX;
 	ca->css_baseline_us = UINT32_MAX;
@@ -69,23 +67,23 @@ static void hystart_reset(struct tcb *tcb, struct cubic *ca)
 	ca->css_acked = 0;
 }
 
-static void cubic_reset(struct tcb *tcb, struct cubic *ca)
+static void cubic_reset(struct tcp_cc_view *v, struct cubic *ca)
 {
 	memset(ca, 0, sizeof(*ca));
-	hystart_reset(tcb, ca);
+	hystart_reset(v, ca);
 }
 
-static void cubic_init(struct tcb *tcb)
+static void cubic_init(struct tcp_cc_view *v)
 {
-	cubic_reset(tcb, CC_PRIV(tcb, struct cubic));
+	cubic_reset(v, CC_PRIV(v, struct cubic));
 }
 
 /* RFC 9438 §4.2: cnt, the ACKed segments per increment, that takes cwnd to
  * W_cubic(t + RTT) in one round, within the Reno-friendly bound (§4.3). */
-static void cubic_update(struct tcb *tcb, struct cubic *ca, uint32_t acked)
+static void cubic_update(struct tcp_cc_view *v, struct cubic *ca, uint32_t acked)
 {
-	uint64_t now = now_ns(tcb);
-	uint32_t cwnd = tcb->cwnd;
+	uint64_t now = now_ns(v);
+	uint32_t cwnd = v->cwnd;
 	ca->ack_cnt += acked;
 	if (!ca->epoch_ns) {
 		ca->epoch_ns = now;
@@ -134,35 +132,35 @@ static void cubic_update(struct tcb *tcb, struct cubic *ca, uint32_t acked)
 		ca->cnt = 2;
 }
 
-static void cubic_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t acked)
+static void cubic_cong_avoid(struct tcp_cc_view *v, uint32_t ack, uint32_t acked)
 {
 	(void)ack;
-	struct cubic *ca = CC_PRIV(tcb, struct cubic);
-	ca->last_ack_ns = now_ns(tcb);
-	if (!cc_is_cwnd_limited(tcb))
+	struct cubic *ca = CC_PRIV(v, struct cubic);
+	ca->last_ack_ns = now_ns(v);
+	if (!cc_is_cwnd_limited(v))
 		return;
-	if (tcb->cwnd < tcb->ssthresh) {
+	if (v->cwnd < v->ssthresh) {
 		if (ca->hs == HS_CSS) {
 			/* RFC 9406 §4.3: conservative slow start grows a quarter as fast. */
 			ca->css_acked += acked;
-			tcb->cwnd += ca->css_acked / HS_CSS_GROWTH_DIV;
+			v->cwnd += ca->css_acked / HS_CSS_GROWTH_DIV;
 			ca->css_acked %= HS_CSS_GROWTH_DIV;
-			if (tcb->cwnd > tcb->cwnd_clamp)
-				tcb->cwnd = tcb->cwnd_clamp;
+			if (v->cwnd > v->cwnd_clamp)
+				v->cwnd = v->cwnd_clamp;
 			return;
 		}
-		acked = cc_slow_start(tcb, acked);
+		acked = cc_slow_start(v, acked);
 		if (!acked)
 			return;
 	}
-	cubic_update(tcb, ca, acked);
-	cc_cong_avoid_ai(tcb, ca->cnt, acked);
+	cubic_update(v, ca, acked);
+	cc_cong_avoid_ai(v, ca->cnt, acked);
 }
 
-static uint32_t cubic_ssthresh(struct tcb *tcb)
+static uint32_t cubic_ssthresh(struct tcp_cc_view *v)
 {
-	struct cubic *ca = CC_PRIV(tcb, struct cubic);
-	uint32_t cwnd = tcb->cwnd;
+	struct cubic *ca = CC_PRIV(v, struct cubic);
+	uint32_t cwnd = v->cwnd;
 	ca->epoch_ns = 0;
 	ca->hs = HS_DONE; /* RFC 9406 §4.3: congestion ends slow start for good */
 	/* RFC 9438 §4.7 fast convergence: yield to newer flows when the
@@ -175,21 +173,21 @@ static uint32_t cubic_ssthresh(struct tcb *tcb)
 	return s > 2 ? s : 2;
 }
 
-static void cubic_set_state(struct tcb *tcb, uint8_t st)
+static void cubic_set_state(struct tcp_cc_view *v, uint8_t st)
 {
 	/* Linux: after an RTO the curve and HyStart++ start over. */
 	if (st == TCP_CA_LOSS)
-		cubic_reset(tcb, CC_PRIV(tcb, struct cubic));
+		cubic_reset(v, CC_PRIV(v, struct cubic));
 }
 
-static void cubic_cwnd_event(struct tcb *tcb, enum tcp_ca_event ev)
+static void cubic_cwnd_event(struct tcp_cc_view *v, enum tcp_ca_event ev)
 {
-	struct cubic *ca = CC_PRIV(tcb, struct cubic);
+	struct cubic *ca = CC_PRIV(v, struct cubic);
 	if (ev != CA_EVENT_TX_START || !ca->epoch_ns || !ca->last_ack_ns)
 		return;
 	/* RFC 9438 §5.8: an application-limited pause does not count as
 	 * time on the curve; shift the epoch by the idle time. */
-	uint64_t now = now_ns(tcb);
+	uint64_t now = now_ns(v);
 	if (now > ca->last_ack_ns)
 		ca->epoch_ns += now - ca->last_ack_ns;
 	if (ca->epoch_ns > now)
@@ -197,16 +195,16 @@ static void cubic_cwnd_event(struct tcb *tcb, enum tcp_ca_event ev)
 }
 
 /* RFC 9406 §4.3, once per ACK while in slow start. */
-static void hystart_update(struct tcb *tcb, struct cubic *ca, int32_t rtt_us)
+static void hystart_update(struct tcp_cc_view *v, struct cubic *ca, int32_t rtt_us)
 {
-	if (SEQ_GEQ(tcb->snd_una, ca->window_end)) {
+	if (CC_SEQ_GEQ(v->snd_una, ca->window_end)) {
 		/* a round ended */
-		ca->window_end = tcb->snd_nxt;
+		ca->window_end = v->snd_nxt;
 		ca->last_round_min_us = ca->cur_round_min_us;
 		ca->cur_round_min_us = UINT32_MAX;
 		ca->samples = 0;
 		if (ca->hs == HS_CSS && ++ca->css_rounds >= HS_CSS_ROUNDS) {
-			tcb->ssthresh = tcb->cwnd;
+			v->ssthresh = v->cwnd;
 			ca->hs = HS_DONE;
 			return;
 		}
@@ -217,7 +215,7 @@ static void hystart_update(struct tcb *tcb, struct cubic *ca, int32_t rtt_us)
 		ca->cur_round_min_us = (uint32_t)rtt_us;
 	if (ca->samples < UINT8_MAX)
 		ca->samples++;
-	if (tcb->cwnd < HS_LOW_WINDOW || ca->samples < HS_N_RTT_SAMPLE ||
+	if (v->cwnd < HS_LOW_WINDOW || ca->samples < HS_N_RTT_SAMPLE ||
 	    ca->last_round_min_us == UINT32_MAX || ca->cur_round_min_us == UINT32_MAX)
 		return;
 	if (ca->hs == HS_SS) {
@@ -239,18 +237,18 @@ static void hystart_update(struct tcb *tcb, struct cubic *ca, int32_t rtt_us)
 	}
 }
 
-static void cubic_pkts_acked(struct tcb *tcb, uint32_t acked, int32_t rtt_us)
+static void cubic_pkts_acked(struct tcp_cc_view *v, uint32_t acked, int32_t rtt_us)
 {
 	(void)acked;
-	struct cubic *ca = CC_PRIV(tcb, struct cubic);
+	struct cubic *ca = CC_PRIV(v, struct cubic);
 	/* Linux: delay right after a recovery reflects the queue it built. */
-	if (rtt_us >= 0 && !(ca->epoch_ns && now_ns(tcb) - ca->epoch_ns < CUBIC_SKIP_RTT_NS)) {
+	if (rtt_us >= 0 && !(ca->epoch_ns && now_ns(v) - ca->epoch_ns < CUBIC_SKIP_RTT_NS)) {
 		uint32_t d = rtt_us ? (uint32_t)rtt_us : 1;
 		if (!ca->delay_min_us || d < ca->delay_min_us)
 			ca->delay_min_us = d;
 	}
-	if (tcb->cwnd < tcb->ssthresh && ca->hs != HS_DONE)
-		hystart_update(tcb, ca, rtt_us);
+	if (v->cwnd < v->ssthresh && ca->hs != HS_DONE)
+		hystart_update(v, ca, rtt_us);
 }
 
 const struct tcp_cc_ops cc_cubic_ops = {

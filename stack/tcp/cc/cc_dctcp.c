@@ -8,8 +8,6 @@
  * "dctcp-reno", as Linux does. */
 #include "cc.h"
 
-#include "../tcp_int.h"
-
 #define DCTCP_MAX_ALPHA	    1024u /* alpha 1.0 */
 #define DCTCP_SHIFT_G	    4u	  /* Linux's dctcp_shift_g: g = 1/16 */
 #define DCTCP_ALPHA_ON_INIT DCTCP_MAX_ALPHA
@@ -25,9 +23,9 @@ struct dctcp {
 
 _Static_assert(sizeof(struct dctcp) <= TCP_CC_PRIV_SIZE, "dctcp state too large");
 
-static void dctcp_reset_window(const struct tcb *tcb, struct dctcp *ca)
+static void dctcp_reset_window(const struct tcp_cc_view *v, struct dctcp *ca)
 {
-	ca->next_seq = tcb->snd_nxt;
+	ca->next_seq = v->snd_nxt;
 	ca->acked_bytes_ecn = 0;
 	ca->acked_bytes_total = 0;
 }
@@ -39,49 +37,49 @@ static const struct tcp_cc_ops cc_dctcp_reno_ops = {
     .name = "dctcp-reno",
 };
 
-static void dctcp_init(struct tcb *tcb)
+static void dctcp_init(struct tcp_cc_view *v)
 {
-	if (!(tcb->flags & TCB_F_ECN)) {
+	if (!v->ecn) {
 		/* RFC 8257 §3: DCTCP needs ECN at both ends; without it the
 		 * connection is plain Reno, and sends no ECT (ECN is off). */
-		tcb->cc = &cc_dctcp_reno_ops;
+		v->fallback = &cc_dctcp_reno_ops;
 		return;
 	}
-	struct dctcp *ca = CC_PRIV(tcb, struct dctcp);
+	struct dctcp *ca = CC_PRIV(v, struct dctcp);
 	ca->alpha = DCTCP_ALPHA_ON_INIT;
-	ca->prior_snd_una = tcb->snd_una;
+	ca->prior_snd_una = v->snd_una;
 	ca->loss_cwnd = 0;
 	ca->ce_state = 0;
-	dctcp_reset_window(tcb, ca);
+	dctcp_reset_window(v, ca);
 }
 
 /* §3.3: cwnd × (1 − alpha/2). */
-static uint32_t dctcp_ssthresh(struct tcb *tcb)
+static uint32_t dctcp_ssthresh(struct tcp_cc_view *v)
 {
-	struct dctcp *ca = CC_PRIV(tcb, struct dctcp);
-	ca->loss_cwnd = tcb->cwnd;
-	uint32_t cut = (uint32_t)(((uint64_t)tcb->cwnd * ca->alpha) >> 11);
-	uint32_t s = tcb->cwnd - cut;
+	struct dctcp *ca = CC_PRIV(v, struct dctcp);
+	ca->loss_cwnd = v->cwnd;
+	uint32_t cut = (uint32_t)(((uint64_t)v->cwnd * ca->alpha) >> 11);
+	uint32_t s = v->cwnd - cut;
 	return s > 2 ? s : 2;
 }
 
 /* §3.3: the fraction of bytes ACKed with ECE, folded into alpha once a
  * window: alpha = (1 − g) alpha + g F. */
-static void dctcp_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags)
+static void dctcp_in_ack_event(struct tcp_cc_view *v, uint32_t ack, uint32_t flags)
 {
-	struct dctcp *ca = CC_PRIV(tcb, struct dctcp);
+	struct dctcp *ca = CC_PRIV(v, struct dctcp);
 	uint32_t acked = ack - ca->prior_snd_una;
 	/* Linux: a duplicate ACK counts as an MSS of data (it reports a
 	 * segment that arrived); a pure window update counts nothing. */
 	if (acked == 0 && !(flags & CC_ACK_WIN_UPDATE))
-		acked = tcb->mss;
+		acked = v->mss;
 	if (acked) {
 		ca->acked_bytes_total += acked;
 		ca->prior_snd_una = ack;
 		if (flags & CC_ACK_ECE)
 			ca->acked_bytes_ecn += acked;
 	}
-	if (SEQ_LT(ack, ca->next_seq))
+	if (CC_SEQ_LT(ack, ca->next_seq))
 		return;
 	uint32_t alpha = ca->alpha;
 	uint32_t dec = alpha >> DCTCP_SHIFT_G;
@@ -94,30 +92,22 @@ static void dctcp_in_ack_event(struct tcb *tcb, uint32_t ack, uint32_t flags)
 			alpha = DCTCP_MAX_ALPHA;
 	}
 	ca->alpha = alpha;
-	dctcp_reset_window(tcb, ca);
+	dctcp_reset_window(v, ca);
 }
 
 /* A loss halves the window as Reno (RFC 8257 §3.4). */
-static void dctcp_react_to_loss(struct tcb *tcb)
+static void dctcp_react_to_loss(struct tcp_cc_view *v)
 {
-	struct dctcp *ca = CC_PRIV(tcb, struct dctcp);
-	ca->loss_cwnd = tcb->cwnd;
-	uint32_t h = tcb->cwnd >> 1;
-	tcb->ssthresh = h > 2 ? h : 2;
+	struct dctcp *ca = CC_PRIV(v, struct dctcp);
+	ca->loss_cwnd = v->cwnd;
+	uint32_t h = v->cwnd >> 1;
+	v->ssthresh = h > 2 ? h : 2;
 }
 
-static void dctcp_set_state(struct tcb *tcb, uint8_t st)
+static void dctcp_set_state(struct tcp_cc_view *v, uint8_t st)
 {
-	if (st == TCP_CA_RECOVERY && st != tcb->cc_state)
-		dctcp_react_to_loss(tcb);
-}
-
-static void ece_for(struct tcb *tcb, uint8_t ce)
-{
-	if (ce)
-		tcb->flags |= TCB_F_ECE_PENDING;
-	else
-		tcb->flags &= ~TCB_F_ECE_PENDING;
+	if (st == TCP_CA_RECOVERY && st != v->ca_state)
+		dctcp_react_to_loss(v);
 }
 
 /* RFC 8257 §3.2: ECE on an ACK says whether the segments it acknowledges
@@ -125,44 +115,44 @@ static void ece_for(struct tcb *tcb, uint8_t ce)
  * (for what came before, with the old mark) goes out first; the new mark
  * is then reported at once. Called before the segment's data is taken, so
  * rcv_nxt is still where the delayed ACK stands. */
-static void dctcp_ece_update(struct tcb *tcb, uint8_t ce)
+static void dctcp_ece_update(struct tcp_cc_view *v, uint8_t ce)
 {
-	struct dctcp *ca = CC_PRIV(tcb, struct dctcp);
+	struct dctcp *ca = CC_PRIV(v, struct dctcp);
 	if (ca->ce_state != ce) {
-		if (tcb->flags & TCB_F_DELACK) {
-			ece_for(tcb, ca->ce_state);
-			tcp_send_ack(tcb->tcp, tcb);
+		if (v->delack) {
+			v->flush_ack = true;
+			v->flush_ece = ca->ce_state != 0;
 		}
-		tcb->flags |= TCB_F_ACK_NOW;
+		v->ack_now = true;
 	}
 	ca->ce_state = ce;
-	ece_for(tcb, ce);
+	v->ece = ce != 0;
 }
 
-static void dctcp_cwnd_event(struct tcb *tcb, enum tcp_ca_event ev)
+static void dctcp_cwnd_event(struct tcp_cc_view *v, enum tcp_ca_event ev)
 {
 	switch (ev) {
 	case CA_EVENT_ECN_IS_CE:
-		dctcp_ece_update(tcb, 1);
+		dctcp_ece_update(v, 1);
 		break;
 	case CA_EVENT_ECN_NO_CE:
-		dctcp_ece_update(tcb, 0);
+		dctcp_ece_update(v, 0);
 		break;
 	case CA_EVENT_LOSS:
 		/* Linux raises it on the first RTO only (tcp_enter_loss); a
 		 * backed-off RTO keeps the ssthresh the first one set. */
-		if (tcb->cc_state != TCP_CA_LOSS)
-			dctcp_react_to_loss(tcb);
+		if (v->ca_state != TCP_CA_LOSS)
+			dctcp_react_to_loss(v);
 		break;
 	default:
 		break;
 	}
 }
 
-static uint32_t dctcp_undo_cwnd(struct tcb *tcb)
+static uint32_t dctcp_undo_cwnd(struct tcp_cc_view *v)
 {
-	struct dctcp *ca = CC_PRIV(tcb, struct dctcp);
-	return tcb->cwnd > ca->loss_cwnd ? tcb->cwnd : ca->loss_cwnd;
+	struct dctcp *ca = CC_PRIV(v, struct dctcp);
+	return v->cwnd > ca->loss_cwnd ? v->cwnd : ca->loss_cwnd;
 }
 
 const struct tcp_cc_ops cc_dctcp_ops = {
@@ -177,13 +167,10 @@ const struct tcp_cc_ops cc_dctcp_ops = {
     .name = "dctcp",
 };
 
-/* For tests and tcp_info-like reports: alpha in 1024ths, or -1 when the
- * connection does not run DCTCP. */
-int32_t cc_dctcp_alpha(const struct tcb *tcb)
+int32_t cc_dctcp_alpha_of(const struct tcp_cc_ops *ops, const void *priv)
 {
-	if (tcb->cc != &cc_dctcp_ops)
+	if (ops != &cc_dctcp_ops)
 		return -1;
-	const void *priv = tcb->cc_priv;
 	const struct dctcp *ca = priv;
 	return (int32_t)ca->alpha;
 }

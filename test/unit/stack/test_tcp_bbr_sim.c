@@ -48,12 +48,13 @@ static struct {
 	uint64_t *now;
 } samples;
 
-static void record_cong_control(struct tcb *tcb, uint32_t ack, const struct tcp_rate_sample *rs)
+static void record_cong_control(struct tcp_cc_view *v, uint32_t ack,
+				const struct tcp_rate_sample *rs)
 {
 	if (samples.now && *samples.now >= samples.from_ns && rs->delivered > 0 &&
 	    rs->interval_us > 0 && !rs->is_app_limited && samples.n < NSAMPLES)
 		samples.mbps[samples.n++] = (double)rs->delivered * 8 / (double)rs->interval_us;
-	cc_bbr_ops.cong_control(tcb, ack, rs);
+	cc_bbr_ops.cong_control(v, ack, rs);
 }
 
 static uint32_t rnd(struct path *p)
@@ -137,7 +138,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		ck_assert_str_eq(cc, "bbr");
 		recorder = cc_bbr_ops;
 		recorder.cong_control = record_cong_control;
-		a->cc = &recorder;
+		a->cc.ops = &recorder;
 		samples.n = 0;
 		samples.now = &p->w.now;
 	}

@@ -19,11 +19,11 @@ START_TEST(stack_default)
 	fx_init(&f);
 	struct tcb *t;
 	ck_assert_int_eq(tcp_open(f.tcp, AF_INET, &t), 0);
-	ck_assert_str_eq(t->cc->name, "cubic"); /* Linux's default */
+	ck_assert_str_eq(t->cc.ops->name, "cubic"); /* Linux's default */
 	fx_fini(&f);
 	fx_init_cfg(&f, cfg_dctcp);
 	ck_assert_int_eq(tcp_open(f.tcp, AF_INET, &t), 0);
-	ck_assert_str_eq(t->cc->name, "dctcp");
+	ck_assert_str_eq(t->cc.ops->name, "dctcp");
 	fx_fini(&f);
 	struct tcp_config c = f.cfg;
 	c.cc = "vegas";
@@ -39,11 +39,11 @@ START_TEST(cubic_beta)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	ck_assert_str_eq(c->cc->name, "cubic");
-	c->cwnd = 100;
-	ck_assert_uint_eq(c->cc->ssthresh(c), 100 * 717 / 1024);
-	c->cwnd = 2;
-	ck_assert_uint_eq(c->cc->ssthresh(c), 2);
+	ck_assert_str_eq(c->cc.ops->name, "cubic");
+	c->cc.cwnd = 100;
+	ck_assert_uint_eq(tcp_cc_ssthresh(c), 100 * 717 / 1024);
+	c->cc.cwnd = 2;
+	ck_assert_uint_eq(tcp_cc_ssthresh(c), 2);
 	fx_fini(&f);
 }
 END_TEST
@@ -68,7 +68,7 @@ static struct tcb *dctcp_conn(struct fx *f)
 	struct tcb *c = tcp_accept(f->tcp, l);
 	ck_assert_ptr_nonnull(c);
 	ck_assert(c->flags & TCB_F_ECN);
-	ck_assert_str_eq(c->cc->name, "dctcp");
+	ck_assert_str_eq(c->cc.ops->name, "dctcp");
 	ck_assert_int_eq(cc_dctcp_alpha(c), 1024); /* dctcp_alpha_on_init */
 	f->peer_seq = FX_PEER_ISN + 1;
 	return c;
@@ -79,7 +79,7 @@ static uint8_t seg[1460];
 /* The peer's next full segment with IP ECN field ecn. */
 static void data_in(struct fx *f, struct tcb *c, uint8_t ecn)
 {
-	struct tcp_repr d = fx_repr(f->peer_seq, c->snd_nxt, TCP_ACK, 65535);
+	struct tcp_repr d = fx_repr(f->peer_seq, c->send.nxt, TCP_ACK, 65535);
 	fx_send_ecn(f, &d, seg, sizeof(seg), ecn);
 	f->peer_seq += sizeof(seg);
 }
@@ -125,8 +125,8 @@ START_TEST(dctcp_alpha_and_cut)
 	struct tcb *c = dctcp_conn(&f);
 	int one = 1;
 	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
-	uint32_t m = c->mss, una = c->snd_una;
-	ck_assert_uint_eq(c->cwnd, 10);
+	uint32_t m = c->mss, una = c->send.una;
+	ck_assert_uint_eq(c->cc.cwnd, 10);
 	ck_assert_int_eq(tcp_send(f.tcp, c, seg, m, f.now), (int)m);
 	static uint8_t big[10 * 1460];
 	ck_assert_int_eq(tcp_send(f.tcp, c, big, 9 * m, f.now), (int)(9 * m));
@@ -136,16 +136,16 @@ START_TEST(dctcp_alpha_and_cut)
 	struct tcp_repr a = fx_repr(f.peer_seq, una + 2 * m, TCP_ACK, 65535);
 	fx_send(&f, &a, NULL, 0);
 	ck_assert_int_eq(cc_dctcp_alpha(c), 960);
-	uint32_t cw = c->cwnd;
+	uint32_t cw = c->cc.cwnd;
 	/* ECE on the next two ACKs: one cut, cwnd × (1 − alpha/2) */
 	a = fx_repr(f.peer_seq, una + 4 * m, TCP_ACK | TCP_ECE, 65535);
 	fx_send(&f, &a, NULL, 0);
-	ck_assert_uint_eq(c->ssthresh, cw - ((cw * 960) >> 11));
-	ck_assert_uint_eq(c->cwnd, c->ssthresh);
-	uint32_t cut = c->cwnd;
+	ck_assert_uint_eq(c->cc.ssthresh, cw - ((cw * 960) >> 11));
+	ck_assert_uint_eq(c->cc.cwnd, c->cc.ssthresh);
+	uint32_t cut = c->cc.cwnd;
 	a = fx_repr(f.peer_seq, una + 6 * m, TCP_ACK | TCP_ECE, 65535);
 	fx_send(&f, &a, NULL, 0);
-	ck_assert_uint_le(c->cwnd, cut + 1); /* once per window (CWR) */
+	ck_assert_uint_le(c->cc.cwnd, cut + 1); /* once per window (CWR) */
 	a = fx_repr(f.peer_seq, una + 8 * m, TCP_ACK, 65535);
 	fx_send(&f, &a, NULL, 0);
 	ck_assert_int_eq(cc_dctcp_alpha(c), 960);

@@ -26,22 +26,22 @@ START_TEST(ack_beyond_snd_nxt_drops_data_and_fin)
 	struct tcb *c = fx_passive(&f, false, NULL);
 	uint64_t before = f.tcp->stats.in_challenge_ack;
 	/* A blind injector that guessed the sequence number but not the ACK. */
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt + (1u << 20), TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt + (1u << 20), TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &d, "evil", 4);
 	struct fx_seg *a = fx_pop(&f);
 	fx_none(&f);
 	ck_assert_uint_eq(a->r.flags, TCP_ACK);
-	ck_assert_uint_eq(a->r.seq, c->snd_nxt);
+	ck_assert_uint_eq(a->r.seq, c->send.nxt);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq); /* nothing taken */
 	ck_assert_uint_eq(c->rcv.len, 0);
 	ck_assert_uint_eq(c->rcv_nxt, f.peer_seq);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
 	ck_assert(!(c->flags & TCB_F_FIN_RCVD));
 	ck_assert_uint_eq(tcp_events(c) & (SKOPS_EV_IN | SKOPS_EV_RDHUP), 0);
-	ck_assert_uint_eq(c->snd_wnd, 65535); /* the window is not taken either */
+	ck_assert_uint_eq(c->send.wnd, 65535); /* the window is not taken either */
 	ck_assert_uint_eq(f.tcp->stats.in_challenge_ack, before + 1);
 	/* The real peer's data still goes through. */
-	struct tcp_repr ok = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr ok = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &ok, "good", 4);
 	ck_assert_uint_eq(c->rcv.len, 4);
 	char b[8];
@@ -61,7 +61,7 @@ START_TEST(ack_older_than_max_window_drops_data)
 	/* Move snd_una 90000 bytes on, the peer offering 65535. */
 	static uint8_t buf[30000];
 	uint32_t queued = 0;
-	for (int i = 0; i < 1000 && c->bytes_acked < 90000; i++) {
+	for (int i = 0; i < 1000 && c->cnt.bytes_acked < 90000; i++) {
 		uint32_t want = 90000 - queued < sizeof(buf) ? 90000 - queued : sizeof(buf);
 		int32_t n = want ? tcp_send(f.tcp, c, buf, want, f.now) : 0;
 		if (n > 0)
@@ -69,10 +69,10 @@ START_TEST(ack_older_than_max_window_drops_data)
 		fx_ack_all(&f, c, 65535);
 		f.next = f.nout;
 	}
-	ck_assert_uint_eq(c->snd_una, c->iss + 1 + 90000);
-	ck_assert_uint_eq(c->max_wnd, 65535);
+	ck_assert_uint_eq(c->send.una, c->send.iss + 1 + 90000);
+	ck_assert_uint_eq(c->send.max_wnd, 65535);
 	/* SND.UNA − MAX.SND.WND − 1: older than any ACK the peer may still send. */
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una - 65535 - 1, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.una - 65535 - 1, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &d, "evil", 4);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
 	ck_assert_uint_eq(c->rcv.len, 0);
@@ -80,7 +80,7 @@ START_TEST(ack_older_than_max_window_drops_data)
 	/* SND.UNA − MAX.SND.WND itself is an old duplicate, acceptable (RFC 5961
 	 * §5.2): its data is taken. */
 	f.now += 1000 * MS;
-	d.ack = c->snd_una - 65535;
+	d.ack = c->send.una - 65535;
 	d.flags = TCP_ACK;
 	fx_send(&f, &d, "okay", 4);
 	ck_assert_uint_eq(c->rcv.len, 4);
@@ -96,13 +96,13 @@ START_TEST(ack_before_iss_drops_data)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->iss - 5, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.iss - 5, TCP_ACK, 1000);
 	fx_send(&f, &d, "evil", 4);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
 	ck_assert_uint_eq(c->rcv.len, 0);
 	/* ACK = SND.UNA − 1 (= ISS) in a new connection: also never sent. */
 	f.now += 1000 * MS;
-	d.ack = c->iss;
+	d.ack = c->send.iss;
 	fx_send(&f, &d, "evil", 4);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
 	ck_assert_uint_eq(c->rcv.len, 0);
@@ -118,13 +118,13 @@ START_TEST(injected_timestamp_not_taken)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
 	uint32_t recent = c->ts_recent;
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt + (1u << 20), TCP_ACK, 512);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt + (1u << 20), TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = recent + 0x40000000u;
 	fx_send(&f, &d, "evil", 4);
 	ck_assert_uint_eq(c->ts_recent, recent);
 	f.next = f.nout;
-	struct tcp_repr ok = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 512);
+	struct tcp_repr ok = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	ok.ts = true;
 	ok.tsval = recent + 1;
 	fx_send(&f, &ok, "good", 4);
@@ -140,7 +140,7 @@ START_TEST(challenge_ack_per_connection_limit)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt + (1u << 20), TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt + (1u << 20), TCP_ACK, 1000);
 	for (int i = 0; i < 10; i++) {
 		fx_send(&f, &d, "evil", 4);
 		f.now += 10 * MS;
@@ -193,7 +193,7 @@ START_TEST(challenge_ack_stack_limit)
 			struct tcb *c = i & 1 ? c2 : c1;
 			f.t = i & 1 ? t2 : t1;
 			struct tcp_repr d =
-			    fx_repr(FX_PEER_ISN + 1, c->snd_nxt + (1u << 20), TCP_ACK, 1000);
+			    fx_repr(FX_PEER_ISN + 1, c->send.nxt + (1u << 20), TCP_ACK, 1000);
 			fx_send(&f, &d, "evil", 4);
 			n += count_acks(&f, FX_PEER_ISN + 1);
 			f.now += 10 * MS;
@@ -219,7 +219,7 @@ START_TEST(syn_left_of_window_is_not_data)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
 	uint64_t before = f.tcp->stats.in_challenge_ack;
-	struct tcp_repr d = fx_repr(f.peer_seq - 1, c->snd_nxt, TCP_SYN | TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq - 1, c->send.nxt, TCP_SYN | TCP_ACK, 1000);
 	fx_send(&f, &d, "abcd", 4);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
 	ck_assert_uint_eq(f.tcp->stats.in_challenge_ack, before + 1);
@@ -255,7 +255,7 @@ START_TEST(out_of_window_acks_throttled)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr a = fx_repr(f.peer_seq + 1000000, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr a = fx_repr(f.peer_seq + 1000000, c->send.nxt, TCP_ACK, 1000);
 	for (int i = 0; i < 5; i++)
 		fx_send(&f, &a, NULL, 0);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
@@ -275,7 +275,7 @@ START_TEST(paws_reject_throttled_and_syn_challenged)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
-	struct tcp_repr a = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 512);
+	struct tcp_repr a = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	a.ts = true;
 	a.tsval = c->ts_recent - 1;
 	for (int i = 0; i < 4; i++)
@@ -301,11 +301,11 @@ START_TEST(duplicate_with_bad_ack_sends_one_throttled_ack)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "abcd", 4);
 	f.next = f.nout;
 	d.seq = f.peer_seq + 2;
-	d.ack = c->snd_nxt + (1u << 20);
+	d.ack = c->send.nxt + (1u << 20);
 	for (int i = 0; i < 3; i++)
 		fx_send(&f, &d, "cdef", 4);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq + 4), 1);
@@ -323,13 +323,13 @@ START_TEST(duplicate_ending_at_rcv_nxt_acks)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &fin, NULL, 0);
 	ck_assert_uint_eq(c->state, TCP_CLOSE_WAIT);
 	tcp_shutdown(f.tcp, c, false, true, f.now);
 	ck_assert_uint_eq(c->state, TCP_LAST_ACK);
 	f.next = f.nout;
-	fin.ack = c->snd_nxt;
+	fin.ack = c->send.nxt;
 	fx_send(&f, &fin, NULL, 0);
 	fx_none(&f);
 	ck_assert_uint_eq(c->state, TCP_CLOSED);
@@ -342,12 +342,12 @@ START_TEST(duplicate_ending_at_rcv_nxt_acks)
 	int one = 1;
 	tcp_setsockopt(e, 6, 1, &one, sizeof(one), false);
 	ck_assert_int_eq(tcp_send(g.tcp, e, "out", 3, g.now), 3);
-	struct tcp_repr d = fx_repr(g.peer_seq, e->snd_una, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(g.peer_seq, e->send.una, TCP_ACK, 1000);
 	fx_send(&g, &d, "abcd", 4);
 	g.next = g.nout;
-	d.ack = e->snd_nxt;
+	d.ack = e->send.nxt;
 	fx_send(&g, &d, "abcd", 4);
-	ck_assert_uint_eq(e->snd_una, e->snd_nxt);
+	ck_assert_uint_eq(e->send.una, e->send.nxt);
 	struct fx_seg *a = fx_pop(&g);
 	ck_assert_uint_eq(a->r.ack, g.peer_seq + 4);
 	ck_assert_uint_eq(a->r.nsack, 1);
@@ -366,7 +366,7 @@ START_TEST(rst_after_fin_at_rcv_nxt_minus_one)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &fin, NULL, 0);
 	ck_assert_uint_eq(c->state, TCP_CLOSE_WAIT);
 	f.next = f.nout;
@@ -395,11 +395,11 @@ START_TEST(rst_at_right_edge_of_sack)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq + 100, c->snd_nxt, TCP_ACK, 512);
+	struct tcp_repr d = fx_repr(f.peer_seq + 100, c->send.nxt, TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = c->ts_recent + 1;
 	fx_send(&f, &d, "later", 5);
-	ck_assert_uint_eq(c->ooo_n, 1);
+	ck_assert_uint_eq(c->ooo.n, 1);
 	f.next = f.nout;
 	struct tcp_repr r = fx_repr(f.peer_seq + 105, 0, TCP_RST, 0);
 	fx_send(&f, &r, NULL, 0);
@@ -418,7 +418,7 @@ START_TEST(rst_checked_before_syn_and_ack)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
 	struct tcp_repr r =
-	    fx_repr(f.peer_seq, c->snd_nxt + (1u << 20), TCP_RST | TCP_SYN | TCP_ACK, 0);
+	    fx_repr(f.peer_seq, c->send.nxt + (1u << 20), TCP_RST | TCP_SYN | TCP_ACK, 0);
 	fx_send(&f, &r, NULL, 0);
 	fx_none(&f);
 	ck_assert_uint_eq(c->state, TCP_CLOSED);

@@ -25,21 +25,21 @@ START_TEST(initial_flight_and_segmentation)
 	 * 2 × max(10, cwnd) × 4096 for MSS 1448; cwnd 10 still limits the flight. */
 	ck_assert_int_eq(tcp_send(f.tcp, c, big, 100000, f.now), 81920);
 	unsigned n = 0;
-	uint32_t seq = c->snd_una;
+	uint32_t seq = c->send.una;
 	while (f.next < f.nout) {
 		struct fx_seg *s = fx_pop(&f);
 		ck_assert_uint_eq(s->r.seq, seq);
-		ck_assert_mem_eq(s->data, big + (seq - c->snd_una), s->len);
+		ck_assert_mem_eq(s->data, big + (seq - c->send.una), s->len);
 		ck_assert_uint_le(s->len, 1448);
 		seq += s->len;
 		n++;
 	}
 	ck_assert_uint_eq(n, 10);
-	ck_assert_uint_eq(seq - c->snd_una, 14480);
-	ck_assert_uint_eq(c->data_segs_out, 10);
+	ck_assert_uint_eq(seq - c->send.una, 14480);
+	ck_assert_uint_eq(c->cnt.data_segs_out, 10);
 	/* the ACK grows cwnd (slow start) and releases the rest */
 	fx_ack_all(&f, c, 512);
-	ck_assert_uint_eq(c->cwnd, 20);
+	ck_assert_uint_eq(c->cc.cwnd, 20);
 	struct fx_seg *s = fx_pop(&f);
 	ck_assert_uint_eq(s->len, 1448);
 	fx_fini(&f);
@@ -79,7 +79,7 @@ START_TEST(window_scaling)
 	ck_assert_uint_eq(c->snd_wscale, 7);
 	ck_assert_uint_eq(c->rcv_wscale, 7);
 	/* a window of 3 (<< 7 = 384 bytes) limits what we send */
-	struct tcp_repr w = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 3);
+	struct tcp_repr w = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 3);
 	w.ts = true;
 	w.tsval = 300;
 	fx_send(&f, &w, NULL, 0);
@@ -115,7 +115,7 @@ START_TEST(receive_across_wrap)
 	struct tcb *c = tcp_accept(f.tcp, l);
 	uint32_t seq = isn + 1, off = 0;
 	for (int i = 0; i < 6; i++) {
-		struct tcp_repr d = fx_repr(seq, c->snd_nxt, TCP_ACK, 65535);
+		struct tcp_repr d = fx_repr(seq, c->send.nxt, TCP_ACK, 65535);
 		fx_send(&f, &d, big + off, 1460);
 		seq += 1460;
 		off += 1460;
@@ -136,7 +136,7 @@ START_TEST(out_of_order_with_sack)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
 	uint32_t s0 = f.peer_seq;
-	struct tcp_repr d = fx_repr(0, c->snd_nxt, TCP_ACK, 512);
+	struct tcp_repr d = fx_repr(0, c->send.nxt, TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = 500;
 	/* segments 2 and 4 arrive, 1 and 3 are missing */
@@ -160,7 +160,7 @@ START_TEST(out_of_order_with_sack)
 	d.seq = s0 + 1000;
 	fx_send(&f, &d, big + 1000, 1000);
 	fx_pop(&f);
-	ck_assert_uint_eq(c->ooo_n, 2);
+	ck_assert_uint_eq(c->ooo.n, 2);
 	/* the first hole fills: ACK moves to the second hole */
 	d.seq = s0;
 	fx_send(&f, &d, big, 1000);
@@ -197,7 +197,7 @@ START_TEST(fast_retransmit_newreno)
 	tcp_send(f.tcp, c, big, 10000, f.now);
 	ck_assert_uint_eq(f.nout - f.next, 10);
 	f.next = f.nout;
-	uint32_t una = c->snd_una;
+	uint32_t una = c->send.una;
 	/* segment 1 lost: three duplicate ACKs */
 	for (int i = 0; i < 3; i++) {
 		struct tcp_repr d = fx_repr(f.peer_seq, una, TCP_ACK, 65535);
@@ -207,8 +207,8 @@ START_TEST(fast_retransmit_newreno)
 	ck_assert_uint_eq(r->r.seq, una);
 	ck_assert_uint_eq(r->len, 1000);
 	ck_assert(c->flags & TCB_F_IN_RECOVERY);
-	ck_assert_uint_eq(c->ssthresh, 5);
-	ck_assert_uint_eq(c->cwnd, 8);
+	ck_assert_uint_eq(c->cc.ssthresh, 5);
+	ck_assert_uint_eq(c->cc.cwnd, 8);
 	/* partial ACK (up to the next hole at 5000): retransmit the next one */
 	struct tcp_repr p = fx_repr(f.peer_seq, una + 5000, TCP_ACK, 65535);
 	fx_send(&f, &p, NULL, 0);
@@ -220,7 +220,7 @@ START_TEST(fast_retransmit_newreno)
 	struct tcp_repr full = fx_repr(f.peer_seq, una + 10000, TCP_ACK, 65535);
 	fx_send(&f, &full, NULL, 0);
 	ck_assert(!(c->flags & TCB_F_IN_RECOVERY));
-	ck_assert_uint_eq(c->cwnd, 5);
+	ck_assert_uint_eq(c->cc.cwnd, 5);
 	fx_fini(&f);
 }
 END_TEST
@@ -245,7 +245,7 @@ START_TEST(ecn_echo_and_cwr)
 	ck_assert(c->flags & TCB_F_ECN);
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0); /* cw / 2 below */
 	/* CE → ECE until CWR */
-	struct tcp_repr d = fx_repr(1001, c->snd_nxt, TCP_ACK, 65535);
+	struct tcp_repr d = fx_repr(1001, c->send.nxt, TCP_ACK, 65535);
 	fx_send_ecn(&f, &d, "x", 1, 3);
 	struct fx_seg *e = fx_pop(&f);
 	ck_assert_uint_eq(e->r.flags, TCP_ACK | TCP_ECE);
@@ -258,18 +258,18 @@ START_TEST(ecn_echo_and_cwr)
 	ck_assert_uint_eq(e->tos & 3, 2);
 	ck_assert(e->r.flags & TCP_ECE);
 	/* the peer's CWR stops the echo */
-	struct tcp_repr cwr = fx_repr(1002, c->snd_nxt, TCP_ACK | TCP_CWR, 65535);
+	struct tcp_repr cwr = fx_repr(1002, c->send.nxt, TCP_ACK | TCP_CWR, 65535);
 	fx_send_ecn(&f, &cwr, "z", 1, 2);
 	f.next = f.nout;
 	tcp_send_ack(f.tcp, c);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
 	/* ECE from the peer halves cwnd once and sets CWR on the next data */
-	uint32_t cw = c->cwnd;
+	uint32_t cw = c->cc.cwnd;
 	tcp_send(f.tcp, c, "w", 1, f.now);
 	f.next = f.nout;
-	struct tcp_repr ece = fx_repr(1003, c->snd_nxt, TCP_ACK | TCP_ECE, 65535);
+	struct tcp_repr ece = fx_repr(1003, c->send.nxt, TCP_ACK | TCP_ECE, 65535);
 	fx_send(&f, &ece, NULL, 0);
-	ck_assert_uint_eq(c->cwnd, cw / 2);
+	ck_assert_uint_eq(c->cc.cwnd, cw / 2);
 	tcp_send(f.tcp, c, "v", 1, f.now);
 	e = fx_pop(&f);
 	ck_assert(e->r.flags & TCP_CWR);
@@ -292,7 +292,7 @@ START_TEST(options_and_errors)
 	tcp_getsockopt(c, SOL_SOCKET, SO_RCVBUF, &v, &len);
 	ck_assert_int_eq(v, 200000);
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "vegas", 5, false), -ENOENT);
-	ck_assert_str_eq(c->cc->name, "cubic"); /* the default, unchanged */
+	ck_assert_str_eq(c->cc.ops->name, "cubic"); /* the default, unchanged */
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "newreno", 7, false), 0);
 	char name[16];
 	len = sizeof(name);
@@ -303,14 +303,14 @@ START_TEST(options_and_errors)
 	v = 40;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), false), -ENOPROTOOPT);
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), true), 0);
-	ck_assert_uint_eq(c->cwnd, 40);
+	ck_assert_uint_eq(c->cc.cwnd, 40);
 	v = 0;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_SNDCWND_CLAMP, &v, sizeof(v), true),
 			 -EINVAL);
 	v = 30;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_SNDCWND_CLAMP, &v, sizeof(v), true), 0);
-	ck_assert_uint_eq(c->ssthresh, 30);
-	ck_assert_uint_eq(c->cwnd, 30);
+	ck_assert_uint_eq(c->cc.ssthresh, 30);
+	ck_assert_uint_eq(c->cc.cwnd, 30);
 	tcp_send(f.tcp, c, "x", 1, f.now);
 	v = 50;
 	ck_assert_int_eq(tcp_setsockopt(c, 6, HOOKS_TCP_IW, &v, sizeof(v), true), -EINVAL);
@@ -336,7 +336,7 @@ START_TEST(buffers_on_demand)
 	ck_assert_ptr_nonnull(c->snd.buf);
 	fx_ack_all(&f, c, 1000);
 	ck_assert_ptr_null(c->snd.buf); /* returned when drained */
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "xyz", 3);
 	ck_assert_ptr_nonnull(c->rcv.buf);
 	char b[3];
@@ -367,7 +367,7 @@ START_TEST(drained_buffers_reused)
 	fx_ack_all(&f, c, 1000);
 	/* a receive ring of another size does not take it */
 	c->rcvbuf = c->sndbuf + 4096;
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "xyz", 3);
 	ck_assert_ptr_ne(c->rcv.buf, b);
 	ck_assert_uint_eq(f.tcp->ring_cache.n, 1);
@@ -467,10 +467,10 @@ START_TEST(nagle_minshall)
 	tcp_send(f.tcp, c, "x", 1, f.now);
 	fx_none(&f);
 	/* only the full segments acknowledged: the small one still out */
-	struct tcp_repr a = fx_repr(1001, c->snd_una + 200, TCP_ACK, 65535);
+	struct tcp_repr a = fx_repr(1001, c->send.una + 200, TCP_ACK, 65535);
 	fx_send(&f, &a, NULL, 0);
 	fx_none(&f);
-	a.ack = c->snd_nxt;
+	a.ack = c->send.nxt;
 	fx_send(&f, &a, NULL, 0);
 	ck_assert_uint_eq(fx_pop(&f)->len, 1);
 	fx_fini(&f);

@@ -265,7 +265,7 @@ static inline struct tcb *fx_active(struct fx *f, bool opts)
 /* The peer acknowledges everything we sent, window w. */
 static inline void fx_ack_all(struct fx *f, struct tcb *c, uint16_t w)
 {
-	struct tcp_repr a = fx_repr(f->peer_seq, c->snd_nxt, TCP_ACK, w);
+	struct tcp_repr a = fx_repr(f->peer_seq, c->send.nxt, TCP_ACK, w);
 	if (c->flags & TCB_F_TS) {
 		a.ts = true;
 		a.tsval = (uint32_t)(f->now / MS);

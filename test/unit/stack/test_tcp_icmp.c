@@ -16,7 +16,7 @@ static struct tcb *sending(struct fx *f)
 	ck_assert_int_eq(tcp_send(f->tcp, c, big, sizeof(big), f->now), (int32_t)sizeof(big));
 	tcp_output(f->tcp, c);
 	f->next = f->nout;
-	ck_assert(c->snd_max != c->snd_una);
+	ck_assert(c->send.max != c->send.una);
 	return c;
 }
 
@@ -25,7 +25,7 @@ START_TEST(out_of_window_quote_ignored)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = sending(&f);
-	uint32_t una = c->snd_una, max = c->snd_max;
+	uint32_t una = c->send.una, max = c->send.max;
 	/* blind guesses: before snd_una, at snd_max, far away */
 	uint32_t guesses[] = {una - 1, max, max + 100000, una + 0x80000000u};
 	for (unsigned i = 0; i < 4; i++)
@@ -49,7 +49,7 @@ START_TEST(in_window_quote_lowers_mss_and_resends)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = sending(&f);
-	uint32_t una = c->snd_una;
+	uint32_t una = c->send.una;
 	/* a quote of the second segment in flight: accepted */
 	ck_assert(tcp_icmp(f.tcp, f.now, &c->t, una + 1448, 552, false));
 	ck_assert_uint_eq(c->pmtu, 552);
@@ -129,8 +129,8 @@ START_TEST(refused_for_size_resyncs_mss)
 	ck_assert_uint_eq(c->mss, 600 - 40 - 12);
 	/* what went out fits; the refused segment is resent in ones that do
 	 * (the peer acknowledges only what arrived in order) */
-	uint32_t rcv = c->snd_una;
-	for (unsigned i = 0; i < 400 && c->snd_una != c->snd_max; i++) {
+	uint32_t rcv = c->send.una;
+	for (unsigned i = 0; i < 400 && c->send.una != c->send.max; i++) {
 		while (f.next < f.nout) {
 			struct fx_seg *g = fx_pop(&f);
 			ck_assert_uint_le(g->len, 548);
@@ -146,8 +146,8 @@ START_TEST(refused_for_size_resyncs_mss)
 		fx_send(&f, &a, NULL, 0);
 		tcp_output(f.tcp, c);
 	}
-	ck_assert_uint_eq(c->snd_una, c->snd_max);
-	ck_assert_uint_eq(c->snd_una - c->iss - 1, sizeof(big));
+	ck_assert_uint_eq(c->send.una, c->send.max);
+	ck_assert_uint_eq(c->send.una - c->send.iss - 1, sizeof(big));
 	fx_fini(&f);
 }
 END_TEST

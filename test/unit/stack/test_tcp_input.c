@@ -45,12 +45,12 @@ START_TEST(passive_handshake_options)
 	struct tcb *c = tcp_accept(f.tcp, l);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
-	ck_assert_uint_eq(c->snd_wnd, 1000u << 7);
+	ck_assert_uint_eq(c->send.wnd, 1000u << 7);
 	ck_assert_uint_eq(c->mss, 1448);
 	ck_assert(c->flags & TCB_F_TS);
 	ck_assert(c->flags & TCB_F_SACK);
-	ck_assert_uint_eq(c->srtt_us8 >> 3, 5000);
-	ck_assert_uint_eq(c->cwnd, 10);
+	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 5000);
+	ck_assert_uint_eq(c->cc.cwnd, 10);
 	fx_fini(&f);
 }
 END_TEST
@@ -62,7 +62,7 @@ START_TEST(passive_no_options)
 	struct tcb *c = fx_passive(&f, false, NULL);
 	ck_assert(!(c->flags & (TCB_F_TS | TCB_F_SACK | TCB_F_WS)));
 	ck_assert_uint_eq(c->mss, 536); /* RFC 9293 §3.7.1 default without the option */
-	ck_assert_uint_eq(c->snd_wnd, 65535);
+	ck_assert_uint_eq(c->send.wnd, 65535);
 	fx_fini(&f);
 }
 END_TEST
@@ -82,25 +82,25 @@ START_TEST(active_handshake)
 	f.t = c->t;
 	struct fx_seg *syn = fx_pop(&f);
 	ck_assert_uint_eq(syn->r.flags, TCP_SYN);
-	ck_assert_uint_eq(syn->r.seq, c->iss);
+	ck_assert_uint_eq(syn->r.seq, c->send.iss);
 	ck_assert_uint_eq(syn->r.window, 64240); /* 44 × 1460, as Linux */
 	ck_assert_uint_eq(syn->r.mss, 1460);
 	ck_assert_int_eq(syn->r.wscale, 7);
 	ck_assert(syn->r.ts && syn->r.sack_perm);
 	/* a SYN-ACK with a wrong ACK gets a reset and changes nothing */
-	struct tcp_repr bad = fx_repr(5000, c->iss + 7, TCP_SYN | TCP_ACK, 1000);
+	struct tcp_repr bad = fx_repr(5000, c->send.iss + 7, TCP_SYN | TCP_ACK, 1000);
 	fx_send(&f, &bad, NULL, 0);
 	struct fx_seg *rst = fx_pop(&f);
 	ck_assert_uint_eq(rst->r.flags, TCP_RST);
-	ck_assert_uint_eq(rst->r.seq, c->iss + 7);
+	ck_assert_uint_eq(rst->r.seq, c->send.iss + 7);
 	ck_assert_uint_eq(c->state, TCP_SYN_SENT);
-	struct tcp_repr sa = fx_repr(5000, c->iss + 1, TCP_SYN | TCP_ACK, 1000);
+	struct tcp_repr sa = fx_repr(5000, c->send.iss + 1, TCP_SYN | TCP_ACK, 1000);
 	sa.mss = 1400;
 	fx_send(&f, &sa, NULL, 0);
 	struct fx_seg *ack = fx_pop(&f);
 	fx_none(&f);
 	ck_assert_uint_eq(ack->r.flags, TCP_ACK);
-	ck_assert_uint_eq(ack->r.seq, c->iss + 1);
+	ck_assert_uint_eq(ack->r.seq, c->send.iss + 1);
 	ck_assert_uint_eq(ack->r.ack, 5001);
 	ck_assert(!ack->r.ts); /* not negotiated */
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
@@ -123,10 +123,10 @@ START_TEST(active_refused)
 	f.t = c->t;
 	fx_pop(&f);
 	/* RST without an acceptable ACK is ignored (RFC 9293 §3.10.7.3) */
-	struct tcp_repr r = fx_repr(0, c->iss + 5, TCP_RST | TCP_ACK, 0);
+	struct tcp_repr r = fx_repr(0, c->send.iss + 5, TCP_RST | TCP_ACK, 0);
 	fx_send(&f, &r, NULL, 0);
 	ck_assert_uint_eq(c->state, TCP_SYN_SENT);
-	r.ack = c->iss + 1;
+	r.ack = c->send.iss + 1;
 	fx_send(&f, &r, NULL, 0);
 	fx_none(&f);
 	ck_assert_uint_eq(c->state, TCP_CLOSED);
@@ -150,14 +150,14 @@ START_TEST(simultaneous_open)
 	fx_send(&f, &syn, NULL, 0);
 	struct fx_seg *sa = fx_pop(&f);
 	ck_assert_uint_eq(sa->r.flags, TCP_SYN | TCP_ACK);
-	ck_assert_uint_eq(sa->r.seq, c->iss);
+	ck_assert_uint_eq(sa->r.seq, c->send.iss);
 	ck_assert_uint_eq(sa->r.ack, 7001);
 	ck_assert_uint_eq(c->state, TCP_SYN_RECEIVED);
 	/* the peer's SYN-ACK completes it */
-	struct tcp_repr psa = fx_repr(7000, c->iss + 1, TCP_SYN | TCP_ACK, 2000);
+	struct tcp_repr psa = fx_repr(7000, c->send.iss + 1, TCP_SYN | TCP_ACK, 2000);
 	fx_send(&f, &psa, NULL, 0);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
-	ck_assert_uint_eq(c->snd_una, c->iss + 1);
+	ck_assert_uint_eq(c->send.una, c->send.iss + 1);
 	fx_fini(&f);
 }
 END_TEST
@@ -175,7 +175,7 @@ START_TEST(active_close_to_time_wait)
 	ck_assert_uint_eq(c->state, TCP_FIN_WAIT_2);
 	fx_none(&f);
 	/* we can still receive in FIN_WAIT_2 (half-close) */
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &d, "bye", 3);
 	struct fx_seg *a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.flags, TCP_ACK);
@@ -205,7 +205,7 @@ START_TEST(passive_close)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &fin, NULL, 0);
 	struct fx_seg *a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq + 1);
@@ -386,7 +386,7 @@ START_TEST(paws)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
 	uint32_t recent = c->ts_recent;
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 512);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = recent - 1; /* older than ts_recent: an old duplicate */
 	d.tsecr = 0;
@@ -446,10 +446,10 @@ START_TEST(close_with_unread_data_resets)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "unread", 6);
 	f.next = f.nout; /* ignore the delayed-ACK bookkeeping */
-	uint32_t nxt = c->snd_nxt;
+	uint32_t nxt = c->send.nxt;
 	tcp_close(f.tcp, c, f.now);
 	struct fx_seg *r = fx_pop(&f);
 	ck_assert_uint_eq(r->r.flags, TCP_RST | TCP_ACK);

@@ -46,8 +46,8 @@ static struct tcb *accept_from(struct fx *f, struct tcb *l, uint16_t rport)
 /* Room for a large flight: the turns, not the windows, limit these tests. */
 static void open_windows(struct tcb *c)
 {
-	c->cwnd = 1000;
-	c->snd_wnd = 1u << 24;
+	c->cc.cwnd = 1000;
+	c->send.wnd = 1u << 24;
 }
 
 static uint8_t blob[64 * 1448];
@@ -76,7 +76,7 @@ START_TEST(turns_round_robin)
 	/* the runs: A 16, B 16, A 16, B 16, A 8, B 8 */
 	const uint32_t want[][2] = {{5000, 16}, {5001, 16}, {5000, 16},
 				    {5001, 16}, {5000, 8},  {5001, 8}};
-	uint32_t k = 0, next_seq[2] = {a->iss + 1, b->iss + 1};
+	uint32_t k = 0, next_seq[2] = {a->send.iss + 1, b->send.iss + 1};
 	for (uint32_t r = 0; r < sizeof(want) / sizeof(want[0]); r++) {
 		for (uint32_t i = 0; i < want[r][1]; i++, k++) {
 			ck_assert_uint_lt(k, f.nout);
@@ -109,7 +109,7 @@ START_TEST(full_queue_waits)
 	ck_assert_int_eq(tcp_output_pending(f.tcp, f.now), 0);
 	ck_assert_uint_eq(f.nout, 3);
 	/* the duplicate ACK out-of-order data asks for still goes at once */
-	struct tcp_repr d = fx_repr(f.peer_seq + 10, c->snd_una, TCP_ACK, 512);
+	struct tcp_repr d = fx_repr(f.peer_seq + 10, c->send.una, TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = c->ts_recent + 1;
 	fx_send(&f, &d, "xy", 2);
@@ -123,14 +123,14 @@ START_TEST(full_queue_waits)
 	uint32_t before = f.nout;
 	ck_assert_int_eq(tcp_output_pending(f.tcp, f.now), (int)(f.nout - before));
 	ck_assert(!c->out_q);
-	uint32_t seq = c->iss + 1;
+	uint32_t seq = c->send.iss + 1;
 	for (uint32_t i = 0; i < f.nout; i++) {
 		if (!f.out[i].len)
 			continue;
 		ck_assert_uint_eq(f.out[i].r.seq, seq);
 		seq += f.out[i].len;
 	}
-	ck_assert_uint_eq(seq, c->iss + 1 + segs * mss);
+	ck_assert_uint_eq(seq, c->send.iss + 1 + segs * mss);
 	fx_fini(&f);
 }
 END_TEST
@@ -163,8 +163,8 @@ START_TEST(late_turn_is_not_a_tail)
 	room = 1000;
 	struct tcb *c = fx_passive(&f, true, NULL);
 	open_windows(c);
-	c->cwnd = 40;
-	c->srtt_us8 = 8 * 1000; /* PTO 2 ms + 2 ms */
+	c->cc.cwnd = 40;
+	c->rtt.srtt_us8 = 8 * 1000; /* PTO 2 ms + 2 ms */
 	uint32_t mss = c->mss;
 	f.nout = f.next = 0;
 	ck_assert_int_eq(tcp_send(f.tcp, c, blob, 64 * mss, f.now), (int32_t)(64 * mss));
@@ -175,12 +175,12 @@ START_TEST(late_turn_is_not_a_tail)
 	ck_assert_uint_eq(f.tcp->stats.tlp_probes, 0);
 	tcp_output_pending(f.tcp, f.now);
 	ck_assert_uint_eq(f.nout, 40); /* the rest of the window, by cwnd */
-	ck_assert(c->tmr[TCP_T_TLP] > f.now);
+	ck_assert(c->tm.at[TCP_T_TLP] > f.now);
 	/* now the peer is silent: the probe is new data beyond cwnd */
 	fx_at(&f, f.now + 10 * MS);
 	ck_assert_uint_eq(f.tcp->stats.tlp_probes, 1);
 	ck_assert_uint_eq(f.nout, 41);
-	ck_assert_uint_eq(f.out[40].r.seq, c->iss + 1 + 40 * mss);
+	ck_assert_uint_eq(f.out[40].r.seq, c->send.iss + 1 + 40 * mss);
 	fx_fini(&f);
 }
 END_TEST

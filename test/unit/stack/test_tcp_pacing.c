@@ -38,23 +38,23 @@ START_TEST(cc_flag_turns_pacing_on)
 	c = fx_passive(&f, true, NULL);
 	struct tcp_cc_ops paced = cc_reno_ops;
 	paced.flags |= TCP_CC_NEEDS_PACING;
-	c->cc = &paced;
+	c->cc.ops = &paced;
 	ck_assert(tcp_pace_on(f.tcp, c));
 	unsigned burst = after_first_ack(&f, c);
 	/* rate: 200 % of cwnd 20 × MSS per SRTT 10 ms (cwnd < ssthresh / 2) */
 	uint64_t want = (uint64_t)c->mss * 20 * 2 * 1000000 / 10000;
-	ck_assert_uint_le(c->pacing_rate, want + want / 100);
-	ck_assert_uint_ge(c->pacing_rate, want - want / 100);
+	ck_assert_uint_le(c->pace.rate, want + want / 100);
+	ck_assert_uint_ge(c->pace.rate, want - want / 100);
 	/* one tick of credit: 1 ms at that rate, and the segment that starts it */
 	unsigned tick = (unsigned)(want / 1000 / c->mss) + 1;
 	ck_assert_uint_ge(burst, 1);
 	ck_assert_uint_le(burst, tick);
-	ck_assert_uint_gt(c->tmr[TCP_T_PACE], f.now);
-	ck_assert_uint_eq(c->tmr[TCP_T_PACE], c->pace_next_ns);
+	ck_assert_uint_gt(c->tm.at[TCP_T_PACE], f.now);
+	ck_assert_uint_eq(c->tm.at[TCP_T_PACE], c->pace.next_ns);
 	/* the stack sleeps until the slot's tick, not "now" */
 	uint64_t d = tcp_next_deadline(f.tcp);
 	ck_assert_uint_gt(d, f.now);
-	ck_assert_uint_le(d, c->pace_next_ns + MS);
+	ck_assert_uint_le(d, c->pace.next_ns + MS);
 	/* each tick releases about a tick's worth until all have left */
 	unsigned sent = burst, wakes = 0;
 	while (sent < SEGS - 10 && wakes < 20) {
@@ -76,17 +76,17 @@ START_TEST(max_rate_from_program_and_inherited)
 	fx_init(&f);
 	struct tcb *l;
 	struct tcb *c = fx_passive(&f, true, &l);
-	ck_assert_uint_eq(c->max_pacing_rate, UINT64_MAX);
-	ck_assert(!c->pace_req);
+	ck_assert_uint_eq(c->pace.max_rate, UINT64_MAX);
+	ck_assert(!c->pace.req);
 	/* bpf_setsockopt passes an int: 1000000 caps, ~0U lifts the cap */
 	int v = 1000000;
 	ck_assert_int_eq(tcp_setsockopt(c, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v), true), 0);
-	ck_assert_uint_eq(c->max_pacing_rate, 1000000);
-	ck_assert_uint_le(c->pacing_rate, 1000000);
+	ck_assert_uint_eq(c->pace.max_rate, 1000000);
+	ck_assert_uint_le(c->pace.rate, 1000000);
 	ck_assert(tcp_pace_on(f.tcp, c));
 	v = -1;
 	ck_assert_int_eq(tcp_setsockopt(c, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v), true), 0);
-	ck_assert_uint_eq(c->max_pacing_rate, UINT64_MAX);
+	ck_assert_uint_eq(c->pace.max_rate, UINT64_MAX);
 	ck_assert(tcp_pace_on(f.tcp, c)); /* sticky, as sk_pacing_status */
 	uint32_t len = sizeof(v);
 	ck_assert_int_eq(tcp_getsockopt(c, SOL_SOCKET, SO_MAX_PACING_RATE, &v, &len), 0);
@@ -103,8 +103,8 @@ START_TEST(max_rate_from_program_and_inherited)
 	fx_send(&f, &ack, NULL, 0);
 	struct tcb *c2 = tcp_accept(f.tcp, l);
 	ck_assert_ptr_nonnull(c2);
-	ck_assert_uint_eq(c2->max_pacing_rate, 500000);
-	ck_assert_uint_le(c2->pacing_rate, 500000);
+	ck_assert_uint_eq(c2->pace.max_rate, 500000);
+	ck_assert_uint_le(c2->pace.rate, 500000);
 	ck_assert(tcp_pace_on(f.tcp, c2));
 	fx_fini(&f);
 }
@@ -166,11 +166,11 @@ START_TEST(stack_pacing_and_ratio)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	ck_assert(tcp_pace_on(f.tcp, c));
 	/* at or above ssthresh / 2 the CA ratio applies */
-	c->ssthresh = c->cwnd;
+	c->cc.ssthresh = c->cc.cwnd;
 	tcp_pace_update(f.tcp, c);
-	uint64_t want = (uint64_t)c->mss * c->cwnd * 150 * 10000 / (c->srtt_us8 >> 3);
-	ck_assert_uint_le(c->pacing_rate, want + want / 100);
-	ck_assert_uint_ge(c->pacing_rate, want - want / 100);
+	uint64_t want = (uint64_t)c->mss * c->cc.cwnd * 150 * 10000 / (c->rtt.srtt_us8 >> 3);
+	ck_assert_uint_le(c->pace.rate, want + want / 100);
+	ck_assert_uint_ge(c->pace.rate, want - want / 100);
 	fx_fini(&f);
 }
 END_TEST

@@ -58,7 +58,7 @@ START_TEST(thin_linear_timeouts)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	ck_assert_uint_eq(c->rto_us, 210000);
+	ck_assert_uint_eq(c->rtt.rto_us, 210000);
 	ck_assert_int_eq(get_int(c, SOL_TCP_, TCP_THIN_LTO_), 0);
 	ck_assert_int_eq(set_int(c, SOL_TCP_, TCP_THIN_LTO_, 2), -EINVAL);
 	ck_assert_int_eq(set_int(c, SOL_TCP_, TCP_THIN_LTO_, 1), 0);
@@ -210,10 +210,10 @@ START_TEST(bound_device_receive)
 	ck_assert_int_eq(set_int(c, SOL_SOCKET, SO_BINDTOIFINDEX_, 3), 0);
 	ck_assert_int_eq(tcp_send(f.tcp, c, "x", 1, f.now), 1);
 	fx_none(&f);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una, TCP_ACK, 65535);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.una, TCP_ACK, 65535);
 	fx_send(&f, &d, "y", 1);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_RST);
-	ck_assert_uint_eq(c->bytes_received, 0);
+	ck_assert_uint_eq(c->cnt.bytes_received, 0);
 	fx_fini(&f);
 }
 END_TEST

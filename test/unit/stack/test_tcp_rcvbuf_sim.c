@@ -106,7 +106,7 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 			if (t0 && tick > last_tick) {
 				last_tick = tick;
 				uint64_t per_tick = pace_bps / 8 / 1000;
-				if (a->snd.len - (a->snd_max - a->snd_una) <= per_tick)
+				if (a->snd.len - (a->send.max - a->send.una) <= per_tick)
 					budget = per_tick;
 			}
 			allowed = sent + budget;
@@ -138,7 +138,7 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 			if (b->rcv_wnd > res.max_wnd)
 				res.max_wnd = b->rcv_wnd;
 		}
-		if (bad || (rcvd == TOTAL && a->snd_una == a->snd_max))
+		if (bad || (rcvd == TOTAL && a->send.una == a->send.max))
 			break;
 		/* a paced writer wakes every millisecond */
 		uint64_t next =

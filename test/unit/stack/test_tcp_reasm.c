@@ -7,7 +7,7 @@
 
 static struct tcp_repr data_repr(struct fx *f, struct tcb *c, uint32_t off, uint8_t flags)
 {
-	struct tcp_repr d = fx_repr(f->peer_seq + off, c->snd_nxt, TCP_ACK | flags, 512);
+	struct tcp_repr d = fx_repr(f->peer_seq + off, c->send.nxt, TCP_ACK | flags, 512);
 	if (c->flags & TCB_F_TS) {
 		d.ts = true;
 		d.tsval = c->ts_recent + 1;
@@ -106,12 +106,12 @@ START_TEST(bare_fin_after_hole_kept)
 	fx_pop(&f);
 	fx_ack_all(&f, c, 1000);
 	ck_assert_uint_eq(c->state, TCP_FIN_WAIT_2);
-	struct tcp_repr fin = fx_repr(f.peer_seq + 3, c->snd_nxt, TCP_ACK | TCP_FIN, 1000);
+	struct tcp_repr fin = fx_repr(f.peer_seq + 3, c->send.nxt, TCP_ACK | TCP_FIN, 1000);
 	fx_send(&f, &fin, NULL, 0);
 	struct fx_seg *a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq);
 	ck_assert_uint_eq(c->state, TCP_FIN_WAIT_2);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "abc", 3);
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq + 4);
@@ -287,7 +287,7 @@ START_TEST(dsack_needs_sack)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 1000);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 1000);
 	fx_send(&f, &d, "abcd", 4);
 	f.next = f.nout;
 	fx_send(&f, &d, "abcd", 4);
@@ -322,7 +322,7 @@ START_TEST(many_holes_kept)
 		struct tcp_repr d = data_repr(&f, c, 8 * i + 4, 0);
 		send_one(&f, &d, want + 8 * i + 4, 4);
 	}
-	ck_assert_uint_eq(c->ooo_n, HOLES);
+	ck_assert_uint_eq(c->ooo.n, HOLES);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 0);
 	f.next = f.nout - 1;
 	struct fx_seg *a = fx_pop(&f);
@@ -337,7 +337,7 @@ START_TEST(many_holes_kept)
 	for (uint32_t i = HOLES - 1; i >= 1; i--) {
 		struct tcp_repr d = data_repr(&f, c, 8 * i, 0);
 		send_one(&f, &d, want + 8 * i, 4);
-		ck_assert_uint_eq(c->ooo_n, i);
+		ck_assert_uint_eq(c->ooo.n, i);
 	}
 	struct tcp_repr d = data_repr(&f, c, 0, 0);
 	send_one(&f, &d, want, 4);
@@ -345,8 +345,8 @@ START_TEST(many_holes_kept)
 	a = fx_pop(&f);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq + sizeof(want));
 	ck_assert_uint_eq(a->r.nsack, 0);
-	ck_assert_uint_eq(c->ooo_n, 0);
-	ck_assert_ptr_null(c->ooo); /* no holes: the array is returned */
+	ck_assert_uint_eq(c->ooo.n, 0);
+	ck_assert_ptr_null(c->ooo.r); /* no holes: the array is returned */
 	static uint8_t got[sizeof(want) + 1];
 	ck_assert_int_eq(tcp_recv(f.tcp, c, got, sizeof(got), false, f.now), (int)sizeof(want));
 	ck_assert_mem_eq(got, want, sizeof(want));
@@ -370,17 +370,17 @@ START_TEST(holes_bounded)
 		struct tcp_repr d = data_repr(&f, c, 2 * i + 1, 0);
 		send_one(&f, &d, &x, 1);
 	}
-	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(c->ooo.n, TCP_OOO_MAX);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 0);
 	struct tcp_repr d = data_repr(&f, c, 2 * TCP_OOO_MAX + 1, 0);
 	send_one(&f, &d, &x, 1);
-	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(c->ooo.n, TCP_OOO_MAX);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 1);
 	d = data_repr(&f, c, 2 * TCP_OOO_MAX, 0); /* touches the last range */
 	send_one(&f, &d, &x, 1);
-	ck_assert_uint_eq(c->ooo_n, TCP_OOO_MAX);
+	ck_assert_uint_eq(c->ooo.n, TCP_OOO_MAX);
 	ck_assert_uint_eq(f.tcp->stats.ooo_drop, 1);
-	ck_assert_uint_eq(c->ooo[TCP_OOO_MAX - 1].r, f.peer_seq + 2 * TCP_OOO_MAX + 1);
+	ck_assert_uint_eq(c->ooo.r[TCP_OOO_MAX - 1].r, f.peer_seq + 2 * TCP_OOO_MAX + 1);
 	fx_fini(&f);
 }
 END_TEST

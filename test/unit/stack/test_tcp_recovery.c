@@ -51,7 +51,7 @@ static void sp_init(struct sp *p, unsigned nsegs_queued)
 	ck_assert_int_eq(tcp_setsockopt(p->c, 6, 13, "reno", 4, false), 0);
 	ck_assert(p->c->flags & TCB_F_SACK);
 	ck_assert_uint_eq(p->c->mss, SEG);
-	p->base = p->c->snd_nxt;
+	p->base = p->c->send.nxt;
 	p->high = p->base;
 	static uint8_t buf[NSEG * SEG];
 	p->c->sndbuf = sizeof(buf);
@@ -133,7 +133,7 @@ START_TEST(only_holes_resent)
 	ck_assert_uint_eq((p.high - p.base) / SEG, sent_before + 2);
 	ck_assert_uint_eq(p.nrtx, 0);
 	sp_rx(&p, 4); /* 3 segments SACKed above 1: lost (RFC 6675 IsLost) */
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
 	ck_assert(p.c->flags & TCB_F_IN_RECOVERY);
 	ck_assert_uint_eq(p.nrtx, 1);
 	ck_assert_uint_eq(p.rtx[0], 1);
@@ -151,8 +151,8 @@ START_TEST(only_holes_resent)
 	sp_rx(&p, 1);
 	sp_rx(&p, 5);
 	ck_assert_uint_eq(p.nrtx, 2);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
-	ck_assert_uint_eq(p.c->cwnd, p.c->ssthresh); /* PRR ends at ssthresh */
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->cc.cwnd, p.c->cc.ssthresh); /* PRR ends at ssthresh */
 	ck_assert_uint_eq(p.c->sb.n, 0);
 	fx_fini(&p.f);
 }
@@ -168,14 +168,14 @@ START_TEST(rto_keeps_sacked)
 	sp_rx(&p, 9);
 	ck_assert_uint_eq(p.c->sb.n, 1);
 	ck_assert_uint_eq(p.nrtx, 0);
-	uint64_t rto = p.c->tmr[TCP_T_RTX];
+	uint64_t rto = p.c->tm.at[TCP_T_RTX];
 	ck_assert_uint_gt(rto, 0);
 	fx_at(&p.f, rto);
 	sp_collect(&p);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_LOSS);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
 	ck_assert_uint_eq(p.nrtx, 1);
 	ck_assert_uint_eq(p.rtx[0], 0);
-	for (unsigned i = 0; i < 9 && p.c->snd_una != p.c->snd_max; i++) {
+	for (unsigned i = 0; i < 9 && p.c->send.una != p.c->send.max; i++) {
 		p.f.now += 20 * MS;
 		/* every resent segment arrives */
 		unsigned n = p.nrtx;
@@ -183,10 +183,10 @@ START_TEST(rto_keeps_sacked)
 			if (!p.have[p.rtx[k]])
 				sp_rx(&p, p.rtx[k]);
 	}
-	ck_assert_uint_eq(p.c->snd_una, p.c->snd_max);
+	ck_assert_uint_eq(p.c->send.una, p.c->send.max);
 	ck_assert_uint_eq(p.nrtx, 9);
 	ck_assert(!rtx_has(&p, 9));
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -198,7 +198,7 @@ START_TEST(hostile_blocks_ignored)
 {
 	struct sp p;
 	sp_init(&p, 10);
-	uint32_t una = p.c->snd_una, max = p.c->snd_max;
+	uint32_t una = p.c->send.una, max = p.c->send.max;
 	uint32_t bad[][2] = {
 	    {max, max + 1000},		   /* beyond snd_max */
 	    {max - 100, max + 1},	   /* ends beyond */
@@ -227,7 +227,7 @@ START_TEST(hostile_blocks_ignored)
 		}
 	}
 	ck_assert_uint_eq(p.nrtx, 0);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -240,8 +240,8 @@ START_TEST(board_bounded)
 	enum { K = TCP_SB_MAX + TCP_SB_MAX / 2 };
 	struct sp p;
 	sp_init(&p, 10);
-	uint32_t una = p.c->snd_una;
-	ck_assert(SEQ_GT(p.c->snd_max, una + 2 * K + 2));
+	uint32_t una = p.c->send.una;
+	ck_assert(SEQ_GT(p.c->send.max, una + 2 * K + 2));
 	for (unsigned i = 0; i < K; i++) {
 		struct tcp_repr r = fx_repr(p.f.peer_seq, una, TCP_ACK, 4096);
 		r.nsack = 1;
@@ -286,7 +286,7 @@ START_TEST(reneging_forgets)
 	memset(p.have, 0, sizeof(p.have));
 	p.have[0] = p.have[1] = true; /* 2 was dropped by the peer */
 	sp_ack(&p, 1);
-	ck_assert_uint_eq(p.c->snd_una, p.base + 2 * SEG);
+	ck_assert_uint_eq(p.c->send.una, p.base + 2 * SEG);
 	ck_assert_uint_eq(p.c->sb.n, 0);
 	fx_fini(&p.f);
 }
@@ -301,33 +301,33 @@ START_TEST(dsack_undoes_spurious)
 	struct sp p;
 	sp_init(&p, 16);
 	sp_rx(&p, 0);
-	uint32_t cwnd0 = p.c->cwnd, ss0 = p.c->ssthresh;
+	uint32_t cwnd0 = p.c->cc.cwnd, ss0 = p.c->cc.ssthresh;
 	sp_rx(&p, 2);
 	sp_rx(&p, 3);
 	sp_rx(&p, 4);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
 	ck_assert(rtx_has(&p, 1));
-	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	ck_assert_uint_lt(p.c->cc.ssthresh, ss0);
 	sp_rx(&p, 1);
 	for (unsigned i = 5; i < (p.high - p.base) / SEG; i++)
 		sp_rx(&p, i);
-	ck_assert_uint_eq(p.c->sb.mode, TCP_SB_OPEN);
-	ck_assert_uint_lt(p.c->cwnd, cwnd0);
-	ck_assert_uint_eq(p.c->sb.undos, 0);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
+	ck_assert_uint_lt(p.c->cc.cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->rec.undos, 0);
 	/* every retransmission (the fast one and RFC 6675's rescue of the
 	 * tail) arrives as a duplicate */
 	ck_assert_uint_ge(p.nrtx, 1);
 	for (unsigned i = 0; i < p.nrtx; i++) {
-		struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->snd_una, TCP_ACK, 4096);
+		struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->send.una, TCP_ACK, 4096);
 		r.nsack = 1;
 		r.sack[0].l = p.base + p.rtx[i] * SEG;
 		r.sack[0].r = r.sack[0].l + SEG;
-		ck_assert_uint_eq(p.c->sb.undos, 0);
+		ck_assert_uint_eq(p.c->rec.undos, 0);
 		fx_send(&p.f, &r, NULL, 0);
 	}
-	ck_assert_uint_eq(p.c->sb.undos, 1);
-	ck_assert_uint_ge(p.c->cwnd, cwnd0);
-	ck_assert_uint_eq(p.c->ssthresh, ss0);
+	ck_assert_uint_eq(p.c->rec.undos, 1);
+	ck_assert_uint_ge(p.c->cc.cwnd, cwnd0);
+	ck_assert_uint_eq(p.c->cc.ssthresh, ss0);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -339,7 +339,7 @@ START_TEST(dsack_no_undo_after_loss)
 	struct sp p;
 	sp_init(&p, 16);
 	sp_rx(&p, 0);
-	uint32_t ss0 = p.c->ssthresh;
+	uint32_t ss0 = p.c->cc.ssthresh;
 	sp_rx(&p, 2);
 	sp_rx(&p, 3);
 	sp_rx(&p, 4);
@@ -348,13 +348,13 @@ START_TEST(dsack_no_undo_after_loss)
 	for (unsigned i = 1; i < (p.high - p.base) / SEG; i++)
 		if (!p.have[i])
 			sp_rx(&p, i);
-	struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->snd_una, TCP_ACK, 4096);
+	struct tcp_repr r = fx_repr(p.f.peer_seq, p.c->send.una, TCP_ACK, 4096);
 	r.nsack = 1;
 	r.sack[0].l = p.base + 3 * SEG; /* a network duplicate of 3 */
 	r.sack[0].r = p.base + 4 * SEG;
 	fx_send(&p.f, &r, NULL, 0);
-	ck_assert_uint_eq(p.c->sb.undos, 0);
-	ck_assert_uint_lt(p.c->ssthresh, ss0);
+	ck_assert_uint_eq(p.c->rec.undos, 0);
+	ck_assert_uint_lt(p.c->cc.ssthresh, ss0);
 	fx_fini(&p.f);
 }
 END_TEST
@@ -374,7 +374,7 @@ START_TEST(limited_transmit_without_sack)
 	ck_assert_int_eq(tcp_send(f.tcp, c, buf, sizeof(buf), f.now), (int32_t)sizeof(buf));
 	ck_assert_uint_eq(f.nout - f.next, 10);
 	f.next = f.nout;
-	uint32_t una = c->snd_una;
+	uint32_t una = c->send.una;
 	for (uint32_t i = 0; i < 2; i++) {
 		struct tcp_repr d = fx_repr(f.peer_seq, una, TCP_ACK, 65535);
 		fx_send(&f, &d, NULL, 0);

@@ -94,7 +94,7 @@ static bool drop(struct path *p, int from, const struct tcp_repr *r, uint32_t le
 	p->data_segs++;
 	if (pt->freeze_at && p->data_segs == pt->freeze_at && !p->frozen_until) {
 		p->frozen_until = p->w.now + pt->freeze_ns;
-		p->rtx_after_freeze = p->c[0]->bytes_retrans;
+		p->rtx_after_freeze = p->c[0]->cnt.bytes_retrans;
 	}
 	bool d = false;
 	if (p->burst_left) {
@@ -158,20 +158,20 @@ static void check_inv(void *arg)
 	struct tcb *c = p->c[0];
 	if (!c || p->bad[0])
 		return;
-	bool ok = SEQ_LEQ(c->snd_una, c->snd_nxt) && SEQ_LEQ(c->snd_nxt, c->snd_max) &&
+	bool ok = SEQ_LEQ(c->send.una, c->send.nxt) && SEQ_LEQ(c->send.nxt, c->send.max) &&
 		  c->sb.n <= TCP_SB_MAX;
 	uint32_t sum = 0;
 	for (unsigned i = 0; ok && i < c->sb.n; i++) {
-		ok = SEQ_LT(c->sb.b[i].l, c->sb.b[i].r) && SEQ_GT(c->sb.b[i].l, c->snd_una) &&
-		     SEQ_LEQ(c->sb.b[i].r, c->snd_max) &&
+		ok = SEQ_LT(c->sb.b[i].l, c->sb.b[i].r) && SEQ_GT(c->sb.b[i].l, c->send.una) &&
+		     SEQ_LEQ(c->sb.b[i].r, c->send.max) &&
 		     (i == 0 || SEQ_GT(c->sb.b[i].l, c->sb.b[i - 1].r));
 		sum += c->sb.b[i].r - c->sb.b[i].l;
 	}
 	if (!ok || sum != c->sb.sacked)
 		snprintf(p->bad, sizeof(p->bad),
 			 "invariant at %llu ns: una %u nxt %u max %u, %u blocks, %u sacked",
-			 (unsigned long long)p->w.now, c->snd_una, c->snd_nxt, c->snd_max, c->sb.n,
-			 c->sb.sacked);
+			 (unsigned long long)p->w.now, c->send.una, c->send.nxt, c->send.max,
+			 c->sb.n, c->sb.sacked);
 }
 
 struct result {
@@ -246,7 +246,7 @@ static void result_fill(struct result *res, struct path *p, uint64_t rcvd, uint6
 	struct tcb *a = p->c[0];
 	res->ok = !p->bad[0] && rcvd == TOTAL;
 	res->ns = p->w.now - t0;
-	res->retrans_bytes = a->bytes_retrans;
+	res->retrans_bytes = a->cnt.bytes_retrans;
 	res->lost_bytes = p->lost_bytes;
 	res->data_segs = p->data_segs;
 	res->fast = (uint32_t)p->w.tcp[0]->stats.fast_retrans;
@@ -255,16 +255,16 @@ static void result_fill(struct result *res, struct path *p, uint64_t rcvd, uint6
 	res->tlp_probes = p->w.tcp[0]->stats.tlp_probes;
 	res->tlp_recovered = p->w.tcp[0]->stats.tlp_recovered;
 	res->frto_spurious = p->w.tcp[0]->stats.frto_spurious;
-	res->freeze_retrans_bytes = a->bytes_retrans - p->rtx_after_freeze;
+	res->freeze_retrans_bytes = a->cnt.bytes_retrans - p->rtx_after_freeze;
 	tcp_get_info(a, &res->ti);
 	res->acks_lost = (uint32_t)p->acks_lost;
-	res->undos = a->sb.undos;
+	res->undos = a->rec.undos;
 	res->discarded_bytes = p->w.tcp[1]->stats.ooo_drop * MSS_BYTES;
 	res->lost_segs = (uint32_t)p->lost_segs;
 	res->one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;
-	res->srtt_us = a->srtt_us8 >> 3;
+	res->srtt_us = a->rtt.srtt_us8 >> 3;
 	res->one_queued_ns = p->one_q_drop + p->one_q_rtx;
-	res->rto_us = a->rto_us;
+	res->rtt.rto_us = a->rtt.rto_us;
 }
 
 static void result_print(const struct result *res, const struct pattern *pt, uint64_t seed,
@@ -313,7 +313,7 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 		if (a->state == TCP_ESTABLISHED && sent < TOTAL && !frozen) {
 			if (!t0) {
 				t0 = p->w.now;
-				p->end = a->snd_una + TOTAL;
+				p->end = a->send.una + TOTAL;
 			}
 			uint32_t n =
 			    TOTAL - sent < sizeof(buf) ? (uint32_t)(TOTAL - sent) : sizeof(buf);
@@ -334,11 +334,11 @@ static struct result run(const struct pattern *pt, uint64_t seed)
 				rcvd += (uint64_t)r;
 			}
 		}
-		if (p->one_drop_at && !one_seen && SEQ_GT(a->snd_una, p->one_seq)) {
+		if (p->one_drop_at && !one_seen && SEQ_GT(a->send.una, p->one_seq)) {
 			one_seen = true;
 			p->one_done_at = p->w.now;
 		}
-		if (rcvd == TOTAL && a->snd_una == a->snd_max)
+		if (rcvd == TOTAL && a->send.una == a->send.max)
 			break;
 		if (a->state != TCP_ESTABLISHED && a->state != TCP_SYN_SENT) {
 			snprintf(p->bad, sizeof(p->bad), "connection left ESTABLISHED (%s)",

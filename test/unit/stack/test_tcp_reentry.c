@@ -211,31 +211,31 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 		me->ent[me->nent].r = end;
 		me->nent++;
 	}
-	if (SEQ_LT(seq, c->snd_una))
-		violation(me, "segment at %u below snd_una %u (len %u)", seq, c->snd_una, len);
-	if (len && seq != c->snd_una && c->sb.mode != TCP_SB_OPEN) {
+	if (SEQ_LT(seq, c->send.una))
+		violation(me, "segment at %u below snd_una %u (len %u)", seq, c->send.una, len);
+	if (len && seq != c->send.una && c->rec.mode != TCP_SB_OPEN) {
 		/* SACK recovery counts what is in the network (RFC 6675
 		 * pipe), a segment at a time, within the receive window. */
-		uint64_t cw = (uint64_t)c->cwnd * c->mss;
+		uint64_t cw = (uint64_t)c->cc.cwnd * c->mss;
 		uint32_t pipe = tcp_sb_pipe(c);
 		if (pipe >= cw + c->mss)
 			violation(me, "segment at %u with pipe %u over cwnd %u bytes", seq, pipe,
 				  (uint32_t)cw);
-		if ((uint64_t)(seq + len - c->snd_una) > c->snd_wnd)
+		if ((uint64_t)(seq + len - c->send.una) > c->send.wnd)
 			violation(me, "data to %u beyond the receive window (%u bytes, %u)",
-				  seq + len, c->snd_wnd, seq + len - c->snd_una);
-	} else if (len && seq != c->snd_una &&
-		   !(c->rack.tlp_out && seq == c->rack.tlp_high && len <= c->mss)) {
+				  seq + len, c->send.wnd, seq + len - c->send.una);
+	} else if (len && seq != c->send.una &&
+		   !(c->tlp.out && seq == c->tlp.high && len <= c->mss)) {
 		/* cwnd, and two more segments on the first duplicate ACKs (RFC
 		 * 3042); a tail loss probe of new data goes whatever cwnd says
 		 * (RFC 8985 §7.3). */
-		uint64_t cw = (uint64_t)c->cwnd * c->mss + tcp_rec_lt_bytes(c);
-		uint64_t wnd = c->snd_wnd < cw ? c->snd_wnd : cw;
-		if ((uint64_t)(seq + len - c->snd_una) > wnd)
+		uint64_t cw = (uint64_t)c->cc.cwnd * c->mss + tcp_rec_lt_bytes(c);
+		uint64_t wnd = c->send.wnd < cw ? c->send.wnd : cw;
+		if ((uint64_t)(seq + len - c->send.una) > wnd)
 			violation(me, "new data to %u beyond the window (%u bytes, in flight %u)",
-				  seq + len, (uint32_t)wnd, seq + len - c->snd_una);
+				  seq + len, (uint32_t)wnd, seq + len - c->send.una);
 	}
-	if (len && seq == c->snd_una && len > c->mss)
+	if (len && seq == c->send.una && len > c->mss)
 		violation(me, "segment of %u bytes above mss %u at %u", len, c->mss, seq);
 }
 
@@ -305,20 +305,20 @@ static void after(struct side *me)
 	ck_assert_ptr_eq(c->tcp, me->tcp);
 	if (c->state == TCP_CLOSED || c->state == TCP_TIME_WAIT)
 		return;
-	if (!SEQ_LEQ(c->snd_una, c->snd_nxt) || !SEQ_LEQ(c->snd_nxt, c->snd_max))
-		violation(me, "snd_una %u snd_nxt %u snd_max %u out of order", c->snd_una,
-			  c->snd_nxt, c->snd_max);
+	if (!SEQ_LEQ(c->send.una, c->send.nxt) || !SEQ_LEQ(c->send.nxt, c->send.max))
+		violation(me, "snd_una %u snd_nxt %u snd_max %u out of order", c->send.una,
+			  c->send.nxt, c->send.max);
 	uint32_t fin = (c->flags & TCB_F_FIN_SENT) ? 1u : 0u;
-	if (c->state >= TCP_ESTABLISHED && c->snd_max - c->snd_una > c->snd.len + fin)
-		violation(me, "in flight %u above queued %u + FIN %u", c->snd_max - c->snd_una,
+	if (c->state >= TCP_ESTABLISHED && c->send.max - c->send.una > c->snd.len + fin)
+		violation(me, "in flight %u above queued %u + FIN %u", c->send.max - c->send.una,
 			  c->snd.len, fin);
-	if (me->wire_bytes != c->bytes_sent + c->bytes_retrans)
+	if (me->wire_bytes != c->cnt.bytes_sent + c->cnt.bytes_retrans)
 		violation(me, "wire %u bytes, counted %u new + %u retransmitted",
-			  (uint32_t)me->wire_bytes, (uint32_t)c->bytes_sent,
-			  (uint32_t)c->bytes_retrans);
-	if (c->bytes_sent > me->sent)
+			  (uint32_t)me->wire_bytes, (uint32_t)c->cnt.bytes_sent,
+			  (uint32_t)c->cnt.bytes_retrans);
+	if (c->cnt.bytes_sent > me->sent)
 		violation(me, "%u bytes sent as new of %u written (snd_max %u)",
-			  (uint32_t)c->bytes_sent, me->sent, c->snd_max);
+			  (uint32_t)c->cnt.bytes_sent, me->sent, c->send.max);
 }
 
 static void drain_trace(void)
@@ -656,10 +656,10 @@ START_TEST(event_callback_closes_another)
 	struct tcp_tuple t1 = f.t;
 	tcp_flush_events(f.tcp);
 	/* Data on both: both readable, both on the list. */
-	struct tcp_repr d = fx_repr(FX_PEER_ISN + 1, EV.c[0]->snd_nxt, TCP_ACK | TCP_PSH, 65535);
+	struct tcp_repr d = fx_repr(FX_PEER_ISN + 1, EV.c[0]->send.nxt, TCP_ACK | TCP_PSH, 65535);
 	f.t = t0;
 	fx_send(&f, &d, "a", 1);
-	d.ack = EV.c[1]->snd_nxt;
+	d.ack = EV.c[1]->send.nxt;
 	f.t = t1;
 	fx_send(&f, &d, "b", 1);
 	EV.armed = true;

@@ -206,7 +206,7 @@ START_TEST(needs_ecn_and_dctcp)
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
 	ck_assert(c->flags & TCB_F_ECN);
 	/* the program's TCP_CONGESTION "dctcp" took effect with ECN on */
-	ck_assert_str_eq(c->cc->name, "dctcp");
+	ck_assert_str_eq(c->cc.ops->name, "dctcp");
 	ck_assert_int_eq(cc_dctcp_alpha(c), 1024); /* dctcp_alpha_on_init */
 	/* passive: the SYN asks, NEEDS_ECN says yes → ECE in the SYN-ACK */
 	fx_v6(&f, true, PORT, 40003);
@@ -231,7 +231,7 @@ START_TEST(needs_ecn_and_dctcp)
 	struct tcb *pc = tcp_accept(f.tcp, l);
 	ck_assert_ptr_nonnull(pc);
 	ck_assert(!(pc->flags & TCB_F_ECN));
-	ck_assert_str_eq(pc->cc->name, "dctcp-reno");
+	ck_assert_str_eq(pc->cc.ops->name, "dctcp-reno");
 	ck_assert_int_eq(cc_dctcp_alpha(pc), -1);
 	fx_fini(&f);
 	env_fini();
@@ -246,7 +246,7 @@ START_TEST(init_cwnd_flight)
 	fx_init_cfg(&f, with_hooks);
 	f.t.rport = PORT;
 	struct tcb *c = fx_active(&f, false);
-	ck_assert_uint_eq(c->cwnd, 40);
+	ck_assert_uint_eq(c->cc.cwnd, 40);
 	int one = 1, big = 200000;
 	tcp_setsockopt(c, 6, 1, &one, sizeof(one), false);
 	tcp_setsockopt(c, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big), false);
@@ -271,8 +271,8 @@ START_TEST(cwnd_clamp_and_bufs)
 	fx_init_cfg(&f, with_hooks);
 	fx_v6(&f, true, 0, PORT);
 	struct tcb *c = fx_active(&f, false);
-	ck_assert_uint_eq(c->cwnd_clamp, 100);
-	ck_assert_uint_eq(c->ssthresh, 100);
+	ck_assert_uint_eq(c->cc.cwnd_clamp, 100);
+	ck_assert_uint_eq(c->cc.ssthresh, 100);
 	fx_fini(&f);
 	env_fini();
 
@@ -460,15 +460,15 @@ START_TEST(tcp_sock_fields)
 	struct hooks_sk_info in;
 	memset(&in, 0, sizeof(in));
 	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
-	ck_assert_uint_eq(in.write_seq, c->iss + 1);
+	ck_assert_uint_eq(in.write_seq, c->send.iss + 1);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1);
 	ck_assert_uint_eq(in.window_clamp, 65535u << c->rcv_wscale);
-	ck_assert_uint_eq(in.mdev_us, c->rttvar_us4);
+	ck_assert_uint_eq(in.mdev_us, c->rtt.rttvar_us4);
 	ck_assert_uint_gt(in.mdev_us, 0);
 	ck_assert_uint_eq(in.snd_wnd, 65535); /* the SYN-ACK's, never scaled */
 
 	ck_assert_int_eq(tcp_send(f.tcp, c, buf, 1000, f.now), 1000);
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_una, TCP_ACK | TCP_PSH, 1024);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.una, TCP_ACK | TCP_PSH, 1024);
 	d.ts = true;
 	d.tsval = 200;
 	d.tsecr = c->ts_recent;
@@ -477,7 +477,7 @@ START_TEST(tcp_sock_fields)
 	f.next = f.nout; /* what went out meanwhile does not matter here */
 	memset(&in, 0, sizeof(in));
 	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
-	ck_assert_uint_eq(in.write_seq, c->iss + 1 + 1000);
+	ck_assert_uint_eq(in.write_seq, c->send.iss + 1 + 1000);
 	ck_assert_uint_eq(in.rcv_nxt, FX_PEER_ISN + 1 + 700);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1); /* not read yet */
 	ck_assert_uint_eq(in.rcv_wnd, c->rcv_wnd);
@@ -486,7 +486,7 @@ START_TEST(tcp_sock_fields)
 	ck_assert_uint_eq(in.rcv_ssthresh, c->rcv_ssthresh);
 
 	ck_assert_int_eq(tcp_recv(f.tcp, c, buf, 300, false, f.now), 300);
-	struct tcp_repr fin = fx_repr(f.peer_seq, c->snd_una, TCP_ACK | TCP_FIN, 1024);
+	struct tcp_repr fin = fx_repr(f.peer_seq, c->send.una, TCP_ACK | TCP_FIN, 1024);
 	fin.ts = true;
 	fin.tsval = 201;
 	fin.tsecr = c->ts_recent;
@@ -495,7 +495,7 @@ START_TEST(tcp_sock_fields)
 	memset(&in, 0, sizeof(in));
 	tcp_hooks_ops.info(&c->hs, HOOKS_INFO_TCP, &in);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1 + 300);
-	ck_assert_uint_eq(in.write_seq, c->iss + 1 + 1000 + 1);
+	ck_assert_uint_eq(in.write_seq, c->send.iss + 1 + 1000 + 1);
 	fx_fini(&f);
 	env_fini();
 }

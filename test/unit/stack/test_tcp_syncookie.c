@@ -117,7 +117,7 @@ START_TEST(flood_then_cookie_handshake)
 	c->sd = 1;
 	ck_assert_uint_eq(c->t.rport, port);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
-	ck_assert_uint_eq(c->iss, sa->r.seq);
+	ck_assert_uint_eq(c->send.iss, sa->r.seq);
 	ck_assert_uint_eq(c->rcv_nxt, isn_of(port) + 1);
 	ck_assert_uint_eq(c->peer_mss, 1460);
 	ck_assert_uint_eq(c->mss, 1448);
@@ -126,7 +126,7 @@ START_TEST(flood_then_cookie_handshake)
 	ck_assert_uint_eq(c->rcv_wscale, sa->r.wscale);
 	ck_assert(c->flags & TCB_F_SACK);
 	ck_assert(c->flags & TCB_F_TS);
-	ck_assert_uint_eq(c->snd_wnd, 1024u << 7);
+	ck_assert_uint_eq(c->send.wnd, 1024u << 7);
 	/* data both ways: full-sized segments out, and the peer's SACK taken */
 	static uint8_t buf[3 * 1448];
 	memset(buf, 'x', sizeof(buf));
@@ -147,7 +147,7 @@ START_TEST(flood_then_cookie_handshake)
 	a.sack[0].l = seqs[2];
 	a.sack[0].r = seqs[2] + 1448;
 	fx_send(&f, &a, "hello", 5);
-	ck_assert_uint_eq(c->snd_una, seqs[1]);
+	ck_assert_uint_eq(c->send.una, seqs[1]);
 	ck_assert_uint_eq(c->sb.sacked, 1448);
 	uint8_t in[16];
 	ck_assert_int_eq(tcp_recv(f.tcp, c, in, sizeof(in), false, f.now), 5);
@@ -225,7 +225,7 @@ START_TEST(cookie_without_timestamps)
 	ck_assert_uint_eq(c->peer_mss, 1300);
 	ck_assert_uint_eq(c->mss, 1300);
 	ck_assert(!(c->flags & (TCB_F_WS | TCB_F_SACK | TCB_F_TS)));
-	ck_assert_uint_eq(c->snd_wnd, 1024);
+	ck_assert_uint_eq(c->send.wnd, 1024);
 	fx_fini(&f);
 }
 END_TEST

@@ -41,7 +41,7 @@ START_TEST(syn_retransmit_linear_then_doubling)
 			      (unsigned long long)((at - t0) / MS));
 		struct fx_seg *s = fx_pop(&f);
 		ck_assert_uint_eq(s->r.flags, TCP_SYN);
-		ck_assert_uint_eq(s->r.seq, c->iss);
+		ck_assert_uint_eq(s->r.seq, c->send.iss);
 	}
 	ck_assert_uint_eq(c->syn_tx, 7);
 	ck_assert_uint_eq(c->syn_gaps_us[5], 2000000);
@@ -113,9 +113,9 @@ START_TEST(data_rto_backoff_and_karn)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL); /* SYN-ACK RTT 10 ms */
-	ck_assert_uint_eq(c->srtt_us8 >> 3, 10000);
+	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 10000);
 	/* RTO = srtt + max(4·rttvar, rto_min) = 10 + 200 ms (Linux floor) */
-	ck_assert_uint_eq(c->rto_us, 210000);
+	ck_assert_uint_eq(c->rtt.rto_us, 210000);
 	uint64_t t0 = f.now;
 	ck_assert_int_eq(tcp_send(f.tcp, c, "hello", 5, f.now), 5);
 	struct fx_seg *d = fx_pop(&f);
@@ -129,13 +129,13 @@ START_TEST(data_rto_backoff_and_karn)
 		ck_assert_uint_eq(r->r.seq, d->r.seq);
 		ck_assert_uint_eq(r->len, 5);
 	}
-	ck_assert_uint_eq(c->total_retrans, 3);
-	ck_assert_uint_eq(c->cwnd, 1);
+	ck_assert_uint_eq(c->cnt.total_retrans, 3);
+	ck_assert_uint_eq(c->cc.cwnd, 1);
 	/* the ACK of a retransmitted segment gives no RTT sample (Karn) */
 	f.now += 5 * MS;
 	fx_ack_all(&f, c, 1000);
-	ck_assert_uint_eq(c->srtt_us8 >> 3, 10000);
-	ck_assert_uint_eq(c->retransmits, 0);
+	ck_assert_uint_eq(c->rtt.srtt_us8 >> 3, 10000);
+	ck_assert_uint_eq(c->rtx.retransmits, 0);
 	ck_assert_uint_eq(tcp_next_deadline(f.tcp), UINT64_MAX);
 	fx_fini(&f);
 }
@@ -165,7 +165,7 @@ START_TEST(delayed_ack)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	uint8_t buf[1448];
 	memset(buf, 'a', sizeof(buf));
-	struct tcp_repr d = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 512);
+	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = 200;
 	uint64_t t0 = f.now;
@@ -197,9 +197,9 @@ START_TEST(zero_window_persist)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, false, NULL);
 	/* the peer closes its window */
-	struct tcp_repr z = fx_repr(f.peer_seq, c->snd_nxt, TCP_ACK, 0);
+	struct tcp_repr z = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 0);
 	fx_send(&f, &z, NULL, 0);
-	ck_assert_uint_eq(c->snd_wnd, 0);
+	ck_assert_uint_eq(c->send.wnd, 0);
 	uint64_t t0 = f.now;
 	ck_assert_int_eq(tcp_send(f.tcp, c, "data", 4, f.now), 4);
 	fx_none(&f);
@@ -209,11 +209,11 @@ START_TEST(zero_window_persist)
 		uint64_t tx = next_tx(&f, t0 + 100000 * MS);
 		ck_assert_uint_eq((tx - t0) / MS, want[i]);
 		struct fx_seg *p = fx_pop(&f);
-		ck_assert_uint_eq(p->r.seq, c->snd_una - 1);
+		ck_assert_uint_eq(p->r.seq, c->send.una - 1);
 		ck_assert_uint_eq(p->len, 0);
 	}
 	/* the window opens: the data goes */
-	struct tcp_repr o = fx_repr(f.peer_seq, c->snd_una, TCP_ACK, 1000);
+	struct tcp_repr o = fx_repr(f.peer_seq, c->send.una, TCP_ACK, 1000);
 	fx_send(&f, &o, NULL, 0);
 	struct fx_seg *d = fx_pop(&f);
 	ck_assert_uint_eq(d->len, 4);
@@ -237,7 +237,7 @@ START_TEST(keepalive)
 	uint64_t tx = next_tx(&f, t0 + 100000 * MS);
 	ck_assert_uint_eq((tx - t0) / MS, 10000);
 	struct fx_seg *p = fx_pop(&f);
-	ck_assert_uint_eq(p->r.seq, c->snd_una - 1);
+	ck_assert_uint_eq(p->r.seq, c->send.una - 1);
 	tx = next_tx(&f, t0 + 100000 * MS);
 	ck_assert_uint_eq((tx - t0) / MS, 12000);
 	fx_pop(&f);
@@ -267,7 +267,7 @@ START_TEST(wheel_far_deadline)
 	fx_at(&f, t0 + 9999 * MS);
 	fx_none(&f);
 	fx_at(&f, t0 + 60000 * MS);
-	ck_assert_uint_eq(fx_pop(&f)->r.seq, c->snd_una - 1);
+	ck_assert_uint_eq(fx_pop(&f)->r.seq, c->send.una - 1);
 	fx_fini(&f);
 }
 END_TEST
