@@ -264,7 +264,7 @@ static void result_fill(struct result *res, struct path *p, uint64_t rcvd, uint6
 	res->one_ns = p->one_done_at ? p->one_done_at - p->one_drop_at : 0;
 	res->srtt_us = a->rtt.srtt_us8 >> 3;
 	res->one_queued_ns = p->one_q_drop + p->one_q_rtx;
-	res->rtt.rto_us = a->rtt.rto_us;
+	res->rto_us = a->rtt.rto_us;
 }
 
 static void result_print(const struct result *res, const struct pattern *pt, uint64_t seed,
