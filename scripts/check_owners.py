@@ -24,6 +24,7 @@ OWNERS = {
     'sb': ['tcp_sack.c'],  # struct tcp_sack_sb: the SACK scoreboard
     'rec': ['tcp_recovery.c'],  # struct tcp_recovery: SACK recovery, PRR, undo, F-RTO
     'rtx': ['tcp_timer.c'],  # struct tcp_rtx_state: backoff, timeouts, user timeout
+    'recv': ['tcp_rcv.c', 'tcp_rcvseq.h'],  # struct tcp_rcvseq: RCV.NXT/WND, IRS, TS.Recent
     'ooo': ['tcp_ooo.c'],  # struct tcp_ooo_q: the receiver's out-of-order ranges
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
 }

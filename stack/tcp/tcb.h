@@ -194,6 +194,27 @@ struct tcp_sndseq {
 	uint32_t max_wnd;  /* largest window the peer offered */
 };
 
+/* The receive sequence space (RFC 9293 §3.3.1; owner: tcp_rcv.c, with
+ * tcp_rcvseq.h's inlines for the writes the output and input paths make):
+ * RCV.NXT and the window we offered, the FIN held beyond a hole, the
+ * D-SACK to report, and RFC 7323 §4.3's TS.Recent with Last.ACK.sent (the
+ * receiver's record of the peer's clock and of the ACK it checks against). */
+struct tcp_rcvseq {
+	uint32_t nxt;		   /* RCV.NXT */
+	uint32_t wnd;		   /* RCV.WND: the window last advertised, bytes */
+	uint32_t adv;		   /* its right edge, nxt + wnd when it was sent */
+	uint32_t irs;		   /* IRS */
+	uint32_t ssthresh;	   /* advertised window cap, grows with data (Linux) */
+	uint32_t unacked;	   /* bytes received since our last ACK */
+	uint32_t ts_recent;	   /* TS.Recent */
+	uint32_t ts_last_ack_sent; /* Last.ACK.sent */
+	uint64_t ts_recent_ns;	   /* when TS.Recent was taken */
+	uint32_t ooo_fin_seq;	   /* a FIN held beyond a hole, when ooo_fin */
+	uint32_t dsack_l, dsack_r; /* the D-SACK block to report, when dsack */
+	bool ooo_fin;
+	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
+};
+
 /* The receiver's out-of-order ranges (owner: tcp_ooo.c; the limits above). */
 struct tcp_ooo_q {
 	struct tcp_seq_range *r;
@@ -263,15 +284,12 @@ struct tcb {
 	uint8_t dupacks;
 	uint32_t flags; /* TCB_F_* */
 	struct tcp_sndseq send;
-	uint32_t rcv_nxt, rcv_wnd, rcv_adv, irs;
-	uint32_t ts_recent, ts_last_ack_sent, ts_off;
-	uint32_t rcv_ssthresh;	 /* advertised window cap, grows with data (Linux) */
-	uint32_t rcv_unacked;	 /* bytes received since our last ACK */
+	struct tcp_rcvseq recv;
+	uint32_t ts_off;
 	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
-	uint64_t ts_recent_ns;
-	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
-	uint32_t recover;     /* RFC 6582 */
-	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
+	uint64_t last_oow_ns;	 /* last ACK for a refused segment (0: none) */
+	uint32_t recover;	 /* RFC 6582 */
+	uint32_t snd_sml;	 /* end of the last small segment sent, if sml_sent */
 	bool sml_sent;
 	uint8_t tos;			 /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
@@ -283,11 +301,7 @@ struct tcb {
 	struct tcp_rtx_state rtx;
 	struct tcp_ring snd, rcv;
 	uint32_t sndbuf, rcvbuf, window_clamp;
-	uint32_t ooo_fin_seq; /* a FIN held beyond a hole, when ooo_fin */
 	struct tcp_ooo_q ooo;
-	bool ooo_fin;
-	bool dsack; /* [dsack_l, dsack_r) to report (RFC 2883) */
-	uint32_t dsack_l, dsack_r;
 	struct tcp_timers tm;
 	/* hash table slot owner, list linkage */
 	struct tcb *next, *prev; /* the tcp's all-connections list, or a listener's queues */

@@ -154,8 +154,8 @@ void tcp_check_tcb(const struct tcp *tcp, const struct tcb *tcb)
 	/* Out-of-order ranges: sorted, disjoint, inside the ring. */
 	for (uint32_t i = 0; i < tcb->ooo.n; i++) {
 		TCP_INV(SEQ_LT(tcb->ooo.r[i].l, tcb->ooo.r[i].r));
-		TCP_INV(SEQ_GT(tcb->ooo.r[i].r, tcb->rcv_nxt));
-		TCP_INV(tcb->rcv.len + (tcb->ooo.r[i].r - tcb->rcv_nxt) <= tcb->rcv.cap);
+		TCP_INV(SEQ_GT(tcb->ooo.r[i].r, tcb->recv.nxt));
+		TCP_INV(tcb->rcv.len + (tcb->ooo.r[i].r - tcb->recv.nxt) <= tcb->rcv.cap);
 		if (i)
 			TCP_INV(SEQ_GT(tcb->ooo.r[i].l, tcb->ooo.r[i - 1].r));
 	}

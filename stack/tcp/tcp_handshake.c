@@ -22,8 +22,7 @@ static void take_syn_options(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 		tcb->flags |= TCB_F_SACK;
 	if (h->ts && !tcp->cfg.no_timestamps) {
 		tcb->flags |= TCB_F_TS;
-		tcb->ts_recent = h->tsval;
-		tcb->ts_recent_ns = tcp->now;
+		tcp_rcv_ts_recent(tcb, h->tsval, tcp->now);
 	}
 }
 
@@ -81,8 +80,7 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	tcp_pathopt_inherit(c, l);
 	tcp_rto_init(c);
 	c->state = TCP_SYN_RECEIVED;
-	c->irs = h->seq;
-	c->rcv_nxt = h->seq + 1;
+	tcp_rcv_init(c, h->seq);
 	/* a cookie request's ISN is the cookie (tcp_syncookie_send): no hash
 	 * spent on one it replaces, in a flood the SYN's largest cost */
 	tcp_snd_init(c, c == tcp->cookie_req ? 0 : tcp_isn(tcp, t, tcp->now));
@@ -250,9 +248,8 @@ bool tcp_syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	}
 	if (!(h->flags & TCP_SYN))
 		return true;
-	tcb->irs = h->seq;
-	tcb->rcv_nxt = h->seq + 1;
-	tcb->rcv_adv = tcb->rcv_nxt + tcb->syn_wnd; /* what our SYN offered */
+	tcp_rcv_init(tcb, h->seq);
+	tcp_rcv_set_adv(tcb, tcb->syn_wnd); /* what our SYN offered */
 	uint8_t want_ws = tcb->rcv_wscale;
 	take_syn_options(tcp, tcb, h);
 	if (tcb->flags & TCB_F_WS)

@@ -76,14 +76,14 @@ static bool seq_acceptable(const struct tcb *tcb, uint32_t seq, uint32_t seglen,
 	/* RFC 9293 §3.10.7.4, the four cases. */
 	if (seglen == 0) {
 		if (wnd == 0)
-			return seq == tcb->rcv_nxt;
-		return SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + wnd);
+			return seq == tcb->recv.nxt;
+		return SEQ_LEQ(tcb->recv.nxt, seq) && SEQ_LT(seq, tcb->recv.nxt + wnd);
 	}
 	if (wnd == 0)
 		return false;
 	uint32_t last = seq + seglen - 1;
-	return (SEQ_LEQ(tcb->rcv_nxt, seq) && SEQ_LT(seq, tcb->rcv_nxt + wnd)) ||
-	       (SEQ_LEQ(tcb->rcv_nxt, last) && SEQ_LT(last, tcb->rcv_nxt + wnd));
+	return (SEQ_LEQ(tcb->recv.nxt, seq) && SEQ_LT(seq, tcb->recv.nxt + wnd)) ||
+	       (SEQ_LEQ(tcb->recv.nxt, last) && SEQ_LT(last, tcb->recv.nxt + wnd));
 }
 
 /* A passive open still in SYN-RECEIVED (Linux: a request socket). */
@@ -98,9 +98,9 @@ static bool half_open(const struct tcb *tcb)
  * block (the peer's next sequence number as it sees it). */
 static bool rst_exact(const struct tcb *tcb, uint32_t seq)
 {
-	if (seq == tcb->rcv_nxt)
+	if (seq == tcb->recv.nxt)
 		return true;
-	if (seq == tcb->rcv_nxt - 1 && (tcb->flags & TCB_F_FIN_RCVD) &&
+	if (seq == tcb->recv.nxt - 1 && (tcb->flags & TCB_F_FIN_RCVD) &&
 	    (tcb->state == TCP_CLOSE_WAIT || tcb->state == TCP_LAST_ACK ||
 	     tcb->state == TCP_CLOSING))
 		return true;
@@ -128,7 +128,7 @@ static bool time_wait_input(struct tcp *tcp, struct tcb *tcb, const struct seg_c
 	const struct tcp_repr *h = s->h;
 	if (h->flags & TCP_RST) {
 		/* Linux (not RFC 1337): a valid RST ends TIME_WAIT early. */
-		if (s->seq == tcb->rcv_nxt) {
+		if (s->seq == tcb->recv.nxt) {
 			tcp_done(tcp, tcb, 0);
 			return false;
 		}
@@ -154,8 +154,8 @@ static bool time_wait_input(struct tcp *tcp, struct tcb *tcb, const struct seg_c
 static bool tw_reusable(const struct tcb *tcb, const struct tcp_repr *h)
 {
 	if ((tcb->flags & TCB_F_TS) && h->ts)
-		return SEQ_GT(h->tsval, tcb->ts_recent);
-	return SEQ_GT(h->seq, tcb->rcv_nxt);
+		return SEQ_GT(h->tsval, tcb->recv.ts_recent);
+	return SEQ_GT(h->seq, tcb->recv.nxt);
 }
 
 /* What a step of synced_input decided: go on to the next check, stop
@@ -167,7 +167,8 @@ static enum step check_paws(struct tcp *tcp, struct tcb *tcb, const struct seg_c
 {
 	const struct tcp_repr *h = s->h;
 	if (!(tcb->flags & TCB_F_TS) || !h->ts || (h->flags & TCP_RST) ||
-	    !SEQ_LT(h->tsval, tcb->ts_recent) || tcp->now - tcb->ts_recent_ns >= PAWS_24DAYS_NS)
+	    !SEQ_LT(h->tsval, tcb->recv.ts_recent) ||
+	    tcp->now - tcb->recv.ts_recent_ns >= PAWS_24DAYS_NS)
 		return STEP_NEXT;
 	tcp->stats.in_paws++;
 	if (s->flags & TCP_SYN)
@@ -186,12 +187,12 @@ static enum step check_syn_received(struct tcp *tcp, struct tcb *tcb, struct seg
 	const struct tcp_repr *h = s->h;
 	if (tcb->state != TCP_SYN_RECEIVED)
 		return STEP_NEXT;
-	if ((h->flags & TCP_SYN) && !(h->flags & TCP_ACK) && h->seq == tcb->irs) {
+	if ((h->flags & TCP_SYN) && !(h->flags & TCP_ACK) && h->seq == tcb->recv.irs) {
 		tcp_send_syn(tcp, tcb);
 		return STEP_STOP;
 	}
-	if ((s->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && s->seq + 1 == tcb->rcv_nxt &&
-	    h->ack == tcb->send.nxt && s->len == 0) {
+	if ((s->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) &&
+	    s->seq + 1 == tcb->recv.nxt && h->ack == tcb->send.nxt && s->len == 0) {
 		s->flags &= (uint8_t)~TCP_SYN;
 		s->seq++;
 	}
@@ -209,11 +210,11 @@ static enum step check_seq(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s, 
 	 * that now also ACKs ours) has its ACK taken too, as Linux's
 	 * tcp_sequence (end_seq >= rcv_wup), then gets its dup ACK. */
 	bool ends_here =
-	    seglen && s->seq + seglen == tcb->rcv_nxt && !(s->flags & (TCP_RST | TCP_SYN));
+	    seglen && s->seq + seglen == tcb->recv.nxt && !(s->flags & (TCP_RST | TCP_SYN));
 	/* D-SACK edges count the FIN, as Linux's end_seq. */
 	if (ends_here)
 		tcp_dsack_set(tcb, s->seq, s->seq + seglen);
-	if (!(wnd == 0 && s->seq == tcb->rcv_nxt) && !ends_here) {
+	if (!(wnd == 0 && s->seq == tcb->recv.nxt) && !ends_here) {
 		tcp->stats.in_unacceptable++;
 		if (s->flags & TCP_RST) {
 			if (rst_exact(tcb, s->seq))
@@ -223,11 +224,11 @@ static enum step check_seq(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s, 
 			 * request just gets its ACK, Linux tcp_check_req). */
 			challenge_ack(tcp, tcb);
 		} else {
-			if (seglen && SEQ_LT(s->seq, tcb->rcv_nxt))
+			if (seglen && SEQ_LT(s->seq, tcb->recv.nxt))
 				tcp_dsack_set(tcb, s->seq,
-					      SEQ_LT(s->seq + seglen, tcb->rcv_nxt)
+					      SEQ_LT(s->seq + seglen, tcb->recv.nxt)
 						  ? s->seq + seglen
-						  : tcb->rcv_nxt);
+						  : tcb->recv.nxt);
 			refused_ack(tcp, tcb, s);
 		}
 		return STEP_STOP;
@@ -255,7 +256,7 @@ static enum step check_syn(struct tcp *tcp, struct tcb *tcb, const struct seg_ct
 {
 	if (!(s->flags & TCP_SYN))
 		return STEP_NEXT;
-	if (half_open(tcb) && s->seq != tcb->irs) {
+	if (half_open(tcb) && s->seq != tcb->recv.irs) {
 		/* From a passive OPEN: back to LISTEN (RFC 9293). As
 		 * Linux tcp_check_req, the new SYN gets a RST; the
 		 * peer's next one finds the listener. */
@@ -288,10 +289,9 @@ static enum step check_ack(struct tcp *tcp, struct tcb *tcb, const struct seg_ct
 	}
 	/* RFC 7323 §4.3: ts_recent from segments covering Last.ACK.sent, once
 	 * the segment is known to be acceptable. */
-	if ((tcb->flags & TCB_F_TS) && h->ts && SEQ_LEQ(s->seq, tcb->ts_last_ack_sent) &&
-	    SEQ_GEQ(h->tsval, tcb->ts_recent)) {
-		tcb->ts_recent = h->tsval;
-		tcb->ts_recent_ns = tcp->now;
+	if ((tcb->flags & TCB_F_TS) && h->ts && SEQ_LEQ(s->seq, tcb->recv.ts_last_ack_sent) &&
+	    SEQ_GEQ(h->tsval, tcb->recv.ts_recent)) {
+		tcp_rcv_ts_recent(tcb, h->tsval, tcp->now);
 	}
 	if (tcb->state == TCP_SYN_RECEIVED && tcb->parent && tcp_acc_full(tcb->parent)) {
 		/* Linux tcp_check_req → listen_overflow: the ACK is dropped,
@@ -317,7 +317,7 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		return time_wait_input(tcp, tcb, s);
 	if (st == STEP_NEXT)
 		st = check_syn_received(tcp, tcb, s);
-	uint32_t wnd = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
+	uint32_t wnd = SEQ_GT(tcb->recv.adv, tcb->recv.nxt) ? tcb->recv.adv - tcb->recv.nxt : 0;
 	if (tcb->state == TCP_SYN_RECEIVED && wnd == 0)
 		wnd = tcb->syn_wnd;
 	if (st == STEP_NEXT)

@@ -9,6 +9,7 @@
 #include "cc/cc.h"
 #include "tcb.h"
 #include "tcp_count.h"
+#include "tcp_rcvseq.h"
 #include "tcp.h"
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
@@ -244,6 +245,15 @@ void tcp_reply_rst(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_
 		   uint32_t len);
 void tcp_retransmit_head(struct tcp *tcp, struct tcb *tcb);
 uint32_t tcp_rcv_space(const struct tcb *tcb);
+/* tcp_rcv.c owns struct tcp_rcvseq (tcb->recv; tcp_rcvseq.h has the
+ * per-segment writes): IRS and RCV.NXT from the peer's SYN; a window of
+ * wnd offered from RCV.NXT as the first one (offer: its cap too) or as the
+ * right edge only (set_adv); the window cap no larger than a buffer of
+ * max bytes. */
+void tcp_rcv_init(struct tcb *tcb, uint32_t irs);
+void tcp_rcv_offer(struct tcb *tcb, uint32_t wnd);
+void tcp_rcv_set_adv(struct tcb *tcb, uint32_t wnd);
+void tcp_rcv_clamp(struct tcb *tcb, uint32_t max);
 
 /* tcp_rcvbuf.c: receive-buffer autotuning (docs/tcp.md). init when the
  * connection is established, data for each in-order data segment (the

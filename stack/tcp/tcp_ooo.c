@@ -82,7 +82,7 @@ bool tcp_ooo_insert(struct tcb *tcb, uint32_t l, uint32_t r)
 
 uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled)
 {
-	uint32_t k = 0, more = 0, nxt = tcb->rcv_nxt;
+	uint32_t k = 0, more = 0, nxt = tcb->recv.nxt;
 	while (k < tcb->ooo.n && SEQ_LEQ(tcb->ooo.r[k].l, nxt)) {
 		if (SEQ_GT(tcb->ooo.r[k].r, nxt)) {
 			more += tcb->ooo.r[k].r - nxt;
@@ -103,7 +103,7 @@ uint32_t tcp_ooo_pull(struct tcb *tcb, bool *filled)
 
 void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq)
 {
-	if (tcb->ooo.n || tcb->ooo_fin) {
+	if (tcb->ooo.n || tcb->recv.ooo_fin) {
 		/* the previous arrival still may name a block: remember it */
 		memmove(&tcb->ooo.hist[1], &tcb->ooo.hist[0],
 			(TCP_OOO_HIST - 1) * sizeof(tcb->ooo.hist[0]));
@@ -119,17 +119,17 @@ void tcp_ooo_arrived(struct tcb *tcb, uint32_t seq)
  * at end_seq). */
 static bool fin_alone(const struct tcb *tcb, uint32_t *pos)
 {
-	if (!tcb->ooo_fin)
+	if (!tcb->recv.ooo_fin)
 		return false;
-	uint32_t p = tcp_ooo_first_after(tcb, tcb->ooo_fin_seq);
+	uint32_t p = tcp_ooo_first_after(tcb, tcb->recv.ooo_fin_seq);
 	*pos = p;
-	return !(p > 0 && tcb->ooo.r[p - 1].r == tcb->ooo_fin_seq);
+	return !(p > 0 && tcb->ooo.r[p - 1].r == tcb->recv.ooo_fin_seq);
 }
 
 static struct tcp_seq_range range_block(const struct tcb *tcb, uint32_t i)
 {
 	struct tcp_seq_range b = tcb->ooo.r[i];
-	if (tcb->ooo_fin && b.r == tcb->ooo_fin_seq)
+	if (tcb->recv.ooo_fin && b.r == tcb->recv.ooo_fin_seq)
 		b.r++;
 	return b;
 }
@@ -137,14 +137,14 @@ static struct tcp_seq_range range_block(const struct tcb *tcb, uint32_t i)
 /* The block holding seq, if any. */
 static bool block_of(const struct tcb *tcb, uint32_t seq, struct tcp_seq_range *b)
 {
-	if (SEQ_LT(seq, tcb->rcv_nxt))
+	if (SEQ_LT(seq, tcb->recv.nxt))
 		return false;
 	uint32_t i = tcp_ooo_first_after(tcb, seq);
 	if (i < tcb->ooo.n && SEQ_LEQ(tcb->ooo.r[i].l, seq)) {
 		*b = range_block(tcb, i);
 		return true;
 	}
-	if (tcb->ooo_fin && seq == tcb->ooo_fin_seq) {
+	if (tcb->recv.ooo_fin && seq == tcb->recv.ooo_fin_seq) {
 		if (i > 0 && tcb->ooo.r[i - 1].r == seq)
 			*b = range_block(tcb, i - 1);
 		else
@@ -161,7 +161,7 @@ static struct tcp_seq_range sorted_block(const struct tcb *tcb, uint32_t k, bool
 	if (!alone || k < pos)
 		return range_block(tcb, k);
 	if (k == pos)
-		return (struct tcp_seq_range){tcb->ooo_fin_seq, tcb->ooo_fin_seq + 1};
+		return (struct tcp_seq_range){tcb->recv.ooo_fin_seq, tcb->recv.ooo_fin_seq + 1};
 	return range_block(tcb, k - 1);
 }
 

@@ -40,13 +40,13 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
 {
 	(void)tcp;
 	uint32_t want = tcp_rcv_space(tcb);
-	if (want > tcb->rcv_ssthresh)
-		want = tcb->rcv_ssthresh;
+	if (want > tcb->recv.ssthresh)
+		want = tcb->recv.ssthresh;
 	if (want > tcp_rcvbuf_wnd_max(tcb))
 		want = tcp_rcvbuf_wnd_max(tcb);
 	if (tcb->window_clamp && want > tcb->window_clamp)
 		want = tcb->window_clamp;
-	uint32_t old = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
+	uint32_t old = SEQ_GT(tcb->recv.adv, tcb->recv.nxt) ? tcb->recv.adv - tcb->recv.nxt : 0;
 	/* Receiver SWS avoidance: move the right edge only by a useful amount
 	 * (min(buffer/2, MSS)); and never shrink it (RFC 9293 §3.8.6.2.2). */
 	uint32_t step = tcb->rcvbuf / 2 < tcb->rcv_mss ? tcb->rcvbuf / 2 : tcb->rcv_mss;
@@ -58,8 +58,7 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
 		field++;
 	if (field > 65535u)
 		field = 65535u;
-	tcb->rcv_adv = tcb->rcv_nxt + (field << ws);
-	tcb->rcv_wnd = field << ws;
+	tcp_rcv_advertised(tcb, field << ws);
 	return (uint16_t)field;
 }
 
@@ -84,15 +83,16 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 
 static unsigned sack_blocks(struct tcb *tcb, struct tcp_repr *r)
 {
-	if (!(tcb->flags & TCB_F_SACK) || (tcb->ooo.n == 0 && !tcb->dsack && !tcb->ooo_fin))
+	if (!(tcb->flags & TCB_F_SACK) ||
+	    (tcb->ooo.n == 0 && !tcb->recv.dsack && !tcb->recv.ooo_fin))
 		return 0;
 	unsigned n = 0;
-	if (tcb->dsack) {
+	if (tcb->recv.dsack) {
 		/* RFC 2883 §4: a duplicate first, reported once. */
-		r->sack[n].l = tcb->dsack_l;
-		r->sack[n].r = tcb->dsack_r;
+		r->sack[n].l = tcb->recv.dsack_l;
+		r->sack[n].r = tcb->recv.dsack_r;
 		n++;
-		tcb->dsack = false;
+		tcp_rcv_dsack_sent(tcb);
 	}
 	/* SACK blocks take 8 bytes each; with timestamps 3 fit (RFC 2018 §3). */
 	uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
@@ -125,7 +125,7 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		if (tcb->flags & TCB_F_TS) {
 			r->ts = true;
 			r->tsval = tcp_ts_now(tcp, tcb);
-			r->tsecr = tcb->ts_recent;
+			r->tsecr = tcb->recv.ts_recent;
 		}
 	}
 	uint8_t tos = tcb->tos & 0xfc;
@@ -144,8 +144,7 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 		}
 	}
 	if (r->flags & TCP_ACK) {
-		tcb->ts_last_ack_sent = r->ack;
-		tcb->rcv_unacked = 0;
+		tcp_rcv_acked_all(tcb, r->ack);
 		tcb->flags &= ~(TCB_F_DELACK | TCB_F_ACK_NOW);
 		if (tcb->tm.at[TCP_T_DELACK])
 			tcp_timer_clear(tcp, tcb, TCP_T_DELACK);
@@ -178,7 +177,7 @@ static void base_repr(struct tcb *tcb, struct tcp_repr *r, uint32_t seq, uint8_t
 	r->seq = seq;
 	r->flags = flags;
 	if (flags & TCP_ACK)
-		r->ack = tcb->rcv_nxt;
+		r->ack = tcb->recv.nxt;
 }
 
 void tcp_send_ack(struct tcp *tcp, struct tcb *tcb)
@@ -227,7 +226,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	if (synack ? (tcb->flags & TCB_F_TS) != 0 : !tcp->cfg.no_timestamps) {
 		r.ts = true;
 		r.tsval = tcp_ts_now(tcp, tcb);
-		r.tsecr = synack ? tcb->ts_recent : 0;
+		r.tsecr = synack ? tcb->recv.ts_recent : 0;
 	}
 	/* RFC 3168 §6.1.1: ECE|CWR in the SYN asks, ECE in the SYN-ACK agrees. */
 	if (!synack && (tcb->flags & TCB_F_ECN_WANT))
@@ -252,7 +251,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	tcp->stats.out_segs++;
 	static const struct tcp_iov none;
 	if (r.flags & TCP_ACK)
-		tcb->ts_last_ack_sent = r.ack;
+		tcp_rcv_ack_sent(tcb, r.ack);
 	tcp_so_hdr_opt(tcp, tcb, &r, 0);
 	r.ip6_flow = tcp_flowlabel(tcb);
 	if (!tcp_dev_ok(tcp, tcb) || tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, &r, &none) < 0)
@@ -347,9 +346,10 @@ int tcp_send_data(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t len, 
 uint32_t tcp_seg_room(const struct tcb *tcb)
 {
 	uint32_t opts = tcb->so_opt_mss;
-	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->dsack)) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->recv.dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : 4u;
-		uint32_t nb = tcb->ooo.n + tcb->dsack < max ? tcb->ooo.n + tcb->dsack : max;
+		uint32_t nb =
+		    tcb->ooo.n + tcb->recv.dsack < max ? tcb->ooo.n + tcb->recv.dsack : max;
 		opts += 4 + 8 * nb;
 	}
 	/* RFC 6691 §2: options come off the MSS; tcp_min_snd_mss (48 at

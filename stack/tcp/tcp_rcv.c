@@ -8,31 +8,55 @@
 
 #include "tcp_input.h"
 
+void tcp_rcv_init(struct tcb *tcb, uint32_t irs)
+{
+	tcb->recv.irs = irs;
+	tcb->recv.nxt = irs + 1;
+}
+
+void tcp_rcv_offer(struct tcb *tcb, uint32_t wnd)
+{
+	tcb->recv.ssthresh = wnd;
+	tcb->recv.wnd = wnd;
+	tcb->recv.adv = tcb->recv.nxt + wnd;
+}
+
+void tcp_rcv_set_adv(struct tcb *tcb, uint32_t wnd)
+{
+	tcb->recv.adv = tcb->recv.nxt + wnd;
+}
+
+void tcp_rcv_clamp(struct tcb *tcb, uint32_t max)
+{
+	if (tcb->recv.ssthresh > max)
+		tcb->recv.ssthresh = max;
+}
+
 /* RFC 2883: [l, r) arrived twice; the next ACK reports it in its first SACK
  * block (Linux tcp_dsack_set: a newer duplicate replaces an unsent one). */
 void tcp_dsack_set(struct tcb *tcb, uint32_t l, uint32_t r)
 {
 	if (!(tcb->flags & TCB_F_SACK) || !SEQ_LT(l, r))
 		return;
-	tcb->dsack = true;
-	tcb->dsack_l = l;
-	tcb->dsack_r = r;
+	tcb->recv.dsack = true;
+	tcb->recv.dsack_l = l;
+	tcb->recv.dsack_r = r;
 }
 
 /* Linux tcp_dsack_extend: grow a pending report when [l, r) touches it,
  * else keep it (the duplicate found first in a segment is reported). */
 static void dsack_extend(struct tcb *tcb, uint32_t l, uint32_t r)
 {
-	if (!tcb->dsack) {
+	if (!tcb->recv.dsack) {
 		tcp_dsack_set(tcb, l, r);
 		return;
 	}
-	if (SEQ_GT(l, tcb->dsack_r) || SEQ_GT(tcb->dsack_l, r))
+	if (SEQ_GT(l, tcb->recv.dsack_r) || SEQ_GT(tcb->recv.dsack_l, r))
 		return;
-	if (SEQ_LT(l, tcb->dsack_l))
-		tcb->dsack_l = l;
-	if (SEQ_GT(r, tcb->dsack_r))
-		tcb->dsack_r = r;
+	if (SEQ_LT(l, tcb->recv.dsack_l))
+		tcb->recv.dsack_l = l;
+	if (SEQ_GT(r, tcb->recv.dsack_r))
+		tcb->recv.dsack_r = r;
 }
 
 /* Places an out-of-order segment's bytes in the receive ring where no
@@ -55,7 +79,7 @@ static uint32_t ooo_write(struct tcb *tcb, const struct seg_ctx *s)
 			keep_end = SEQ_LT(R, r) ? R : r;
 	}
 	uint32_t skip = keep_end - l;
-	uint32_t off = tcb->rcv.len + (keep_end - tcb->rcv_nxt);
+	uint32_t off = tcb->rcv.len + (keep_end - tcb->recv.nxt);
 	uint32_t n = ring_write_at(&tcb->rcv, off, s->data + skip, s->len - skip);
 	return skip + n;
 }
@@ -69,7 +93,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		s->flags &= (uint8_t)~TCP_FIN;
 		return;
 	}
-	if (s->seq == tcb->rcv_nxt) {
+	if (s->seq == tcb->recv.nxt) {
 		uint32_t unread = tcb->rcv.len; /* before this segment */
 		uint32_t n = ring_write_at(&tcb->rcv, tcb->rcv.len, s->data, s->len);
 		if (n < s->len)
@@ -78,13 +102,13 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			dsack_extend(tcb, tcb->ooo.r[0].l,
 				     SEQ_LT(s->seq + n, tcb->ooo.r[0].r) ? s->seq + n
 									 : tcb->ooo.r[0].r);
-		tcb->rcv_nxt += n;
+		tcb->recv.nxt += n;
 		tcp_count_received(tcb, n);
-		tcb->rcv_unacked += n;
+		tcb->recv.unacked += n;
 		bool filled = false;
 		uint32_t more = tcp_ooo_pull(tcb, &filled);
 		tcb->rcv.len += more;
-		tcb->rcv_nxt += more;
+		tcb->recv.nxt += more;
 		tcp_count_received(tcb, more);
 		tcp_rcvbuf_data(tcp, tcb, s->h, s->len, unread);
 		/* Linux tcp_grow_window, simplified: the offered window grows
@@ -92,13 +116,13 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 		 * buffer offers (Linux: window_clamp), so that a buffer
 		 * autotuning grew is opened two segments per segment, not at
 		 * once. */
-		tcb->rcv_ssthresh += 2u * tcb->rcv_mss;
-		if (tcb->rcv_ssthresh > tcp_rcvbuf_wnd_max(tcb))
-			tcb->rcv_ssthresh = tcp_rcvbuf_wnd_max(tcb);
+		tcb->recv.ssthresh += 2u * tcb->rcv_mss;
+		if (tcb->recv.ssthresh > tcp_rcvbuf_wnd_max(tcb))
+			tcb->recv.ssthresh = tcp_rcvbuf_wnd_max(tcb);
 		/* RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second
 		 * full segment, at once when a hole was filled. */
 		uint32_t rmss = tcb->rcv_mss - ((tcb->flags & TCB_F_TS) ? 12u : 0u);
-		if (filled || tcb->rcv_unacked >= 2u * rmss || tcb->ooo.n)
+		if (filled || tcb->recv.unacked >= 2u * rmss || tcb->ooo.n)
 			tcb->flags |= TCB_F_ACK_NOW;
 		else if (!(tcb->flags & TCB_F_DELACK)) {
 			tcb->flags |= TCB_F_DELACK;
@@ -134,7 +158,7 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 
 static void fin_input(struct tcp *tcp, struct tcb *tcb)
 {
-	tcb->rcv_nxt++;
+	tcb->recv.nxt++;
 	tcb->flags |= TCB_F_FIN_RCVD | TCB_F_ACK_NOW;
 	tcp_mark_event(tcp, tcb);
 	switch (tcb->state) {
@@ -185,9 +209,9 @@ void tcp_rcv_ecn(struct tcb *tcb, const struct seg_ctx *s)
  * on the right too. */
 static void trim(struct tcb *tcb, struct seg_ctx *s, uint32_t wnd)
 {
-	if (SEQ_LT(s->seq, tcb->rcv_nxt)) {
-		uint32_t skip = tcb->rcv_nxt - s->seq;
-		tcp_dsack_set(tcb, s->seq, skip < s->len ? tcb->rcv_nxt : s->seq + s->len);
+	if (SEQ_LT(s->seq, tcb->recv.nxt)) {
+		uint32_t skip = tcb->recv.nxt - s->seq;
+		tcp_dsack_set(tcb, s->seq, skip < s->len ? tcb->recv.nxt : s->seq + s->len);
 		if (skip >= s->len) {
 			if (skip > s->len)
 				s->flags &= (uint8_t)~TCP_FIN;
@@ -200,8 +224,8 @@ static void trim(struct tcb *tcb, struct seg_ctx *s, uint32_t wnd)
 		}
 		tcb->flags |= TCB_F_ACK_NOW; /* a duplicate: tell the peer where we are */
 	}
-	if (s->len && SEQ_GT(s->seq + s->len, tcb->rcv_nxt + wnd)) {
-		s->len = tcb->rcv_nxt + wnd - s->seq;
+	if (s->len && SEQ_GT(s->seq + s->len, tcb->recv.nxt + wnd)) {
+		s->len = tcb->recv.nxt + wnd - s->seq;
 		s->flags &= (uint8_t)~TCP_FIN;
 	}
 }
@@ -236,21 +260,22 @@ void tcp_rcv_fin(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 	bool fin = false;
 	if ((s->flags & TCP_FIN) && !(tcb->flags & TCB_F_FIN_RCVD)) {
 		uint32_t at = s->seq + s->len;
-		if (at == tcb->rcv_nxt) {
+		if (at == tcb->recv.nxt) {
 			fin = true;
-		} else if (SEQ_GT(at, tcb->rcv_nxt) &&
+		} else if (SEQ_GT(at, tcb->recv.nxt) &&
 			   (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_FIN_WAIT_1 ||
 			    tcb->state == TCP_FIN_WAIT_2)) {
-			tcb->ooo_fin = true;
-			tcb->ooo_fin_seq = at;
+			tcb->recv.ooo_fin = true;
+			tcb->recv.ooo_fin_seq = at;
 			tcp_ooo_arrived(tcb, s->len ? s->seq : at);
 			tcb->flags |= TCB_F_ACK_NOW;
 		}
 	}
-	if (tcb->ooo_fin && tcb->rcv_nxt == tcb->ooo_fin_seq && !(tcb->flags & TCB_F_FIN_RCVD))
+	if (tcb->recv.ooo_fin && tcb->recv.nxt == tcb->recv.ooo_fin_seq &&
+	    !(tcb->flags & TCB_F_FIN_RCVD))
 		fin = true;
 	if (fin) {
-		tcb->ooo_fin = false;
+		tcb->recv.ooo_fin = false;
 		fin_input(tcp, tcb);
 	}
 }

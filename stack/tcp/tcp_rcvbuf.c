@@ -61,10 +61,10 @@ void tcp_rcvbuf_init(struct tcp *tcp, struct tcb *tcb)
 	 * passive opens too, as it always did for active ones). */
 	uint32_t advmss = tcb->rcv_mss - ((tcb->flags & TCB_F_TS) ? 12u : 0u);
 	uint32_t space = 10u * advmss; /* TCP_INIT_CWND * advmss */
-	if (tcb->rcv_wnd && tcb->rcv_wnd < space)
-		space = tcb->rcv_wnd;
-	if (tcb->rcv_ssthresh && tcb->rcv_ssthresh < space)
-		space = tcb->rcv_ssthresh;
+	if (tcb->recv.wnd && tcb->recv.wnd < space)
+		space = tcb->recv.wnd;
+	if (tcb->recv.ssthresh && tcb->recv.ssthresh < space)
+		space = tcb->recv.ssthresh;
 	q->space = space ? space : 1;
 	q->seq = q->copied;
 	q->time_ns = tcp->now;
@@ -77,12 +77,12 @@ void tcp_rcvbuf_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	struct tcp_rcvq_space *q = &tcb->rcvq;
 	/* Over a window (tcp_rcv_rtt_measure): from when we open a window
 	 * until data reaches its right edge, one round trip at least. */
-	if (q->rtt_ns && SEQ_GEQ(tcb->rcv_nxt, q->rtt_seq)) {
+	if (q->rtt_ns && SEQ_GEQ(tcb->recv.nxt, q->rtt_seq)) {
 		uint64_t us = (tcp->now - q->rtt_ns) / CLK_NS_PER_US;
 		rtt_update(q, us ? us : 1, true, unread);
 	}
-	if (!q->rtt_ns || SEQ_GEQ(tcb->rcv_nxt, q->rtt_seq)) {
-		q->rtt_seq = tcb->rcv_nxt + tcb->rcv_wnd;
+	if (!q->rtt_ns || SEQ_GEQ(tcb->recv.nxt, q->rtt_seq)) {
+		q->rtt_seq = tcb->recv.nxt + tcb->recv.wnd;
 		q->rtt_ns = tcp->now;
 	}
 	/* From the echo of our timestamp on a full segment
@@ -120,8 +120,8 @@ static void grow(struct tcp *tcp, struct tcb *tcb, uint32_t copied)
 		win += 2 * (win * (copied - old) / old);
 	/* Room for what already waits beyond a hole (6.16): the hole's
 	 * repair then does not find the window full. */
-	if (tcb->ooo.n && SEQ_GT(tcb->ooo.r[tcb->ooo.n - 1].r, tcb->rcv_nxt))
-		win += tcb->ooo.r[tcb->ooo.n - 1].r - tcb->rcv_nxt;
+	if (tcb->ooo.n && SEQ_GT(tcb->ooo.r[tcb->ooo.n - 1].r, tcb->recv.nxt))
+		win += tcb->ooo.r[tcb->ooo.n - 1].r - tcb->recv.nxt;
 	uint64_t buf = space_from_win(win);
 	if (buf > tcp->cfg.tcp_rmem_max)
 		buf = tcp->cfg.tcp_rmem_max;

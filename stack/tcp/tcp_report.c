@@ -26,7 +26,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->rttvar_us = tcb->rtt.rttvar_us4 >> 2;
 	o->rto_ms = tcb->rtt.rto_us / CLK_US_PER_MS;
 	o->rtt_min_us = tcb->rtt.min_us;
-	o->rcv_wnd = tcb->rcv_wnd;
+	o->rcv_wnd = tcb->recv.wnd;
 	o->snd_wnd = tcb->send.wnd;
 	o->rcv_wscale = (tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0;
 	o->snd_wscale = (tcb->flags & TCB_F_WS) ? tcb->snd_wscale : 0;
@@ -130,23 +130,23 @@ static uint64_t so_bytes_received(const struct tcb *tcb)
  * (without TCP_WINDOW_CLAMP the largest window the scale can say). */
 static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
 {
-	uint32_t wnd = tcb->rcv_wnd;
-	if (!wnd && SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt))
-		wnd = tcb->rcv_adv - tcb->rcv_nxt; /* only the SYN's window so far */
+	uint32_t wnd = tcb->recv.wnd;
+	if (!wnd && SEQ_GT(tcb->recv.adv, tcb->recv.nxt))
+		wnd = tcb->recv.adv - tcb->recv.nxt; /* only the SYN's window so far */
 	o->mdev_us = tcb->rtt.rttvar_us4;
 	o->rcv_wnd = wnd;
-	o->rcv_wup = wnd ? tcb->rcv_adv - wnd : tcb->rcv_nxt;
+	o->rcv_wup = wnd ? tcb->recv.adv - wnd : tcb->recv.nxt;
 	o->window_clamp = tcb->window_clamp
 			      ? tcb->window_clamp
 			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
-	o->copied_seq = tcb->rcv_nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
+	o->copied_seq = tcb->recv.nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
 	uint32_t w = tcb->send.una + tcb->snd.len;
 	if (tcb->send.una == tcb->send.iss && tcb->send.max != tcb->send.iss)
 		w++;
 	o->write_seq = (tcb->flags & TCB_F_FIN_QUEUED) ? tcb->fin_seq + 1 : w;
 	o->snd_wnd = tcb->send.wnd;
 	o->snd_wl1 = tcb->send.wl1;
-	o->rcv_ssthresh = tcb->rcv_ssthresh;
+	o->rcv_ssthresh = tcb->recv.ssthresh;
 }
 
 /* The sock_ops context's fields of a connection (hooks_sock_ops.info). */
@@ -179,7 +179,7 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 		o->state = tcp_state_kernel(tcb->state);
 		o->rtt_min = tcb->rtt.min_us;
 		o->snd_ssthresh = tcb->cc.ssthresh;
-		o->rcv_nxt = tcb->rcv_nxt;
+		o->rcv_nxt = tcb->recv.nxt;
 		o->snd_nxt = tcb->send.nxt;
 		o->snd_una = tcb->send.una;
 		o->mss_cache = tcb->mss;

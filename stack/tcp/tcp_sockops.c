@@ -103,9 +103,7 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 			tcb->rcv_wscale = (uint8_t)ws;
 	}
 	tcb->syn_wnd = tcp_rwnd_init_bytes(tcb, rwnd);
-	tcb->rcv_ssthresh = tcb->syn_wnd;
-	tcb->rcv_wnd = tcb->syn_wnd;
-	tcb->rcv_adv = tcb->rcv_nxt + tcb->syn_wnd;
+	tcp_rcv_offer(tcb, tcb->syn_wnd);
 	tcb->syn_rto_us = syn_rto_us(tcp, tmo);
 	/* Linux tcp_ecn_send_syn: NEEDS_ECN is asked whatever tcp_ecn says;
 	 * tcp_ecn 1 asks for ECN too, but only a program or the CC marks the
@@ -137,9 +135,7 @@ void tcp_so_passive_request(struct tcp *tcp, struct tcb *req, bool ecn_ok, bool 
 	if (ecn)
 		req->flags |= TCB_F_ECN | TCB_F_ECN_WANT;
 	req->syn_wnd = tcp_rwnd_init_bytes(req, rwnd);
-	req->rcv_ssthresh = req->syn_wnd;
-	req->rcv_wnd = req->syn_wnd;
-	req->rcv_adv = req->rcv_nxt + req->syn_wnd;
+	tcp_rcv_offer(req, req->syn_wnd);
 	req->syn_rto_us = syn_rto_us(tcp, tmo);
 }
 
@@ -229,9 +225,10 @@ void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb)
 	if (!so_writes(tcb, false))
 		return;
 	size_t hl = TCP_HDR_MIN + ((tcb->flags & TCB_F_TS) ? 12u : 0u);
-	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->dsack)) {
+	if ((tcb->flags & TCB_F_SACK) && (tcb->ooo.n || tcb->recv.dsack)) {
 		uint32_t max = (tcb->flags & TCB_F_TS) ? 3u : TCP_SACK_MAX;
-		uint32_t nb = tcb->ooo.n + tcb->dsack < max ? tcb->ooo.n + tcb->dsack : max;
+		uint32_t nb =
+		    tcb->ooo.n + tcb->recv.dsack < max ? tcb->ooo.n + tcb->recv.dsack : max;
 		hl += 4 + 8 * nb;
 	}
 	tcb->so_opt_mss = (uint8_t)hooks_hdr_opt_len(&tcb->hs, NULL, so_opt_left(hl),
@@ -276,7 +273,7 @@ void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32
 		memset(&s, 0, sizeof(s));
 		s.sport = tcb->t.rport;
 		s.dport = tcb->t.lport;
-		s.seq = tcb->irs;
+		s.seq = tcb->recv.irs;
 		s.flags = TCP_SYN;
 		s.wscale = -1;
 		s.xopt_len = tcb->syn_opt_len;

@@ -90,13 +90,12 @@ static int set_sol_socket(struct tcb *tcb, int optname, int v)
 						  : (uint32_t)b;
 		/* The ring never drops held bytes: it shrinks when it drains. */
 		if (nb <
-		    tcb->rcv.len + (tcb->ooo.n ? tcb->ooo.r[tcb->ooo.n - 1].r - tcb->rcv_nxt : 0))
+		    tcb->rcv.len + (tcb->ooo.n ? tcb->ooo.r[tcb->ooo.n - 1].r - tcb->recv.nxt : 0))
 			nb = tcb->rcv.cap;
 		tcb->rcvbuf = nb;
 		if (tcb->rcv.cap && tcb->rcv.cap < nb)
 			tcp_defer(tcp, tcb, TCB_P_RCVBUF);
-		if (tcb->rcv_ssthresh > nb)
-			tcb->rcv_ssthresh = nb;
+		tcp_rcv_clamp(tcb, nb);
 		tcb->flags |= TCB_F_RCVBUF_LOCK;
 		return 0;
 	}

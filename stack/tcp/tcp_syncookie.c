@@ -188,8 +188,7 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
 	c->syn_wnd = tcp_rwnd_init_bytes(c, -1);
-	c->rcv_ssthresh = c->rcv_wnd = c->syn_wnd;
-	c->rcv_adv = c->rcv_nxt + c->syn_wnd;
+	tcp_rcv_offer(c, c->syn_wnd);
 	c->syn_rto_us = TCP_RTO_INIT_US;
 	if (tcp_hash_insert(tcp, c) < 0) {
 		tcp_so_sock_fini(c);

@@ -280,10 +280,11 @@ int32_t tcp_recv(struct tcp *tcp, struct tcb *tcb, void *buf, uint32_t len, bool
 	/* Window update (RFC 9293 §3.8.6.2.2): tell the peer once the window
 	 * grew by a useful amount, in particular when it was closed. */
 	if (!peek && tcb->state >= TCP_ESTABLISHED && tcb->state != TCP_TIME_WAIT) {
-		uint32_t adv = SEQ_GT(tcb->rcv_adv, tcb->rcv_nxt) ? tcb->rcv_adv - tcb->rcv_nxt : 0;
+		uint32_t adv =
+		    SEQ_GT(tcb->recv.adv, tcb->recv.nxt) ? tcb->recv.adv - tcb->recv.nxt : 0;
 		uint32_t space = tcp_rcv_space(tcb);
-		if (space > tcb->rcv_ssthresh)
-			space = tcb->rcv_ssthresh;
+		if (space > tcb->recv.ssthresh)
+			space = tcb->recv.ssthresh;
 		if (space > tcp_rcvbuf_wnd_max(tcb))
 			space = tcp_rcvbuf_wnd_max(tcb);
 		uint32_t step = tcb->rcvbuf / 2 < tcb->rcv_mss ? tcb->rcvbuf / 2 : tcb->rcv_mss;

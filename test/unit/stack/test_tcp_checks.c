@@ -34,7 +34,7 @@ START_TEST(ack_beyond_snd_nxt_drops_data_and_fin)
 	ck_assert_uint_eq(a->r.seq, c->send.nxt);
 	ck_assert_uint_eq(a->r.ack, f.peer_seq); /* nothing taken */
 	ck_assert_uint_eq(c->rcv.len, 0);
-	ck_assert_uint_eq(c->rcv_nxt, f.peer_seq);
+	ck_assert_uint_eq(c->recv.nxt, f.peer_seq);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
 	ck_assert(!(c->flags & TCB_F_FIN_RCVD));
 	ck_assert_uint_eq(tcp_events(c) & (SKOPS_EV_IN | SKOPS_EV_RDHUP), 0);
@@ -117,12 +117,12 @@ START_TEST(injected_timestamp_not_taken)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
-	uint32_t recent = c->ts_recent;
+	uint32_t recent = c->recv.ts_recent;
 	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt + (1u << 20), TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = recent + 0x40000000u;
 	fx_send(&f, &d, "evil", 4);
-	ck_assert_uint_eq(c->ts_recent, recent);
+	ck_assert_uint_eq(c->recv.ts_recent, recent);
 	f.next = f.nout;
 	struct tcp_repr ok = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	ok.ts = true;
@@ -277,7 +277,7 @@ START_TEST(paws_reject_throttled_and_syn_challenged)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	struct tcp_repr a = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	a.ts = true;
-	a.tsval = c->ts_recent - 1;
+	a.tsval = c->recv.ts_recent - 1;
 	for (int i = 0; i < 4; i++)
 		fx_send(&f, &a, NULL, 0);
 	ck_assert_uint_eq(count_acks(&f, f.peer_seq), 1);
@@ -397,7 +397,7 @@ START_TEST(rst_at_right_edge_of_sack)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	struct tcp_repr d = fx_repr(f.peer_seq + 100, c->send.nxt, TCP_ACK, 512);
 	d.ts = true;
-	d.tsval = c->ts_recent + 1;
+	d.tsval = c->recv.ts_recent + 1;
 	fx_send(&f, &d, "later", 5);
 	ck_assert_uint_eq(c->ooo.n, 1);
 	f.next = f.nout;

@@ -90,7 +90,7 @@ START_TEST(window_scaling)
 	ck_assert_uint_eq(s->len, 384);
 	fx_none(&f);
 	/* our advertisement is scaled too: rcv_wnd >> 7 on the wire */
-	ck_assert_uint_eq((uint32_t)s->r.window << 7, c->rcv_wnd);
+	ck_assert_uint_eq((uint32_t)s->r.window << 7, c->recv.wnd);
 	fx_fini(&f);
 }
 END_TEST
@@ -120,8 +120,8 @@ START_TEST(receive_across_wrap)
 		seq += 1460;
 		off += 1460;
 	}
-	ck_assert_uint_eq(c->rcv_nxt, isn + 1 + 6 * 1460); /* wrapped past 0 */
-	ck_assert(c->rcv_nxt < 0x10000u);
+	ck_assert_uint_eq(c->recv.nxt, isn + 1 + 6 * 1460); /* wrapped past 0 */
+	ck_assert(c->recv.nxt < 0x10000u);
 	uint8_t out[8760];
 	ck_assert_int_eq(tcp_recv(f.tcp, c, out, sizeof(out), false, f.now), 8760);
 	ck_assert_mem_eq(out, big, 8760);

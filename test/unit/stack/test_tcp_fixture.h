@@ -269,7 +269,7 @@ static inline void fx_ack_all(struct fx *f, struct tcb *c, uint16_t w)
 	if (c->flags & TCB_F_TS) {
 		a.ts = true;
 		a.tsval = (uint32_t)(f->now / MS);
-		a.tsecr = c->ts_recent;
+		a.tsecr = c->recv.ts_recent;
 	}
 	fx_send(f, &a, NULL, 0);
 }

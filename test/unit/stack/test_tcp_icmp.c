@@ -142,7 +142,7 @@ START_TEST(refused_for_size_resyncs_mss)
 		struct tcp_repr a = fx_repr(f.peer_seq, rcv, TCP_ACK, 65535);
 		a.ts = true;
 		a.tsval = (uint32_t)(f.now / MS);
-		a.tsecr = c->ts_recent;
+		a.tsecr = c->recv.ts_recent;
 		fx_send(&f, &a, NULL, 0);
 		tcp_output(f.tcp, c);
 	}

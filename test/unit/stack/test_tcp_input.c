@@ -385,7 +385,7 @@ START_TEST(paws)
 	struct fx f;
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
-	uint32_t recent = c->ts_recent;
+	uint32_t recent = c->recv.ts_recent;
 	struct tcp_repr d = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 512);
 	d.ts = true;
 	d.tsval = recent - 1; /* older than ts_recent: an old duplicate */
@@ -399,9 +399,9 @@ START_TEST(paws)
 	d.tsval = recent + 5;
 	fx_send(&f, &d, "new", 3);
 	ck_assert_uint_eq(c->rcv.len, 3);
-	ck_assert_uint_eq(c->ts_recent, recent + 5);
+	ck_assert_uint_eq(c->recv.ts_recent, recent + 5);
 	/* sequence numbers wrap, timestamps compare modulo 2^32 */
-	c->ts_recent = 0xfffffff0u;
+	c->recv.ts_recent = 0xfffffff0u;
 	d.seq = f.peer_seq + 3;
 	d.tsval = 5;
 	fx_send(&f, &d, "wrp", 3);

@@ -111,7 +111,7 @@ START_TEST(full_queue_waits)
 	/* the duplicate ACK out-of-order data asks for still goes at once */
 	struct tcp_repr d = fx_repr(f.peer_seq + 10, c->send.una, TCP_ACK, 512);
 	d.ts = true;
-	d.tsval = c->ts_recent + 1;
+	d.tsval = c->recv.ts_recent + 1;
 	fx_send(&f, &d, "xy", 2);
 	ck_assert_uint_eq(f.nout, 4);
 	ck_assert_uint_eq(f.out[3].len, 0);

@@ -135,8 +135,8 @@ static struct result run(const char *name, uint32_t rmem_max, int so_rcvbuf, uin
 				if (!half_ns && rcvd >= TOTAL / 2)
 					half_ns = p->w.now;
 			}
-			if (b->rcv_wnd > res.max_wnd)
-				res.max_wnd = b->rcv_wnd;
+			if (b->recv.wnd > res.max_wnd)
+				res.max_wnd = b->recv.wnd;
 		}
 		if (bad || (rcvd == TOTAL && a->send.una == a->send.max))
 			break;

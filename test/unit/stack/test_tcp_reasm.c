@@ -10,7 +10,7 @@ static struct tcp_repr data_repr(struct fx *f, struct tcb *c, uint32_t off, uint
 	struct tcp_repr d = fx_repr(f->peer_seq + off, c->send.nxt, TCP_ACK | flags, 512);
 	if (c->flags & TCB_F_TS) {
 		d.ts = true;
-		d.tsval = c->ts_recent + 1;
+		d.tsval = c->recv.ts_recent + 1;
 	}
 	return d;
 }
@@ -132,10 +132,10 @@ START_TEST(fin_in_order_unchanged_by_held_fin)
 	d = data_repr(&f, c, 0, 0);
 	fx_send(&f, &d, "abc", 3);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
-	ck_assert_uint_eq(c->rcv_nxt, f.peer_seq + 3);
+	ck_assert_uint_eq(c->recv.nxt, f.peer_seq + 3);
 	d = data_repr(&f, c, 3, 0);
 	fx_send(&f, &d, "def", 3);
-	ck_assert_uint_eq(c->rcv_nxt, f.peer_seq + 10);
+	ck_assert_uint_eq(c->recv.nxt, f.peer_seq + 10);
 	ck_assert_uint_eq(c->state, TCP_CLOSE_WAIT);
 	fx_fini(&f);
 }
@@ -164,7 +164,7 @@ static void overlap_run(const struct piece *p, unsigned np, const char *want)
 	struct tcp_repr d = data_repr(&f, c, 0, 0);
 	fx_send(&f, &d, "0123456789", 10);
 	uint32_t n = (uint32_t)strlen(want);
-	ck_assert_uint_eq(c->rcv_nxt, f.peer_seq + n);
+	ck_assert_uint_eq(c->recv.nxt, f.peer_seq + n);
 	char out[64] = {0};
 	ck_assert_int_eq(tcp_recv(f.tcp, c, out, sizeof(out), false, f.now), (int)n);
 	ck_assert_str_eq(out, want);
@@ -362,7 +362,7 @@ START_TEST(holes_bounded)
 	fx_init(&f);
 	struct tcb *c = fx_passive(&f, true, NULL);
 	c->rcvbuf = 4 * TCP_OOO_MAX + 64;
-	c->rcv_ssthresh = c->rcvbuf;
+	c->recv.ssthresh = c->rcvbuf;
 	c->window_clamp = c->rcvbuf;
 	tcp_send_ack(f.tcp, c); /* offer the window */
 	const uint8_t x = 'x';

@@ -70,7 +70,7 @@ static void sp_ack(struct sp *p, unsigned just)
 	struct tcp_repr r = fx_repr(p->f.peer_seq, p->base + a * SEG, TCP_ACK, 4096);
 	r.ts = true;
 	r.tsval = (uint32_t)(p->f.now / MS);
-	r.tsecr = p->c->ts_recent;
+	r.tsecr = p->c->recv.ts_recent;
 	unsigned i = a;
 	/* the block holding `just` first, then the others in order */
 	uint32_t bl[NSEG][2];
@@ -215,7 +215,7 @@ START_TEST(hostile_blocks_ignored)
 			struct tcp_repr r = fx_repr(p.f.peer_seq, una, TCP_ACK, 4096);
 			r.ts = true;
 			r.tsval = (uint32_t)(p.f.now / MS);
-			r.tsecr = p.c->ts_recent;
+			r.tsecr = p.c->recv.ts_recent;
 			r.nsack = 1;
 			r.sack[0].l = bad[i][0];
 			r.sack[0].r = bad[i][1];

@@ -471,7 +471,7 @@ START_TEST(tcp_sock_fields)
 	struct tcp_repr d = fx_repr(f.peer_seq, c->send.una, TCP_ACK | TCP_PSH, 1024);
 	d.ts = true;
 	d.tsval = 200;
-	d.tsecr = c->ts_recent;
+	d.tsecr = c->recv.ts_recent;
 	fx_send(&f, &d, buf, 700);
 	f.peer_seq += 700;
 	f.next = f.nout; /* what went out meanwhile does not matter here */
@@ -480,16 +480,16 @@ START_TEST(tcp_sock_fields)
 	ck_assert_uint_eq(in.write_seq, c->send.iss + 1 + 1000);
 	ck_assert_uint_eq(in.rcv_nxt, FX_PEER_ISN + 1 + 700);
 	ck_assert_uint_eq(in.copied_seq, FX_PEER_ISN + 1); /* not read yet */
-	ck_assert_uint_eq(in.rcv_wnd, c->rcv_wnd);
-	ck_assert_uint_eq(in.rcv_wup + in.rcv_wnd, c->rcv_adv);
+	ck_assert_uint_eq(in.rcv_wnd, c->recv.wnd);
+	ck_assert_uint_eq(in.rcv_wup + in.rcv_wnd, c->recv.adv);
 	ck_assert_uint_eq(in.snd_wl1, FX_PEER_ISN + 1);
-	ck_assert_uint_eq(in.rcv_ssthresh, c->rcv_ssthresh);
+	ck_assert_uint_eq(in.rcv_ssthresh, c->recv.ssthresh);
 
 	ck_assert_int_eq(tcp_recv(f.tcp, c, buf, 300, false, f.now), 300);
 	struct tcp_repr fin = fx_repr(f.peer_seq, c->send.una, TCP_ACK | TCP_FIN, 1024);
 	fin.ts = true;
 	fin.tsval = 201;
-	fin.tsecr = c->ts_recent;
+	fin.tsecr = c->recv.ts_recent;
 	fx_send(&f, &fin, NULL, 0);
 	ck_assert_int_eq(tcp_shutdown(f.tcp, c, false, true, f.now), 0);
 	memset(&in, 0, sizeof(in));

@@ -118,7 +118,7 @@ START_TEST(flood_then_cookie_handshake)
 	ck_assert_uint_eq(c->t.rport, port);
 	ck_assert_uint_eq(c->state, TCP_ESTABLISHED);
 	ck_assert_uint_eq(c->send.iss, sa->r.seq);
-	ck_assert_uint_eq(c->rcv_nxt, isn_of(port) + 1);
+	ck_assert_uint_eq(c->recv.nxt, isn_of(port) + 1);
 	ck_assert_uint_eq(c->peer_mss, 1460);
 	ck_assert_uint_eq(c->mss, 1448);
 	ck_assert(c->flags & TCB_F_WS);
@@ -142,7 +142,7 @@ START_TEST(flood_then_cookie_handshake)
 	struct tcp_repr a = fx_repr(isn_of(port) + 1, seqs[1], TCP_ACK, 1024);
 	a.ts = true;
 	a.tsval = 502;
-	a.tsecr = c->ts_recent; /* any echo */
+	a.tsecr = c->recv.ts_recent; /* any echo */
 	a.nsack = 1;
 	a.sack[0].l = seqs[2];
 	a.sack[0].r = seqs[2] + 1448;
