@@ -22,7 +22,8 @@ OWNERS = {
     'tlp': ['tcp_tlp.c'],  # struct tcp_tlp: the tail loss probe
     'cnt': ['tcp_count.h'],  # struct tcp_conn_counts: bumped through its inlines
     'sb': ['tcp_sack.c'],  # struct tcp_sack_sb: the SACK scoreboard
-    'rec': ['tcp_recovery.c'],  # struct tcp_recovery: SACK recovery, PRR, undo, F-RTO
+    'rec': ['tcp_recovery.c', 'tcp_rec.h'],  # struct tcp_recovery: recovery point, dupacks,
+    # SACK recovery, PRR, undo, F-RTO
     'rtx': ['tcp_timer.c'],  # struct tcp_rtx_state: backoff, timeouts, user timeout
     'recv': ['tcp_rcv.c', 'tcp_rcvseq.h'],  # struct tcp_rcvseq: RCV.NXT/WND, IRS, TS.Recent
     'ooo': ['tcp_ooo.c'],  # struct tcp_ooo_q: the receiver's out-of-order ranges

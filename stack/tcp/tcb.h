@@ -72,19 +72,25 @@ struct tcp_sack_sb {
 	struct tcp_seq_range *b;
 };
 
-/* A SACK connection's loss recovery (owner: tcp_recovery.c): RFC 6675 with
- * PRR (RFC 6937), RTO recovery, undo (Linux's undo_marker) and F-RTO. */
+/* Loss recovery (owner: tcp_recovery.c, with tcp_rec.h's inlines for the
+ * writes every ACK makes from tcp_ack.c): RFC 6582's recovery point and
+ * the duplicate-ACK count (NewReno's and RFC 6675's), the flight the ACK
+ * being processed found (the CC's view), and for SACK connections RFC 6675
+ * with PRR (RFC 6937), RTO recovery, undo (Linux's undo_marker) and F-RTO. */
 enum tcp_sb_mode { TCP_SB_OPEN = 0, TCP_SB_RECOVERY, TCP_SB_LOSS };
 struct tcp_recovery {
 	uint8_t mode; /* TCP_SB_*: who drives retransmission */
 	bool rescued; /* RFC 6675 rule 4 used in this recovery */
 	bool undo;    /* undo_marker is set: a reduction may still be undone */
 	/* F-RTO (RFC 5682 §3, SACK-enhanced) after an RTO */
-	bool frto;		/* the timeout may still prove spurious */
-	bool frto_new;		/* step 2b: this ACK sends new data, not holes */
-	uint32_t high_rxt;	/* HighRxt: end of the highest retransmitted hole */
-	uint32_t lost_high;	/* after an RTO: all un-SACKed data below is lost */
-	uint32_t prr_delivered; /* RFC 6937, bytes */
+	bool frto;		 /* the timeout may still prove spurious */
+	bool frto_new;		 /* step 2b: this ACK sends new data, not holes */
+	uint8_t dupacks;	 /* duplicate ACKs since snd_una last moved */
+	uint32_t recover;	 /* RFC 6582's recovery point (RFC 6675's RecoveryPoint) */
+	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
+	uint32_t high_rxt;	 /* HighRxt: end of the highest retransmitted hole */
+	uint32_t lost_high;	 /* after an RTO: all un-SACKed data below is lost */
+	uint32_t prr_delivered;	 /* RFC 6937, bytes */
 	uint32_t prr_out;
 	uint32_t recover_fs;
 	uint32_t snd_budget;	/* bytes PRR allows this ACK (RECOVERY) */
@@ -281,15 +287,12 @@ struct tcb {
 	struct tcp_tuple t;
 	uint8_t state;
 	uint8_t snd_wscale, rcv_wscale;
-	uint8_t dupacks;
 	uint32_t flags; /* TCB_F_* */
 	struct tcp_sndseq send;
 	struct tcp_rcvseq recv;
 	uint32_t ts_off;
-	uint32_t prior_inflight; /* bytes in flight before the ACK being processed */
-	uint64_t last_oow_ns;	 /* last ACK for a refused segment (0: none) */
-	uint32_t recover;	 /* RFC 6582 */
-	uint32_t snd_sml;	 /* end of the last small segment sent, if sml_sent */
+	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
+	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
 	bool sml_sent;
 	uint8_t tos;			 /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
 	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
@@ -364,6 +367,8 @@ struct tcb {
 	struct tcp_pacing pace;
 	struct tcp_rate rate;
 };
+/* Its size with the sub-states grouped; grow it knowingly. */
+_Static_assert(sizeof(struct tcb) <= 1304, "struct tcb grew past 1304 bytes");
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
 #define TCB_F_SACK	   (1u << 1) /* SACK permitted both ways */

@@ -15,7 +15,7 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 		return;
 	tcp_rec_no_undo(tcb); /* a congestion signal is never undone (Linux tcp_enter_cwr) */
 	tcp_cc_cwr(tcb);
-	tcb->recover = tcb->send.max;
+	tcp_rec_set_recover(tcb, tcb->send.max);
 	tcb->flags |= TCB_F_CWR_PENDING;
 	tcp_cc_set_state(tcb, TCP_CA_CWR);
 }
@@ -78,7 +78,7 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 {
 	uint32_t ack = h->ack;
 	uint32_t acked = ack - tcb->send.una;
-	tcb->prior_inflight = tcb->send.nxt - tcb->send.una;
+	tcp_rec_ack_began(tcb, tcb->send.nxt - tcb->send.una);
 	uint32_t data = fin_acked ? tcb->fin_seq - tcb->send.una : acked;
 	if (data > tcb->snd.len)
 		data = tcb->snd.len;
@@ -108,12 +108,12 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	if (tcb->flags & TCB_F_SACK) {
 		/* RFC 6675 with PRR (tcp_recovery.c) */
 		if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
-			if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
+			if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
 				tcp_cc_set_state(tcb, TCP_CA_OPEN);
 			tcp_cc_cong_avoid(tcb, ack, segs);
 		}
 	} else if (tcb->flags & TCB_F_IN_RECOVERY) {
-		if (SEQ_GEQ(ack, tcb->recover)) {
+		if (SEQ_GEQ(ack, tcb->rec.recover)) {
 			/* RFC 6582 §3.2 (3): full acknowledgment, deflate. */
 			tcb->flags &= ~TCB_F_IN_RECOVERY;
 			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
@@ -125,7 +125,7 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 			tcp_retransmit_head(tcp, tcb);
 		}
 	} else {
-		if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->recover))
+		if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
 			tcp_cc_set_state(tcb, TCP_CA_OPEN);
 		tcp_cc_cong_avoid(tcb, ack, segs);
 	}
@@ -167,7 +167,7 @@ static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr
 	tcp_cc_pkts_acked(tcb, segs, rtt_us);
 	ack_grow(tcp, tcb, h, prior_una, prior_sacked, segs);
 	tcp_sndbuf_expand(tcb);
-	tcb->dupacks = 0;
+	tcp_rec_dupacks_reset(tcb);
 	tcp_rearm_rtx(tcp, tcb);
 	tcp_mark_event(tcp, tcb);
 	return !fin_acked || ack_fin(tcp, tcb);
@@ -177,15 +177,15 @@ static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr
  * retransmit and window inflation (RFC 6582 §3.2 (2), (4)). */
 static void ack_dup_newreno(struct tcp *tcp, struct tcb *tcb, uint32_t ack)
 {
-	tcb->dupacks++;
+	uint8_t dupacks = tcp_rec_dupack(tcb);
 	if (tcb->flags & TCB_F_IN_RECOVERY) {
 		tcp_cc_set_cwnd(tcb, tcb->cc.cwnd + 1); /* RFC 6582 §3.2 (4): inflate */
-	} else if (tcb->dupacks == 3 && tcb->cc.ca_state != TCP_CA_LOSS &&
-		   SEQ_GT(ack, tcb->recover - 1)) {
+	} else if (dupacks == 3 && tcb->cc.ca_state != TCP_CA_LOSS &&
+		   SEQ_GT(ack, tcb->rec.recover - 1)) {
 		/* RFC 6582 §3.2 (2): fast retransmit, enter recovery. */
 		tcp->stats.fast_retrans++;
 		tcp_cc_reduce(tcb);
-		tcb->recover = tcb->send.max;
+		tcp_rec_set_recover(tcb, tcb->send.max);
 		tcb->flags |= TCB_F_IN_RECOVERY;
 		tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 		tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh + 3);

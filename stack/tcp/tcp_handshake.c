@@ -196,7 +196,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (!active)
 		tcb->hs.fullsock = true;
 	tcp_update_mss(tcp, tcb, 0);
-	tcb->recover = tcb->send.iss;
+	tcp_rec_set_recover(tcb, tcb->send.iss);
 	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
 	if (tcb->syn_tx == 1)
 		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US));

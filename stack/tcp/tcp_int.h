@@ -10,6 +10,7 @@
 #include "tcb.h"
 #include "tcp_count.h"
 #include "tcp_rcvseq.h"
+#include "tcp_rec.h"
 #include "tcp.h"
 
 #define TCP_WHEEL_SLOTS 4096u /* 1 ms ticks: one revolution is 4.096 s */
@@ -410,6 +411,10 @@ void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
 /* F-RTO step 2b asked this output to send new data, not holes (once). */
 bool tcp_rec_take_frto_new(struct tcb *tcb);
 void tcp_rec_no_undo(struct tcb *tcb); /* a congestion signal: no undo of it */
+/* RFC 6582's recovery point: a reduction (ECE, NewReno's fast retransmit,
+ * an RTO) or the handshake's ISS sets it (tcp_rec.h has the per-ACK
+ * writes to tcb->rec). */
+void tcp_rec_set_recover(struct tcb *tcb, uint32_t seq);
 
 /* tcp_cc.c: the only caller of the congestion control's ops (cc/cc.h);
  * each runs the op on a view of tcb and takes its decisions back. */

@@ -160,7 +160,7 @@ static void delivered(struct tcp *tcp, struct tcb *tcb, const struct tcp_rack_se
 	if (!(g->flags & TCP_RS_RTX)) {
 		if (SEQ_LT(g->end, r->fack))
 			r->reord = true;
-		if (SEQ_LEQ(g->end, tcb->recover))
+		if (SEQ_LEQ(g->end, tcb->rec.recover))
 			out->orig_acked = true;
 	}
 	if (SEQ_GT(g->end, r->fack))

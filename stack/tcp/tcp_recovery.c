@@ -111,11 +111,16 @@ static void dsack_undo(struct tcp *tcp, struct tcb *tcb, const struct tcp_sb_res
 	undo(tcb);
 }
 
+void tcp_rec_set_recover(struct tcb *tcb, uint32_t seq)
+{
+	tcb->rec.recover = seq;
+}
+
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp->stats.fast_retrans++;
 	tcp_cc_reduce(tcb);
-	tcb->recover = tcb->send.max; /* RecoveryPoint = HighData */
+	tcb->rec.recover = tcb->send.max; /* RecoveryPoint = HighData */
 	tcb->flags |= TCB_F_IN_RECOVERY;
 	tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 	tcb->rec.mode = TCP_SB_RECOVERY;
@@ -161,11 +166,11 @@ static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	}
 	if (!tcb->rec.frto)
 		return false;
-	if (SEQ_GT(tcb->send.nxt, tcb->recover)) {
+	if (SEQ_GT(tcb->send.nxt, tcb->rec.recover)) {
 		if (res->newly_sacked || dupack)
 			tcb->rec.frto = false; /* 3a: the loss was real */
-	} else if (advanced && SEQ_LT(tcb->send.una, tcb->recover)) {
-		tcb->recover = tcb->send.nxt;
+	} else if (advanced && SEQ_LT(tcb->send.una, tcb->rec.recover)) {
+		tcb->rec.recover = tcb->send.nxt;
 		uint32_t out = tcb->send.nxt - tcb->send.una;
 		if (tcb->snd.len > out && tcb->send.wnd > out)
 			tcb->rec.frto_new = true; /* 2b */
@@ -191,7 +196,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		tcb->rec.high_rxt = tcb->send.una;
 	switch (tcb->rec.mode) {
 	case TCP_SB_RECOVERY:
-		if (SEQ_GEQ(tcb->send.una, tcb->recover)) {
+		if (SEQ_GEQ(tcb->send.una, tcb->rec.recover)) {
 			/* RFC 6937: the reduction ends at ssthresh (Linux
 			 * tcp_end_cwnd_reduction). */
 			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
@@ -206,7 +211,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	case TCP_SB_LOSS:
 		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
 			return false;
-		if (SEQ_GEQ(tcb->send.una, tcb->recover))
+		if (SEQ_GEQ(tcb->send.una, tcb->rec.recover))
 			leave(tcb);
 		return false; /* slow start from the loss window */
 	default:
@@ -218,19 +223,19 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	 * a peer that sends no blocks at all is still heard by the RFC 5681
 	 * rule, as NewReno would. A cumulative ACK starts the count anew. */
 	if (acked)
-		tcb->dupacks = 0;
+		tcb->rec.dupacks = 0;
 	else if (res.newly_sacked || (dup_shape && h->nsack == 0))
-		tcb->dupacks++;
+		tcb->rec.dupacks++;
 	/* §5 (3)-(4); RFC 6582's guard: no new recovery for ACKs below the
 	 * point of the previous one. */
 	bool lost;
 	if (tcp_rack_on(tcb))
 		/* RFC 8985: RACK's marks; a peer that sends no blocks still
 		 * by the count. */
-		lost = tcb->rack.nlost || (tcb->dupacks >= DUPTHRESH && !tcb->sb.n);
+		lost = tcb->rack.nlost || (tcb->rec.dupacks >= DUPTHRESH && !tcb->sb.n);
 	else
-		lost = SEQ_GEQ(tcb->send.una, tcb->recover) &&
-		       (tcb->dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->send.una));
+		lost = SEQ_GEQ(tcb->send.una, tcb->rec.recover) &&
+		       (tcb->rec.dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->send.una));
 	if (tcb->cc.ca_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
 		prr_ack(tcb, res.newly_sacked);
@@ -275,9 +280,9 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 
 uint32_t tcp_rec_lt_bytes(const struct tcb *tcb)
 {
-	if (tcb->rec.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS || !tcb->dupacks)
+	if (tcb->rec.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS || !tcb->rec.dupacks)
 		return 0;
-	return (tcb->dupacks < 2 ? tcb->dupacks : 2u) * mss_of(tcb);
+	return (tcb->rec.dupacks < 2 ? tcb->rec.dupacks : 2u) * mss_of(tcb);
 }
 
 uint32_t tcp_rec_room(struct tcb *tcb)

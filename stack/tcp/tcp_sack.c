@@ -343,7 +343,7 @@ bool tcp_sb_rescue(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)
 	/* Rule 4: once per recovery, the last un-SACKed segment before the
 	 * recovery point, so that a lost tail is resent without waiting for
 	 * the RTO. */
-	return last_unsacked(tcb, seq_min(tcb->recover, tcb->send.max), room, out);
+	return last_unsacked(tcb, seq_min(tcb->rec.recover, tcb->send.max), room, out);
 }
 
 bool tcp_sb_last_unsacked(const struct tcb *tcb, uint32_t room, struct tcp_sb_seg *out)

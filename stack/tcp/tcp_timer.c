@@ -246,9 +246,9 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcb->rtx.retransmits++;
 	tcp->stats.rto++;
 	tcp_cc_rto(tcb);
-	tcb->dupacks = 0;
+	tcp_rec_dupacks_reset(tcb);
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
-	tcb->recover = tcb->send.max;
+	tcp_rec_set_recover(tcb, tcb->send.max);
 	/* With SACK only what the peer has not SACKed is sent again
 	 * (tcp_recovery.c); without, go back N: everything beyond snd_una
 	 * is sent again as cwnd allows. */
