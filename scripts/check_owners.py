@@ -28,6 +28,7 @@ OWNERS = {
     'recv': ['tcp_rcv.c', 'tcp_rcvseq.h'],  # struct tcp_rcvseq: RCV.NXT/WND, IRS, TS.Recent
     'ooo': ['tcp_ooo.c'],  # struct tcp_ooo_q: the receiver's out-of-order ranges
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
+    'opt': ['tcp_sockopt.c'],  # struct tcp_opts: what setsockopt sets
 }
 
 ASSIGN = r'(?:[-+*/%|&^]|<<|>>)?=(?!=)|\+\+|--'

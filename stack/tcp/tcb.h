@@ -230,6 +230,23 @@ struct tcp_ooo_q {
 	uint8_t hist_n;
 };
 
+/* What the socket options set (owner: tcp_sockopt.c, where setsockopt and
+ * a sock_ops program's bpf_setsockopt write them; a new socket's defaults
+ * and a listener's child's inheritance go through it too). */
+struct tcp_opts {
+	uint32_t keep_idle_s, keep_intvl_s, keep_cnt; /* TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT */
+	uint32_t syn_retries;			      /* TCP_SYNCNT */
+	uint32_t user_timeout_ms;		      /* TCP_USER_TIMEOUT */
+	uint32_t notsent_lowat, rcvlowat;	      /* TCP_NOTSENT_LOWAT, SO_RCVLOWAT */
+	uint32_t mark, priority;		      /* SO_MARK, SO_PRIORITY */
+	uint32_t rto_min_us, delack_max_us;	      /* TCP_BPF_RTO_MIN, TCP_BPF_DELACK_MAX */
+	uint32_t window_clamp;			      /* TCP_WINDOW_CLAMP */
+	uint16_t user_mss;			      /* TCP_MAXSEG */
+	uint8_t tos; /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
+	/* TCP_SAVE_SYN: 0 off, 1 IP and TCP headers, 2 from the Ethernet header */
+	uint8_t save_syn;
+};
+
 /* The connection's timers (owner: tcp_timer.c, through tcp_timer_set and
  * tcp_timer_clear): each one's deadline, and the wheel slot that holds the
  * earliest. */
@@ -294,16 +311,14 @@ struct tcb {
 	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
 	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
 	bool sml_sent;
-	uint8_t tos;			 /* DSCP bits of IP_TOS / IPV6_TCLASS (ECN bits are ours) */
-	uint16_t mss, rcv_mss, user_mss; /* send payload per segment, advertised MSS, TCP_MAXSEG */
-	uint16_t peer_mss;		 /* the peer's MSS option (TCP_MSS_DEFAULT without) */
+	uint16_t mss, rcv_mss; /* send payload per segment, advertised MSS */
+	uint16_t peer_mss;     /* the peer's MSS option (TCP_MSS_DEFAULT without) */
 	uint32_t pmtu;
 	struct tcp_cc_state cc;
 	struct tcp_rtt_est rtt;
-	uint32_t rto_min_us, delack_max_us;
 	struct tcp_rtx_state rtx;
 	struct tcp_ring snd, rcv;
-	uint32_t sndbuf, rcvbuf, window_clamp;
+	uint32_t sndbuf, rcvbuf;
 	struct tcp_ooo_q ooo;
 	struct tcp_timers tm;
 	/* hash table slot owner, list linkage */
@@ -331,9 +346,9 @@ struct tcb {
 	uint64_t cookie_ns;		 /* listener: the last SYN cookie sent (0: none) */
 	struct tcb *acc_head, *acc_tail; /* listener: established children */
 	struct tcb *syn_head;		 /* listener: children in SYN_RECEIVED */
-	uint32_t keep_idle_s, keep_intvl_s, keep_cnt, keep_probes;
-	uint32_t syn_retries, user_timeout_ms, notsent_lowat, rcvlowat;
-	uint32_t mark, priority, txhash;
+	struct tcp_opts opt;
+	uint32_t keep_probes;
+	uint32_t txhash;
 	uint32_t syn_rto_us, syn_tx, syn_wnd;
 	uint64_t syn_last_ns;
 	uint32_t syn_gaps_us[TCP_MAX_SYN_GAPS];
@@ -346,9 +361,7 @@ struct tcb {
 	 * (HDR_OPT_LEN_CB without a segment); data segments carry that much
 	 * less payload (Linux tcp_current_mss) */
 	uint8_t so_opt_mss;
-	/* TCP_SAVE_SYN (0 off, 1 IP and TCP headers, 2 from the Ethernet
-	 * header) and, on a listener's child, the SYN's headers it kept */
-	uint8_t save_syn;
+	/* on a listener's child, the SYN's headers it kept (opt.save_syn) */
 	struct tcp_saved_syn *saved_syn;
 	/* tcp_pathopt.c: SO_BINDTOIFINDEX (0: any port), SO_REUSEPORT and the
 	 * owner it shares with, SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS,

@@ -370,8 +370,8 @@ uint32_t tcp_events(const struct tcb *tcb)
 	case TCP_ESTABLISHED:
 	case TCP_CLOSE_WAIT:
 		if (!(tcb->flags & TCB_F_FIN_QUEUED) && tcp_sndbuf_free(tcb) >= tcb->sndbuf / 2 &&
-		    (!tcb->notsent_lowat ||
-		     tcb->snd.len - (tcb->send.nxt - tcb->send.una) < tcb->notsent_lowat))
+		    (!tcb->opt.notsent_lowat ||
+		     tcb->snd.len - (tcb->send.nxt - tcb->send.una) < tcb->opt.notsent_lowat))
 			ev |= TCP_EV_OUT;
 		break;
 	default:

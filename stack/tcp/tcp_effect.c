@@ -72,7 +72,7 @@ static void apply(struct tcp *tcp, struct tcb *tcb, uint8_t what)
 	if ((what & TCB_P_KEEP) && keep_states(tcb->state)) {
 		if (tcb->flags & TCB_F_KEEPALIVE)
 			tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-				      tcp->now + (uint64_t)tcb->keep_idle_s * CLK_NS_PER_S);
+				      tcp->now + (uint64_t)tcb->opt.keep_idle_s * CLK_NS_PER_S);
 		else
 			tcp_timer_clear(tcp, tcb, TCP_T_KEEP);
 	}

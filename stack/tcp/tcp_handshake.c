@@ -62,20 +62,8 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->flags |= TCB_F_LISTEN_CHILD;
 	c->sndbuf = l->sndbuf;
 	c->rcvbuf = l->rcvbuf;
-	c->user_mss = l->user_mss;
-	c->window_clamp = l->window_clamp;
-	c->keep_idle_s = l->keep_idle_s;
-	c->keep_intvl_s = l->keep_intvl_s;
-	c->keep_cnt = l->keep_cnt;
-	c->user_timeout_ms = l->user_timeout_ms;
-	c->rto_min_us = l->rto_min_us;
-	c->delack_max_us = l->delack_max_us;
+	tcp_opt_inherit(c, l);
 	tcp_cc_attach(c, l->cc.ops);
-	c->tos = l->tos;
-	c->mark = l->mark;
-	c->priority = l->priority;
-	c->syn_retries = l->syn_retries;
-	c->save_syn = l->save_syn;
 	tcp_pace_inherit(c, l);
 	tcp_pathopt_inherit(c, l);
 	tcp_rto_init(c);
@@ -94,8 +82,8 @@ void tcp_req_init(struct tcp *tcp, struct tcb *l, struct tcb *c, const struct tc
 	c->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, c);
 	take_syn_options(tcp, c, h);
 	c->rcv_mss = (uint16_t)(mtu - tcp_hdrs_len(t->family));
-	if (c->user_mss && c->rcv_mss > c->user_mss)
-		c->rcv_mss = c->user_mss;
+	if (c->opt.user_mss && c->rcv_mss > c->opt.user_mss)
+		c->rcv_mss = c->opt.user_mss;
 	if ((h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR))
 		c->flags |= TCB_F_SYN_ECN;
 }
@@ -153,7 +141,7 @@ void tcp_listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 		return;
 	}
 	tcp_req_init(tcp, l, c, t, h);
-	save_syn(c, l->save_syn, hdrs);
+	save_syn(c, l->opt.save_syn, hdrs);
 	/* tcp_ecn 1 or 2 agrees to a SYN that asks, unless the SYN itself is
 	 * ECT (RFC 3168 §6.1.1: a SYN is never ECT; Linux then leaves the
 	 * choice to the CC or a program). */
@@ -221,7 +209,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	if (tcb->flags & TCB_F_KEEPALIVE)
 		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-			      tcp->now + (uint64_t)tcb->keep_idle_s * CLK_NS_PER_S);
+			      tcp->now + (uint64_t)tcb->opt.keep_idle_s * CLK_NS_PER_S);
 	tcp_mark_event(tcp, tcb);
 }
 

@@ -396,7 +396,7 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	if ((tcb->flags & TCB_F_KEEPALIVE) &&
 	    (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT))
 		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-			      now + (uint64_t)tcb->keep_idle_s * CLK_NS_PER_S);
+			      now + (uint64_t)tcb->opt.keep_idle_s * CLK_NS_PER_S);
 	tcp_output(tcp, tcb);
 }
 

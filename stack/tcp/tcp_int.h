@@ -255,6 +255,10 @@ void tcp_rcv_init(struct tcb *tcb, uint32_t irs);
 void tcp_rcv_offer(struct tcb *tcb, uint32_t wnd);
 void tcp_rcv_set_adv(struct tcb *tcb, uint32_t wnd);
 void tcp_rcv_clamp(struct tcb *tcb, uint32_t max);
+/* tcp_sockopt.c owns struct tcp_opts (tcb->opt): a new socket's defaults;
+ * what a listener's child takes from its listener (Linux sk_clone_lock). */
+void tcp_opt_init(struct tcp *tcp, struct tcb *tcb);
+void tcp_opt_inherit(struct tcb *c, const struct tcb *l);
 
 /* tcp_rcvbuf.c: receive-buffer autotuning (docs/tcp.md). init when the
  * connection is established, data for each in-order data segment (the

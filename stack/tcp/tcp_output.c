@@ -44,8 +44,8 @@ uint16_t tcp_adv_window(struct tcp *tcp, struct tcb *tcb)
 		want = tcb->recv.ssthresh;
 	if (want > tcp_rcvbuf_wnd_max(tcb))
 		want = tcp_rcvbuf_wnd_max(tcb);
-	if (tcb->window_clamp && want > tcb->window_clamp)
-		want = tcb->window_clamp;
+	if (tcb->opt.window_clamp && want > tcb->opt.window_clamp)
+		want = tcb->opt.window_clamp;
 	uint32_t old = SEQ_GT(tcb->recv.adv, tcb->recv.nxt) ? tcb->recv.adv - tcb->recv.nxt : 0;
 	/* Receiver SWS avoidance: move the right edge only by a useful amount
 	 * (min(buffer/2, MSS)); and never shrink it (RFC 9293 §3.8.6.2.2). */
@@ -70,8 +70,8 @@ void tcp_update_mss(struct tcp *tcp, struct tcb *tcb, uint32_t mtu)
 	uint32_t mss = tcb->pmtu > hdrs + 8 ? tcb->pmtu - hdrs : TCP_MSS_DEFAULT;
 	if (tcb->peer_mss && mss > tcb->peer_mss)
 		mss = tcb->peer_mss;
-	if (tcb->user_mss && mss > tcb->user_mss)
-		mss = tcb->user_mss;
+	if (tcb->opt.user_mss && mss > tcb->opt.user_mss)
+		mss = tcb->opt.user_mss;
 	/* Linux tcp_min_snd_mss: a peer cannot make us send tiny segments;
 	 * the floor applies before the timestamp option is taken off. */
 	if (mss < tcp->cfg.min_snd_mss)
@@ -128,7 +128,7 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 			r->tsecr = tcb->recv.ts_recent;
 		}
 	}
-	uint8_t tos = tcb->tos & 0xfc;
+	uint8_t tos = tcb->opt.tos & 0xfc;
 	if (tcb->flags & TCB_F_ECN) {
 		if (tcb->flags & TCB_F_ECE_PENDING && !(r->flags & TCP_SYN))
 			r->flags |= TCP_ECE;
@@ -236,7 +236,7 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	/* Linux marks the SYN ECT(0) when BPF or the CC wants ECN
 	 * (tcp_ecn_send_syn → INET_ECN_xmit); a SYN-ACK when NEEDS_ECN, asked
 	 * again per SYN-ACK, says so. */
-	uint8_t tos = tcb->tos & 0xfc;
+	uint8_t tos = tcb->opt.tos & 0xfc;
 	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_SYN_ECT) != 0)
 		tos |= 2; /* ECT(0) */
 	if (tcb->syn_tx && tcb->syn_tx <= TCP_MAX_SYN_GAPS)

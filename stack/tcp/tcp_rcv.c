@@ -126,8 +126,9 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			tcb->flags |= TCB_F_ACK_NOW;
 		else if (!(tcb->flags & TCB_F_DELACK)) {
 			tcb->flags |= TCB_F_DELACK;
-			uint32_t d = TCP_DELACK_MIN_US < tcb->delack_max_us ? TCP_DELACK_MIN_US
-									    : tcb->delack_max_us;
+			uint32_t d = TCP_DELACK_MIN_US < tcb->opt.delack_max_us
+					 ? TCP_DELACK_MIN_US
+					 : tcb->opt.delack_max_us;
 			tcp_timer_set(tcp, tcb, TCP_T_DELACK,
 				      tcp->now + (uint64_t)d * CLK_NS_PER_US);
 		}

@@ -136,8 +136,8 @@ static void so_info_tcp_sock(const struct tcb *tcb, struct hooks_sk_info *o)
 	o->mdev_us = tcb->rtt.rttvar_us4;
 	o->rcv_wnd = wnd;
 	o->rcv_wup = wnd ? tcb->recv.adv - wnd : tcb->recv.nxt;
-	o->window_clamp = tcb->window_clamp
-			      ? tcb->window_clamp
+	o->window_clamp = tcb->opt.window_clamp
+			      ? tcb->opt.window_clamp
 			      : 65535u << ((tcb->flags & TCB_F_WS) ? tcb->rcv_wscale : 0);
 	o->copied_seq = tcb->recv.nxt - tcb->rcv.len - ((tcb->flags & TCB_F_FIN_RCVD) ? 1u : 0u);
 	uint32_t w = tcb->send.una + tcb->snd.len;
@@ -199,8 +199,8 @@ void tcp_so_info(const struct hooks_sock *hs, uint32_t groups, struct hooks_sk_i
 	if (groups & HOOKS_INFO_SOCK) {
 		o->sk_type = SOCK_STREAM;
 		o->sk_protocol = IPPROTO_TCP;
-		o->sk_mark = tcb->mark;
-		o->sk_priority = tcb->priority;
+		o->sk_mark = tcb->opt.mark;
+		o->sk_priority = tcb->opt.priority;
 		o->sk_txhash = tcb->txhash;
 	}
 }

@@ -59,8 +59,8 @@ uint32_t tcp_rwnd_init_bytes(const struct tcb *tcb, int reply)
 		mss -= 12;
 	/* The kernel offers half the buffer at first (scaling_ratio 50 %). */
 	uint32_t space = tcb->rcvbuf / 2;
-	if (tcb->window_clamp && space > tcb->window_clamp)
-		space = tcb->window_clamp;
+	if (tcb->opt.window_clamp && space > tcb->opt.window_clamp)
+		space = tcb->opt.window_clamp;
 	if (space > mss)
 		space -= space % mss;
 	uint32_t wnd = space < 65535u ? space : 65535u;
@@ -93,8 +93,8 @@ void tcp_so_active_open(struct tcp *tcp, struct tcb *tcb)
 	/* Linux tcp_connect_init → tcp_select_initial_window runs after
 	 * CONNECT_CB: a TCP_WINDOW_CLAMP set there (or before connect) caps
 	 * the space the window scale is chosen for, as it caps the window. */
-	if (tcb->window_clamp) {
-		uint32_t space = tcb->window_clamp, ws = 0;
+	if (tcb->opt.window_clamp) {
+		uint32_t space = tcb->opt.window_clamp, ws = 0;
 		while (space > 65535u && ws < TCP_MAX_WSCALE) {
 			space >>= 1;
 			ws++;

@@ -33,6 +33,35 @@
 #define SOCK_MIN_SNDBUF 4608u /* 2 × (2048 + sizeof(struct sk_buff)) */
 #define SOCK_MIN_RCVBUF 2304u
 #define TCP_MIN_MSS	88u
+void tcp_opt_init(struct tcp *tcp, struct tcb *tcb)
+{
+	tcb->opt.rto_min_us = TCP_RTO_MIN_US;
+	tcb->opt.delack_max_us = TCP_DELACK_MAX_US;
+	tcb->opt.keep_idle_s = TCP_KEEP_IDLE_S;
+	tcb->opt.keep_intvl_s = TCP_KEEP_INTVL_S;
+	tcb->opt.keep_cnt = TCP_KEEP_CNT;
+	tcb->opt.syn_retries = tcp->cfg.syn_retries;
+}
+
+/* SO_RCVLOWAT and TCP_NOTSENT_LOWAT are not inherited (a child starts
+ * with none, as before the options were grouped). */
+void tcp_opt_inherit(struct tcb *c, const struct tcb *l)
+{
+	c->opt.user_mss = l->opt.user_mss;
+	c->opt.window_clamp = l->opt.window_clamp;
+	c->opt.keep_idle_s = l->opt.keep_idle_s;
+	c->opt.keep_intvl_s = l->opt.keep_intvl_s;
+	c->opt.keep_cnt = l->opt.keep_cnt;
+	c->opt.user_timeout_ms = l->opt.user_timeout_ms;
+	c->opt.rto_min_us = l->opt.rto_min_us;
+	c->opt.delack_max_us = l->opt.delack_max_us;
+	c->opt.tos = l->opt.tos;
+	c->opt.mark = l->opt.mark;
+	c->opt.priority = l->opt.priority;
+	c->opt.syn_retries = l->opt.syn_retries;
+	c->opt.save_syn = l->opt.save_syn;
+}
+
 static int get_int(const void *val, uint32_t len, int *out)
 {
 	if (!val || len < sizeof(int))
@@ -113,13 +142,13 @@ static int set_sol_socket(struct tcb *tcb, int optname, int v)
 			tcb->flags &= ~TCB_F_REUSEADDR;
 		return 0;
 	case SO_MARK:
-		tcb->mark = (uint32_t)v;
+		tcb->opt.mark = (uint32_t)v;
 		return 0;
 	case SO_PRIORITY:
-		tcb->priority = (uint32_t)v;
+		tcb->opt.priority = (uint32_t)v;
 		return 0;
 	case SO_RCVLOWAT:
-		tcb->rcvlowat = v < 1 ? 1 : (uint32_t)v;
+		tcb->opt.rcvlowat = v < 1 ? 1 : (uint32_t)v;
 		return 0;
 	case SO_MAX_PACING_RATE:
 		/* an int: ~0U is no limit (Linux sk_setsockopt) */
@@ -147,48 +176,48 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 	case TCP_OPT_MAXSEG:
 		if (v && (v < (int)TCP_MIN_MSS || v > 65535))
 			return -EINVAL;
-		tcb->user_mss = (uint16_t)v;
+		tcb->opt.user_mss = (uint16_t)v;
 		tcp_defer(tcp, tcb, TCB_P_MSS);
 		return 0;
 	case TCP_OPT_KEEPIDLE:
 		if (v < 1 || v > 32767)
 			return -EINVAL;
-		tcb->keep_idle_s = (uint32_t)v;
+		tcb->opt.keep_idle_s = (uint32_t)v;
 		if (tcb->flags & TCB_F_KEEPALIVE)
 			tcp_defer(tcp, tcb, TCB_P_KEEP);
 		return 0;
 	case TCP_OPT_KEEPINTVL:
 		if (v < 1 || v > 32767)
 			return -EINVAL;
-		tcb->keep_intvl_s = (uint32_t)v;
+		tcb->opt.keep_intvl_s = (uint32_t)v;
 		return 0;
 	case TCP_OPT_KEEPCNT:
 		if (v < 1 || v > 127)
 			return -EINVAL;
-		tcb->keep_cnt = (uint32_t)v;
+		tcb->opt.keep_cnt = (uint32_t)v;
 		return 0;
 	case TCP_OPT_SYNCNT:
 		if (v < 1 || v > 127)
 			return -EINVAL;
-		tcb->syn_retries = (uint32_t)v;
+		tcb->opt.syn_retries = (uint32_t)v;
 		return 0;
 	case TCP_OPT_WINDOW_CLAMP:
 		if (v == 0) {
 			if (tcb->state != TCP_CLOSED)
 				return -EINVAL;
-			tcb->window_clamp = 0;
+			tcb->opt.window_clamp = 0;
 		} else {
-			tcb->window_clamp =
+			tcb->opt.window_clamp =
 			    v < (int)SOCK_MIN_RCVBUF / 2 ? SOCK_MIN_RCVBUF / 2 : (uint32_t)v;
 		}
 		return 0;
 	case TCP_OPT_USER_TIMEOUT:
 		if (v < 0)
 			return -EINVAL;
-		tcb->user_timeout_ms = (uint32_t)v;
+		tcb->opt.user_timeout_ms = (uint32_t)v;
 		return 0;
 	case TCP_OPT_NOTSENT_LOWAT:
-		tcb->notsent_lowat = (uint32_t)v;
+		tcb->opt.notsent_lowat = (uint32_t)v;
 		tcp_mark_event(tcp, tcb);
 		return 0;
 	case TCP_OPT_SAVE_SYN:
@@ -196,7 +225,7 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 		 * listener's children keep their SYN (Linux tp->save_syn) */
 		if (v < 0 || v > 2)
 			return -EINVAL;
-		tcb->save_syn = (uint8_t)v;
+		tcb->opt.save_syn = (uint8_t)v;
 		return 0;
 	}
 	if (!from_bpf)
@@ -217,12 +246,12 @@ static int set_sol_tcp(struct tcb *tcb, int optname, int v, bool from_bpf)
 	case HOOKS_TCP_DELACK_MAX:
 		if (v < 2)
 			return -EINVAL;
-		tcb->delack_max_us = (uint32_t)v;
+		tcb->opt.delack_max_us = (uint32_t)v;
 		return 0;
 	case HOOKS_TCP_RTO_MIN:
 		if (v < 2 || v > (int)TCP_RTO_MIN_US)
 			return -EINVAL;
-		tcb->rto_min_us = (uint32_t)v;
+		tcb->opt.rto_min_us = (uint32_t)v;
 		return 0;
 	case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
 		if ((uint32_t)v & ~HOOKS_CB_ALL)
@@ -261,14 +290,14 @@ static int setsockopt_locked(struct tcb *tcb, int level, int optname, const void
 	case SOL_IP:
 		if (optname != IP_TOS || tcb->t.family != AF_INET)
 			return -ENOPROTOOPT;
-		tcb->tos = (uint8_t)(v & 0xfc); /* ECN bits belong to TCP */
+		tcb->opt.tos = (uint8_t)(v & 0xfc); /* ECN bits belong to TCP */
 		return 0;
 	case SOL_IPV6:
 		if (optname != IPV6_TCLASS || tcb->t.family != AF_INET6)
 			return -ENOPROTOOPT;
 		if (v < -1 || v > 255)
 			return -EINVAL;
-		tcb->tos = (uint8_t)((v < 0 ? 0 : v) & 0xfc);
+		tcb->opt.tos = (uint8_t)((v < 0 ? 0 : v) & 0xfc);
 		return 0;
 	default:
 		return -ENOPROTOOPT;
@@ -391,13 +420,13 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 			v = !!(tcb->flags & TCB_F_REUSEADDR);
 			break;
 		case SO_MARK:
-			v = (int)tcb->mark;
+			v = (int)tcb->opt.mark;
 			break;
 		case SO_PRIORITY:
-			v = (int)tcb->priority;
+			v = (int)tcb->opt.priority;
 			break;
 		case SO_RCVLOWAT:
-			v = tcb->rcvlowat ? (int)tcb->rcvlowat : 1;
+			v = tcb->opt.rcvlowat ? (int)tcb->opt.rcvlowat : 1;
 			break;
 		case SO_TYPE:
 			v = SOCK_STREAM;
@@ -421,35 +450,35 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 			break;
 		case TCP_OPT_MAXSEG:
 			v = tcb->state >= TCP_ESTABLISHED && tcb->mss ? tcb->mss
-			    : tcb->user_mss			      ? tcb->user_mss
+			    : tcb->opt.user_mss			      ? tcb->opt.user_mss
 								      : (int)TCP_MSS_DEFAULT;
 			break;
 		case TCP_OPT_KEEPIDLE:
-			v = (int)tcb->keep_idle_s;
+			v = (int)tcb->opt.keep_idle_s;
 			break;
 		case TCP_OPT_KEEPINTVL:
-			v = (int)tcb->keep_intvl_s;
+			v = (int)tcb->opt.keep_intvl_s;
 			break;
 		case TCP_OPT_KEEPCNT:
-			v = (int)tcb->keep_cnt;
+			v = (int)tcb->opt.keep_cnt;
 			break;
 		case TCP_OPT_SYNCNT:
-			v = (int)tcb->syn_retries;
+			v = (int)tcb->opt.syn_retries;
 			break;
 		case TCP_OPT_WINDOW_CLAMP:
-			v = (int)tcb->window_clamp;
+			v = (int)tcb->opt.window_clamp;
 			break;
 		case TCP_OPT_USER_TIMEOUT:
-			v = (int)tcb->user_timeout_ms;
+			v = (int)tcb->opt.user_timeout_ms;
 			break;
 		case TCP_OPT_NOTSENT_LOWAT:
-			v = (int)tcb->notsent_lowat;
+			v = (int)tcb->opt.notsent_lowat;
 			break;
 		case HOOKS_TCP_SOCK_OPS_CB_FLAGS:
 			v = (int)tcb->hs.cb_flags;
 			break;
 		case TCP_OPT_SAVE_SYN:
-			v = tcb->save_syn;
+			v = tcb->opt.save_syn;
 			break;
 		default:
 			return -ENOPROTOOPT;
@@ -458,12 +487,12 @@ int tcp_getsockopt(struct tcb *tcb, int level, int optname, void *val, uint32_t 
 	case SOL_IP:
 		if (optname != IP_TOS)
 			return -ENOPROTOOPT;
-		v = tcb->tos;
+		v = tcb->opt.tos;
 		break;
 	case SOL_IPV6:
 		if (optname != IPV6_TCLASS)
 			return -ENOPROTOOPT;
-		v = tcb->tos;
+		v = tcb->opt.tos;
 		break;
 	default:
 		return -ENOPROTOOPT;

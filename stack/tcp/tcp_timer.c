@@ -140,8 +140,8 @@ void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us)
 	/* RTO = SRTT + max(G, 4·RTTVAR) with Linux's floor: rto_min replaces G
 	 * (tcp_set_rto), since 1 s (RFC 6298 (2.4)) is far above LAN RTTs. */
 	uint32_t var = tcb->rtt.rttvar_us4;
-	if (var < tcb->rto_min_us)
-		var = tcb->rto_min_us;
+	if (var < tcb->opt.rto_min_us)
+		var = tcb->opt.rto_min_us;
 	uint64_t rto = (uint64_t)(tcb->rtt.srtt_us8 >> 3) + var;
 	tcb->rtt.rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
 	tcb->rtx.backoff = 0;
@@ -183,7 +183,8 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 
 static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 {
-	uint32_t limit = tcb->state == TCP_SYN_SENT ? tcb->syn_retries : tcp->cfg.synack_retries;
+	uint32_t limit =
+	    tcb->state == TCP_SYN_SENT ? tcb->opt.syn_retries : tcp->cfg.synack_retries;
 	bool expired = tcb->rtx.retransmits >= limit;
 	/* Linux tcp_write_timeout: RTO_CB first, with the count so far and the
 	 * gap that just expired, also when it gives up. */
@@ -232,8 +233,8 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	 * TCP_USER_TIMEOUT; RTO_CB runs first, before anything changes. */
 	bool expired =
 	    tcb->rtx.retransmits >= 15 ||
-	    (tcb->user_timeout_ms && tcb->rtx.first_ns &&
-	     tcp->now - tcb->rtx.first_ns >= (uint64_t)tcb->user_timeout_ms * CLK_NS_PER_MS);
+	    (tcb->opt.user_timeout_ms && tcb->rtx.first_ns &&
+	     tcp->now - tcb->rtx.first_ns >= (uint64_t)tcb->opt.user_timeout_ms * CLK_NS_PER_MS);
 	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcb), expired);
 	if (expired) {
 		tcp_send_rst(tcp, tcb);
@@ -281,14 +282,15 @@ static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (!(tcb->flags & TCB_F_KEEPALIVE))
 		return;
-	if (tcb->keep_probes >= tcb->keep_cnt) {
+	if (tcb->keep_probes >= tcb->opt.keep_cnt) {
 		tcp_send_rst(tcp, tcb);
 		tcp_done(tcp, tcb, ETIMEDOUT);
 		return;
 	}
 	tcb->keep_probes++;
 	tcp_send_probe(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + (uint64_t)tcb->keep_intvl_s * CLK_NS_PER_S);
+	tcp_timer_set(tcp, tcb, TCP_T_KEEP,
+		      tcp->now + (uint64_t)tcb->opt.keep_intvl_s * CLK_NS_PER_S);
 }
 
 static void fire(struct tcp *tcp, struct tcb *tcb)

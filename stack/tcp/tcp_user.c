@@ -23,12 +23,7 @@ int tcp_open(struct tcp *tcp, int family, struct tcb **out)
 		return -ENOBUFS;
 	tcp_init_buffers(tcp, tcb);
 	tcp_rto_init(tcb);
-	tcb->rto_min_us = TCP_RTO_MIN_US;
-	tcb->delack_max_us = TCP_DELACK_MAX_US;
-	tcb->keep_idle_s = TCP_KEEP_IDLE_S;
-	tcb->keep_intvl_s = TCP_KEEP_INTVL_S;
-	tcb->keep_cnt = TCP_KEEP_CNT;
-	tcb->syn_retries = tcp->cfg.syn_retries;
+	tcp_opt_init(tcp, tcb);
 	tcp_cc_attach(tcb, tcp->cc_default);
 	tcp_so_sock_init(tcp, tcb, tcp->cfg.default_cg, true);
 	*out = tcb;
@@ -192,8 +187,8 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 		return rc == -EADDRINUSE ? -EADDRNOTAVAIL : rc;
 	tcb->pmtu = mtu;
 	tcb->rcv_mss = (uint16_t)(mtu - tcp_hdrs_len(fam));
-	if (tcb->user_mss && tcb->rcv_mss > tcb->user_mss)
-		tcb->rcv_mss = tcb->user_mss;
+	if (tcb->opt.user_mss && tcb->rcv_mss > tcb->opt.user_mss)
+		tcb->rcv_mss = tcb->opt.user_mss;
 	tcp_snd_init(tcb, tcp_isn(tcp, &tcb->t, now));
 	tcb->ts_off = tcp_ts_offset(tcp, &tcb->t);
 	tcb->rcv_wscale = (uint8_t)tcp_pick_wscale(tcp, tcb);

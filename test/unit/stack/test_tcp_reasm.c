@@ -363,7 +363,7 @@ START_TEST(holes_bounded)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	c->rcvbuf = 4 * TCP_OOO_MAX + 64;
 	c->recv.ssthresh = c->rcvbuf;
-	c->window_clamp = c->rcvbuf;
+	c->opt.window_clamp = c->rcvbuf;
 	tcp_send_ack(f.tcp, c); /* offer the window */
 	const uint8_t x = 'x';
 	for (uint32_t i = 0; i < TCP_OOO_MAX; i++) {

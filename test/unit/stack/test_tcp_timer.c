@@ -261,7 +261,7 @@ START_TEST(wheel_far_deadline)
 	uint64_t t0 = f.now;
 	tcp_timer_set(f.tcp, c, TCP_T_KEEP, t0 + 10000 * MS);
 	c->flags |= TCB_F_KEEPALIVE;
-	c->keep_cnt = 5;
+	c->opt.keep_cnt = 5;
 	ck_assert_uint_eq(tcp_next_deadline(f.tcp), t0 + 10000 * MS);
 	fx_at(&f, t0 + 4096 * MS);
 	fx_at(&f, t0 + 9999 * MS);
