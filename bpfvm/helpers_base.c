@@ -2,9 +2,14 @@
  * (kernel/bpf/helpers.c, bpf_trace.c), and the generic program type the tests
  * and the conformance runner use. Numbers are enum bpf_func_id. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "helpers_int.h"
 
@@ -122,13 +127,15 @@ static uint64_t h_snprintf(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, u
 
 /* struct bpf_spin_lock { u32 val; } inside a map value. The verifier allows
  * one held lock and no helper calls while holding it, and a run the budget
- * stops releases the lock it holds (run_held.c), so a lock found taken is
- * another lcore's section of a few instructions, a holder thread the kernel
- * preempted, or a stale word an unverified program left. The wait is bounded
- * in time (SPIN_LOCK_WAIT_NS, yielding the CPU between pause batches so a
- * preempted holder can finish): past it the word is taken over and the
- * program goes on, instead of an lcore stalling for seconds; the taker's
- * unlock then clears a stale word for good. */
+ * stops releases the lock it holds (run_held.c). The word holds the holder
+ * thread's id, so a waiter can tell a holder the kernel preempted (alive:
+ * wait, yielding the CPU, however long) from a word nobody will clear: a
+ * thread that died holding it, the same thread locking again (an unverified
+ * program), or a value user space wrote. Those are taken over once
+ * SPIN_LOCK_WAIT_NS have passed, instead of an lcore stalling for good; the
+ * taker's unlock then clears the word. Taking over a live holder's lock
+ * after a fixed time (as this did before) lost updates when the holder was
+ * merely descheduled for that long. */
 #define SPIN_LOCK_WAIT_NS 10000000ULL
 #define SPIN_LOCK_BATCH	  1024U
 
@@ -139,27 +146,59 @@ static uint64_t spin_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static _Thread_local uint32_t spin_tid;
+static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
+
+static void spin_tid_forget(void)
+{
+	spin_tid = 0; /* a forked child is another thread */
+}
+
+static void spin_tid_atfork(void)
+{
+	pthread_atfork(NULL, NULL, spin_tid_forget);
+}
+
+static uint32_t spin_self(void)
+{
+	if (!spin_tid) {
+		pthread_once(&spin_once, spin_tid_atfork);
+		spin_tid = (uint32_t)syscall(SYS_gettid);
+	}
+	return spin_tid;
+}
+
+/* Whether nobody will ever clear a word that holds owner. */
+static bool spin_abandoned(uint32_t owner, uint32_t self)
+{
+	if (owner == self)
+		return true;
+	return syscall(SYS_tgkill, getpid(), (pid_t)owner, 0) < 0 && errno == ESRCH;
+}
+
 static uint64_t h_spin_lock(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 			    struct bpfvm_run *run)
 {
 	(void)r2, (void)r3, (void)r4, (void)r5;
 	uint32_t *lock = as_ptr(r1);
-	uint32_t spins = 0;
+	uint32_t self = spin_self(), owner = 0, spins = 0;
 	uint64_t deadline = 0;
-	while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE)) {
-		while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
-			__builtin_ia32_pause();
-			if (++spins % SPIN_LOCK_BATCH)
-				continue;
+	while (!__atomic_compare_exchange_n(lock, &owner, self, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		/* owner: the word as found, not 0 */
+		__builtin_ia32_pause();
+		if (++spins % SPIN_LOCK_BATCH == 0) {
 			uint64_t now = spin_now_ns();
 			if (!deadline)
 				deadline = now + SPIN_LOCK_WAIT_NS;
-			else if (now >= deadline)
-				goto taken_over; /* the word stays set, now ours */
+			else if (now >= deadline && spin_abandoned(owner, self) &&
+				 __atomic_compare_exchange_n(lock, &owner, self, false,
+							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				break; /* taken over */
 			sched_yield();
 		}
+		owner = 0;
 	}
-taken_over:
 	if (run) /* NULL: called outside a run (tests), nothing to track */
 		run->held_lock = lock;
 	return 0;
