@@ -106,12 +106,9 @@ def kernel_send(obj, cc, nbytes, ecn):
     """The kernel sender, with cc_trace attached to its cgroup."""
     sh("ip -n %s addr add %s/24 dev a0" % (NS_A, ADDR_A))
     sh("ip netns exec %s sysctl -qw net.ipv4.tcp_ecn=%d" % (NS_A, 1 if ecn else 0))
-    pin = "/sys/fs/bpf/%s" % TAG
-    cg = os.path.join(equiv.cgroup2_root(), TAG)
-    sh("bpftool prog load %s %s type sockops" % (obj, pin))
-    os.makedirs(cg, exist_ok=True)
+    # equiv's kernel side: load, attach to a cgroup of its own, dump, detach
+    side = equiv.KernelSide(obj)
     try:
-        sh("bpftool cgroup attach %s sock_ops pinned %s" % (cg, pin))
         code = ("import socket,sys\n"
                 "s=socket.socket(); s.setsockopt(socket.IPPROTO_TCP, 13, b'%s')\n"
                 "s.connect(('%s', %d)); b=b'x'*65536; n=%d\n"
@@ -119,18 +116,10 @@ def kernel_send(obj, cc, nbytes, ecn):
                 "s.shutdown(socket.SHUT_WR); s.settimeout(60); s.recv(1); s.close()\n"
                 % (cc, ADDR_B, PORT, nbytes))
         sh("echo $$ > %s/cgroup.procs && exec ip netns exec %s python3 -c \"%s\""
-           % (cg, NS_A, code), timeout=120)
-        prog = json.loads(sh("bpftool prog show pinned %s -j" % pin))
-        maps = []
-        for mid in prog.get("map_ids", []):
-            m = json.loads(sh("bpftool map show id %d -j" % mid))
-            m["entries"] = json.loads(sh("bpftool map dump id %d -j" % mid))
-            maps.append(m)
-        return maps
+           % (side.cg, NS_A, code), timeout=120)
+        return side.maps()
     finally:
-        sh("bpftool cgroup detach %s sock_ops pinned %s" % (cg, pin), check=False)
-        sh("rm -f %s" % pin, check=False)
-        sh("rmdir %s" % cg, check=False)
+        side.close()
         sh("ip -n %s addr flush dev a0" % NS_A, check=False)
 
 
@@ -159,10 +148,8 @@ def samples(maps):
         if k >= n:
             continue
         v = bytes(int(b, 16) for b in e["value"])
-        t, = (int.from_bytes(v[0:8], "little"),)
-        cwnd, ssth, srtt, retr, pout, state = (int.from_bytes(v[i:i + 4], "little")
-                                               for i in range(8, 32, 4))
-        out.append((k, t, cwnd, ssth, srtt, retr))
+        cwnd, ssth, srtt, retr = (int.from_bytes(v[i:i + 4], "little") for i in range(8, 24, 4))
+        out.append((k, int.from_bytes(v[0:8], "little"), cwnd, ssth, srtt, retr))
     out.sort()
     return [s[1:] for s in out]
 
