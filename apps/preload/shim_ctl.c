@@ -376,6 +376,15 @@ void shim_kick(void)
 		return; /* a full counter still wakes the daemon */
 }
 
+void shim_kick_asleep(struct skp_shm *m)
+{
+	/* the index this thread just moved, then the daemon's flag: a daemon
+	 * that set it before our move polls once more and finds the move */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&m->dsleep, memory_order_relaxed))
+		shim_kick();
+}
+
 ssize_t shim_ret(ssize_t ret)
 {
 	if (ret >= 0)

@@ -134,6 +134,7 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 		rc = -soft;
 	if (!rc && s->shut_wr) /* sock_alloc_send_pskb: EPIPE, no SIGPIPE for UDP */
 		rc = -EPIPE;
+	bool asked = false;
 	pthread_mutex_lock(&s->tx_lock);
 	while (!rc) {
 		struct skp_shm *m = s->shm;
@@ -153,10 +154,14 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 				at += (uint32_t)msg->msg_iov[i].iov_len;
 			}
 			atomic_store_explicit(&m->tx.head, at, memory_order_release);
-			shim_kick();
+			shim_kick_asleep(m);
 			break;
 		}
 		if (shim_nonblock(s) || (flags & MSG_DONTWAIT)) {
+			if (!asked) { /* room may have come before the ask */
+				asked = shim_ask_out(s);
+				continue;
+			}
 			rc = -EAGAIN;
 			break;
 		}
@@ -246,7 +251,7 @@ ssize_t shim_dg_recv(int fd, struct ssock *s, struct msghdr *msg, int flags)
 				atomic_store_explicit(&s->shm->rx.tail, tail + sizeof(h) + h.len,
 						      memory_order_release);
 				if (atomic_exchange(&s->shm->rx_full, 0))
-					shim_kick();
+					shim_kick_asleep(s->shm);
 			}
 			/* MSG_TRUNC asks for the datagram's real length */
 			ret = (flags & MSG_TRUNC) ? (ssize_t)h.len : (ssize_t)n;

@@ -93,7 +93,7 @@ static ssize_t sk_recv(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			}
 			atomic_store_explicit(&m->rx.tail, tail + n, memory_order_release);
 			if (atomic_exchange(&m->rx_full, 0))
-				shim_kick();
+				shim_kick_asleep(m);
 			if (got == total || !(flags & MSG_WAITALL)) {
 				ret = (ssize_t)got;
 				break;
@@ -131,6 +131,7 @@ static ssize_t sk_recv(int fd, struct ssock *s, const struct iovec *iov, int cnt
 static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt, int flags)
 {
 	size_t total = iov_total(iov, cnt), sent = 0;
+	bool asked = false;
 	pthread_mutex_lock(&s->tx_lock);
 	ssize_t ret;
 	for (;;) {
@@ -157,7 +158,7 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			uint32_t n = room < total - sent ? room : (uint32_t)(total - sent);
 			iov_to_ring(m->txbuf, head, iov, cnt, sent, n);
 			atomic_store_explicit(&m->tx.head, head + n, memory_order_release);
-			shim_kick();
+			shim_kick_asleep(m);
 			sent += n;
 		}
 		if (sent == total) {
@@ -165,6 +166,10 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 			break;
 		}
 		if (shim_nonblock(s) || (flags & MSG_DONTWAIT)) {
+			if (!asked) { /* room may have come before the ask */
+				asked = shim_ask_out(s);
+				continue;
+			}
 			ret = sent ? (ssize_t)sent : -EAGAIN;
 			break;
 		}

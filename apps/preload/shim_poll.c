@@ -282,6 +282,10 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 				r->next = regs;
 				regs = r;
 			}
+			/* an edge wants a daemon write on every change, and a
+			 * one-shot registration is armed by its MOD alone */
+			if (ev->events & (EPOLLET | EPOLLONESHOT))
+				atomic_store(&s->shm->et_regs, 1);
 			shim_arm(fd, s, (short)(ev->events & (EPOLLIN | EPOLLOUT)), true);
 			watch_ctl(epfd);
 		}
@@ -290,66 +294,151 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	return rc;
 }
 
-static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, const sigset_t *mask)
+/* A plain level-triggered registration is reported from the shared memory
+ * alone: no eventfd write, no kernel wait when it is ready. Edge-triggered,
+ * one-shot and exclusive ones keep the kernel's semantics through their
+ * eventfd (the daemon writes it at every change: et_regs). */
+static bool fast(const struct ereg *r)
 {
-	for (;;) {
-		pthread_mutex_lock(&ep_lock);
-		bool any = false;
-		for (struct ereg *r = regs; r; r = r->next) {
-			if (r->epfd != epfd)
-				continue;
-			any = true;
-			/* level-triggered: the eventfd is set exactly while ready */
-			if (!(r->events & EPOLLET))
-				shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)),
-					 true);
-		}
-		pthread_mutex_unlock(&ep_lock);
-		int tmo = end < 0 ? -1 : (int)((end - shim_now_ns() + 999999) / 1000000);
-		if (tmo < -1 || (end >= 0 && tmo < 0))
-			tmo = 0;
-		int n = shim_real.epoll_pwait(epfd, evs, max, tmo, mask);
-		if (n <= 0)
-			return n;
-		int out = 0;
-		bool died = false;
-		pthread_mutex_lock(&ep_lock);
-		for (int i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &ctl_mark) {
-				died = true;
-				continue;
-			}
-			if (!any) {
-				evs[out++] = evs[i];
-				continue;
-			}
-			struct ereg *r = regs;
-			while (r && (void *)r != evs[i].data.ptr)
-				r = r->next;
-			if (!r) {
-				evs[out++] = evs[i];
-				continue;
-			}
-			uint32_t e = (uint32_t)shim_ready(r->s) &
-				     (r->events | EPOLLERR | EPOLLHUP | EPOLLRDHUP);
-			if (!e)
-				continue;
+	return !(r->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE));
+}
+
+static uint32_t reg_ready(const struct ereg *r)
+{
+	return (uint32_t)shim_ready(r->s) & (r->events | EPOLLERR | EPOLLHUP | EPOLLRDHUP);
+}
+
+/* The fast registrations of epfd that are ready, into evs (up to max);
+ * with arm, the others are armed for a kernel wait first. *any: epfd
+ * holds a skops fd. Called with ep_lock. */
+static int ready_regs(int epfd, struct epoll_event *evs, int max, bool arm, bool *any)
+{
+	int out = 0;
+	*any = false;
+	for (struct ereg *r = regs; r; r = r->next) {
+		if (r->epfd != epfd)
+			continue;
+		*any = true;
+		if (!fast(r))
+			continue;
+		if (arm)
+			shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)), false);
+		uint32_t e = reg_ready(r);
+		if (e && out < max) {
 			evs[out].events = e;
 			evs[out].data = r->data;
 			out++;
 		}
-		if (died) {
-			/* every skops fd of the set is ready now (shim_ready):
-			 * its eventfd set, so edge-triggered ones see an edge */
-			shim_ctl_hangup();
-			for (struct ereg *r = regs; r; r = r->next)
-				if (r->epfd == epfd)
-					shim_arm(r->fd, r->s,
-						 (short)(r->events & (EPOLLIN | EPOLLOUT)), true);
+	}
+	return out;
+}
+
+/* The kernel's n events at evs[from..from+n) made the caller's, after the
+ * out already there: skops fds with their real readiness (fast ones were
+ * reported from the shared memory already, when ready), wake-ups that were
+ * not for the caller dropped; *died: the daemon's connection hung up.
+ * Called with ep_lock. */
+static int kernel_events(struct epoll_event *evs, int out, int from, int n, bool any, bool *died)
+{
+	for (int i = from; i < from + n; i++) {
+		if (evs[i].data.ptr == &ctl_mark) {
+			*died = true;
+			continue;
 		}
-		pthread_mutex_unlock(&ep_lock);
-		if (out || (end >= 0 && shim_now_ns() >= end))
-			return out;
+		if (!any) {
+			evs[out++] = evs[i];
+			continue;
+		}
+		struct ereg *r = regs;
+		while (r && (void *)r != evs[i].data.ptr)
+			r = r->next;
+		if (!r) {
+			evs[out++] = evs[i];
+			continue;
+		}
+		uint32_t e = fast(r) ? 0 : reg_ready(r);
+		if (!e)
+			continue;
+		evs[out].events = e;
+		evs[out].data = r->data;
+		out++;
+	}
+	return out;
+}
+
+/* After a kernel wait on epfd: every skops fd of the set is ready once the
+ * daemon died (shim_ready); its eventfd set, so edge-triggered ones see an
+ * edge. Called with ep_lock. */
+static void daemon_died(int epfd)
+{
+	shim_ctl_hangup();
+	for (struct ereg *r = regs; r; r = r->next)
+		if (r->epfd == epfd)
+			shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)), true);
+}
+
+/* One look at epfd without sleeping: the ready fast registrations, then
+ * what the kernel has (kernel fds, edge-triggered skops fds). */
+static int epoll_look(int epfd, struct epoll_event *evs, int max, bool arm, int tmo,
+		      const sigset_t *mask)
+{
+	bool any, died = false;
+	pthread_mutex_lock(&ep_lock);
+	int out = ready_regs(epfd, evs, max, arm, &any);
+	pthread_mutex_unlock(&ep_lock);
+	if (out)
+		tmo = 0;
+	int n = out < max ? shim_real.epoll_pwait(epfd, evs + out, max - out, tmo, mask) : 0;
+	if (n < 0)
+		return out ? out : -1;
+	pthread_mutex_lock(&ep_lock);
+	out = kernel_events(evs, out, out, n, any, &died);
+	if (died)
+		daemon_died(epfd);
+	pthread_mutex_unlock(&ep_lock);
+	return out;
+}
+
+static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, const sigset_t *mask)
+{
+	if (max <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* SKOPS_POLL_USEC: look without sleeping first; the kernel's own fds
+	 * are asked every 20 us of it (a system call each) */
+	int64_t spin = shim_poll_ns(), now = shim_now_ns();
+	if (spin && (end < 0 || end > now)) {
+		int64_t until = now + spin, next_kernel = now;
+		if (end >= 0 && end < until)
+			until = end;
+		for (unsigned i = 0;; i++) {
+			int n;
+			if (now >= next_kernel) {
+				n = epoll_look(epfd, evs, max, false, 0, mask);
+				next_kernel = now + 20000;
+			} else {
+				bool any;
+				pthread_mutex_lock(&ep_lock);
+				n = ready_regs(epfd, evs, max, false, &any);
+				pthread_mutex_unlock(&ep_lock);
+				if (!any)
+					break; /* no skops fd: the kernel's wait alone */
+			}
+			if (n)
+				return n;
+			__builtin_ia32_pause();
+			if (!(i & 15) && (now = shim_now_ns()) >= until)
+				break;
+		}
+	}
+	for (;;) {
+		int tmo = end < 0 ? -1 : (int)((end - shim_now_ns() + 999999) / 1000000);
+		if (tmo < -1 || (end >= 0 && tmo < 0))
+			tmo = 0;
+		int n = epoll_look(epfd, evs, max, true, tmo, mask);
+		if (n || (end >= 0 && shim_now_ns() >= end))
+			return n;
 	}
 }
 

@@ -90,6 +90,7 @@ struct ssock {
 	uint32_t err_seen;	      /* datagram sockets: the last soft error reported */
 	bool shut_rd, shut_wr;	      /* datagram sockets: shutdown's (this process's view) */
 	bool v6only_known, v6only;    /* datagram sockets: IPV6_V6ONLY as last asked */
+	_Atomic uint32_t wseq_seen;   /* shm->wseq at our last read of the eventfd */
 	pthread_mutex_t rx_lock, tx_lock;
 };
 
@@ -118,6 +119,8 @@ struct shim_up {
 };
 void shim_transport_up(const struct shim_up *up); /* shim_ctl.c */
 void shim_wait_up(const struct shim_up *up);	  /* shim_wait.c */
+/* SKOPS_POLL_USEC in ns: how long waits poll before they sleep */
+int64_t shim_poll_ns(void);
 
 /* shim_ctl.c */
 /* libc's functions resolved, the process noted (once; every entry calls it) */
@@ -149,6 +152,8 @@ int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep
 uint32_t shim_hello_flags(void); /* SKP_F_* of the daemon this process talks to */
 void shim_send_only(struct skp_req *req);
 void shim_kick(void);
+/* after moving one of m's indices: kick only a daemon that sleeps */
+void shim_kick_asleep(struct skp_shm *m);
 /* exec (shim_exec.c): the control connection goes to the new image */
 int shim_ctl_get(int *kick, uint32_t *flags); /* -1 when there is no live connection */
 void shim_ctl_set(int ctl, int kick, uint32_t flags);
@@ -175,8 +180,14 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms);
  * may not block, else waits with the lock dropped, so another thread of the
  * process can read meanwhile as on a kernel socket; 0: look again. */
 int shim_rx_block(int fd, struct ssock *s, int flags);
-/* Clears fd's eventfd, then sets it again when s is ready for want: a
- * kernel wait on fd then sleeps exactly while s is not ready. */
+/* Before a kernel wait on fd: clears its eventfd (when a write may have
+ * come since the last read) and asks the daemon to write it at its next
+ * change (armed); with rewrite, sets it again when s is ready for want.
+ * The caller looks at s's readiness after it. */
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
+/* A non-blocking send found the tx ring full: the daemon wakes the socket
+ * once room comes (the kernel's SOCK_NOSPACE); look at the ring again
+ * before reporting EAGAIN. Returns true. */
+bool shim_ask_out(struct ssock *s);
 
 #endif

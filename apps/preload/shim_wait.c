@@ -10,13 +10,35 @@
 
 #include "shim_transport.h"
 
-#define SHIM_SPIN 2000 /* readiness checks before a kernel wait */
+#include <stdlib.h>
+
+/* How long a wait polls the shared memory before it sleeps in the kernel
+ * (SKOPS_POLL_USEC, Onload's EF_POLL_USEC): a reply that lands within it
+ * costs no wake-up, one that does not costs this much of a core. */
+#define SHIM_POLL_USEC_DEFAULT 50
+#define SHIM_POLL_USEC_MAX     1000000
 
 static struct shim_up up; /* the layers above, set once at load */
+static int64_t poll_ns = SHIM_POLL_USEC_DEFAULT * 1000;
 
 void shim_wait_up(const struct shim_up *u)
 {
 	up = *u;
+	const char *v = getenv("SKOPS_POLL_USEC");
+	if (v && *v) {
+		char *end;
+		long us = strtol(v, &end, 10);
+		if (*end || us < 0 || us > SHIM_POLL_USEC_MAX)
+			fprintf(stderr, "skops: SKOPS_POLL_USEC=%s: not 0..%d, using %d\n", v,
+				SHIM_POLL_USEC_MAX, SHIM_POLL_USEC_DEFAULT);
+		else
+			poll_ns = us * 1000;
+	}
+}
+
+int64_t shim_poll_ns(void)
+{
+	return poll_ns;
 }
 
 int shim_dg_soft_err(struct ssock *s, bool take)
@@ -76,14 +98,34 @@ short shim_ready(struct ssock *s)
 	return ev;
 }
 
+bool shim_ask_out(struct ssock *s)
+{
+	/* an RMW, as the daemon's taking of the flag after it moved tx.tail:
+	 * whichever comes second sees the other's (the caller looks at the
+	 * ring again) */
+	atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
+	return true;
+}
+
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
 {
+	struct skp_shm *m = s->shm;
 	uint64_t v;
 	if (want & POLLOUT)
-		atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
-	/* the placeholder is the daemon's eventfd, opened non-blocking */
-	(void)!shim_real.read(fd, &v, sizeof(v));
+		atomic_fetch_or(&m->want, SKP_WANT_OUT);
+	/* the placeholder is the daemon's eventfd, opened non-blocking; it
+	 * holds a count only if a write came since our last read (wseq) */
+	uint32_t w = atomic_load_explicit(&m->wseq, memory_order_relaxed);
+	if (w != atomic_load_explicit(&s->wseq_seen, memory_order_relaxed)) {
+		(void)!shim_real.read(fd, &v, sizeof(v));
+		atomic_store_explicit(&s->wseq_seen, w, memory_order_relaxed);
+	}
+	/* the daemon writes the eventfd at its next change; what changed
+	 * before this fence the caller's readiness check finds */
+	atomic_store_explicit(&m->armed, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
 	if (rewrite && (shim_ready(s) & (want | POLLERR | POLLHUP))) {
+		atomic_fetch_add_explicit(&m->wseq, 1, memory_order_relaxed);
 		v = 1;
 		(void)!shim_real.write(fd, &v, sizeof(v));
 	}
@@ -92,10 +134,17 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
 int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 {
 	want |= POLLERR | POLLHUP;
-	for (int i = 0; i < SHIM_SPIN; i++) {
-		if (shim_ready(s) & want)
-			return 0;
-		__builtin_ia32_pause();
+	if (shim_ready(s) & want)
+		return 0;
+	if (poll_ns) {
+		int64_t until = shim_now_ns() + poll_ns;
+		for (unsigned i = 1;; i++) {
+			if (shim_ready(s) & want)
+				return 0;
+			__builtin_ia32_pause();
+			if (!(i & 63) && shim_now_ns() >= until)
+				break;
+		}
 	}
 	struct timespec end;
 	clock_gettime(CLOCK_MONOTONIC, &end);

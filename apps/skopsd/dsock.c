@@ -113,6 +113,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 	d->byfile[at] = (uint16_t)id;
 	d->nbyfile++;
 	s->shm->magic = SKP_MAGIC;
+	atomic_store(&s->shm->dsleep, d->sleeping);
 	s->mfd = mfd;
 	s->uid = cl->req_uid;
 	s->kfd[0] = s->kfd[1] = -1;
@@ -121,6 +122,8 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 	dsock_hold(s, cl, id);
 	s->sd = sd;
 	d->socks[id] = s;
+	if (id >= d->socks_hi)
+		d->socks_hi = id + 1;
 	*memfd = mfd;
 	return (int)id;
 }
@@ -185,6 +188,8 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	close(s->mfd);
 	free(s);
 	d->socks[id] = NULL;
+	while (d->socks_hi > 1 && !d->socks[d->socks_hi - 1])
+		d->socks_hi--;
 }
 
 int dsock_pump(struct skopsd *d, unsigned id)

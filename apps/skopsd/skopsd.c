@@ -4,7 +4,8 @@
  *          [--mtu N] [--eal "ARGS"] [--sock PATH]
  *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
  *          [--group NAME] [--loopback-listen yes|no] [--uid-sockets N]
- *          [--uid-clients N] [--uid-tickets N] [--buf-mem MB] [-v]
+ *          [--uid-clients N] [--uid-tickets N] [--buf-mem MB]
+ *          [--run-budget UNITS] [--poll-usec N] [-v]
  * The port options are every tool's (apps/lib/portopt.c); the config file takes
  * every long option as "key = value" (configs/skopsd.conf). Foreground, logs
  * to stderr; SIGTERM/SIGINT drain (stop accepting, FIN, bounded wait) and
@@ -34,9 +35,15 @@
 #include "skopsd.h"
 
 #define SKOPSD_MAX_ATTACH 16
-#define SKOPSD_SPIN	  4000 /* idle rounds before sleeping */
-#define SKOPSD_SLEEP_MS	  1    /* the sleep's bound: af_packet has no rx interrupt */
-#define SKOPSD_DRAIN_NS	  (2ull * 1000000000ull) /* SIGTERM: FINs get this long */
+/* --poll-usec's default: the loop polls this long after its last work,
+ * then sleeps (an idle daemon holds no core) */
+#define SKOPSD_POLL_USEC 500
+#define SKOPSD_SLEEP_MS	 1 /* the sleep's bound: af_packet has no rx interrupt */
+/* while polling, the control sockets and kicks are read this often: an
+ * epoll_wait is a system call (about 1 us on a VM), a round of the rings
+ * is not, and a request waits for it */
+#define SKOPSD_EPOLL_NS 20000
+#define SKOPSD_DRAIN_NS (2ull * 1000000000ull) /* SIGTERM: FINs get this long */
 
 struct attach {
 	char cg[256], obj[256];
@@ -53,6 +60,7 @@ struct opts {
 	struct quota uid_max; /* 0: the default */
 	unsigned buf_mem_mb;  /* 0: buf_mem_kb() */
 	uint64_t run_budget;  /* 0: bpfvm's default */
+	long poll_usec;	      /* -1: SKOPSD_POLL_USEC */
 	char sock_buf[256], group_buf[64];
 };
 
@@ -160,6 +168,14 @@ static int opt_set(void *arg, const char *key, const char *val, char *err, size_
 			return -EINVAL;
 		}
 		o->run_budget = n;
+	} else if (!strcmp(key, "poll-usec")) {
+		char *end;
+		long v = strtol(val, &end, 10);
+		if (!*val || *end || v < 0 || v > 10000000) {
+			snprintf(err, elen, "poll-usec '%s': microseconds, 0 to 10000000", val);
+			return -EINVAL;
+		}
+		o->poll_usec = v;
 	} else {
 		snprintf(err, elen, "unknown key '%s'", key);
 		return -EINVAL;
@@ -174,7 +190,7 @@ static void usage(void)
 		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
 		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
 		"  [--loopback-listen yes|no] [--uid-sockets N] [--uid-clients N]\n"
-		"  [--uid-tickets N] [--buf-mem MB] [--run-budget UNITS] [-v]\n");
+		"  [--uid-tickets N] [--buf-mem MB] [--run-budget UNITS] [--poll-usec N] [-v]\n");
 	exit(2);
 }
 
@@ -191,6 +207,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	    {"uid-tickets", required_argument, NULL, PORTOPT_TOOL(6)},
 	    {"buf-mem", required_argument, NULL, PORTOPT_TOOL(7)},
 	    {"run-budget", required_argument, NULL, PORTOPT_TOOL(8)},
+	    {"poll-usec", required_argument, NULL, PORTOPT_TOOL(9)},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -307,8 +324,7 @@ static void drain_trace(struct skopsd *d)
 
 static void run(struct skopsd *d)
 {
-	unsigned idle = 0;
-	uint64_t drain_end = 0, last_trim = 0;
+	uint64_t drain_end = 0, last_trim = 0, last_work = stack_now_ns(d->st), last_epoll = 0;
 	unsigned stats_seq = 0;
 	for (;;) {
 		if (quit && !d->draining) {
@@ -322,7 +338,7 @@ static void run(struct skopsd *d)
 			stats_dump(d, ++stats_seq);
 		}
 		drain_trace(d);
-		for (unsigned i = 1; i < SKOPSD_MAX_SOCKS; i++)
+		for (unsigned i = 1; i < d->socks_hi; i++)
 			if (d->socks[i])
 				work += dsock_pump(d, i);
 		char note[320];
@@ -346,25 +362,39 @@ static void run(struct skopsd *d)
 			if (done || stack_now_ns(d->st) > drain_end)
 				return;
 		}
-		idle = work ? 0 : idle + 1;
+		uint64_t now = stack_now_ns(d->st);
+		if (work) {
+			last_work = now;
+			idle_sleep_end(d);
+		}
+		bool sleep = now - last_work >= d->poll_ns;
+		if (!sleep && now - last_epoll < SKOPSD_EPOLL_NS)
+			continue;
+		last_epoll = now;
+		if (sleep && !d->sleeping) {
+			/* one more round after the fence finds what an app
+			 * queued before it could see dsleep */
+			idle_sleep_begin(d);
+			continue;
+		}
 		struct epoll_event evs[64];
-		int n = epoll_wait(d->epfd, evs, 64, idle > SKOPSD_SPIN ? SKOPSD_SLEEP_MS : 0);
+		int n = epoll_wait(d->epfd, evs, 64, sleep ? SKOPSD_SLEEP_MS : 0);
 		for (int i = 0; i < n; i++) {
 			uint32_t u = evs[i].data.u32;
 			if (u == UINT32_MAX) {
 				srv_accept(d);
 			} else if (u & 0x80000000u) {
 				/* a kick (edge-triggered: nothing to read) */
-				idle = 0;
+				last_work = now;
 			} else if (u & SKOPSD_TAG_KLOOP) {
 				/* a kernel loopback listener has a connection */
 				struct dsock *s = d->socks[u & ~SKOPSD_TAG_KLOOP];
 				if (s)
 					s->kpend = true;
-				idle = 0;
+				last_work = now;
 			} else if (d->clients[u]) {
 				srv_client(d, u);
-				idle = 0;
+				last_work = now;
 			}
 		}
 	}
@@ -375,6 +405,7 @@ int main(int argc, char **argv)
 	static struct opts o;
 	static struct skopsd d;
 	o.port.dev.prog = "skopsd";
+	o.poll_usec = -1;
 	parse_args(&o, argc, argv);
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
@@ -402,6 +433,7 @@ int main(int argc, char **argv)
 		d.sock_gid = g->gr_gid;
 	}
 	d.uid_max = o.uid_max;
+	d.poll_ns = (uint64_t)(o.poll_usec < 0 ? SKOPSD_POLL_USEC : o.poll_usec) * 1000u;
 	d.buf_limit_kb = o.buf_mem_mb ? o.buf_mem_mb * 1024u : buf_mem_kb();
 	quota_defaults(&d);
 	d.port_min = peer_port_min();

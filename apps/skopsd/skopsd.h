@@ -116,6 +116,11 @@ struct skopsd {
 	bool loopback_listen; /* wildcard listeners also take the kernel's loopback */
 	struct client *clients[SKOPSD_MAX_CLIENTS];
 	struct dsock *socks[SKOPSD_MAX_SOCKS]; /* index: the id the app names */
+	unsigned socks_hi;		       /* ids in use are below it */
+	/* the poll loop (idle.c): how long it polls after the last work, and
+	 * whether it sleeps now (every socket's dsleep says so) */
+	uint64_t poll_ns;
+	bool sleeping;
 	struct client *tickets[SKOPSD_MAX_TICKETS];
 	/* ADOPT's index: the live sockets' ids ordered by their eventfd's open
 	 * file (kcmp's order), searched in O(log n) kcmp calls */
@@ -132,6 +137,13 @@ struct skopsd {
 	unsigned freed;		  /* sockets freed since the heap was last trimmed */
 	struct rte_mempool *pool; /* the port's mbufs (stats) */
 };
+
+/* idle.c: the poll loop's sleep. Sleeping, each socket's dsleep is set, so
+ * apps kick the daemon after moving an index; idle_sleep_begin sets them
+ * (and returns after the fence: the caller polls once more before it
+ * sleeps), idle_sleep_end clears them once there is work. */
+void idle_sleep_begin(struct skopsd *d);
+void idle_sleep_end(struct skopsd *d);
 
 /* peer.c: a client's identity and rights, read while its pidfd says it lives */
 struct ucred;
@@ -215,8 +227,12 @@ int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad);
 /* stream.c: a TCP socket's bytes (received ones only while not closing) */
 int stream_pump(struct skopsd *d, struct dsock *s, bool *bad);
 
-/* wake.c: the app's eventfd (never again once it would block: hostile) */
+/* wake.c: the app's eventfd (never again once it would block: hostile),
+ * written only when an app thread armed it or an edge-triggered epoll
+ * registration exists (skp_proto.h) */
 void wake_app(struct dsock *s);
+/* tx space freed: a wake only if the app asked for it (SKP_WANT_OUT) */
+void wake_tx(struct dsock *s);
 /* the connection failed with err (once): SKP_ST_ERR, then a wake */
 void wake_fail(struct dsock *s, int err);
 

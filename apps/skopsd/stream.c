@@ -32,8 +32,7 @@ static int pump_tx(struct skopsd *d, struct dsock *s, bool *bad)
 	}
 	if (work) {
 		atomic_store_explicit(&s->shm->tx.tail, s->tx_tail, memory_order_release);
-		if (atomic_load(&s->shm->want) & SKP_WANT_OUT)
-			wake_app(s);
+		wake_tx(s);
 	}
 	return work;
 }

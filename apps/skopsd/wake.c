@@ -17,6 +17,14 @@ void wake_app(struct dsock *s)
 	uint64_t one = 1;
 	if (s->hostile)
 		return;
+	/* only where a waiter may sleep (skp_proto.h): the change the caller
+	 * published before this fence is what a waiter that armed after it
+	 * finds by itself */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&s->shm->et_regs, memory_order_relaxed) &&
+	    !atomic_exchange_explicit(&s->shm->armed, 0, memory_order_relaxed))
+		return;
+	atomic_fetch_add_explicit(&s->shm->wseq, 1, memory_order_relaxed);
 	guard_begin();
 	ssize_t w = write(s->efd, &one, sizeof(one));
 	int e = errno;
@@ -25,6 +33,14 @@ void wake_app(struct dsock *s)
 		s->hostile = true;
 	else if (w < 0 && e != EAGAIN)
 		perror("skopsd: eventfd");
+}
+
+/* The app's tx ring has room again: a wake-up only for who asked (a wait
+ * for POLLOUT, a send that found the ring full), once. */
+void wake_tx(struct dsock *s)
+{
+	if (atomic_fetch_and(&s->shm->want, ~SKP_WANT_OUT) & SKP_WANT_OUT)
+		wake_app(s);
 }
 
 /* The connection failed with err: the app sees SKP_ST_ERR and err once. */

@@ -55,7 +55,21 @@ struct skp_shm {
 	 * open file's, shared with every process holding it): a holder that
 	 * ADOPTs the socket starts with it. skopsd never reads it. */
 	_Atomic uint32_t app_nonblock;
-	uint8_t pad[24];
+	/* Wake-ups only where somebody sleeps (docs/skopsd.md "Waking"):
+	 * dsleep: the daemon sleeps in the kernel: a producer that moved an
+	 * index kicks it (otherwise its poll loop finds the index itself);
+	 * armed: an app thread is about to sleep on the eventfd: the daemon's
+	 * next change writes it (taking the flag); et_regs: an edge-triggered
+	 * or one-shot epoll registration exists, which wants a write on every
+	 * change; wseq: eventfd writes so far, so a waiter reads (clears) the
+	 * eventfd only when one may have come since its last read. Each side
+	 * stores its flag, then a seq_cst fence, then reads the other's index
+	 * (and the other way round), so one of the two always sees the other. */
+	_Atomic uint32_t dsleep;
+	_Atomic uint32_t armed;
+	_Atomic uint32_t et_regs;
+	_Atomic uint32_t wseq;
+	uint8_t pad[8];
 	struct skp_idx tx, rx;
 	uint8_t txbuf[SKP_RING_SIZE];
 	uint8_t rxbuf[SKP_RING_SIZE];

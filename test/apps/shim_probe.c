@@ -2,6 +2,10 @@
  *   shim_probe epoll HOST PORT  one epoll set of a pipe, a timerfd and a
  *       skops socket: each reports its own event, and an empty wait sleeps
  *       (CPU time well under the wall time)
+ *   shim_probe etout HOST PORT  against a server that reads only after a
+ *       second: a non-blocking socket in an edge-triggered epoll set sends
+ *       until EAGAIN, then its EPOLLOUT edge comes once the server reads
+ *       (the same on a kernel socket)
  *   shim_probe eintr HOST PORT  a blocking recv interrupted by SIGALRM
  *       (no SA_RESTART) returns EINTR after ~200 ms, without spinning
  *   shim_probe hold HOST PORT   connects, prints "connected", sleeps
@@ -115,6 +119,36 @@ static int wait_one(int ep, int ms)
 		die("epoll_wait");
 	check(n <= 1, "epoll_wait: more than one event");
 	return n ? ev[0].data.fd : -1;
+}
+
+static int run_etout(const char *host, const char *port)
+{
+	int sk = dial(host, port);
+	fcntl(sk, F_SETFL, fcntl(sk, F_GETFL) | O_NONBLOCK);
+	int ep = epoll_create1(0);
+	struct epoll_event e = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.fd = sk};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sk, &e))
+		die("epoll_ctl");
+	(void)wait_one(ep, 0); /* the first edge: writable */
+	static char buf[65536];
+	size_t sent = 0;
+	for (;;) {
+		ssize_t w = send(sk, buf, sizeof(buf), MSG_NOSIGNAL);
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w < 0)
+			die("send");
+		sent += (size_t)w;
+		check(sent < (256u << 20), "256 MiB sent without EAGAIN");
+	}
+	double t0 = now_s();
+	int got = wait_one(ep, 10000);
+	check(got == sk, "no EPOLLOUT edge within 10 s after EAGAIN");
+	check(send(sk, buf, 1, MSG_NOSIGNAL) == 1, "not writable after the edge");
+	printf("etout: EAGAIN after %zu bytes, the EPOLLOUT edge %.2f s later\n", sent,
+	       now_s() - t0);
+	close(sk);
+	return 0;
 }
 
 static int run_epoll(const char *host, const char *port)
@@ -665,14 +699,16 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "spawned"))
 		return run_spawned(atoi(argv[2]), argv[3]);
 	if (argc != 4)
-		check(0,
-		      "usage: shim_probe epoll|eintr|restart|exec|spawn|hold|orphan|fork|forkconn "
-		      "HOST PORT");
+		check(0, "usage: shim_probe "
+			 "epoll|etout|eintr|restart|exec|spawn|hold|orphan|fork|forkconn "
+			 "HOST PORT");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(argv[1], "epoll"))
 		return run_epoll(argv[2], argv[3]);
 	if (!strcmp(argv[1], "eintr"))
 		return run_eintr(argv[2], argv[3]);
+	if (!strcmp(argv[1], "etout"))
+		return run_etout(argv[2], argv[3]);
 	if (!strcmp(argv[1], "exec"))
 		return run_exec(argv[2], argv[3], argv[0]);
 	if (!strcmp(argv[1], "spawn"))

@@ -201,6 +201,21 @@ tuned 7200 2
 
 # ---- 4: epoll of pipes, a timerfd and a skops socket
 app "$PROBE" epoll $IP4_B 7001 || fail "epoll mix"
+# a full tx ring's EPOLLOUT edge (edge-triggered, non-blocking): the server
+# reads only a second after it accepts; on a kernel socket, then the shim
+slow_sink() { # PORT
+	bg sink$1 ip netns exec "$NS_B" timeout 30 /usr/bin/python3 -c 'import socket, sys, time
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("'$IP4_B'", int(sys.argv[1]))); l.listen(4)
+while True:
+    c, _ = l.accept(); time.sleep(1)
+    while c.recv(1 << 20): pass
+    c.close()' "$1"
+	wait_for 10 listening "$1" || fail "slow sink on $1"
+}
+slow_sink 7210
+in_b timeout 20 "$PROBE" etout $IP4_B 7210 >/dev/null || fail "EPOLLOUT edge on a kernel socket"
+app timeout 20 "$PROBE" etout $IP4_B 7210 || fail "EPOLLOUT edge after EAGAIN under the shim"
 # recvmmsg's timeout: the same checks on a kernel socket, then under the shim
 in_b "$PROBE" recvmmsg $IP4_B 7001 >/dev/null || fail "recvmmsg checks on a kernel socket"
 app "$PROBE" recvmmsg $IP4_B 7001 || fail "recvmmsg under the shim"
@@ -260,4 +275,4 @@ app "$PROBE" eintr $IP4_B 7001 || fail "EINTR"
 app "$PROBE" restart $IP4_B 7001 || fail "SA_RESTART"
 
 echo "PASS: iperf3 ($up/$down Mbit/s, kernel $kup/$kdown), curl, socat, SO_LINGER 0, asyncio," \
-	"epoll, recvmmsg, fork, exec, spawn, EINTR, SA_RESTART"
+	"epoll, EPOLLOUT edge, recvmmsg, fork, exec, spawn, EINTR, SA_RESTART"

@@ -15,7 +15,9 @@
 # fork tickets, quota use, mbufs out of the pool) are the baseline; once the
 # churn stops and the last closes finish, they must come back to it: the
 # same clients, sockets, tickets and quota use, fds within 2, mbufs within
-# 64, RSS within 8 MiB.
+# 64, the heap in use within 8 MiB. RSS is reported and only bounded
+# loosely (64 MiB): it also counts the mbuf pool's pages once a load peak
+# touched them, which stay resident without a leak (115-180 MB seen).
 . "$(dirname "$0")/../interop/lib.sh"
 need_root_and_tools setpriv getent /usr/bin/python3
 shim_bins
@@ -164,6 +166,8 @@ for q in quota_clients quota_tickets quota_pending uids; do
 	[ "$(field $q "$S")" = "$(field $q "$S0")" ] || fail "skopsd's $q: $S (baseline $S0)"
 done
 [ "$(field quota_buf_kb "$S")" -le "$(field quota_buf_kb "$S0")" ] || fail "buffer quota held: $S (baseline $S0)"
-[ "$rss1" -le $((rss0 + 8192)) ] || fail "skopsd's RSS grew from $rss0 kB to $rss1 kB"
+heap0=$(field heap_kb "$S0") heap1=$(field heap_kb "$S")
+[ "$heap1" -le $((heap0 + 8192)) ] || fail "skopsd's heap grew from $heap0 kB to $heap1 kB"
+[ "$rss1" -le $((rss0 + 65536)) ] || fail "skopsd's RSS grew from $rss0 kB to $rss1 kB"
 grep -E "skopsd: .*(refused|bad ring)" "$LOG" | head -3
-echo "PASS: $((r - 1)) rounds in ${SECS} s, $TRANSFERS transfers intact ($((BYTES / 1048576)) MiB echoed), $KILLED apps SIGKILLed mid-transfer; RSS $rss0 -> $rss1 kB, fds $fds0 -> $fds1, mbufs $(field mbufs "$S0") -> $(field mbufs "$S")"
+echo "PASS: $((r - 1)) rounds in ${SECS} s, $TRANSFERS transfers intact ($((BYTES / 1048576)) MiB echoed), $KILLED apps SIGKILLed mid-transfer; heap $heap0 -> $heap1 kB, RSS $rss0 -> $rss1 kB, fds $fds0 -> $fds1, mbufs $(field mbufs "$S0") -> $(field mbufs "$S")"
