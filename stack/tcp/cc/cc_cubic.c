@@ -2,7 +2,7 @@
  * default: users who pick "cubic" expect the kernel's curve, integers
  * included. The curve is computed in jiffies at the stack's tick rate
  * (tcp_config.hz, the kernel's HZ) and in Linux's fixed point: time in
- * 1/1024 s (BICTCP_HZ), C = 410/1024 per 100 ms RTT (cube_rtt_scale), K from
+ * 1/1024 s (BICTCP_HZ), C = 410/1024 (cube_rtt_scale), K from
  * a table-seeded cube root, at most one recomputation a jiffy and, with cwnd
  * unchanged, one per HZ/32. The Reno-friendly estimate grows one segment per
  * (cwnd·15)>>3 ACKed (beta_scale, Linux's fixed 8(1+b)/3(1-b) with b
@@ -18,8 +18,8 @@
 #define BIC_HZ_SHIFT   10u   /* BICTCP_HZ: curve time in 1/1024 s */
 /* 8 (1024 + 717) / 3 / (1024 - 717), Linux's integer steps: 15. */
 #define BIC_FRIENDLY_SCALE (8u * (BIC_BETA_SCALE + BIC_BETA) / 3u / (BIC_BETA_SCALE - BIC_BETA))
-/* bic_scale 41 (C = 0.4 in 1024ths) over the 100 ms RTT the constants
- * assume: 410. */
+/* cube_rtt_scale: bic_scale 41/1024 over the 100 ms RTT the constants
+ * assume, in 1024ths: 410, C = 0.4 segments/s^3 as RFC 9438's. */
 #define BIC_CUBE_RTT_SCALE 410u
 /* 2^40 / 410: (W_max - cwnd) times this is K^3 in (1/1024 s)^3. */
 #define BIC_CUBE_FACTOR ((1ull << (10u + 3u * BIC_HZ_SHIFT)) / BIC_CUBE_RTT_SCALE)

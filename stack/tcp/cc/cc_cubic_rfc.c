@@ -1,11 +1,12 @@
-/* cc_cubic_rfc: "cubic_rfc", CUBIC as RFC 9438 writes it with Linux's
- * constants (beta 717/1024, C 0.4, fast convergence and the Reno-friendly
- * region on), and HyStart++ (RFC 9406) for slow start, delay-based as Linux's tcp_cubic (rounds of
- * at least 8 RTT samples, thresholds clamped to 4..16 ms, nothing below a cwnd of 16). Linux's
- * ACK-train heuristic is not used: it needs the pacing rate and GSO sizes, and RFC 9406 keeps to
- * delay. Nor is RFC 9406's per-ACK growth limit L: Linux's slow start has none, and the equivalence
- * suite compares flights with the kernel's. Only on request: "cubic" (cc_cubic.c) is Linux's, whose
- * multiplicative decrease (cc_cubic_md) it shares.
+/* cc_cubic_rfc: "cubic_rfc", on request only ("cubic", cc_cubic.c, is
+ * Linux's, whose multiplicative decrease cc_cubic_md this shares): CUBIC as
+ * RFC 9438 writes it with Linux's constants (beta 717/1024, C 0.4, fast
+ * convergence and the Reno-friendly region on), and HyStart++ (RFC 9406)
+ * for slow start, delay-based (rounds of at least 8 RTT samples, thresholds
+ * clamped to 4..16 ms, nothing below a cwnd of 16). No ACK-train
+ * heuristic: RFC 9406 keeps to delay. Nor RFC 9406's per-ACK growth limit
+ * L: Linux's slow start has none, and the equivalence suite compares
+ * flights with the kernel's.
  *
  * Time is the stack's clock in ns; the window function is evaluated in
  * seconds with C in segments/s^3, as RFC 9438 §4.2 writes it. */

@@ -15,6 +15,8 @@
 #include "tcp/cc/cc.h"
 #include "test_tcp_fixture.h"
 
+static uint8_t seg[1460];
+
 static void cfg_dctcp(struct tcp_config *c)
 {
 	c->cc = "dctcp";
@@ -377,6 +379,26 @@ START_TEST(cubic_idle_shift)
 }
 END_TEST
 
+START_TEST(last_send_time)
+{
+	/* the stack records each data segment's departure for the view's
+	 * lsndtime_ns; pure ACKs do not move it */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert_uint_eq(c->send.lsnd_ns, 0);
+	f.now += 7 * MS;
+	ck_assert_int_eq(tcp_send(f.tcp, c, seg, 100, f.now), 100);
+	ck_assert_uint_eq(c->send.lsnd_ns, f.now);
+	uint64_t sent = f.now;
+	f.now += 5 * MS;
+	struct tcp_repr a = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 65535);
+	fx_send(&f, &a, seg, 10); /* data in: our ACK is no data segment */
+	ck_assert_uint_eq(c->send.lsnd_ns, sent);
+	fx_fini(&f);
+}
+END_TEST
+
 START_TEST(cubic_rfc_selectable)
 {
 	ck_assert_ptr_eq(cc_find("cubic_rfc"), &cc_cubic_rfc_ops);
@@ -416,8 +438,6 @@ static struct tcb *dctcp_conn(struct fx *f)
 	f->peer_seq = FX_PEER_ISN + 1;
 	return c;
 }
-
-static uint8_t seg[1460];
 
 /* The peer's next full segment with IP ECN field ecn. */
 static void data_in(struct fx *f, struct tcb *c, uint8_t ecn)
@@ -518,6 +538,7 @@ static Suite *suite(void)
 	tcase_add_test(cu, hystart_delay);
 	tcase_add_test(cu, cubic_resets);
 	tcase_add_test(cu, cubic_idle_shift);
+	tcase_add_test(cu, last_send_time);
 	tcase_add_test(cu, cubic_rfc_selectable);
 	suite_add_tcase(s, cu);
 	return s;
