@@ -198,6 +198,7 @@ struct tcp_sndseq {
 	uint32_t wl1, wl2; /* SND.WL1, SND.WL2: the segment that last set wnd */
 	uint32_t iss;	   /* ISS */
 	uint32_t max_wnd;  /* largest window the peer offered */
+	uint64_t lsnd_ns;  /* the last data segment sent, new or resent (Linux's lsndtime) */
 };
 
 /* The receive sequence space (RFC 9293 §3.3.1; owner: tcp_rcv.c, with
@@ -381,7 +382,7 @@ struct tcb {
 	struct tcp_rate rate;
 };
 /* Its size with the sub-states grouped; grow it knowingly. */
-_Static_assert(sizeof(struct tcb) <= 1304, "struct tcb grew past 1304 bytes");
+_Static_assert(sizeof(struct tcb) <= 1312, "struct tcb grew past 1312 bytes");
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
 #define TCB_F_SACK	   (1u << 1) /* SACK permitted both ways */

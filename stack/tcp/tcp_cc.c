@@ -12,6 +12,8 @@ _Static_assert(sizeof(((struct tcb *)0)->cc.priv) == TCP_CC_PRIV_SIZE, "cc_priv 
 static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 {
 	v->now_ns = tcb->tcp->now;
+	v->lsndtime_ns = tcb->send.lsnd_ns;
+	v->hz = tcb->tcp->cfg.hz;
 	v->mss = tcb->mss;
 	v->snd_una = tcb->send.una;
 	v->snd_nxt = tcb->send.nxt;
@@ -29,6 +31,7 @@ static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 	v->ecn = (tcb->flags & TCB_F_ECN) != 0;
 	v->sack = (tcb->flags & TCB_F_SACK) != 0;
 	v->delack = (tcb->flags & TCB_F_DELACK) != 0;
+	v->paced = tcp_pace_on(tcb->tcp, tcb);
 	v->cwnd = tcb->cc.cwnd;
 	v->ssthresh = tcb->cc.ssthresh;
 	v->cwnd_cnt = tcb->cc.cwnd_cnt;

@@ -304,6 +304,8 @@ static int send_segment(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t
 	int rc = xmit(tcp, tcb, &r, &iov, !rtx);
 	tcp_rack_sent(tcp, tcb, seq, seq + len + (fin ? 1u : 0u));
 	if (len) {
+		/* after TX_START, which measures the idle time up to here */
+		tcb->send.lsnd_ns = tcp->now;
 		tcp_count_data_seg_out(tcb);
 		tcb->flags |= TCB_F_DATA_SENT;
 		tcp_pace_sent(tcp, tcb, len);

@@ -1,11 +1,13 @@
 /* Congestion control on scripted paths, two whole stacks in the simulation:
  * - cubic_curve: one scripted loss on a 100 ms path; after recovery cwnd
  *   follows RFC 9438's W_cubic(t) = C (t - K)^3 + W_max between W_cubic(t)
- *   and W_cubic(t + RTT) (the implementation aims one RTT ahead, §4.2),
- *   within CURVE_TOL segments; ssthresh is beta_cubic × W_max.
- * - hystart: a 100 Mbit/s bottleneck with a deep queue: HyStart++ (RFC
- *   9406) leaves slow start on the rising delay with nothing lost, where
- *   Reno's slow start on the same path runs into loss.
+ *   and W_cubic(t + RTT) (Linux's integer curve, which cubic runs, aims one
+ *   minimum RTT ahead), within CURVE_TOL segments; ssthresh is beta_cubic ×
+ *   W_max.
+ * - hystart: a 100 Mbit/s bottleneck with a deep queue: cubic's HyStart
+ *   (Linux's ACK-train and delay exits) and cubic_rfc's HyStart++ (RFC 9406)
+ *   leave slow start with nothing lost and no lower than the path's BDP,
+ *   where Reno's slow start on the same path runs into loss.
  * - dctcp_threshold: a bottleneck marking CE above a queueing threshold:
  *   DCTCP's alpha averages to the fraction of ECT frames the path marked
  *   (RFC 8257 §3.3), nothing is lost.
@@ -230,17 +232,25 @@ static int slow_start_exit(const char *T, const char *cc, struct skops_tcp_info 
 static void hystart(void)
 {
 	const char *T = "hystart";
-	struct skops_tcp_info c, r;
-	if (slow_start_exit(T, "cubic", &c) < 0 || slow_start_exit(T, "reno", &r) < 0)
+	struct skops_tcp_info c, f, r;
+	if (slow_start_exit(T, "cubic", &c) < 0 || slow_start_exit(T, "cubic_rfc", &f) < 0 ||
+	    slow_start_exit(T, "reno", &r) < 0)
 		return;
 	printf("sim_cc: %s: cubic left slow start at cwnd %u ssthresh %u srtt %u us with %u "
-	       "retransmissions; reno at cwnd %u with %u\n",
-	       T, c.cwnd, c.ssthresh, c.srtt_us, c.total_retrans, r.cwnd, r.total_retrans);
-	if (c.total_retrans)
-		sim_fail(T, "HyStart++ left slow start by loss (%u retransmissions)",
-			 c.total_retrans);
-	if (c.ssthresh < 172)
-		sim_fail(T, "ssthresh %u below the path's BDP of 172 segments", c.ssthresh);
+	       "retransmissions; cubic_rfc at cwnd %u ssthresh %u with %u; reno at cwnd %u "
+	       "with %u\n",
+	       T, c.cwnd, c.ssthresh, c.srtt_us, c.total_retrans, f.cwnd, f.ssthresh,
+	       f.total_retrans, r.cwnd, r.total_retrans);
+	const struct skops_tcp_info *hs[] = {&c, &f};
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "cubic_rfc" : "cubic";
+		if (hs[i]->total_retrans)
+			sim_fail(T, "%s left slow start by loss (%u retransmissions)", name,
+				 hs[i]->total_retrans);
+		if (hs[i]->ssthresh < 172)
+			sim_fail(T, "%s: ssthresh %u below the path's BDP of 172 segments", name,
+				 hs[i]->ssthresh);
+	}
 	if (!r.total_retrans)
 		sim_fail(
 		    T, "control: reno left slow start without loss; the path does not test delay");

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
-static const struct tcp_cc_ops *const cc_builtin[] = {&cc_reno_ops, &cc_newreno_ops, &cc_cubic_ops,
-						      &cc_dctcp_ops, &cc_bbr_ops};
+static const struct tcp_cc_ops *const cc_builtin[] = {
+    &cc_reno_ops, &cc_newreno_ops, &cc_cubic_ops, &cc_cubic_rfc_ops, &cc_dctcp_ops, &cc_bbr_ops};
 
 int cc_validate(const struct tcp_cc_ops *ops)
 {
@@ -31,5 +31,5 @@ const struct tcp_cc_ops *cc_default(void)
 
 const char *cc_available(void)
 {
-	return "reno newreno cubic dctcp bbr";
+	return "reno newreno cubic cubic_rfc dctcp bbr";
 }

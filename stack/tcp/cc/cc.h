@@ -1,9 +1,10 @@
 /* cc: congestion control behind an ops table shaped like Linux's
  * tcp_congestion_ops (include/net/tcp.h), and a registry by name for
  * TCP_CONGESTION. cwnd and ssthresh are in segments, as Linux keeps them.
- * Modules: reno/newreno (RFC 5681, RFC 6582), cubic (RFC 9438 with HyStart++,
- * RFC 9406; the default, as Linux's), dctcp (RFC 8257), bbr (BBR v1 as
- * Linux's tcp_bbr, driven by delivery-rate samples).
+ * Modules: reno/newreno (RFC 5681, RFC 6582), cubic (Linux's tcp_cubic with
+ * its HyStart; the default, as Linux's), cubic_rfc (RFC 9438 with HyStart++,
+ * RFC 9406), dctcp (RFC 8257), bbr (BBR v1 as Linux's tcp_bbr, driven by
+ * delivery-rate samples).
  *
  * A module sees a connection only through struct tcp_cc_view (FreeBSD's
  * struct cc_var): the stack (tcp_cc.c) fills it from the tcb before each
@@ -69,6 +70,8 @@ struct tcp_cc_ops;
 struct tcp_cc_view {
 	/* read only: what the stack knows */
 	uint64_t now_ns;	   /* the stack's clock */
+	uint64_t lsndtime_ns;	   /* the last data segment sent (Linux's lsndtime); 0: none */
+	uint32_t hz;		   /* the stack's tick rate (tcp_config.hz), Linux's HZ */
 	uint32_t mss;		   /* send MSS in bytes; 0 before it is known */
 	uint32_t snd_una, snd_nxt; /* sequence space */
 	uint32_t iss;		   /* our initial sequence number */
@@ -85,6 +88,7 @@ struct tcp_cc_view {
 	bool ecn;		   /* ECN negotiated */
 	bool sack;   /* SACK negotiated (the stack paces a cong_control CC only then) */
 	bool delack; /* an ACK for received data is being delayed */
+	bool paced;  /* the connection paces (Linux's sk_pacing_status not NONE) */
 	/* read and set: the stack takes them back after the call */
 	uint32_t cwnd, ssthresh; /* segments */
 	uint32_t cwnd_cnt;	 /* segments ACKed towards the next increment */
@@ -136,7 +140,8 @@ const struct tcp_cc_ops *cc_default(void);
  * (tcp_available_congestion_control). */
 const char *cc_available(void);
 
-extern const struct tcp_cc_ops cc_reno_ops, cc_newreno_ops, cc_cubic_ops, cc_dctcp_ops, cc_bbr_ops;
+extern const struct tcp_cc_ops cc_reno_ops, cc_newreno_ops, cc_cubic_ops, cc_cubic_rfc_ops,
+    cc_dctcp_ops, cc_bbr_ops;
 /* Checks the required ops of a table: 0 or -EINVAL. */
 int cc_validate(const struct tcp_cc_ops *ops);
 
@@ -148,6 +153,24 @@ bool cc_is_cwnd_limited(const struct tcp_cc_view *v);
 uint32_t cc_reno_ssthresh(struct tcp_cc_view *v);
 void cc_reno_cong_avoid(struct tcp_cc_view *v, uint32_t ack, uint32_t acked);
 uint32_t cc_reno_undo_cwnd(struct tcp_cc_view *v);
+
+/* CUBIC's multiplicative decrease with fast convergence, both variants':
+ * updates W_max and returns ssthresh max(cwnd·717/1024, 2). */
+uint32_t cc_cubic_md(uint32_t cwnd, uint32_t *w_max);
+/* Linux's cubic_root: the cube root of a within about 0.2 %, integer. */
+uint32_t cc_cubic_root(uint64_t a);
+
+/* Linux CUBIC's state (struct bictcp), for tests and diagnostics. */
+struct cc_cubic_info {
+	uint32_t cnt, last_max_cwnd, origin;
+	uint32_t k; /* 1/1024 s */
+	uint32_t delay_min_us;
+	uint32_t epoch_start; /* jiffies (Linux's tcp_jiffies32); 0: none */
+	uint32_t tcp_cwnd;    /* the Reno estimate */
+	bool found;	      /* HyStart ended slow start */
+};
+/* false unless ops is cubic. */
+bool cc_cubic_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_cubic_info *out);
 
 /* DCTCP's alpha in 1024ths (Linux's tcp_dctcp_info) from the state of a
  * connection running ops; -1 unless ops is dctcp. */

@@ -1,73 +1,103 @@
-/* cc_cubic: CUBIC (RFC 9438) with Linux's constants (beta 717/1024, C 0.4,
- * fast convergence and the Reno-friendly region on), and HyStart++ (RFC
- * 9406) for slow start, delay-based as Linux's tcp_cubic (rounds of at least
- * 8 RTT samples, thresholds clamped to 4..16 ms, nothing below a cwnd of 16).
- * Linux's ACK-train heuristic is not used: it needs the pacing rate and GSO
- * sizes, and RFC 9406 keeps to delay. Nor is RFC 9406's per-ACK growth
- * limit L: Linux's slow start has none, and the equivalence suite compares
- * flights with the kernel's.
- *
- * Time is the stack's clock in ns; the window function is evaluated in
- * seconds with C in segments/s^3, as RFC 9438 §4.2 writes it. */
+/* cc_cubic: CUBIC as Linux 6.x runs it (net/ipv4/tcp_cubic.c), the
+ * default: users who pick "cubic" expect the kernel's curve, integers
+ * included. The curve is computed in jiffies at the stack's tick rate
+ * (tcp_config.hz, the kernel's HZ) and in Linux's fixed point: time in
+ * 1/1024 s (BICTCP_HZ), C = 410/1024 (cube_rtt_scale), K from
+ * a table-seeded cube root, at most one recomputation a jiffy and, with cwnd
+ * unchanged, one per HZ/32. The Reno-friendly estimate grows one segment per
+ * (cwnd·15)>>3 ACKed (beta_scale, Linux's fixed 8(1+b)/3(1-b) with b
+ * 717/1024), not RFC 9438 §4.3's alpha. Slow start ends at the first HyStart
+ * detection (ACK train or delay), ssthresh = cwnd, no conservative phase.
+ * RFC 9438 with HyStart++ stays available as "cubic_rfc" (cc_cubic_rfc.c). */
 #include "cc.h"
 
-#include <math.h>
 #include <string.h>
 
-#define CUBIC_BETA	  717u /* RFC 9438 §4.6 beta_cubic 0.7, in 1024ths as Linux */
-#define CUBIC_BETA_SCALE  1024u
-#define CUBIC_C		  0.4 /* RFC 9438 §5.1 */
-#define CUBIC_FIRST_CNT	  20u /* Linux: at most 5% a round before any loss is known */
-#define CUBIC_SKIP_RTT_NS (1000ull * CC_NS_PER_MS) /* delay samples ignored after recovery */
+#define BIC_BETA       717u  /* beta, in 1024ths */
+#define BIC_BETA_SCALE 1024u /* BICTCP_BETA_SCALE */
+#define BIC_HZ_SHIFT   10u   /* BICTCP_HZ: curve time in 1/1024 s */
+/* 8 (1024 + 717) / 3 / (1024 - 717), Linux's integer steps: 15. */
+#define BIC_FRIENDLY_SCALE (8u * (BIC_BETA_SCALE + BIC_BETA) / 3u / (BIC_BETA_SCALE - BIC_BETA))
+/* cube_rtt_scale: bic_scale 41/1024 over the 100 ms RTT the constants
+ * assume, in 1024ths: 410, C = 0.4 segments/s^3 as RFC 9438's. */
+#define BIC_CUBE_RTT_SCALE 410u
+/* 2^40 / 410: (W_max - cwnd) times this is K^3 in (1/1024 s)^3. */
+#define BIC_CUBE_FACTOR ((1ull << (10u + 3u * BIC_HZ_SHIFT)) / BIC_CUBE_RTT_SCALE)
+#define BIC_FIRST_CNT	20u /* before any loss: at most 5 % a round */
 
-/* HyStart++ (RFC 9406 §4.3), with Linux's window floor. */
-#define HS_N_RTT_SAMPLE	     8u
-#define HS_MIN_RTT_THRESH_US 4000u
-#define HS_MAX_RTT_THRESH_US 16000u
-#define HS_MIN_RTT_DIVISOR   8u
-#define HS_CSS_GROWTH_DIV    4u
-#define HS_CSS_ROUNDS	     5u
-#define HS_LOW_WINDOW	     16u /* Linux's hystart_low_window */
+/* HyStart (Linux's hystart_detect 3: both detectors). */
+#define HS_LOW_WINDOW	16u   /* hystart_low_window */
+#define HS_ACK_DELTA_US 2000  /* hystart_ack_delta_us: ACKs this close form a train */
+#define HS_MIN_SAMPLES	8u    /* HYSTART_MIN_SAMPLES */
+#define HS_DELAY_MIN_US 4000u /* HYSTART_DELAY_MIN */
+#define HS_DELAY_MAX_US 16000u
+/* sk_gso_max_size on a Linux device with (software) GSO, which every
+ * device has: the aggregation hystart_ack_delay allows for. */
+#define HS_GSO_MAX_SIZE 65536ull
+#define CC_HZ_DEFAULT	1000u
 
-enum { HS_SS = 0, HS_CSS, HS_DONE };
-
-struct cubic {
-	uint64_t epoch_ns;    /* start of the congestion avoidance epoch, 0: none */
-	uint64_t last_ack_ns; /* the last ACK: an idle period starts there */
-	uint32_t cnt;	      /* segments ACKed per cwnd increment */
-	uint32_t w_max;	      /* W_max after fast convergence (RFC 9438 §4.7) */
-	uint32_t origin;      /* the plateau the curve reaches at K */
-	uint32_t k_us;	      /* K (RFC 9438 §4.2 eq. 2) */
-	uint32_t delay_min_us;
-	uint32_t ack_cnt; /* segments ACKed since W_est last grew */
-	uint32_t w_est;	  /* the Reno-friendly estimate (RFC 9438 §4.3) */
-	/* HyStart++ */
-	uint32_t window_end; /* the round ends once this is acknowledged */
-	uint32_t last_round_min_us, cur_round_min_us, css_baseline_us;
-	uint32_t css_acked; /* ACKed segments not yet turned into CSS growth */
-	uint8_t samples, css_rounds, hs;
+struct bic {
+	uint32_t cnt;		/* segments ACKed per cwnd increment */
+	uint32_t last_max_cwnd; /* W_max after fast convergence */
+	uint32_t last_cwnd;	/* cwnd when cnt was last computed */
+	uint32_t last_time;	/* and the jiffy it was */
+	uint32_t origin;	/* bic_origin_point: the plateau */
+	uint32_t k;		/* bic_K, 1/1024 s */
+	uint32_t delay_min;	/* µs; 0: none */
+	uint32_t epoch_start;	/* jiffies; 0: no epoch */
+	uint32_t ack_cnt;	/* segments ACKed towards the Reno estimate */
+	uint32_t tcp_cwnd;	/* the Reno estimate */
+	uint8_t sample_cnt;	/* delay samples in this HyStart round */
+	uint8_t found;		/* HyStart ended slow start */
+	uint32_t round_start;	/* µs (the stack's clock, truncated as tcp_mstamp) */
+	uint32_t end_seq;	/* the round ends when SND.UNA passes it */
+	uint32_t last_ack;	/* µs: the last ACK of the current train */
+	uint32_t curr_rtt;	/* the round's minimum RTT, µs */
 };
 
-_Static_assert(sizeof(struct cubic) <= TCP_CC_PRIV_SIZE, "cubic state too large");
+_Static_assert(sizeof(struct bic) <= TCP_CC_PRIV_SIZE, "cubic state too large");
 
-static uint64_t now_ns(const struct tcp_cc_view *v)
+static uint32_t hz_of(const struct tcp_cc_view *v)
 {
-	return v->now_ns;
+	return v->hz ? v->hz : CC_HZ_DEFAULT;
 }
 
-static void hystart_reset(struct tcp_cc_view *v, struct cubic *ca)
+/* Linux's tcp_jiffies32 for the stack's clock at its tick rate. Linux
+ * starts jiffies 300 s before they wrap (INITIAL_JIFFIES), so that 0, which
+ * cubic reads as "no epoch", is no early instant; so does this. */
+static uint32_t jiffies_at(const struct tcp_cc_view *v, uint64_t ns)
 {
-	ca->hs = HS_SS;
-	ca->window_end = v->snd_nxt;
-	ca->last_round_min_us = UINT32_MAX;
-	ca->cur_round_min_us = UINT32_MAX;
-	ca->css_baseline_us = UINT32_MAX;
-	ca->samples = 0;
-	ca->css_rounds = 0;
-	ca->css_acked = 0;
+	uint64_t hz = hz_of(v);
+	uint64_t j = ns / 1000000000ull * hz + ns % 1000000000ull * hz / 1000000000ull;
+	return (uint32_t)j - 300u * (uint32_t)hz;
 }
 
-static void cubic_reset(struct tcp_cc_view *v, struct cubic *ca)
+/* usecs_to_jiffies: rounded up. */
+static uint64_t us_to_jiffies(const struct tcp_cc_view *v, uint32_t us)
+{
+	return ((uint64_t)us * hz_of(v) + 999999u) / 1000000u;
+}
+
+static uint32_t clock_us(const struct tcp_cc_view *v)
+{
+	return (uint32_t)(v->now_ns / CC_NS_PER_US);
+}
+
+static bool after32(uint32_t a, uint32_t b)
+{
+	return (int32_t)(b - a) < 0;
+}
+
+/* bictcp_hystart_reset: a new round starts at the next ACK's snd_nxt. */
+static void hystart_reset(struct tcp_cc_view *v, struct bic *ca)
+{
+	ca->round_start = ca->last_ack = clock_us(v);
+	ca->end_seq = v->snd_nxt;
+	ca->curr_rtt = UINT32_MAX;
+	ca->sample_cnt = 0;
+}
+
+static void bic_reset(struct tcp_cc_view *v, struct bic *ca)
 {
 	memset(ca, 0, sizeof(*ca));
 	hystart_reset(v, ca);
@@ -75,59 +105,83 @@ static void cubic_reset(struct tcp_cc_view *v, struct cubic *ca)
 
 static void cubic_init(struct tcp_cc_view *v)
 {
-	cubic_reset(v, CC_PRIV(v, struct cubic));
+	bic_reset(v, CC_PRIV(v, struct bic));
 }
 
-/* RFC 9438 §4.2: cnt, the ACKed segments per increment, that takes cwnd to
- * W_cubic(t + RTT) in one round, within the Reno-friendly bound (§4.3). */
-static void cubic_update(struct tcp_cc_view *v, struct cubic *ca, uint32_t acked)
+/* The cube root of a, as Linux's cubic_root: the top bits of a pick a
+ * first guess from a table, one Newton step refines it (about 0.2 % off). */
+uint32_t cc_cubic_root(uint64_t a)
 {
-	uint64_t now = now_ns(v);
-	uint32_t cwnd = v->cwnd;
+	/* entry i: cbrt(i << 18) - 1, hand-tuned in Linux; the guess for a
+	 * 6-bit value i is (entry + 10) >> 6 */
+	static const uint8_t guess[64] = {
+	    0,	 54,  54,  54,	118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156,
+	    157, 161, 164, 168, 170, 173, 176, 179, 181, 185, 187, 190, 192, 194, 197, 199,
+	    200, 202, 204, 206, 209, 211, 213, 215, 217, 219, 221, 222, 224, 225, 227, 229,
+	    231, 232, 234, 236, 237, 239, 240, 242, 244, 245, 246, 248, 250, 251, 252, 254,
+	};
+	uint32_t bits = a ? 64u - (uint32_t)__builtin_clzll(a) : 0; /* fls64 */
+	if (bits < 7)
+		return ((uint32_t)guess[a] + 35u) >> 6;
+	/* bits/3 by multiplication, minus one: the shift that brings a's top
+	 * bits into the table's range */
+	uint32_t b = ((bits * 84u) >> 8) - 1u;
+	uint32_t x = ((uint32_t)(((uint32_t)guess[a >> (b * 3u)] + 10u) << b)) >> 6;
+	/* x' = (2x + a/x^2) / 3, with x(x-1) for x^2 and 341/1024 for 1/3 */
+	x = 2u * x + (uint32_t)(a / ((uint64_t)x * (uint64_t)(x - 1u)));
+	return (x * 341u) >> 10;
+}
+
+/* bictcp_update: cnt, the segments ACKed per increment that takes cwnd to
+ * the curve's value one minimum RTT ahead, within the Reno estimate. */
+static void bic_update(struct tcp_cc_view *v, struct bic *ca, uint32_t cwnd, uint32_t acked)
+{
+	uint32_t now = jiffies_at(v, v->now_ns), hz = hz_of(v);
 	ca->ack_cnt += acked;
-	if (!ca->epoch_ns) {
-		ca->epoch_ns = now;
-		ca->ack_cnt = acked;
-		ca->w_est = cwnd;
-		if (ca->w_max <= cwnd) {
-			ca->k_us = 0;
-			ca->origin = cwnd;
-		} else {
-			/* eq. 2: K = cbrt((W_max - cwnd_epoch) / C) */
-			ca->k_us = (uint32_t)(cbrt((ca->w_max - cwnd) / CUBIC_C) * 1e6);
-			ca->origin = ca->w_max;
+	if (ca->last_cwnd == cwnd && (int32_t)(now - ca->last_time) <= (int32_t)(hz / 32u))
+		return;
+	/* Once a jiffy at most; a reduction clears the epoch and forces it. */
+	if (!(ca->epoch_start && now == ca->last_time)) {
+		ca->last_cwnd = cwnd;
+		ca->last_time = now;
+		if (!ca->epoch_start) {
+			ca->epoch_start = now;
+			ca->ack_cnt = acked;
+			ca->tcp_cwnd = cwnd;
+			if (ca->last_max_cwnd <= cwnd) {
+				ca->k = 0;
+				ca->origin = cwnd;
+			} else {
+				ca->k = cc_cubic_root(BIC_CUBE_FACTOR * (ca->last_max_cwnd - cwnd));
+				ca->origin = ca->last_max_cwnd;
+			}
 		}
+		/* t in 1/1024 s, one delay_min ahead; a negative elapsed time
+		 * (an epoch shifted to now) is sign-extended as Linux's u64 t */
+		uint64_t t = (uint64_t)(int64_t)(int32_t)(now - ca->epoch_start);
+		t += us_to_jiffies(v, ca->delay_min);
+		t = (t << BIC_HZ_SHIFT) / hz;
+		uint64_t offs = t < ca->k ? ca->k - t : t - ca->k;
+		uint32_t delta = (uint32_t)((BIC_CUBE_RTT_SCALE * offs * offs * offs) >>
+					    (10u + 3u * BIC_HZ_SHIFT));
+		uint32_t target = t < ca->k ? ca->origin - delta : ca->origin + delta;
+		ca->cnt = target > cwnd ? cwnd / (target - cwnd) : 100u * cwnd;
+		if (ca->last_max_cwnd == 0 && ca->cnt > BIC_FIRST_CNT)
+			ca->cnt = BIC_FIRST_CNT;
 	}
-	/* eq. 1 one RTT ahead (Linux takes the minimum RTT) */
-	double t = (double)(now - ca->epoch_ns) / 1e9 + ca->delay_min_us / 1e6;
-	double d = t - ca->k_us / 1e6;
-	double target = ca->origin + CUBIC_C * d * d * d;
-	if (target > cwnd) {
-		double c = cwnd / (target - cwnd);
-		ca->cnt = c > (double)UINT32_MAX ? UINT32_MAX : (uint32_t)c;
-	} else {
-		ca->cnt = 100 * cwnd; /* on the plateau: barely grow */
-	}
-	if (ca->w_max == 0 && ca->cnt > CUBIC_FIRST_CNT)
-		ca->cnt = CUBIC_FIRST_CNT;
-	/* §4.3: W_est grows by alpha_cubic = 3(1 - beta)/(1 + beta) segments a
-	 * window ACKed, by 1 once it has passed W_max. */
-	uint32_t per = ca->w_est >= ca->w_max
-			   ? cwnd
-			   : (uint32_t)((uint64_t)cwnd * (CUBIC_BETA_SCALE + CUBIC_BETA) /
-					(3 * (CUBIC_BETA_SCALE - CUBIC_BETA)));
-	if (per == 0)
-		per = 1;
-	while (ca->ack_cnt >= per) {
+	/* tcp_friendliness: the Reno estimate gains one segment per
+	 * (cwnd·15)>>3 ACKed, and cwnd grows at least as fast */
+	uint32_t per = (cwnd * BIC_FRIENDLY_SCALE) >> 3;
+	while (per && ca->ack_cnt > per) {
 		ca->ack_cnt -= per;
-		ca->w_est++;
+		ca->tcp_cwnd++;
 	}
-	if (ca->w_est > cwnd) {
-		uint32_t max_cnt = cwnd / (ca->w_est - cwnd);
+	if (ca->tcp_cwnd > cwnd) {
+		uint32_t max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
 		if (ca->cnt > max_cnt)
 			ca->cnt = max_cnt;
 	}
-	/* §4.2: target at most 1.5 cwnd, one segment per two ACKed. */
+	/* at most one segment per two ACKed: 1.5x a round */
 	if (ca->cnt < 2)
 		ca->cnt = 2;
 }
@@ -135,120 +189,146 @@ static void cubic_update(struct tcp_cc_view *v, struct cubic *ca, uint32_t acked
 static void cubic_cong_avoid(struct tcp_cc_view *v, uint32_t ack, uint32_t acked)
 {
 	(void)ack;
-	struct cubic *ca = CC_PRIV(v, struct cubic);
-	ca->last_ack_ns = now_ns(v);
+	struct bic *ca = CC_PRIV(v, struct bic);
 	if (!cc_is_cwnd_limited(v))
 		return;
 	if (v->cwnd < v->ssthresh) {
-		if (ca->hs == HS_CSS) {
-			/* RFC 9406 §4.3: conservative slow start grows a quarter as fast. */
-			ca->css_acked += acked;
-			v->cwnd += ca->css_acked / HS_CSS_GROWTH_DIV;
-			ca->css_acked %= HS_CSS_GROWTH_DIV;
-			if (v->cwnd > v->cwnd_clamp)
-				v->cwnd = v->cwnd_clamp;
-			return;
-		}
 		acked = cc_slow_start(v, acked);
 		if (!acked)
 			return;
 	}
-	cubic_update(v, ca, acked);
+	bic_update(v, ca, v->cwnd, acked);
 	cc_cong_avoid_ai(v, ca->cnt, acked);
 }
 
-static uint32_t cubic_ssthresh(struct tcp_cc_view *v)
+uint32_t cc_cubic_md(uint32_t cwnd, uint32_t *w_max)
 {
-	struct cubic *ca = CC_PRIV(v, struct cubic);
-	uint32_t cwnd = v->cwnd;
-	ca->epoch_ns = 0;
-	ca->hs = HS_DONE; /* RFC 9406 §4.3: congestion ends slow start for good */
-	/* RFC 9438 §4.7 fast convergence: yield to newer flows when the
-	 * window did not get back to the previous maximum. */
-	if (cwnd < ca->w_max)
-		ca->w_max = cwnd * (CUBIC_BETA_SCALE + CUBIC_BETA) / (2 * CUBIC_BETA_SCALE);
+	/* fast convergence: a window that did not get back to the previous
+	 * maximum yields to newer flows (RFC 9438 §4.7, Linux's) */
+	if (cwnd < *w_max)
+		*w_max = cwnd * (BIC_BETA_SCALE + BIC_BETA) / (2u * BIC_BETA_SCALE);
 	else
-		ca->w_max = cwnd;
-	uint32_t s = cwnd * CUBIC_BETA / CUBIC_BETA_SCALE; /* §4.6 */
+		*w_max = cwnd;
+	uint32_t s = cwnd * BIC_BETA / BIC_BETA_SCALE;
 	return s > 2 ? s : 2;
 }
 
+/* cubictcp_recalc_ssthresh: the epoch ends; HyStart's state stays. */
+static uint32_t cubic_ssthresh(struct tcp_cc_view *v)
+{
+	struct bic *ca = CC_PRIV(v, struct bic);
+	ca->epoch_start = 0;
+	return cc_cubic_md(v->cwnd, &ca->last_max_cwnd);
+}
+
+/* cubictcp_state: an RTO starts the curve, delay_min and HyStart over. */
 static void cubic_set_state(struct tcp_cc_view *v, uint8_t st)
 {
-	/* Linux: after an RTO the curve and HyStart++ start over. */
 	if (st == TCP_CA_LOSS)
-		cubic_reset(v, CC_PRIV(v, struct cubic));
+		bic_reset(v, CC_PRIV(v, struct bic));
 }
 
+/* cubictcp_cwnd_event: time the sender sat idle (since its last data
+ * segment, Linux's lsndtime) is no time on the curve. */
 static void cubic_cwnd_event(struct tcp_cc_view *v, enum tcp_ca_event ev)
 {
-	struct cubic *ca = CC_PRIV(v, struct cubic);
-	if (ev != CA_EVENT_TX_START || !ca->epoch_ns || !ca->last_ack_ns)
+	struct bic *ca = CC_PRIV(v, struct bic);
+	if (ev != CA_EVENT_TX_START)
 		return;
-	/* RFC 9438 §5.8: an application-limited pause does not count as
-	 * time on the curve; shift the epoch by the idle time. */
-	uint64_t now = now_ns(v);
-	if (now > ca->last_ack_ns)
-		ca->epoch_ns += now - ca->last_ack_ns;
-	if (ca->epoch_ns > now)
-		ca->epoch_ns = now;
+	uint32_t now = jiffies_at(v, v->now_ns);
+	int32_t idle = (int32_t)(now - jiffies_at(v, v->lsndtime_ns));
+	if (ca->epoch_start && idle > 0) {
+		ca->epoch_start += (uint32_t)idle;
+		if (after32(ca->epoch_start, now))
+			ca->epoch_start = now;
+	}
 }
 
-/* RFC 9406 §4.3, once per ACK while in slow start. */
-static void hystart_update(struct tcp_cc_view *v, struct cubic *ca, int32_t rtt_us)
+/* hystart_ack_delay: the ACK train may stretch by the time a GSO burst
+ * takes at the pacing rate (which Linux keeps whether or not it paces),
+ * up to 1 ms. */
+static uint32_t hystart_ack_delay(const struct tcp_cc_view *v)
 {
-	if (CC_SEQ_GEQ(v->snd_una, ca->window_end)) {
-		/* a round ended */
-		ca->window_end = v->snd_nxt;
-		ca->last_round_min_us = ca->cur_round_min_us;
-		ca->cur_round_min_us = UINT32_MAX;
-		ca->samples = 0;
-		if (ca->hs == HS_CSS && ++ca->css_rounds >= HS_CSS_ROUNDS) {
+	if (!v->pacing_rate)
+		return 0;
+	uint64_t d = HS_GSO_MAX_SIZE * 4u * 1000000u / v->pacing_rate;
+	return d < 1000u ? (uint32_t)d : 1000u;
+}
+
+/* hystart_update: leave slow start (ssthresh = cwnd) when a round's ACKs
+ * keep arriving close together for longer than half the minimum RTT (the
+ * window fills the path) or its minimum RTT rose by an eighth of the
+ * minimum, clamped to 4..16 ms (a queue builds). */
+static void hystart_update(struct tcp_cc_view *v, struct bic *ca, uint32_t delay)
+{
+	if (after32(v->snd_una, ca->end_seq))
+		hystart_reset(v, ca);
+	if (v->cwnd < HS_LOW_WINDOW)
+		return;
+	uint32_t now = clock_us(v);
+	if ((int32_t)(now - ca->last_ack) <= HS_ACK_DELTA_US) {
+		ca->last_ack = now;
+		uint32_t threshold = ca->delay_min + hystart_ack_delay(v);
+		/* paced segments may leave up to half an RTT late in slow start */
+		if (!v->paced)
+			threshold >>= 1;
+		/* unsigned, as Linux compares it: a clock behind the round's
+		 * start counts as past any threshold */
+		if (now - ca->round_start > threshold) {
+			ca->found = 1;
 			v->ssthresh = v->cwnd;
-			ca->hs = HS_DONE;
-			return;
 		}
 	}
-	if (rtt_us < 0)
+	if (ca->curr_rtt > delay)
+		ca->curr_rtt = delay;
+	if (ca->sample_cnt < HS_MIN_SAMPLES) {
+		ca->sample_cnt++;
 		return;
-	if ((uint32_t)rtt_us < ca->cur_round_min_us)
-		ca->cur_round_min_us = (uint32_t)rtt_us;
-	if (ca->samples < UINT8_MAX)
-		ca->samples++;
-	if (v->cwnd < HS_LOW_WINDOW || ca->samples < HS_N_RTT_SAMPLE ||
-	    ca->last_round_min_us == UINT32_MAX || ca->cur_round_min_us == UINT32_MAX)
-		return;
-	if (ca->hs == HS_SS) {
-		uint32_t thr = ca->last_round_min_us / HS_MIN_RTT_DIVISOR;
-		if (thr < HS_MIN_RTT_THRESH_US)
-			thr = HS_MIN_RTT_THRESH_US;
-		if (thr > HS_MAX_RTT_THRESH_US)
-			thr = HS_MAX_RTT_THRESH_US;
-		if (ca->cur_round_min_us >= ca->last_round_min_us + thr) {
-			ca->css_baseline_us = ca->cur_round_min_us;
-			ca->css_rounds = 0;
-			ca->css_acked = 0;
-			ca->hs = HS_CSS;
-		}
-	} else if (ca->cur_round_min_us < ca->css_baseline_us) {
-		/* the delay went back down: the increase was spurious */
-		ca->css_baseline_us = UINT32_MAX;
-		ca->hs = HS_SS;
+	}
+	uint32_t thr = ca->delay_min >> 3;
+	thr = thr < HS_DELAY_MIN_US   ? HS_DELAY_MIN_US
+	      : thr > HS_DELAY_MAX_US ? HS_DELAY_MAX_US
+				      : thr;
+	if (ca->curr_rtt > ca->delay_min + thr) {
+		ca->found = 1;
+		v->ssthresh = v->cwnd;
 	}
 }
 
+/* cubictcp_acked */
 static void cubic_pkts_acked(struct tcp_cc_view *v, uint32_t acked, int32_t rtt_us)
 {
 	(void)acked;
-	struct cubic *ca = CC_PRIV(v, struct cubic);
-	/* Linux: delay right after a recovery reflects the queue it built. */
-	if (rtt_us >= 0 && !(ca->epoch_ns && now_ns(v) - ca->epoch_ns < CUBIC_SKIP_RTT_NS)) {
-		uint32_t d = rtt_us ? (uint32_t)rtt_us : 1;
-		if (!ca->delay_min_us || d < ca->delay_min_us)
-			ca->delay_min_us = d;
-	}
-	if (v->cwnd < v->ssthresh && ca->hs != HS_DONE)
-		hystart_update(v, ca, rtt_us);
+	struct bic *ca = CC_PRIV(v, struct bic);
+	if (rtt_us < 0)
+		return;
+	/* the first second of an epoch measures the queue the loss built */
+	uint32_t now = jiffies_at(v, v->now_ns);
+	if (ca->epoch_start && (int32_t)(now - ca->epoch_start) < (int32_t)hz_of(v))
+		return;
+	uint32_t delay = rtt_us ? (uint32_t)rtt_us : 1u;
+	if (!ca->delay_min || ca->delay_min > delay)
+		ca->delay_min = delay;
+	if (!ca->found && v->cwnd < v->ssthresh)
+		hystart_update(v, ca, delay);
+}
+
+bool cc_cubic_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_cubic_info *out)
+{
+	if (ops != &cc_cubic_ops)
+		return false;
+	const struct bic *ca = priv;
+	*out = (struct cc_cubic_info){
+	    .cnt = ca->cnt,
+	    .last_max_cwnd = ca->last_max_cwnd,
+	    .origin = ca->origin,
+	    .k = ca->k,
+	    .delay_min_us = ca->delay_min,
+	    .epoch_start = ca->epoch_start,
+	    .tcp_cwnd = ca->tcp_cwnd,
+	    .found = ca->found != 0,
+	};
+	return true;
 }
 
 const struct tcp_cc_ops cc_cubic_ops = {

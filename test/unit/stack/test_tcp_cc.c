@@ -4,9 +4,18 @@
  * receiver echoing each segment's CE mark (RFC 8257 §3.2, with the delayed
  * ACK sent first when the mark changes) and its sender folding the ECE
  * fraction of a window into alpha with g = 1/16 (§3.3) and cutting cwnd by
- * alpha/2. */
+ * alpha/2. Linux's CUBIC (cc_cubic.c) step by step through its view: the
+ * cube root, K, the target and cnt in Linux's integers at HZ 250, the HZ/32
+ * hysteresis, the Reno-friendly estimate, HyStart's ACK-train and delay
+ * exits, the resets, the idle shift from the last send; "cubic_rfc" is
+ * there on request. */
+#include <math.h>
+
 #include "check_main.h"
+#include "tcp/cc/cc.h"
 #include "test_tcp_fixture.h"
+
+static uint8_t seg[1460];
 
 static void cfg_dctcp(struct tcp_config *c)
 {
@@ -30,7 +39,7 @@ START_TEST(stack_default)
 	struct tcp *tcp = NULL;
 	ck_assert_int_eq(tcp_create(&c, &tcp), -ENOENT);
 	ck_assert_ptr_null(tcp);
-	ck_assert_str_eq(tcp_cc_available(), "reno newreno cubic dctcp bbr");
+	ck_assert_str_eq(tcp_cc_available(), "reno newreno cubic cubic_rfc dctcp bbr");
 }
 END_TEST
 
@@ -45,6 +54,362 @@ START_TEST(cubic_beta)
 	c->cc.cwnd = 2;
 	ck_assert_uint_eq(tcp_cc_ssthresh(c), 2);
 	fx_fini(&f);
+}
+END_TEST
+
+/* ---- Linux's CUBIC (cc_cubic.c) driven through its view ---- */
+
+#define HZ	   250u
+#define T0	   (3600000 * MS) /* an hour into the stack's clock */
+#define INF_SSTH   0x7fffffffu
+#define CUBIC_MSS  1000u
+#define LINUX_BETA 717u
+
+static uint64_t cubic_priv[TCP_CC_PRIV_SIZE / 8];
+
+/* A cubic connection's view at T0: cwnd and ssthresh as given, the window
+ * full (cwnd-limited), 10 segments in flight to be acknowledged. */
+static struct tcp_cc_view cubic_view(uint32_t cwnd, uint32_t ssthresh)
+{
+	memset(cubic_priv, 0, sizeof(cubic_priv));
+	struct tcp_cc_view v = {
+	    .now_ns = T0,
+	    .hz = HZ,
+	    .mss = CUBIC_MSS,
+	    .snd_una = 1000,
+	    .snd_nxt = 11000,
+	    .cwnd = cwnd,
+	    .ssthresh = ssthresh,
+	    .cwnd_clamp = UINT32_MAX / 2,
+	    .prior_inflight = cwnd * CUBIC_MSS,
+	    .pacing_rate = UINT64_MAX, /* Linux's ~0 before an RTT sample */
+	    .priv = cubic_priv,
+	};
+	cc_cubic_ops.init(&v);
+	return v;
+}
+
+static struct cc_cubic_info cubic_info(const struct tcp_cc_view *v)
+{
+	struct cc_cubic_info ci;
+	ck_assert(cc_cubic_info_of(&cc_cubic_ops, v->priv, &ci));
+	return ci;
+}
+
+/* Linux's tcp_jiffies32 at HZ 250 for a time of the stack clock: 4 ms a
+ * jiffy, counted from INITIAL_JIFFIES, 300 s before the wrap. */
+static uint32_t jiffies_of(uint64_t ns)
+{
+	return (uint32_t)(ns / (4 * MS)) - 300u * HZ;
+}
+
+/* After a loss at cwnd 100 (W_max 100, ssthresh 100·717/1024 = 70) with a
+ * minimum RTT of 10 ms, in congestion avoidance at cwnd 71 from T0 (the
+ * window recovery left, one above ssthresh). */
+static struct tcp_cc_view cubic_after_loss(void)
+{
+	struct tcp_cc_view v = cubic_view(100, INF_SSTH);
+	cc_cubic_ops.pkts_acked(&v, 1, 10000);
+	ck_assert_uint_eq(cc_cubic_ops.ssthresh(&v), 100 * LINUX_BETA / 1024);
+	v.cwnd = v.ssthresh = 71;
+	v.prior_inflight = 71 * CUBIC_MSS;
+	return v;
+}
+
+START_TEST(cubic_root_table)
+{
+	/* cc_cubic_root(a) for K: (W_max - cwnd) times 2^40/410 = 2681735677.
+	 * Expected values worked through Linux's cubic_root by hand: for
+	 * W_max - cwnd = 29, a = 77770334633, fls64 37, b = (37·84 >> 8) - 1
+	 * = 11, a >> 33 = 9, table 129: x = (139 << 11) >> 6 = 4448; Newton
+	 * 2·4448 + a/(4448·4447) = 8896 + 3931 = 12827; 12827·341 >> 10 = 4271
+	 * (exact cbrt 4268.46). Likewise 1 → 1388, 100 → 6451, 1000 → 13897. */
+	ck_assert_uint_eq(cc_cubic_root(2681735677ull * 29), 4271);
+	ck_assert_uint_eq(cc_cubic_root(2681735677ull), 1388);
+	ck_assert_uint_eq(cc_cubic_root(2681735677ull * 100), 6451);
+	ck_assert_uint_eq(cc_cubic_root(2681735677ull * 1000), 13897);
+	/* below 64 the table alone: (entry + 35) >> 6 */
+	ck_assert_uint_eq(cc_cubic_root(0), 0);
+	ck_assert_uint_eq(cc_cubic_root(8), 2);
+	ck_assert_uint_eq(cc_cubic_root(63), 4);
+	/* within Linux's stated error over the range cubic uses */
+	for (uint64_t a = 64; a < (1ull << 50); a = a * 3 + 7) {
+		double r = cbrt((double)a), x = cc_cubic_root(a);
+		ck_assert_msg(fabs(x - r) <= r * 0.01 + 1, "cbrt(%llu) = %.0f, true %.1f",
+			      (unsigned long long)a, x, r);
+	}
+}
+END_TEST
+
+START_TEST(cubic_curve_integers)
+{
+	struct tcp_cc_view v = cubic_after_loss();
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	struct cc_cubic_info ci = cubic_info(&v);
+	ck_assert_uint_eq(ci.epoch_start, jiffies_of(T0));
+	ck_assert_uint_eq(ci.origin, 100);
+	ck_assert_uint_eq(ci.k, 4271); /* cubic_root(29 · 2681735677) */
+	ck_assert_uint_eq(ci.delay_min_us, 10000);
+	/* t = (0 + usecs_to_jiffies(10 ms) = 3) << 10 / 250 = 12, offs 4259,
+	 * 410·4259³ >> 40 = 28: target 72, cnt 71 / (72 - 71) = 71 */
+	ck_assert_uint_eq(ci.cnt, 71);
+	/* 10 jiffies on: t = (10 + 3) << 10 / 250 = 53 (with delay_min
+	 * rounded down to 2 jiffies it would be 49 and cnt still 71), 27
+	 * below: target 73, cnt 35 */
+	v.now_ns = T0 + 10 * 4 * MS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 35);
+	/* 22: t = 102, still 35. 7 jiffies later (HZ/32 = 7, cwnd unchanged)
+	 * no recomputation, although t = 131 gives 26 below, target 74, cnt
+	 * 23; the 8th jiffy recomputes */
+	v.now_ns = T0 + 22 * 4 * MS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 35);
+	v.now_ns = T0 + 29 * 4 * MS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 35);
+	v.now_ns = T0 + 30 * 4 * MS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 23);
+	ck_assert_uint_eq(v.cwnd, 71);
+	/* one second in: t = 253 << 10 / 250 = 1036, offs 3235, delta 12,
+	 * target 88, cnt 71 / 17 = 4 */
+	v.now_ns = T0 + 1000 * MS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 4);
+}
+END_TEST
+
+START_TEST(cubic_cnt_floor)
+{
+	/* W_max 100, cwnd 40, 8 s in: t = 2003 << 10 / 250 = 8204, past K
+	 * 5436 by 2768: delta 7, target 107, 40 / 67 = 0, floored to 2 */
+	struct tcp_cc_view v = cubic_after_loss();
+	v.cwnd = v.ssthresh = 40;
+	v.prior_inflight = 40 * CUBIC_MSS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).k, 5436);
+	v.now_ns = T0 + 8000 * MS;
+	v.cwnd_cnt = 0;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 2);
+	/* cwnd back at W_max 100: K 0, origin 100, t = 12/1024 s gives a
+	 * delta of 0: target 100, not above cwnd: cnt 100 · cwnd */
+	v = cubic_after_loss();
+	v.cwnd = v.ssthresh = 100;
+	v.prior_inflight = 100 * CUBIC_MSS;
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).k, 0);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 10000);
+	/* before any loss the curve may not grow more than 5 % a round */
+	v = cubic_view(71, 71);
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	ck_assert_uint_eq(cubic_info(&v).cnt, 20);
+}
+END_TEST
+
+START_TEST(cubic_reno_friendly)
+{
+	/* The Reno estimate grows one segment each time more than
+	 * (71 · 15) >> 3 = 133 segments are counted (beta_scale = 8 · 1741 / 3
+	 * / 307 = 15 in integers; RFC 9438's alpha would make it 134). 933
+	 * ACKed at once: 7 steps (933 - 7·133 = 2), tcp_cwnd 78, cnt capped
+	 * at 71 / 7 = 10, and cwnd grows 933 / 10 = 93 with 3 left over. */
+	struct tcp_cc_view v = cubic_after_loss();
+	cc_cubic_ops.cong_avoid(&v, 0, 933);
+	struct cc_cubic_info ci = cubic_info(&v);
+	ck_assert_uint_eq(ci.tcp_cwnd, 78);
+	ck_assert_uint_eq(ci.cnt, 10);
+	ck_assert_uint_eq(v.cwnd, 71 + 93);
+	ck_assert_uint_eq(v.cwnd_cnt, 3);
+	/* exactly 7 · 133: "more than" makes it 6 steps, cnt 71 / 6 = 11 */
+	v = cubic_after_loss();
+	cc_cubic_ops.cong_avoid(&v, 0, 931);
+	ci = cubic_info(&v);
+	ck_assert_uint_eq(ci.tcp_cwnd, 77);
+	ck_assert_uint_eq(ci.cnt, 11);
+	ck_assert_uint_eq(v.cwnd, 71 + 931 / 11);
+}
+END_TEST
+
+/* n ACKs in slow start from T0 + first_us, step_us apart, each with an RTT
+ * sample; returns the 1-based ACK whose sample ended slow start, 0: none. */
+static int hystart_acks(struct tcp_cc_view *v, int n, uint32_t first_us, uint32_t step_us,
+			int32_t rtt_us)
+{
+	for (int i = 0; i < n; i++) {
+		v->now_ns = T0 + (first_us + (uint64_t)i * step_us) * 1000u;
+		cc_cubic_ops.pkts_acked(v, 1, rtt_us);
+		if (v->ssthresh != INF_SSTH) {
+			ck_assert_uint_eq(v->ssthresh, v->cwnd); /* no CSS: out at once */
+			ck_assert(cubic_info(v).found);
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+START_TEST(hystart_ack_train)
+{
+	/* delay_min 10 ms, unpaced, no pacing rate: the train ends slow start
+	 * once it spans more than 5 ms from the round's start. ACKs 0.5 ms
+	 * apart from T0 + 0.5 ms: the 11th, at 5.5 ms. */
+	struct tcp_cc_view v = cubic_view(20, INF_SSTH);
+	ck_assert_int_eq(hystart_acks(&v, 20, 500, 500, 10000), 11);
+	/* the same with SND.UNA at the round's end: not past it, the round
+	 * (and the train's start) stays */
+	v = cubic_view(20, INF_SSTH);
+	v.snd_una = 11000;
+	ck_assert_int_eq(hystart_acks(&v, 20, 500, 500, 10000), 11);
+	/* hystart_ack_delay: 65536 · 4 s / 131072000 B/s = 2 ms, capped at
+	 * 1 ms: (10 + 1) / 2 = 5.5 ms, passed by the 12th ACK at 6 ms */
+	v = cubic_view(20, INF_SSTH);
+	v.pacing_rate = 131072000;
+	ck_assert_int_eq(hystart_acks(&v, 20, 500, 500, 10000), 12);
+	/* a paced connection's threshold is not halved: past 11 ms, 23rd */
+	v = cubic_view(20, INF_SSTH);
+	v.pacing_rate = 131072000;
+	v.paced = true;
+	ck_assert_int_eq(hystart_acks(&v, 30, 500, 500, 10000), 23);
+	/* ACKs 2.5 ms apart are no train (and the delay does not rise) */
+	v = cubic_view(20, INF_SSTH);
+	ck_assert_int_eq(hystart_acks(&v, 40, 2500, 2500, 10000), 0);
+	/* nothing below hystart_low_window 16 */
+	v = cubic_view(15, INF_SSTH);
+	ck_assert_int_eq(hystart_acks(&v, 40, 500, 500, 10000), 0);
+	v = cubic_view(16, INF_SSTH);
+	ck_assert_int_eq(hystart_acks(&v, 40, 500, 500, 10000), 11);
+}
+END_TEST
+
+START_TEST(hystart_delay)
+{
+	/* ACKs 3 ms apart (no train). delay_min 10 ms: the threshold is
+	 * clamp(10000 >> 3, 4 ms, 16 ms) = 4 ms. */
+	struct tcp_cc_view v = cubic_view(20, INF_SSTH);
+	ck_assert_int_eq(hystart_acks(&v, 1, 3000, 3000, 10000), 0);
+	/* SND.UNA at the round's end is not past it: the round and its
+	 * minimum of 10 ms go on */
+	v.snd_una = 11000;
+	ck_assert_int_eq(hystart_acks(&v, 20, 6000, 3000, 14001), 0);
+	/* the next round: SND.UNA passes the end of the first */
+	v.snd_una = 11001;
+	v.snd_nxt = 40000;
+	/* 8 samples are only collected; the 9th finds a minimum of 14.001 ms
+	 * above 10 + 4 */
+	ck_assert_int_eq(hystart_acks(&v, 20, 66000, 3000, 14001), 9);
+	/* 14 ms is not above it */
+	v = cubic_view(20, INF_SSTH);
+	hystart_acks(&v, 1, 3000, 3000, 10000);
+	v.snd_una = 11001;
+	v.snd_nxt = 40000;
+	ck_assert_int_eq(hystart_acks(&v, 20, 6000, 3000, 14000), 0);
+	/* a round's minimum: one low sample among high ones keeps it */
+	v = cubic_view(20, INF_SSTH);
+	hystart_acks(&v, 1, 3000, 3000, 10000);
+	v.snd_una = 11001;
+	v.snd_nxt = 40000;
+	ck_assert_int_eq(hystart_acks(&v, 1, 6000, 3000, 12000), 0);
+	ck_assert_int_eq(hystart_acks(&v, 20, 9000, 3000, 20000), 0);
+	/* a delay of 160 ms: the threshold is capped at 16 ms */
+	v = cubic_view(20, INF_SSTH);
+	hystart_acks(&v, 1, 3000, 3000, 160000);
+	v.snd_una = 11001;
+	v.snd_nxt = 40000;
+	ck_assert_int_eq(hystart_acks(&v, 20, 6000, 3000, 176000), 0);
+	v.snd_una = 40001;
+	v.snd_nxt = 80000;
+	ck_assert_int_eq(hystart_acks(&v, 20, 66000, 3000, 176001), 9);
+}
+END_TEST
+
+START_TEST(cubic_resets)
+{
+	/* a reduction ends the epoch, not HyStart: once found, slow start
+	 * stays over until an RTO (Loss) resets curve and HyStart */
+	struct tcp_cc_view v = cubic_view(20, INF_SSTH);
+	ck_assert_int_eq(hystart_acks(&v, 20, 500, 500, 10000), 11);
+	v.cwnd = 30;
+	cc_cubic_ops.ssthresh(&v);
+	ck_assert(cubic_info(&v).found);
+	ck_assert_uint_eq(cubic_info(&v).last_max_cwnd, 30);
+	cc_cubic_ops.set_state(&v, TCP_CA_LOSS);
+	struct cc_cubic_info ci = cubic_info(&v);
+	ck_assert(!ci.found);
+	ck_assert_uint_eq(ci.last_max_cwnd, 0);
+	ck_assert_uint_eq(ci.delay_min_us, 0);
+	/* other states leave it */
+	v = cubic_after_loss();
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	cc_cubic_ops.set_state(&v, TCP_CA_RECOVERY);
+	ck_assert_uint_eq(cubic_info(&v).epoch_start, jiffies_of(T0));
+	/* the first second of an epoch gives no delay samples */
+	v.now_ns = T0 + 996 * MS;
+	cc_cubic_ops.pkts_acked(&v, 1, 9000);
+	ck_assert_uint_eq(cubic_info(&v).delay_min_us, 10000);
+	v.now_ns = T0 + 1000 * MS;
+	cc_cubic_ops.pkts_acked(&v, 1, 9000);
+	ck_assert_uint_eq(cubic_info(&v).delay_min_us, 9000);
+}
+END_TEST
+
+START_TEST(cubic_idle_shift)
+{
+	/* Epoch at T0; data last sent at T0 + 400 ms, sending resumes at
+	 * T0 + 1 s: the epoch moves 600 ms = 150 jiffies, the idle time since
+	 * the last send, not since the last ACK (which was at T0). */
+	struct tcp_cc_view v = cubic_after_loss();
+	cc_cubic_ops.cong_avoid(&v, 0, 1);
+	v.lsndtime_ns = T0 + 400 * MS;
+	v.now_ns = T0 + 1000 * MS;
+	cc_cubic_ops.cwnd_event(&v, CA_EVENT_TX_START);
+	ck_assert_uint_eq(cubic_info(&v).epoch_start, jiffies_of(T0) + 150);
+	/* never past now */
+	v.lsndtime_ns = T0 - 2000 * MS;
+	v.now_ns = T0 + 1100 * MS;
+	cc_cubic_ops.cwnd_event(&v, CA_EVENT_TX_START);
+	ck_assert_uint_eq(cubic_info(&v).epoch_start, jiffies_of(T0 + 1100 * MS));
+	/* other events and no epoch: nothing */
+	cc_cubic_ops.cwnd_event(&v, CA_EVENT_LOSS);
+	ck_assert_uint_eq(cubic_info(&v).epoch_start, jiffies_of(T0 + 1100 * MS));
+	v = cubic_view(20, INF_SSTH);
+	v.lsndtime_ns = T0 - 400 * MS;
+	cc_cubic_ops.cwnd_event(&v, CA_EVENT_TX_START);
+	ck_assert_uint_eq(cubic_info(&v).epoch_start, 0);
+}
+END_TEST
+
+START_TEST(last_send_time)
+{
+	/* the stack records each data segment's departure for the view's
+	 * lsndtime_ns; pure ACKs do not move it */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert_uint_eq(c->send.lsnd_ns, 0);
+	f.now += 7 * MS;
+	ck_assert_int_eq(tcp_send(f.tcp, c, seg, 100, f.now), 100);
+	ck_assert_uint_eq(c->send.lsnd_ns, f.now);
+	uint64_t sent = f.now;
+	f.now += 5 * MS;
+	struct tcp_repr a = fx_repr(f.peer_seq, c->send.nxt, TCP_ACK, 65535);
+	fx_send(&f, &a, seg, 10); /* data in: our ACK is no data segment */
+	ck_assert_uint_eq(c->send.lsnd_ns, sent);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(cubic_rfc_selectable)
+{
+	ck_assert_ptr_eq(cc_find("cubic_rfc"), &cc_cubic_rfc_ops);
+	ck_assert_ptr_eq(cc_default(), &cc_cubic_ops);
+	struct cc_cubic_info ci;
+	ck_assert(!cc_cubic_info_of(&cc_cubic_rfc_ops, cubic_priv, &ci));
+	/* the same decrease */
+	struct tcp_cc_view v = cubic_view(100, INF_SSTH);
+	memset(cubic_priv, 0, sizeof(cubic_priv));
+	cc_cubic_rfc_ops.init(&v);
+	ck_assert_uint_eq(cc_cubic_rfc_ops.ssthresh(&v), 70);
 }
 END_TEST
 
@@ -73,8 +438,6 @@ static struct tcb *dctcp_conn(struct fx *f)
 	f->peer_seq = FX_PEER_ISN + 1;
 	return c;
 }
-
-static uint8_t seg[1460];
 
 /* The peer's next full segment with IP ECN field ecn. */
 static void data_in(struct fx *f, struct tcb *c, uint8_t ecn)
@@ -166,6 +529,18 @@ static Suite *suite(void)
 	tcase_add_test(tc, dctcp_echo_per_segment);
 	tcase_add_test(tc, dctcp_alpha_and_cut);
 	suite_add_tcase(s, tc);
+	TCase *cu = tcase_create("cubic");
+	tcase_add_test(cu, cubic_root_table);
+	tcase_add_test(cu, cubic_curve_integers);
+	tcase_add_test(cu, cubic_cnt_floor);
+	tcase_add_test(cu, cubic_reno_friendly);
+	tcase_add_test(cu, hystart_ack_train);
+	tcase_add_test(cu, hystart_delay);
+	tcase_add_test(cu, cubic_resets);
+	tcase_add_test(cu, cubic_idle_shift);
+	tcase_add_test(cu, last_send_time);
+	tcase_add_test(cu, cubic_rfc_selectable);
+	suite_add_tcase(s, cu);
 	return s;
 }
 
