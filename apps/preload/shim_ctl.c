@@ -29,8 +29,9 @@ struct shim_real shim_real;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ctl_fd = -1, kick_fd = -1;
-static uint32_t hello_flags; /* HELLO's SKP_F_*: the daemon's settings */
-static bool ctl_timed_out;   /* the last request failed for want of an answer */
+static uint32_t hello_flags;	 /* HELLO's SKP_F_*: the daemon's settings */
+static _Atomic uint32_t ctl_gen; /* HELLOs so far: a new one may be another daemon */
+static bool ctl_timed_out;	 /* the last request failed for want of an answer */
 static _Atomic bool ctl_dead, announced;
 /* The process whose memory this is. A vfork child (vfork, posix_spawn,
  * system) runs in its parent's memory until it execs: it must leave the
@@ -318,8 +319,14 @@ bool shim_daemon(void)
 	}
 	kick_fd = fds[0];
 	hello_flags = rep.flags;
+	atomic_fetch_add(&ctl_gen, 1);
 	pthread_mutex_unlock(&ctl_lock);
 	return true;
+}
+
+uint32_t shim_ctl_gen(void)
+{
+	return atomic_load(&ctl_gen);
 }
 
 bool shim_daemon_dead(void)

@@ -39,7 +39,11 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 	 * died) makes every skops fd ready; its POLLIN (a reply another
 	 * thread waits for) is not asked */
 	struct pollfd *k = malloc((n + 1) * sizeof(*k));
-	if (!k) {
+	/* the sockets this wait counts itself a waiter of (shim_sleep_begin) */
+	struct ssock **counted = calloc(n, sizeof(*counted));
+	if (!k || !counted) {
+		free(k);
+		free(counted);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -53,8 +57,11 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 				continue;
 			short want = fds[i].events | POLLERR | POLLHUP;
 			fds[i].revents = shim_ready(s) & want;
-			if (!fds[i].revents)
+			if (!fds[i].revents) {
 				shim_arm(fds[i].fd, s, fds[i].events, false);
+				shim_sleep_begin(s);
+				counted[i] = s;
+			}
 			fds[i].revents = shim_ready(s) & want;
 			ready += fds[i].revents != 0;
 			k[i].events = POLLIN;
@@ -64,6 +71,11 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 		struct timespec zero = {0, 0};
 		k[n] = (struct pollfd){.fd = shim_ctl_live(), .events = POLLRDHUP};
 		int r = shim_real.ppoll(k, n + 1, ready ? &zero : left(end, &ts), mask);
+		for (nfds_t i = 0; i < n; i++)
+			if (counted[i]) {
+				shim_sleep_end(counted[i]);
+				counted[i] = NULL;
+			}
 		if (r < 0) {
 			ret = -1;
 			break;
@@ -88,6 +100,7 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 		}
 	}
 	free(k);
+	free(counted);
 	return ret;
 }
 
@@ -282,10 +295,9 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 				r->next = regs;
 				regs = r;
 			}
-			/* an edge wants a daemon write on every change, and a
-			 * one-shot registration is armed by its MOD alone */
-			if (ev->events & (EPOLLET | EPOLLONESHOT))
-				atomic_store(&s->shm->et_regs, 1);
+			/* the kernel's epoll wait is not counted: the daemon
+			 * writes at every change of a socket in a set */
+			atomic_store(&s->shm->epoll_regs, 1);
 			shim_arm(fd, s, (short)(ev->events & (EPOLLIN | EPOLLOUT)), true);
 			watch_ctl(epfd);
 		}
@@ -297,7 +309,7 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 /* A plain level-triggered registration is reported from the shared memory
  * alone: no eventfd write, no kernel wait when it is ready. Edge-triggered,
  * one-shot and exclusive ones keep the kernel's semantics through their
- * eventfd (the daemon writes it at every change: et_regs). */
+ * eventfd (the daemon writes it at every change: epoll_regs). */
 static bool fast(const struct ereg *r)
 {
 	return !(r->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE));

@@ -245,13 +245,57 @@ EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
 	return accept4(fd, sa, len, 0);
 }
 
+/* ROUTE's answers by destination address. skopsd routes by its
+ * configuration (--addr, --gw), fixed while it runs, so each address is
+ * asked once per daemon connection (shim_ctl_gen), not at every connect:
+ * a client opening a connection per request paid a round trip each. */
+#define ROUTE_MEMO 64
+static struct route_memo {
+	uint32_t gen; /* the answer's shim_ctl_gen(), 0: empty */
+	sa_family_t family;
+	uint8_t addr[16];
+	bool routed;
+} memo[ROUTE_MEMO];
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 0 when skopsd routes sa (a port-less key: the answer does not depend on it) */
+static int route(const struct sockaddr *sa, socklen_t len, struct skp_req *req)
+{
+	uint8_t addr[16] = {0};
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		memcpy(addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		memcpy(addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	else
+		return -EAFNOSUPPORT;
+	uint32_t h = sa->sa_family;
+	for (int i = 0; i < 16; i++)
+		h = h * 31 + addr[i];
+	struct route_memo *m = &memo[h % ROUTE_MEMO];
+	pthread_mutex_lock(&memo_lock);
+	bool hit = m->gen && m->gen == shim_ctl_gen() && m->family == sa->sa_family &&
+		   !memcmp(m->addr, addr, 16);
+	bool routed = m->routed;
+	pthread_mutex_unlock(&memo_lock);
+	if (hit)
+		return routed ? 0 : -ENETUNREACH;
+	struct skp_rep rep;
+	int rc = shim_rpc(req, &rep, NULL, NULL);
+	if (rc == -ECONNRESET)
+		return rc; /* no daemon: nothing learnt */
+	pthread_mutex_lock(&memo_lock);
+	*m = (struct route_memo){.gen = shim_ctl_gen(), .family = sa->sa_family, .routed = !rc};
+	memcpy(m->addr, addr, 16);
+	pthread_mutex_unlock(&memo_lock);
+	return rc;
+}
+
 /* A candidate's destination: loopback and what skopsd does not route stay
  * on the kernel, the rest goes to skops. false when to_skops failed. */
 static bool decide_dest(int fd, struct shim_fd *e, const struct sockaddr *sa, socklen_t len)
 {
 	struct skp_req req = {.op = SKP_ROUTE};
-	struct skp_rep rep;
-	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) || shim_rpc(&req, &rep, NULL, NULL))
+	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) || route(sa, len, &req))
 		stay_kernel(e);
 	else if (!to_skops(fd, e))
 		return false;

@@ -150,6 +150,9 @@ int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds);
 int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep *rep, int *fds,
 		 int *nfds);
 uint32_t shim_hello_flags(void); /* SKP_F_* of the daemon this process talks to */
+/* which HELLO the process's connection made: answers kept from an older
+ * one (another daemon, maybe) are not this daemon's */
+uint32_t shim_ctl_gen(void);
 void shim_send_only(struct skp_req *req);
 void shim_kick(void);
 /* after moving one of m's indices: kick only a daemon that sleeps */
@@ -181,10 +184,13 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms);
  * process can read meanwhile as on a kernel socket; 0: look again. */
 int shim_rx_block(int fd, struct ssock *s, int flags);
 /* Before a kernel wait on fd: clears its eventfd (when a write may have
- * come since the last read) and asks the daemon to write it at its next
- * change (armed); with rewrite, sets it again when s is ready for want.
- * The caller looks at s's readiness after it. */
+ * come since the last read); with rewrite, sets it again when s is ready
+ * for want. */
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite);
+/* Around a kernel wait on s's eventfd: while counted, the daemon writes it
+ * at each change. The caller looks at s's readiness after _begin. */
+void shim_sleep_begin(struct ssock *s);
+void shim_sleep_end(struct ssock *s);
 /* A non-blocking send found the tx ring full: the daemon wakes the socket
  * once room comes (the kernel's SOCK_NOSPACE); look at the ring again
  * before reporting EAGAIN. Returns true. */

@@ -120,15 +120,24 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
 		(void)!shim_real.read(fd, &v, sizeof(v));
 		atomic_store_explicit(&s->wseq_seen, w, memory_order_relaxed);
 	}
-	/* the daemon writes the eventfd at its next change; what changed
-	 * before this fence the caller's readiness check finds */
-	atomic_store_explicit(&m->armed, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
 	if (rewrite && (shim_ready(s) & (want | POLLERR | POLLHUP))) {
 		atomic_fetch_add_explicit(&m->wseq, 1, memory_order_relaxed);
 		v = 1;
 		(void)!shim_real.write(fd, &v, sizeof(v));
 	}
+}
+
+void shim_sleep_begin(struct ssock *s)
+{
+	/* the daemon writes the eventfd at each change while we count; what
+	 * changed before this fence the caller's readiness check finds */
+	atomic_fetch_add_explicit(&s->shm->waiters, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void shim_sleep_end(struct ssock *s)
+{
+	atomic_fetch_sub_explicit(&s->shm->waiters, 1, memory_order_relaxed);
 }
 
 int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
@@ -157,12 +166,6 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 	for (;;) {
 		if (up.sig_clear)
 			up.sig_clear();
-		shim_arm(fd, s, want, false);
-		if (shim_ready(s) & want)
-			return 0;
-		int ctl_fd = shim_ctl_fd();
-		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
-				      {.fd = ctl_fd, .events = POLLRDHUP}};
 		struct timespec left, now, *tp = NULL;
 		if (timeout_ms > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -172,11 +175,23 @@ int shim_wait(int fd, struct ssock *s, short want, int timeout_ms)
 				left.tv_sec--;
 				left.tv_nsec += 1000000000L;
 			}
-			if (left.tv_sec < 0)
-				return -EAGAIN;
 			tp = &left;
 		}
+		shim_arm(fd, s, want, false);
+		shim_sleep_begin(s);
+		if (shim_ready(s) & want) {
+			shim_sleep_end(s);
+			return 0;
+		}
+		if (tp && left.tv_sec < 0) {
+			shim_sleep_end(s);
+			return -EAGAIN;
+		}
+		int ctl_fd = shim_ctl_fd();
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = ctl_fd, .events = POLLRDHUP}};
 		int n = shim_real.ppoll(p, ctl_fd >= 0 ? 2 : 1, tp, NULL);
+		shim_sleep_end(s);
 		/* the kernel restarts an untimed socket wait for an SA_RESTART
 		 * handler (sock_intr_errno), a timed one gives EINTR */
 		if (n < 0 && errno == EINTR &&

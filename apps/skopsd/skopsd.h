@@ -228,7 +228,7 @@ int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad);
 int stream_pump(struct skopsd *d, struct dsock *s, bool *bad);
 
 /* wake.c: the app's eventfd (never again once it would block: hostile),
- * written only when an app thread armed it or an edge-triggered epoll
+ * written only while an app thread sleeps on it (waiters) or an epoll
  * registration exists (skp_proto.h) */
 void wake_app(struct dsock *s);
 /* tx space freed: a wake only if the app asked for it (SKP_WANT_OUT) */

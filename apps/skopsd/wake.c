@@ -18,11 +18,11 @@ void wake_app(struct dsock *s)
 	if (s->hostile)
 		return;
 	/* only where a waiter may sleep (skp_proto.h): the change the caller
-	 * published before this fence is what a waiter that armed after it
-	 * finds by itself */
+	 * published before this fence is what a waiter that counted itself
+	 * after it finds by itself */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (!atomic_load_explicit(&s->shm->et_regs, memory_order_relaxed) &&
-	    !atomic_exchange_explicit(&s->shm->armed, 0, memory_order_relaxed))
+	if (!atomic_load_explicit(&s->shm->epoll_regs, memory_order_relaxed) &&
+	    !atomic_load_explicit(&s->shm->waiters, memory_order_relaxed))
 		return;
 	atomic_fetch_add_explicit(&s->shm->wseq, 1, memory_order_relaxed);
 	guard_begin();

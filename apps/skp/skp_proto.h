@@ -58,16 +58,17 @@ struct skp_shm {
 	/* Wake-ups only where somebody sleeps (docs/skopsd.md "Waking"):
 	 * dsleep: the daemon sleeps in the kernel: a producer that moved an
 	 * index kicks it (otherwise its poll loop finds the index itself);
-	 * armed: an app thread is about to sleep on the eventfd: the daemon's
-	 * next change writes it (taking the flag); et_regs: an edge-triggered
-	 * or one-shot epoll registration exists, which wants a write on every
-	 * change; wseq: eventfd writes so far, so a waiter reads (clears) the
+	 * waiters: app threads sleeping on the eventfd in a blocking call or
+	 * poll/select: the daemon writes it at each change while one sleeps;
+	 * epoll_regs: an epoll set holds the socket (its wait is the kernel's,
+	 * which the shim cannot count): a write at every change;
+	 * wseq: eventfd writes so far, so a waiter reads (clears) the
 	 * eventfd only when one may have come since its last read. Each side
 	 * stores its flag, then a seq_cst fence, then reads the other's index
 	 * (and the other way round), so one of the two always sees the other. */
 	_Atomic uint32_t dsleep;
-	_Atomic uint32_t armed;
-	_Atomic uint32_t et_regs;
+	_Atomic uint32_t waiters;
+	_Atomic uint32_t epoll_regs;
 	_Atomic uint32_t wseq;
 	uint8_t pad[8];
 	struct skp_idx tx, rx;

@@ -215,11 +215,11 @@ static void attack_eventfd(int c)
 	}
 	/* the daemon's next wake of this socket would sleep: O_NONBLOCK off
 	 * on the shared open file, the counter full, and the shared memory
-	 * asking for a write at every change (an edge-triggered waiter) */
+	 * asking for a write at every change (an epoll registration) */
 	uint64_t full = 0xfffffffffffffffeull;
 	fcntl(t.efd, F_SETFL, 0);
 	(void)!write(t.efd, &full, sizeof(full));
-	atomic_store(&t.shm->et_regs, 1);
+	atomic_store(&t.shm->epoll_regs, 1);
 	rc = sock_op(c, SKP_CONNECT, t.id, 0, 0, &peer, sizeof(peer), NULL);
 	bool reset = wait_state(&t, SKP_ST_ERR, 3000);
 	int64_t ms;
