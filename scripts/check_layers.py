@@ -34,7 +34,7 @@ COMPONENTS = {
     # the shim: entry points on top of the fd table on top of the transport
     # (docs/skopsd.md "Layers")
     'shim/transport': (['apps/preload/shim_transport.h', 'apps/preload/shim_ctl.',
-                        'apps/preload/shim_wait.'], ['apps/skp']),
+                        'apps/preload/shim_wait.', 'apps/preload/shim_shm.'], ['apps/skp']),
     'shim/fdtab': (['apps/preload/shim_fdtab.h', 'apps/preload/shim_fd.',
                     'apps/preload/shim_dgram.', 'apps/preload/shim_loop.',
                     'apps/preload/shim_inherit.'], ['shim/transport']),

@@ -71,6 +71,7 @@ void shim_fork_child(void)
 	shim_ctl_drop();
 	pthread_mutex_init(&ctl_lock, NULL);
 	owner_pid = getpid();
+	shim_shm_forget();
 }
 
 static void init_once(void)
@@ -365,6 +366,29 @@ int shim_rpc_fds(struct skp_req *req, const int *sfds, int nsfds, struct skp_rep
 int shim_rpc(struct skp_req *req, struct skp_rep *rep, int *fds, int *nfds)
 {
 	return shim_rpc_fds(req, NULL, 0, rep, fds, nfds);
+}
+
+int shim_rpc_batch(struct skp_req *reqs, unsigned n)
+{
+	(void)shim_foreign();
+	pthread_mutex_lock(&ctl_lock);
+	int rc = ctl_fd < 0 || atomic_load(&ctl_dead) ? -ECONNRESET : 0;
+	unsigned sent = 0;
+	/* all of them out, then their replies in order: one round trip */
+	while (!rc && sent < n)
+		if (!(rc = xfer(&reqs[sent], NULL, 0, NULL, NULL, NULL)))
+			sent++;
+	for (unsigned i = 0; i < sent && !atomic_load(&ctl_dead); i++) {
+		struct skp_rep rep;
+		int r = recv_rep(&rep, NULL, NULL);
+		if (r) {
+			atomic_store(&ctl_dead, true);
+			ctl_timed_out = r == -ETIMEDOUT;
+			rc = -ECONNRESET;
+		}
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
 }
 
 void shim_send_only(struct skp_req *req)

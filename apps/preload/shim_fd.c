@@ -115,14 +115,18 @@ int shim_vf_fd(unsigned i, struct ssock **s)
 struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd)
 {
 	struct ssock *s = calloc(1, sizeof(*s));
-	void *m = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	dev_t dev;
+	ino_t ino;
+	struct skp_shm *m = shim_shm_map(memfd, &dev, &ino);
 	shim_real.close(memfd);
-	if (!s || m == MAP_FAILED || ((struct skp_shm *)m)->magic != SKP_MAGIC) {
-		if (m != MAP_FAILED)
-			munmap(m, sizeof(struct skp_shm));
+	if (!s || !m || m->magic != SKP_MAGIC) {
+		if (m)
+			shim_shm_unmap(m, 0, 0);
 		free(s);
 		return NULL;
 	}
+	s->shm_dev = dev;
+	s->shm_ino = ino;
 	s->refs = 1;
 	s->id = rep->id;
 	s->family = family;
@@ -144,7 +148,7 @@ void shim_sock_put(struct ssock *s)
 		return;
 	struct skp_req req = {.op = SKP_CLOSE, .id = s->id};
 	shim_send_only(&req);
-	munmap(s->shm, sizeof(struct skp_shm));
+	shim_shm_unmap(s->shm, s->shm_dev, s->shm_ino);
 	free(s);
 }
 
@@ -158,7 +162,7 @@ void shim_fd_forget(int fd)
 	if (fd_dropped)
 		fd_dropped(fd);
 	if (atomic_fetch_sub(&s->refs, 1) == 1) {
-		munmap(s->shm, sizeof(struct skp_shm));
+		shim_shm_unmap(s->shm, s->shm_dev, s->shm_ino);
 		free(s);
 	}
 }

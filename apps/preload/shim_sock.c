@@ -86,20 +86,25 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 	s->type = e->c->type;
 	shim_set_nonblock(s, shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK);
 	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
-	for (unsigned i = 0; i < e->c->nopts; i++) {
+	/* the options set on the kernel socket, which already accepted them:
+	 * their replies are not asked, so they go in one round trip */
+	struct skp_req *o = e->c->nopts ? calloc(e->c->nopts, sizeof(*o)) : NULL;
+	unsigned no = 0;
+	for (unsigned i = 0; o && i < e->c->nopts; i++) {
 		if (s->type == SOCK_DGRAM &&
 		    shim_dg_setopt(s, e->c->opts[i].level, e->c->opts[i].name, e->c->opts[i].val,
 				   e->c->opts[i].len) != 1)
 			continue;
-		struct skp_req o = {.op = SKP_SETSOCKOPT,
-				    .id = s->id,
-				    .a = e->c->opts[i].level,
-				    .b = e->c->opts[i].name,
-				    .len = e->c->opts[i].len};
-		memcpy(o.data, e->c->opts[i].val, o.len);
-		struct skp_rep orep;
-		shim_rpc(&o, &orep, NULL, NULL); /* the kernel already accepted it */
+		o[no] = (struct skp_req){.op = SKP_SETSOCKOPT,
+					 .id = s->id,
+					 .a = e->c->opts[i].level,
+					 .b = e->c->opts[i].name,
+					 .len = e->c->opts[i].len};
+		memcpy(o[no++].data, e->c->opts[i].val, e->c->opts[i].len);
 	}
+	if (no)
+		shim_rpc_batch(o, no);
+	free(o);
 	if (shim_real.dup3(fds[1], fd, cloexec ? O_CLOEXEC : 0) < 0) {
 		int er = errno;
 		shim_real.close(fds[1]);

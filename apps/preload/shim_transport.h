@@ -84,6 +84,8 @@ struct ssock {
 	/* Our ring indices (rx.tail, tx.head) live in the shared memory only, so
 	 * processes sharing the socket after a fork take turns consistently. */
 	struct skp_shm *shm;
+	dev_t shm_dev; /* its memfd's file (shim_shm.c) */
+	ino_t shm_ino;
 	bool err_taken, listening, connecting;
 	int rcvtimeo_ms, sndtimeo_ms; /* 0: none */
 	int rcvbuf, sndbuf;	      /* datagram sockets: as the kernel set them, 0: default */
@@ -97,6 +99,15 @@ struct ssock {
 /* readiness as poll bits */
 #define SHIM_IN	 POLLIN
 #define SHIM_OUT POLLOUT
+
+/* shim_shm.c: a socket's shared memory from the memfd the daemon sent
+ * (the caller closes it), NULL when it cannot be mapped; *dev and *ino
+ * name the file for shim_shm_unmap, which keeps a closed socket's mapping
+ * for a later socket on the same file. A forked child forgets them. */
+#include <sys/types.h>
+struct skp_shm *shim_shm_map(int memfd, dev_t *dev, ino_t *ino);
+void shim_shm_unmap(struct skp_shm *m, dev_t dev, ino_t ino);
+void shim_shm_forget(void);
 
 /* CLOCK_MONOTONIC in ns: the clock of the kernel's timeouts */
 static inline int64_t shim_now_ns(void)
@@ -154,6 +165,9 @@ uint32_t shim_hello_flags(void); /* SKP_F_* of the daemon this process talks to 
  * one (another daemon, maybe) are not this daemon's */
 uint32_t shim_ctl_gen(void);
 void shim_send_only(struct skp_req *req);
+/* n requests whose replies only need to come (their rc is not asked): sent
+ * together, then the replies read. 0, or -ECONNRESET (daemon dead). */
+int shim_rpc_batch(struct skp_req *reqs, unsigned n);
 void shim_kick(void);
 /* after moving one of m's indices: kick only a daemon that sleeps */
 void shim_kick_asleep(struct skp_shm *m);

@@ -3,6 +3,7 @@
  * (stream.c, dgram.c), and an index the app wrote out of range resets the
  * connection (the app can only hurt its own sockets). */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,70 @@ int dsock_find_file(struct skopsd *d, int fd)
 	return -ENOTSOCK;
 }
 
+/* A socket's shared memory, new: sealed before the app sees it (a shrink
+ * of the shared file would make the daemon's next access a SIGBUS). */
+static int shm_new(int *mfd, struct skp_shm **shm)
+{
+	*mfd = memfd_create("skops-sock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*mfd < 0 || ftruncate(*mfd, sizeof(struct skp_shm)) ||
+	    fcntl(*mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		int e = -errno;
+		if (*mfd >= 0)
+			close(*mfd);
+		return e;
+	}
+	*shm = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, *mfd, 0);
+	if (*shm == MAP_FAILED) {
+		int e = -errno;
+		close(*mfd);
+		return e;
+	}
+	return 0;
+}
+
+/* The pool (docs/skopsd.md "Reused memory"): a connection per request
+ * made and unmade 512 KiB of shared memory each time, on both sides
+ * (memfd_create, ftruncate, seals, mmap, the page faults, and an munmap
+ * whose TLB shootdown reached the app's core). A freed socket's memory
+ * goes back to the client that made it, only when no other process ever
+ * held it: the creator may still have it mapped, nobody else does. */
+static bool pool_take(struct client *cl, int *mfd, struct skp_shm **shm)
+{
+	if (!cl->npool)
+		return false;
+	struct pooled p = cl->pool[--cl->npool];
+	*mfd = p.mfd;
+	*shm = p.shm;
+	/* the header and indices start over; the rings' old bytes are the
+	 * same client's and never read before they are written */
+	memset(*shm, 0, offsetof(struct skp_shm, txbuf));
+	return true;
+}
+
+static bool pool_put(struct skopsd *d, struct dsock *s)
+{
+	struct client *cl = s->owner;
+	if (!cl || s->shared || s->hostile || cl->npool == SKOPSD_POOL_CLIENT ||
+	    d->npooled == SKOPSD_POOL_MAX)
+		return false;
+	cl->pool[cl->npool++] = (struct pooled){s->mfd, s->shm};
+	d->npooled++;
+	return true;
+}
+
+void dsock_pool_drop(struct skopsd *d, struct client *cl)
+{
+	for (unsigned i = 0; i < cl->npool; i++) {
+		munmap(cl->pool[i].shm, sizeof(struct skp_shm));
+		close(cl->pool[i].mfd);
+	}
+	d->npooled -= cl->npool;
+	cl->npool = 0;
+	for (unsigned i = 1; i < d->socks_hi; i++)
+		if (d->socks[i] && d->socks[i]->owner == cl)
+			d->socks[i]->owner = NULL;
+}
+
 int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *memfd)
 {
 	unsigned id;
@@ -75,30 +140,25 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 		quota_put(d, cl->req_uid, Q_SOCKS);
 		return -ENOMEM;
 	}
-	/* sealed before the app sees it: a shrink of the shared file would
-	 * make the daemon's next access to its mapping a SIGBUS */
-	int mfd = memfd_create("skops-sock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (mfd < 0 || ftruncate(mfd, sizeof(struct skp_shm)) ||
-	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
-		int e = errno;
-		if (mfd >= 0)
-			close(mfd);
-		free(s);
-		quota_put(d, cl->req_uid, Q_SOCKS);
-		return -e;
+	int mfd;
+	if (!pool_take(cl, &mfd, &s->shm)) {
+		int e = shm_new(&mfd, &s->shm);
+		if (e) {
+			free(s);
+			quota_put(d, cl->req_uid, Q_SOCKS);
+			return e;
+		}
+	} else {
+		d->npooled--;
 	}
-	s->shm = mmap(NULL, sizeof(struct skp_shm), PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->shm == MAP_FAILED || s->efd < 0) {
-		int e = errno;
-		if (s->shm != MAP_FAILED)
-			munmap(s->shm, sizeof(struct skp_shm));
-		if (s->efd >= 0)
-			close(s->efd);
+	if (s->efd < 0) {
+		int e = -errno;
+		munmap(s->shm, sizeof(struct skp_shm));
 		close(mfd);
 		free(s);
 		quota_put(d, cl->req_uid, Q_SOCKS);
-		return -e;
+		return e;
 	}
 	int at = file_index_at(d, s->efd);
 	if (at < 0) {
@@ -119,6 +179,7 @@ int dsock_create(struct skopsd *d, struct client *cl, int sd, int family, int *m
 	s->kfd[0] = s->kfd[1] = -1;
 	s->pid = cl->pid;
 	s->family = family;
+	s->owner = cl;
 	dsock_hold(s, cl, id);
 	s->sd = sd;
 	d->socks[id] = s;
@@ -132,6 +193,8 @@ void dsock_hold(struct dsock *s, struct client *cl, unsigned id)
 {
 	if (client_holds(cl, id))
 		return;
+	if (cl != s->owner)
+		s->shared = true;
 	cl->holds[id / 64] |= 1ull << (id % 64);
 	s->nhold++;
 }
@@ -183,9 +246,11 @@ static void dsock_free(struct skopsd *d, unsigned id)
 	quota_put_n(d, s->uid, Q_PENDING, s->pending);
 	d->freed++;
 	kloop_close(d, s);
-	munmap(s->shm, sizeof(struct skp_shm));
+	if (!pool_put(d, s)) {
+		munmap(s->shm, sizeof(struct skp_shm));
+		close(s->mfd);
+	}
 	close(s->efd);
-	close(s->mfd);
 	free(s);
 	d->socks[id] = NULL;
 	while (d->socks_hi > 1 && !d->socks[d->socks_hi - 1])

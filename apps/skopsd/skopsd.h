@@ -19,6 +19,10 @@ struct rte_mempool;
 #define SKOPSD_MAX_CLIENTS 256
 #define SKOPSD_MAX_SOCKS   4096
 #define SKOPSD_MAX_TICKETS 64
+/* freed sockets' shared memory kept for their creator's next ones (dsock.c),
+ * per client and in all: 512 KiB each at most */
+#define SKOPSD_POOL_CLIENT 4
+#define SKOPSD_POOL_MAX	   64
 #define SKOPSD_TICKET_NS   (5ull * 1000000000ull) /* an unclaimed fork ticket lapses */
 /* The stack's connections (its tcb pool), the most sockets skopsd serves */
 #define SKOPSD_MAX_CONNS 1024
@@ -61,6 +65,17 @@ struct dsock {
 	uint64_t close_deadline_ns;
 	unsigned buf_kb[2]; /* SO_RCVBUF, SO_SNDBUF granted (Q_BUF_KB) */
 	unsigned pending;   /* accept-queue slots charged (Q_PENDING) */
+	/* the client that made it, NULL once gone; shared: another process
+	 * (a fork, a ticket, an ADOPT) held it, so its memory may be mapped
+	 * outside the creator and is never reused */
+	struct client *owner;
+	bool shared;
+};
+
+/* A freed socket's memfd and mapping, kept for the creator's next socket */
+struct pooled {
+	int mfd;
+	struct skp_shm *shm;
 };
 
 struct client {
@@ -80,6 +95,8 @@ struct client {
 	/* a fork ticket (fd -1): holds the parent's sockets until the child claims them */
 	uint64_t ticket, ticket_deadline_ns;
 	bool spawn; /* SKP_FORK_SPAWN: its child's ADOPTs take the holds over */
+	struct pooled pool[SKOPSD_POOL_CLIENT];
+	unsigned npool;
 };
 
 static inline bool client_holds(const struct client *cl, unsigned id)
@@ -135,6 +152,7 @@ struct skopsd {
 	uint64_t last_note_ns;	     /* rate limit of the logs an app can cause */
 	unsigned notes;
 	unsigned freed;		  /* sockets freed since the heap was last trimmed */
+	unsigned npooled;	  /* struct pooled entries in all clients */
 	struct rte_mempool *pool; /* the port's mbufs (stats) */
 };
 
@@ -246,6 +264,9 @@ int dsock_pump(struct skopsd *d, unsigned id);
  * sent: it holds that file, as a process holds an inherited socket): its
  * id (it may be closing), -ENOTSOCK when none. */
 int dsock_find_file(struct skopsd *d, int fd);
+/* A client is gone: its pooled shared memory is freed, and its sockets
+ * still flushing no longer name it as their owner. */
+void dsock_pool_drop(struct skopsd *d, struct client *cl);
 /* cl takes (hold) or drops (release) its hold on the socket. */
 void dsock_hold(struct dsock *s, struct client *cl, unsigned id);
 /* Returns the holds left. */

@@ -194,6 +194,7 @@ void srv_drop_client(struct skopsd *d, unsigned ci, bool reset)
 	if (d->verbose)
 		fprintf(stderr, "skopsd: pid %d gone, %u socket(s) %s\n", (int)cl->pid, n,
 			reset ? "reset" : "closed");
+	dsock_pool_drop(d, cl);
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->fd, NULL);
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, cl->kick, NULL);
 	close(cl->fd);

@@ -21,6 +21,19 @@ BASELINE = "kernel_kernel_veth_offload"
 # frames; idle connections run on loopback; nginx and redis on the kernel
 # are their own) compares with the next
 BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback", "kernel_apps")
+# Gross regressions, judged against the kernel of the same run (so neither a
+# slower machine nor a busy one trips them): about 3x past the worst ratio
+# seen on the 2-vCPU development VM (docs/bench.md), never noise. Latencies
+# have a ceiling, rates a floor.
+GUARDS = (
+    ("shim_to_kernel", "rr64_p50", "max", 3.0),   # seen 0.8-1.0x
+    ("kernel_to_shim", "rr64_p50", "max", 3.0),   # seen 1.0-1.1x
+    ("skops_skops_memif", "rr64_p50", "max", 1.0),  # seen 0.17x
+    ("shim_apps", "nginx64_req_s", "min", 0.2),   # seen 0.6-1.3x
+    ("shim_apps", "redis_get_req_s", "min", 0.12),  # seen 0.4-2.2x
+    ("shim_to_kernel", "crr64", "min", 0.05),     # seen 0.2-0.4x
+    ("kernel_to_shim", "crr64", "min", 0.05),     # seen 0.2-0.4x
+)
 
 
 def sh(*cmd):
@@ -94,13 +107,28 @@ def main(a):
         f.write(md)
     print(md)
     print(f"wrote {prefix}.json and {prefix}.md")
+    bad = guards(figs)
     ok = plot(figs, prefix)
     ok &= plot_cdf(cdfs, prefix)
     ok &= plot_progs(figs, prefix)
     ok &= plot_conns(figs, prefix)
     ok &= plot_apps(figs, prefix)
-    if not ok:
+    if bad or not ok:
         sys.exit(1)
+
+
+def guards(figs):
+    """The GUARDS this run breaks, each printed; how many."""
+    by = {(x["config"], x["figure"]): x for x in figs}
+    bad = 0
+    for cfg, fig, kind, bound in GUARDS:
+        x = by.get((cfg, fig))
+        r = x and x["ratio_to_kernel"]
+        if r and (r > bound if kind == "max" else r < bound):
+            print(f"bench: GROSS REGRESSION: {cfg} {fig} at {r:.2f}x the kernel "
+                  f"({kind} {bound}x)", file=sys.stderr)
+            bad += 1
+    return bad
 
 
 def gnuplot(prefix, name, script, size="1000,500"):

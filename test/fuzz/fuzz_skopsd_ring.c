@@ -98,8 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		skops_close(S.a, sd);
 		return 0;
 	}
-	unsigned id = (unsigned)rc;
-	close(memfd);
+	unsigned id =
+	    (unsigned)rc; /* memfd is the daemon's own (s->mfd), kept or pooled at the free */
 	struct dsock *s = D.socks[id];
 	s->dgram = dg;
 	s->started = true;

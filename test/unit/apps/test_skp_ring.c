@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "../../sim/sim_harness.h"
 #include "skopsd.h"
@@ -91,6 +92,7 @@ static void teardown(void)
 {
 	if (D.socks[id])
 		dsock_abort(&D, id);
+	dsock_pool_drop(&D, &CL); /* CL outlives D's reset in setup */
 	sim_destroy(&S, false);
 }
 
@@ -233,9 +235,85 @@ START_TEST(memfd_sealed)
 }
 END_TEST
 
-/* The app clears O_NONBLOCK on the shared eventfd and fills its counter:
- * the daemon's wake returns within the guard's bound and the socket is
- * reset, never written again */
+/* The app clears O_NONBLOCK on the shared eventfd, fills its counter and
+ * says a thread waits (so the daemon writes): the daemon's wake returns
+ * within the guard's bound and the socket is reset, never written again */
+/* Nobody sleeps on the socket: the daemon's change makes no write (the
+ * app polling its rings finds it); a counted waiter or an epoll
+ * registration gets one at each change, and wseq counts them. */
+/* A freed socket's shared memory goes back to its creator only: its next
+ * socket gets the same file with the header and indices reset, another
+ * client a new one; a socket another process held is never reused; a
+ * client that goes takes its pool with it. */
+START_TEST(pool_reuse_own_only)
+{
+	static struct client other = {.pid = 2};
+	struct stat a, b;
+	int sd = skops_socket(S.a, AF_INET, SOCK_STREAM), memfd;
+	int x = dsock_create(&D, &CL, sd, AF_INET, &memfd);
+	ck_assert_int_gt(x, 0);
+	ck_assert_int_eq(fstat(D.socks[x]->mfd, &a), 0);
+	atomic_store(&D.socks[x]->shm->tx.head, 77);
+	atomic_store(&D.socks[x]->shm->state, SKP_ST_ERR);
+	dsock_abort(&D, (unsigned)x);
+	ck_assert_uint_eq(CL.npool, 1);
+	int y = dsock_create(&D, &other, skops_socket(S.a, AF_INET, SOCK_STREAM), AF_INET, &memfd);
+	ck_assert_int_gt(y, 0);
+	ck_assert_int_eq(fstat(D.socks[y]->mfd, &b), 0);
+	ck_assert(a.st_ino != b.st_ino);
+	int z = dsock_create(&D, &CL, skops_socket(S.a, AF_INET, SOCK_STREAM), AF_INET, &memfd);
+	ck_assert_int_gt(z, 0);
+	ck_assert_uint_eq(CL.npool, 0);
+	ck_assert_int_eq(fstat(D.socks[z]->mfd, &b), 0);
+	ck_assert(a.st_ino == b.st_ino);
+	ck_assert_uint_eq(atomic_load(&D.socks[z]->shm->tx.head), 0);
+	ck_assert_uint_eq(atomic_load(&D.socks[z]->shm->state), 0);
+	ck_assert_uint_eq(D.socks[z]->shm->magic, SKP_MAGIC);
+	dsock_hold(D.socks[z], &other, (unsigned)z); /* a fork's child, say */
+	dsock_abort(&D, (unsigned)z);
+	ck_assert_uint_eq(CL.npool, 0);
+	dsock_abort(&D, (unsigned)y);
+	ck_assert_uint_eq(other.npool, 1);
+	dsock_pool_drop(&D, &other);
+	ck_assert_uint_eq(other.npool, 0);
+	ck_assert_uint_eq(D.npooled, 0);
+}
+END_TEST
+
+START_TEST(wake_only_sleepers)
+{
+	struct dsock *s = D.socks[id];
+	int efd = s->efd;
+	uint64_t v;
+	(void)!read(efd, &v, sizeof(v));
+	uint32_t seq = atomic_load(&s->shm->wseq);
+	wake_app(s);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_uint_eq(atomic_load(&s->shm->wseq), seq);
+	atomic_store(&s->shm->waiters, 1);
+	wake_app(s);
+	wake_app(s);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	ck_assert_uint_eq(v, 2);
+	ck_assert_uint_eq(atomic_load(&s->shm->wseq), seq + 2);
+	atomic_store(&s->shm->waiters, 0);
+	atomic_store(&s->shm->epoll_regs, 1);
+	wake_app(s);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	/* tx room: only for who asked, once */
+	atomic_store(&s->shm->epoll_regs, 0);
+	atomic_store(&s->shm->waiters, 1);
+	wake_tx(s);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), -1);
+	atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
+	wake_tx(s);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	ck_assert_uint_eq(atomic_load(&s->shm->want) & SKP_WANT_OUT, 0);
+	atomic_store(&s->shm->waiters, 0);
+}
+END_TEST
+
 START_TEST(eventfd_blocking_app)
 {
 	int efd = D.socks[id]->efd;
@@ -243,6 +321,7 @@ START_TEST(eventfd_blocking_app)
 	(void)!read(efd, &v, sizeof(v)); /* the wakes so far: the count at 0 */
 	ck_assert_int_eq(fcntl(efd, F_SETFL, 0), 0);
 	ck_assert_int_eq(write(efd, &full, sizeof(full)), (ssize_t)sizeof(full));
+	atomic_store(&D.socks[id]->shm->waiters, 1);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	wake_app(D.socks[id]);
@@ -397,6 +476,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, find_file_by_identity);
 	tcase_add_test(tc, find_file_among_many);
 	tcase_add_test(tc, memfd_sealed);
+	tcase_add_test(tc, wake_only_sleepers);
+	tcase_add_test(tc, pool_reuse_own_only);
 	tcase_add_test(tc, eventfd_blocking_app);
 	tcase_add_loop_test(tc, tx_head_past_ring_resets, 0, 3);
 	tcase_add_loop_test(tc, rx_tail_out_of_range_resets, 0, 2);
