@@ -37,7 +37,7 @@
 #define SKOPSD_MAX_ATTACH 16
 /* --poll-usec's default: the loop polls this long after its last work,
  * then sleeps (an idle daemon holds no core) */
-#define SKOPSD_POLL_USEC 500
+#define SKOPSD_POLL_USEC 2000
 #define SKOPSD_SLEEP_MS	 1 /* the sleep's bound: af_packet has no rx interrupt */
 /* while polling, the control sockets and kicks are read this often: an
  * epoll_wait is a system call (about 1 us on a VM), a round of the rings
