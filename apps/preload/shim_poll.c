@@ -7,6 +7,7 @@
 /* both the plain and the 64-bit names are defined here (same ABI on 64-bit) */
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -440,8 +441,11 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, c
 			if (n)
 				return n;
 			__builtin_ia32_pause();
-			if (!(i & 15) && (now = shim_now_ns()) >= until)
-				break;
+			if (!(i & 15)) {
+				if ((now = shim_now_ns()) >= until)
+					break;
+				sched_yield(); /* a daemon sharing our core: its turn */
+			}
 		}
 	}
 	for (;;) {

@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -371,6 +372,10 @@ static void run(struct skopsd *d)
 		if (!sleep && now - last_epoll < SKOPSD_EPOLL_NS)
 			continue;
 		last_epoll = now;
+		/* polling without work, an app sharing our core runs now, not
+		 * at the scheduler's tick: its work is what we wait for */
+		if (!sleep && now - last_work >= SKOPSD_EPOLL_NS)
+			sched_yield();
 		if (sleep && !d->sleeping) {
 			/* one more round after the fence finds what an app
 			 * queued before it could see dsleep */

@@ -64,6 +64,10 @@ struct skops_tcp_counters {
 	uint64_t retrans_segs, timeouts, fast_retrans, rack_lost;
 	uint64_t loss_probes, loss_probe_recovery, spurious_rtos, ofo_drop;
 	uint64_t out_of_window_icmps; /* OutOfWindowIcmps (RFC 5927 §4.1) */
+	/* not a counter: the bytes of freed send/receive buffers the stack
+	 * keeps for its next connections (TCP_RING_CACHE), so a heap figure
+	 * can tell a leak from this cache */
+	uint64_t ring_cache_bytes;
 };
 
 #endif

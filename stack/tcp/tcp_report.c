@@ -91,6 +91,8 @@ void tcp_get_counters(const struct tcp *tcp, struct skops_tcp_counters *o)
 	o->loss_probe_recovery = tcp->stats.tlp_recovered;
 	o->spurious_rtos = tcp->stats.frto_spurious;
 	o->ofo_drop = tcp->stats.ooo_drop;
+	for (uint32_t i = 0; i < tcp->ring_cache.n; i++)
+		o->ring_cache_bytes += tcp->ring_cache.cap[i];
 }
 
 /* ---- the sock_ops context ---- */
