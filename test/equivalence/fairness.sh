@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# fairness: one skops flow and one kernel flow with the same congestion
+# control share a bottleneck (issue 29: 40-60 % each over 20 s). Not a gate
+# test (a 2-vCPU machine shared with other work moves it); root.
+#   test/equivalence/fairness.sh [--cc cubic,bbr] [--secs 20] [--rate 100]
+#       [--rtt 20] [--queue BYTES] [--json FILE] [--control]
+# --control: the first flow is a second kernel iperf3 instead of skperf, the
+# topology's own split to read skops's against.
+# Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
+# veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
+# the same MAC; each ignores the other's address), linkem relays A <-> B
+# with RTT/2 each way and a RATE Mbit/s drop-tail queue of QUEUE bytes
+# (default one BDP) on A -> B, netns B runs two kernel iperf3 servers.
+# Both flows start together and run SECS; the share is each one's bytes
+# received over the two's. The kernel sender's CC is set with iperf3 -C,
+# skperf's with -C (the same name); the kernel's default here is bbr.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${SKOPS_BUILD:-$ROOT/build}
+LINKEM=$BUILD/test/linkem/linkem
+SKPERF=$BUILD/apps/skperf/skperf
+CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE= OUTJ= CONTROL=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cc) CCS=$2 ;;
+	--secs) SECS=$2 ;;
+	--rate) RATE=$2 ;;
+	--rtt) RTT=$2 ;;
+	--queue) QUEUE=$2 ;;
+	--json) OUTJ=$2 ;;
+	--control) CONTROL=1 && shift && continue ;;
+	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control]" >&2
+	   exit 2 ;;
+	esac
+	shift 2
+done
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+[ "$(id -u)" = 0 ] || fail "fairness needs root (network namespaces, AF_PACKET)"
+for t in ip ethtool iperf3 python3 timeout; do
+	command -v "$t" >/dev/null || fail "missing tool '$t' (scripts/install-deps.sh)"
+done
+for f in "$LINKEM" "$SKPERF"; do [ -x "$f" ] || fail "missing $f (build first)"; done
+: "${QUEUE:=$((RATE * 1000000 / 8 * RTT / 1000))}"
+TMP=$(mktemp -d /tmp/skops-fair-XXXXXX)
+# shellcheck source=../linkem/linkem_net.sh
+. "$ROOT/test/linkem/linkem_net.sh"
+trap 'lem_cleanup; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
+lem_setup || fail "netns/veth set-up"
+A=(ip netns exec "$LEM_NS_A")
+B=(ip netns exec "$LEM_NS_B")
+"${A[@]}" ip addr add 198.18.5.1/24 dev "$LEM_IF_A"
+"${B[@]}" ip addr add 198.18.5.2/24 dev "$LEM_IF_B"
+half=$(python3 -c "print($RTT / 2)")
+lem_start "$TMP/lem.json" --delay "$half" --a2b --rate "$RATE" --queue "$QUEUE" ||
+	fail "linkem: $(cat "$TMP/lem.json.log")"
+"${A[@]}" ping -c 2 -W 2 198.18.5.2 >/dev/null || fail "no path A -> B"
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+rows=()
+IFS=, read -ra cclist <<<"$CCS"
+for cc in "${cclist[@]}"; do
+	"${B[@]}" timeout $((SECS + 30)) iperf3 -s -1 -p 5301 >/dev/null 2>&1 &
+	"${B[@]}" timeout $((SECS + 30)) iperf3 -s -1 -p 5302 >/dev/null 2>&1 &
+	sleep 0.5
+	if [ "$CONTROL" = 1 ]; then
+		"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+			>"$TMP/sk.json" 2>"$TMP/sk.err" &
+		echo "port ready" >>"$TMP/sk.err"
+	else
+		"${A[@]}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
+			--addr 198.18.5.3/24 --eal "-l 0" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+			>"$TMP/sk.json" 2>"$TMP/sk.err" &
+	fi
+	skp=$!
+	# skperf's port comes up in about a second: start the kernel's flow with it
+	for _ in $(seq 1 50); do grep -q "port ready" "$TMP/sk.err" && break; sleep 0.1; done
+	"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5302 -t "$SECS" -C "$cc" -J \
+		>"$TMP/k.json" 2>"$TMP/k.err" || fail "kernel iperf3 ($cc): $(tail -3 "$TMP/k.json")"
+	wait "$skp" || fail "skperf ($cc): $(tail -3 "$TMP/sk.err")"
+	s=$(json "$TMP/sk.json" "d['end']['sum_received']['bytes']")
+	k=$(json "$TMP/k.json" "d['end']['sum_received']['bytes']")
+	srt=$(json "$TMP/sk.json" "d['end']['sum_sent'].get('retransmits', 0)")
+	krt=$(json "$TMP/k.json" "d['end']['sum_sent'].get('retransmits', 0)")
+	share=$(python3 -c "print(round(100 * $s / ($s + $k), 1))")
+	echo "$cc: skops $((s / 1000000)) MB ($srt retransmits), kernel $((k / 1000000)) MB ($krt retransmits): skops share $share %"
+	rows+=("{\"cc\":\"$cc\",\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share}")
+	sleep 1
+done
+lem_stop
+out="{\"rate_mbit\":$RATE,\"rtt_ms\":$RTT,\"queue_bytes\":$QUEUE,\"secs\":$SECS,\"runs\":[$(IFS=,; echo "${rows[*]}")]}"
+echo "$out"
+[ -n "$OUTJ" ] && echo "$out" >"$OUTJ"
+exit 0
