@@ -26,7 +26,10 @@ struct stack_config {
 	struct bpfvm_registry *reg; /* used only to create hooks when hooks is NULL */
 	struct hooks *hooks;	    /* borrowed; NULL with cg_tree: the stack creates its own */
 	const char *default_cgroup; /* cgroup of new sockets; NULL → "/" */
-	uint32_t hz;		    /* TIMEOUT_INIT reply unit 1/hz s; 0 → 1000 (SKOPS_HZ) */
+	/* Linux's HZ (100, 250, 300, 1000; 0 → 250): TCP timers round to its
+	 * jiffies, cubic counts them, TIMEOUT_INIT replies are in them
+	 * (--tcp-hz; docs/tcp.md "Timers and HZ") */
+	uint32_t hz;
 	uint32_t
 	    syn_linear_timeouts; /* linear SYN retries before doubling; 0 → 4, UINT32_MAX → none */
 	uint64_t seed;		 /* ephemeral ports, txhash, fragment ids */

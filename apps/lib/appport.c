@@ -17,8 +17,8 @@
 
 int appport_set(struct appport *p, const char *key, const char *val, char *err, size_t elen)
 {
-	static const char *const keys[] = {"vdev", "addr", "gw",      "mtu",
-					   "eal",  "port", "promisc", "no-offload"};
+	static const char *const keys[] = {"vdev", "addr",    "gw",	    "mtu",   "eal",
+					   "port", "promisc", "no-offload", "tcp-hz"};
 	bool known = false;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		known |= !strcmp(key, keys[i]);
@@ -61,6 +61,18 @@ int appport_set(struct appport *p, const char *key, const char *val, char *err, 
 			return -EINVAL;
 		}
 		p->net.mtu = (uint32_t)m;
+	} else if (!strcmp(key, "tcp-hz")) {
+		/* Linux's CONFIG_HZ choices: the timers round as a kernel
+		 * built with that HZ does (docs/tcp.md "Timers and HZ"). */
+		char *end;
+		unsigned long hz = strtoul(v, &end, 10);
+		if (*end || !*v || (hz != 100 && hz != 250 && hz != 300 && hz != 1000)) {
+			snprintf(err, elen,
+				 "bad HZ '%s' (want 100, 250, 300 or 1000, as Linux's CONFIG_HZ)",
+				 v);
+			return -EINVAL;
+		}
+		p->tcp_hz = (uint32_t)hz;
 	} else if (!strcmp(key, "eal")) {
 		p->dev.eal = v;
 	} else if (!strcmp(key, "port")) {

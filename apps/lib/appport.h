@@ -1,6 +1,6 @@
 /* appport: what skcat, skopsd and skperf share about a port: the port keys of the
  * command line and config file (vdev, addr, gw, mtu, eal, port, promisc,
- * no-offload), and loading a sock_ops object and attaching it to a cgroup. */
+ * no-offload, tcp-hz), and loading a sock_ops object and attaching it to a cgroup. */
 #ifndef SKOPS_APPS_APPPORT_H
 #define SKOPS_APPS_APPPORT_H
 
@@ -21,6 +21,9 @@ struct cg_tree;
 struct appport {
 	struct dev_opts dev;
 	struct net_config net;
+	/* --tcp-hz / tcp-hz: the stack's HZ (stack_config.hz), the tick its
+	 * TCP timers and cubic round to as Linux's do; 0: the default, 250. */
+	uint32_t tcp_hz;
 	char strs[APPPORT_MAX_STRS][256]; /* storage the dev options point into */
 	unsigned nstr;
 };

@@ -1,5 +1,5 @@
 /* portopt: the port options of every tool (skcat, skopsd, skperf): --vdev
- * --addr --gw --mtu --eal and --config, their getopt entries, and the one
+ * --addr --gw --mtu --eal --tcp-hz and --config, their getopt entries, and the one
  * path a key takes whether it came from the command line or from a config
  * file ("key = value", configs/README.md): port keys to appport_set, the
  * rest to the tool's own setter. A long option whose value lies in the key
@@ -29,6 +29,7 @@
 	{"gw", required_argument, NULL, PORTOPT_KEY(2)}, \
 	{"mtu", required_argument, NULL, PORTOPT_KEY(3)}, \
 	{"eal", required_argument, NULL, PORTOPT_KEY(4)}, \
+	{"tcp-hz", required_argument, NULL, PORTOPT_KEY(5)}, \
 	{"config", required_argument, NULL, PORTOPT_CONFIG}
 /* clang-format on */
 

@@ -117,7 +117,7 @@ static void usage(void)
 			"  --echo [--conns N] --v6only --tcp-ecn 0|1|2 --dump-maps[=FILE]\n"
 			"  --tcp-early-retrans 0|3 --tcp-rmem-max BYTES --tcp-wmem-max BYTES\n"
 			"  --tcp-syncookies 0|1|2 --pacing --max-pacing-rate BYTES\n"
-			"  --run-budget UNITS\n");
+			"  --run-budget UNITS --tcp-hz 100|250|300|1000\n");
 	exit(2);
 }
 

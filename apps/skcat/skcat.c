@@ -4,7 +4,7 @@
  *   skcat [OPTIONS] -l PORT        listen, accept one connection
  *   skcat [OPTIONS] HOST PORT      connect (HOST IPv4 or IPv6)
  * OPTIONS: --vdev DEVARGS (repeatable) --addr CIDR (repeatable) --gw ADDR
- *   --mtu N --eal "ARGS" --sockops FILE.o [--cgroup PATH] [--strict]
+ *   --mtu N --eal "ARGS" --tcp-hz N --sockops FILE.o [--cgroup PATH] [--strict]
  *   --cc NAME --info --trace --config FILE --pcap FILE --timeout SECONDS
  *   (--cc: the stack's default congestion control, reno, newreno, cubic —
  *   the default —, dctcp or bbr; a sock_ops program may still change it)
@@ -29,7 +29,9 @@
  *   program as bpftool-style JSON, to FILE or stderr)
  *   --run-budget UNITS (with --sockops: the program's run-time budget,
  *   docs/verifier-diff.md "Run-time budget")
- * Environment: SKOPS_HZ (TIMEOUT_INIT jiffies, default 1000) and
+ *   --tcp-hz N (the kernel HZ the TCP timers and cubic round to: 100, 250 —
+ *   the default —, 300 or 1000; docs/tcp.md "Timers and HZ")
+ * Environment: SKOPS_HZ (--tcp-hz when that is not given) and
  * SKOPS_SYN_LINEAR_TIMEOUTS (linear SYN retries, default 4), the kernel's
  * CONFIG_HZ and net.ipv4.tcp_syn_linear_timeouts.
  * Config files hold the same options as key = value (configs/README.md).
@@ -579,7 +581,9 @@ static struct stack *open_stack(struct skcat *k, struct dev *dev, struct dev *po
 	sc.reg = reg;
 	sc.default_cgroup = k->cgroup;
 	int rc;
-	sc.hz = env_u32("SKOPS_HZ", 0);
+	/* --tcp-hz, else SKOPS_HZ (what the equivalence tests read from the
+	 * kernel), else the stack's default */
+	sc.hz = k->pt.tcp_hz ? k->pt.tcp_hz : env_u32("SKOPS_HZ", 0);
 	sc.syn_linear_timeouts = env_u32("SKOPS_SYN_LINEAR_TIMEOUTS", 0);
 	if (tree) {
 		struct hooks_config hc = {.tree = tree, .reg = reg, .lcore = 0};

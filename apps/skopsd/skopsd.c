@@ -1,7 +1,7 @@
 /* skopsd: owns the port(s), runs the stack and serves applications (the
  * LD_PRELOAD shim) on a unix socket.
  *   skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]
- *          [--mtu N] [--eal "ARGS"] [--sock PATH]
+ *          [--mtu N] [--eal "ARGS"] [--tcp-hz N] [--sock PATH]
  *          [--attach CGROUP=FILE.o[:multi|:override][:strict]]...
  *          [--group NAME] [--loopback-listen yes|no] [--uid-sockets N]
  *          [--uid-clients N] [--uid-tickets N] [--buf-mem MB]
@@ -188,7 +188,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: skopsd [--config FILE] [--vdev DEVARGS]... [--addr CIDR]... [--gw ADDR]\n"
-		"  [--mtu N] [--eal \"ARGS\"] [--sock PATH]\n"
+		"  [--mtu N] [--eal \"ARGS\"] [--tcp-hz 100|250|300|1000] [--sock PATH]\n"
 		"  [--attach CGROUP=FILE.o[:multi|:override][:strict]]... [--group NAME]\n"
 		"  [--loopback-listen yes|no] [--uid-sockets N] [--uid-clients N]\n"
 		"  [--uid-tickets N] [--buf-mem MB] [--run-budget UNITS] [--poll-usec N] [-v]\n");
@@ -490,6 +490,7 @@ int main(int argc, char **argv)
 	sc.cg_tree = tree;
 	sc.reg = reg;
 	sc.hooks = hooks;
+	sc.hz = o.port.tcp_hz;
 	sc.seed = appport_seed();
 	mem_limits(&sc);
 	d.rmem_max = sc.rmem_max;

@@ -38,7 +38,8 @@ static void usage(const char *why)
 		"usage: skperf [PORT OPTIONS] -s [-p PORT] [-1]\n"
 		"       skperf [PORT OPTIONS] -c HOST [-p PORT] [TEST OPTIONS]\n"
 		"port options (as skcat): --vdev DEVARGS --addr CIDR --gw ADDR --mtu N\n"
-		"  --eal \"ARGS\" --config FILE --sockops FILE.o (repeatable) --cgroup PATH\n"
+		"  --eal \"ARGS\" --tcp-hz N (100, 250, 300, 1000; 250) --config FILE --sockops "
+		"FILE.o (repeatable) --cgroup PATH\n"
 		"  --strict --max-conns N (default 16384) --msl MS (TIME_WAIT is 2 MSL;\n"
 		"  default 1000)\n"
 		"test options (iperf3's): -t SECONDS (10) -n BYTES[KMG] -k BLOCKS\n"
@@ -478,6 +479,7 @@ int main(int argc, char **argv)
 	sc.cg_tree = a.tree;
 	sc.reg = a.reg;
 	sc.hooks = a.hooks;
+	sc.hz = a.o.pt.tcp_hz;
 	sc.default_cgroup = a.o.cgroup;
 	sc.max_conns = a.o.max_conns;
 	sc.msl_ms = a.o.msl_ms;

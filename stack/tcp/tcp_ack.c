@@ -140,8 +140,7 @@ static bool ack_fin(struct tcp *tcp, struct tcb *tcb)
 	case TCP_FIN_WAIT_1:
 		tcp_set_state(tcp, tcb, TCP_FIN_WAIT_2);
 		if (tcb->flags & TCB_F_ORPHAN)
-			tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-				      tcp->now + TCP_FIN_TIMEOUT_MS * CLK_NS_PER_MS);
+			tcp_timer_set_us(tcp, tcb, TCP_T_KEEP, TCP_FIN_TIMEOUT_MS * CLK_US_PER_MS);
 		break;
 	case TCP_CLOSING:
 		tcp_enter_time_wait(tcp, tcb);

@@ -51,8 +51,10 @@ const char *tcp_cc_available(void)
 
 int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 {
+	/* hz: Linux's CONFIG_HZ choices (100, 250, 300, 1000) or 0. */
 	if (!cfg || !cfg->xmit || !out || cfg->ecn > 2 || cfg->syncookies > 2 ||
-	    cfg->pacing_ss_ratio > 1000 || cfg->pacing_ca_ratio > 1000)
+	    cfg->pacing_ss_ratio > 1000 || cfg->pacing_ca_ratio > 1000 ||
+	    (cfg->hz && cfg->hz != 100 && cfg->hz != 250 && cfg->hz != 300 && cfg->hz != 1000))
 		return -EINVAL;
 	const struct tcp_cc_ops *cc = cfg->cc ? cc_find(cfg->cc) : cc_default();
 	if (!cc)
@@ -75,7 +77,7 @@ int tcp_create(const struct tcp_config *cfg, struct tcp **out)
 	tcp->cc_default = cc;
 	struct tcp_config *c = &tcp->cfg;
 	if (!c->hz)
-		c->hz = 1000;
+		c->hz = TCP_HZ_DEFAULT;
 	/* 0 is "unset" (the current kernel's 4); UINT32_MAX asks for none,
 	 * Linux 4.13's pure doubling. */
 	if (c->syn_linear_timeouts == 0)
@@ -314,7 +316,7 @@ void tcp_enter_time_wait(struct tcp *tcp, struct tcb *tcb)
 		ring_drop(&tcb->rcv, tcb->rcv.len);
 		ring_release(tcp, &tcb->rcv, false);
 	}
-	tcp_timer_set(tcp, tcb, TCP_T_KEEP, tcp->now + 2ull * tcp->cfg.msl_ms * CLK_NS_PER_MS);
+	tcp_timer_set_us(tcp, tcb, TCP_T_KEEP, 2ull * tcp->cfg.msl_ms * CLK_US_PER_MS);
 	tcp_mark_event(tcp, tcb);
 }
 

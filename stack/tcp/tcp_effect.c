@@ -71,8 +71,8 @@ static void apply(struct tcp *tcp, struct tcb *tcb, uint8_t what)
 		tcp_update_mss(tcp, tcb, 0);
 	if ((what & TCB_P_KEEP) && keep_states(tcb->state)) {
 		if (tcb->flags & TCB_F_KEEPALIVE)
-			tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-				      tcp->now + (uint64_t)tcb->opt.keep_idle_s * CLK_NS_PER_S);
+			tcp_timer_set_us(tcp, tcb, TCP_T_KEEP,
+					 (uint64_t)tcb->opt.keep_idle_s * CLK_US_PER_S);
 		else
 			tcp_timer_clear(tcp, tcb, TCP_T_KEEP);
 	}

@@ -161,7 +161,7 @@ void tcp_listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 	}
 	tcp_req_link(l, c);
 	tcp_send_syn(tcp, c);
-	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * CLK_NS_PER_US);
+	tcp_timer_set_us(tcp, c, TCP_T_RTX, c->syn_rto_us);
 }
 
 /* Onto the listener's SYN queue. */
@@ -184,7 +184,7 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (!active)
 		tcb->hs.fullsock = true;
 	tcp_update_mss(tcp, tcb, 0);
-	tcp_rec_set_recover(tcb, tcb->send.iss);
+	tcp_rec_established(tcb);
 	/* RTT of the handshake, unless the SYN (or SYN-ACK) was retransmitted. */
 	if (tcb->syn_tx == 1)
 		tcp_rtt_sample(tcp, tcb, (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US));
@@ -208,8 +208,8 @@ static void establish(struct tcp *tcp, struct tcb *tcb, bool active)
 	if (!active)
 		tcp_set_state(tcp, tcb, TCP_ESTABLISHED);
 	if (tcb->flags & TCB_F_KEEPALIVE)
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-			      tcp->now + (uint64_t)tcb->opt.keep_idle_s * CLK_NS_PER_S);
+		tcp_timer_set_us(tcp, tcb, TCP_T_KEEP,
+				 (uint64_t)tcb->opt.keep_idle_s * CLK_US_PER_S);
 	tcp_mark_event(tcp, tcb);
 }
 
@@ -265,7 +265,7 @@ bool tcp_syn_sent_input(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 		tcb->flags |= TCB_F_ECN;
 	tcb->syn_tx = 0;
 	tcp_send_syn(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + (uint64_t)tcb->syn_rto_us * CLK_NS_PER_US);
+	tcp_timer_set_us(tcp, tcb, TCP_T_RTX, tcb->syn_rto_us);
 	return true;
 }
 

@@ -142,8 +142,7 @@ static bool time_wait_input(struct tcp *tcp, struct tcb *tcb, const struct seg_c
 		/* A retransmitted FIN: our last ACK was lost. ACK it again and
 		 * restart 2·MSL (RFC 9293 §3.10.7.4 eighth). */
 		tcp_send_ack(tcp, tcb);
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-			      tcp->now + 2ull * tcp->cfg.msl_ms * CLK_NS_PER_MS);
+		tcp_timer_set_us(tcp, tcb, TCP_T_KEEP, 2ull * tcp->cfg.msl_ms * CLK_US_PER_MS);
 	}
 	return true;
 }
@@ -345,9 +344,9 @@ static bool synced_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 	return true;
 }
 
-static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t,
-			  const struct tcp_repr *seg, const uint8_t *payload, uint32_t len,
-			  uint8_t ecn, const struct tcp_rx_hdrs *hdrs)
+static void input_segment(struct tcp *tcp, const struct tcp_tuple *t, const struct tcp_repr *seg,
+			  const uint8_t *payload, uint32_t len, uint8_t ecn,
+			  const struct tcp_rx_hdrs *hdrs)
 {
 	tcp->stats.in_segs++;
 	struct tcb *tcb = tcp_hash_find(tcp, t);
@@ -395,8 +394,8 @@ static void input_segment(struct tcp *tcp, uint64_t now, const struct tcp_tuple 
 	}
 	if ((tcb->flags & TCB_F_KEEPALIVE) &&
 	    (tcb->state == TCP_ESTABLISHED || tcb->state == TCP_CLOSE_WAIT))
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-			      now + (uint64_t)tcb->opt.keep_idle_s * CLK_NS_PER_S);
+		tcp_timer_set_us(tcp, tcb, TCP_T_KEEP,
+				 (uint64_t)tcb->opt.keep_idle_s * CLK_US_PER_S);
 	tcp_output(tcp, tcb);
 }
 
@@ -407,6 +406,6 @@ void tcp_input(struct tcp *tcp, uint64_t now, const struct tcp_tuple *t, const s
 {
 	tcp->now = now;
 	tcp_enter(tcp);
-	input_segment(tcp, now, t, seg, payload, len, ecn, hdrs);
+	input_segment(tcp, t, seg, payload, len, ecn, hdrs);
 	tcp_leave(tcp);
 }

@@ -23,10 +23,14 @@
 #define TCP_RING_CACHE 16u
 
 /* RFC 6298 §2 and Linux's constants. */
-#define TCP_RTO_INIT_US	   1000000u
-#define TCP_RTO_MIN_US	   200000u
-#define TCP_RTO_MAX_US	   120000000u
-#define TCP_DELACK_MIN_US  40000u
+#define TCP_RTO_INIT_US 1000000u
+#define TCP_RTO_MIN_US	200000u
+#define TCP_RTO_MAX_US	120000000u
+/* Linux's TCP_DELACK_MIN and TCP_ATO_MIN: HZ/25 jiffies (40 ms at 100,
+ * 250, 300 and 1000). */
+#define TCP_DELACK_MIN_J(hz) ((hz) / 25u)
+/* TCP_TIMEOUT_MIN_US: what RACK and TLP add (Linux ≥ 6.7; before, 2 jiffies) */
+#define TCP_TIMEOUT_MIN_US 2000u
 #define TCP_DELACK_MAX_US  200000u
 #define TCP_INIT_CWND	   10u	 /* RFC 6928 */
 #define TCP_MIN_BUF	   4608u /* SOCK_MIN_SNDBUF-ish: 2 × (2048 + sizeof(sk_buff)) */
@@ -200,6 +204,13 @@ static inline uint32_t tcp_ts_now(const struct tcp *tcp, const struct tcb *tcb)
 
 /* tcp_timer.c */
 void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t when);
+/* Linux's timer_list timers, at tcp_config.hz (docs/tcp.md "Timers and
+ * HZ"): j jiffies from tcp->now, or us rounded up to jiffies first. */
+void tcp_timer_set_j(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t j);
+void tcp_timer_set_us(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t us);
+uint64_t tcp_jiffy_deadline(const struct tcp *tcp, uint64_t now, uint64_t j);
+uint64_t tcp_us_to_jiffies(const struct tcp *tcp, uint64_t us); /* rounded up */
+uint64_t tcp_jiffies_to_us(const struct tcp *tcp, uint64_t j);	/* truncated */
 void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which);
 void tcp_timers_clear_all(struct tcp *tcp, struct tcb *tcb);
 void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb);
@@ -419,6 +430,7 @@ void tcp_rec_no_undo(struct tcb *tcb); /* a congestion signal: no undo of it */
  * an RTO) or the handshake's ISS sets it (tcp_rec.h has the per-ACK
  * writes to tcb->rec). */
 void tcp_rec_set_recover(struct tcb *tcb, uint32_t seq);
+void tcp_rec_established(struct tcb *tcb); /* the ISS, HighRxt at the first data byte */
 
 /* tcp_cc.c: the only caller of the congestion control's ops (cc/cc.h);
  * each runs the op on a view of tcb and takes its decisions back. */

@@ -430,8 +430,7 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 			if (tcb->send.wnd == 0 && tcb->send.max == tcb->send.una &&
 			    !tcb->tm.at[TCP_T_RTX]) {
 				tcb->flags |= TCB_F_PERSIST;
-				tcp_timer_set(tcp, tcb, TCP_T_RTX,
-					      tcp->now + (uint64_t)tcb->rtt.rto_us * CLK_NS_PER_US);
+				tcp_timer_set_us(tcp, tcb, TCP_T_RTX, tcb->rtt.rto_us);
 			}
 			break;
 		}

@@ -218,9 +218,14 @@ void tcp_rack_detect(struct tcp *tcp, struct tcb *tcb)
 			timeout = remaining;
 		}
 	}
-	/* §6.3: those not old enough yet are looked at again when they are. */
+	/* §6.3: those not old enough yet are looked at again when they are,
+	 * as Linux ≥ 6.7's tcp_rack_mark_lost: the wait in µs (rounded up
+	 * here, whole µs there) plus TCP_TIMEOUT_MIN_US, in jiffies rounded
+	 * up. */
 	if (timeout)
-		tcp_timer_set(tcp, tcb, TCP_T_REO, tcp->now + (uint64_t)timeout);
+		tcp_timer_set_us(tcp, tcb, TCP_T_REO,
+				 ((uint64_t)timeout + CLK_NS_PER_US - 1) / CLK_NS_PER_US +
+				     TCP_TIMEOUT_MIN_US);
 	else
 		tcp_timer_clear(tcp, tcb, TCP_T_REO);
 }

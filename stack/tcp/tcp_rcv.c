@@ -126,11 +126,12 @@ static void data_input(struct tcp *tcp, struct tcb *tcb, struct seg_ctx *s)
 			tcb->flags |= TCB_F_ACK_NOW;
 		else if (!(tcb->flags & TCB_F_DELACK)) {
 			tcb->flags |= TCB_F_DELACK;
-			uint32_t d = TCP_DELACK_MIN_US < tcb->opt.delack_max_us
-					 ? TCP_DELACK_MIN_US
-					 : tcb->opt.delack_max_us;
-			tcp_timer_set(tcp, tcb, TCP_T_DELACK,
-				      tcp->now + (uint64_t)d * CLK_NS_PER_US);
+			/* Linux tcp_send_delayed_ack with the ATO at its floor
+			 * (TCP_ATO_MIN): HZ/25 jiffies, at most
+			 * TCP_BPF_DELACK_MAX in jiffies rounded up. */
+			uint64_t j = TCP_DELACK_MIN_J(tcp->cfg.hz);
+			uint64_t max = tcp_us_to_jiffies(tcp, tcb->opt.delack_max_us);
+			tcp_timer_set_j(tcp, tcb, TCP_T_DELACK, j < max ? j : max);
 		}
 		tcp_mark_event(tcp, tcb);
 		return;

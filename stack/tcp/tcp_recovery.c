@@ -116,6 +116,16 @@ void tcp_rec_set_recover(struct tcb *tcb, uint32_t seq)
 	tcb->rec.recover = seq;
 }
 
+void tcp_rec_established(struct tcb *tcb)
+{
+	tcb->rec.recover = tcb->send.iss;
+	/* HighRxt and the lost edge start at the first data byte: left at 0
+	 * they lie above SND.UNA for half the ISNs in sequence arithmetic, and
+	 * a probe of a first flight nobody ACKed found nothing to resend. */
+	tcb->rec.high_rxt = tcb->send.iss + 1;
+	tcb->rec.lost_high = tcb->send.iss + 1;
+}
+
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp->stats.fast_retrans++;

@@ -197,7 +197,7 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 		return -1;
 	}
 	tcp_req_link(l, c);
-	tcp_timer_set(tcp, c, TCP_T_RTX, tcp->now + (uint64_t)c->syn_rto_us * CLK_NS_PER_US);
+	tcp_timer_set_us(tcp, c, TCP_T_RTX, c->syn_rto_us);
 	*out = c;
 	return 1;
 }

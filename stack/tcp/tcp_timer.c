@@ -55,6 +55,45 @@ void tcp_timer_set(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint6
 	wheel_link(tcp, tcb);
 }
 
+/* Linux's usecs_to_jiffies: rounded up, so that a timeout is never short. */
+uint64_t tcp_us_to_jiffies(const struct tcp *tcp, uint64_t us)
+{
+	return (us * tcp->cfg.hz + CLK_US_PER_S - 1) / CLK_US_PER_S;
+}
+
+/* Linux's jiffies_to_usecs: truncated (exact at HZ 100, 250 and 1000). */
+uint64_t tcp_jiffies_to_us(const struct tcp *tcp, uint64_t j)
+{
+	return j * CLK_US_PER_S / tcp->cfg.hz;
+}
+
+/* A timer_list armed at now for j jiffies: Linux sets expires = jiffies + j
+ * and the timer runs at the tick that starts jiffy expires + 1 (its wheel
+ * rounds up so that nothing fires early: calc_index). now lies inside a
+ * jiffy except on a boundary, so that tick is the first jiffy boundary at or
+ * after now + j jiffies; on a boundary (simulations' round times) it is
+ * now + j jiffies exactly, not one later. Boundaries are k / hz s of the
+ * stack clock, as cubic's jiffies (cc_cubic.c), rounded up to the ns. */
+uint64_t tcp_jiffy_deadline(const struct tcp *tcp, uint64_t now, uint64_t j)
+{
+	uint64_t hz = tcp->cfg.hz;
+	uint64_t part = now % CLK_NS_PER_S * hz;
+	uint64_t k = now / CLK_NS_PER_S * hz + part / CLK_NS_PER_S + j;
+	if (part % CLK_NS_PER_S)
+		k++;
+	return k / hz * CLK_NS_PER_S + (k % hz * CLK_NS_PER_S + hz - 1) / hz;
+}
+
+void tcp_timer_set_j(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t j)
+{
+	tcp_timer_set(tcp, tcb, which, tcp_jiffy_deadline(tcp, tcp->now, j));
+}
+
+void tcp_timer_set_us(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which, uint64_t us)
+{
+	tcp_timer_set_j(tcp, tcb, which, tcp_us_to_jiffies(tcp, us));
+}
+
 void tcp_timer_clear(struct tcp *tcp, struct tcb *tcb, enum tcp_timer which)
 {
 	if (!tcb->tm.at[which])
@@ -139,19 +178,33 @@ void tcp_rtt_sample(struct tcp *tcp, struct tcb *tcb, uint32_t rtt_us)
 		tcb->rtt.min_us = rtt_us;
 	/* RTO = SRTT + max(G, 4·RTTVAR) with Linux's floor: rto_min replaces G
 	 * (tcp_set_rto), since 1 s (RFC 6298 (2.4)) is far above LAN RTTs. */
-	uint32_t var = tcb->rtt.rttvar_us4;
-	if (var < tcb->opt.rto_min_us)
-		var = tcb->opt.rto_min_us;
-	uint64_t rto = (uint64_t)(tcb->rtt.srtt_us8 >> 3) + var;
+	/* Linux keeps the RTO in jiffies (__tcp_set_rto: usecs_to_jiffies of
+	 * SRTT + RTTVAR) and its floor too (tcp_rto_min_us of the jiffies
+	 * TCP_BPF_RTO_MIN was rounded up to): rto_us is that many jiffies. */
+	uint64_t var = tcb->rtt.rttvar_us4;
+	uint64_t floor = tcp_jiffies_to_us(tcp, tcp_us_to_jiffies(tcp, tcb->opt.rto_min_us));
+	if (var < floor)
+		var = floor;
+	uint64_t rto = tcp_jiffies_to_us(
+	    tcp, tcp_us_to_jiffies(tcp, (uint64_t)(tcb->rtt.srtt_us8 >> 3) + var));
 	tcb->rtt.rto_us = rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)rto;
 	tcb->rtx.backoff = 0;
 	tcp_so_rtt(tcp, tcb);
 }
 
-static uint64_t rto_backed_off(const struct tcb *tcb)
+/* The backed-off RTO in jiffies, doubled as Linux doubles icsk_rto
+ * (inet_csk_rto_backoff), at most TCP_RTO_MAX. */
+static uint64_t rto_backed_off_j(const struct tcp *tcp, const struct tcb *tcb)
 {
-	uint64_t rto = (uint64_t)tcb->rtt.rto_us << (tcb->rtx.backoff > 16 ? 16 : tcb->rtx.backoff);
-	return rto > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : rto;
+	uint64_t j = tcp_us_to_jiffies(tcp, tcb->rtt.rto_us)
+		     << (tcb->rtx.backoff > 16 ? 16 : tcb->rtx.backoff);
+	uint64_t max = tcp_us_to_jiffies(tcp, TCP_RTO_MAX_US);
+	return j > max ? max : j;
+}
+
+static uint64_t rto_backed_off(const struct tcp *tcp, const struct tcb *tcb)
+{
+	return tcp_jiffies_to_us(tcp, rto_backed_off_j(tcp, tcb));
 }
 
 /* Gap before the k-th SYN retransmission (k ≥ 1): the first k ≤ linear
@@ -160,9 +213,10 @@ static uint64_t rto_backed_off(const struct tcb *tcb)
 uint32_t tcp_syn_gap_us(const struct tcp *tcp, const struct tcb *tcb, uint32_t k)
 {
 	uint32_t lin = tcb->state == TCP_SYN_SENT ? tcp->cfg.syn_linear_timeouts : 0;
-	uint64_t gap = tcb->syn_rto_us;
+	uint64_t j = tcp_us_to_jiffies(tcp, tcb->syn_rto_us); /* doubled in jiffies, as Linux */
 	if (k > lin + 1)
-		gap <<= (k - lin - 1) > 20 ? 20 : (k - lin - 1);
+		j <<= (k - lin - 1) > 20 ? 20 : (k - lin - 1);
+	uint64_t gap = tcp_jiffies_to_us(tcp, j);
 	return gap > TCP_RTO_MAX_US ? TCP_RTO_MAX_US : (uint32_t)gap;
 }
 
@@ -177,7 +231,7 @@ void tcp_rearm_rtx(struct tcp *tcp, struct tcb *tcb)
 		return;
 	}
 	tcb->flags &= ~TCB_F_PERSIST;
-	tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
+	tcp_timer_set_j(tcp, tcb, TCP_T_RTX, rto_backed_off_j(tcp, tcb));
 	tcp_tlp_arm(tcp, tcb);
 }
 
@@ -199,9 +253,7 @@ static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcp->stats.retrans++;
 	tcb->flags &= ~TCB_F_RTT_TIMING; /* Karn: no sample from a retransmitted SYN */
 	tcp_send_syn(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_RTX,
-		      tcp->now + (uint64_t)tcp_syn_gap_us(tcp, tcb, tcb->rtx.retransmits + 1) *
-				     CLK_NS_PER_US);
+	tcp_timer_set_us(tcp, tcb, TCP_T_RTX, tcp_syn_gap_us(tcp, tcb, tcb->rtx.retransmits + 1));
 	/* A full socket's SYN goes through Linux's tcp_retransmit_skb too
 	 * (a request's SYN-ACK does not: tcp_so_retrans skips it). */
 	tcp_so_retrans(tcp, tcb, tcb->send.iss, 1, 0);
@@ -219,8 +271,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 			tcp_send_probe(tcp, tcb);
 			if (tcb->rtx.backoff < 16)
 				tcb->rtx.backoff++;
-			tcp_timer_set(tcp, tcb, TCP_T_RTX,
-				      tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
+			tcp_timer_set_j(tcp, tcb, TCP_T_RTX, rto_backed_off_j(tcp, tcb));
 		} else {
 			tcb->flags &= ~TCB_F_PERSIST;
 			tcp_output(tcp, tcb);
@@ -235,7 +286,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	    tcb->rtx.retransmits >= 15 ||
 	    (tcb->opt.user_timeout_ms && tcb->rtx.first_ns &&
 	     tcp->now - tcb->rtx.first_ns >= (uint64_t)tcb->opt.user_timeout_ms * CLK_NS_PER_MS);
-	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcb), expired);
+	tcp_so_rto(tcp, tcb, (uint32_t)rto_backed_off(tcp, tcb), expired);
 	if (expired) {
 		tcp_send_rst(tcp, tcb);
 		tcp_done(tcp, tcb, ETIMEDOUT);
@@ -264,7 +315,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcp_timer_clear(tcp, tcb, TCP_T_RTX);
 	tcp_output(tcp, tcb);
 	if (!tcb->tm.at[TCP_T_RTX] && tcb->send.una != tcb->send.max)
-		tcp_timer_set(tcp, tcb, TCP_T_RTX, tcp->now + rto_backed_off(tcb) * CLK_NS_PER_US);
+		tcp_timer_set_j(tcp, tcb, TCP_T_RTX, rto_backed_off_j(tcp, tcb));
 }
 
 static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
@@ -289,8 +340,7 @@ static void keep_timeout(struct tcp *tcp, struct tcb *tcb)
 	}
 	tcb->keep_probes++;
 	tcp_send_probe(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_KEEP,
-		      tcp->now + (uint64_t)tcb->opt.keep_intvl_s * CLK_NS_PER_S);
+	tcp_timer_set_us(tcp, tcb, TCP_T_KEEP, (uint64_t)tcb->opt.keep_intvl_s * CLK_US_PER_S);
 }
 
 static void fire(struct tcp *tcp, struct tcb *tcb)

@@ -22,17 +22,21 @@ void tcp_tlp_arm(struct tcp *tcp, struct tcb *tcb)
 		tcp_timer_clear(tcp, tcb, TCP_T_TLP);
 		return;
 	}
-	/* PTO = 2·SRTT, and a delayed ACK's worth more when one segment is
-	 * in flight (the peer may be waiting for a second), else Linux's
-	 * TCP_TIMEOUT_MIN (2 ms: on a LAN 2·SRTT is less than an odd
-	 * segment's delayed ACK); 1 s without an RTT sample. */
+	/* PTO = 2·SRTT, and the RTO floor more when one segment is in flight
+	 * (a delayed ACK's worth: the peer may be waiting for a second), else
+	 * TCP_TIMEOUT_MIN_US (on a LAN 2·SRTT is less than an odd segment's
+	 * delayed ACK); 1 s without an RTT sample. In jiffies rounded up, as
+	 * Linux ≥ 6.7's tcp_schedule_loss_probe (tcp_rto_min_us: the floor in
+	 * whole jiffies). */
 	uint64_t pto_us = TCP_RTO_INIT_US;
 	if (tcb->rtt.srtt_us8) {
 		pto_us = (uint64_t)(tcb->rtt.srtt_us8 >> 2);
 		uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-		pto_us += tcb->send.max - tcb->send.una <= mss ? TCP_DELACK_MAX_US : 2000u;
+		pto_us += tcb->send.max - tcb->send.una <= mss
+			      ? tcp_jiffies_to_us(tcp, tcp_us_to_jiffies(tcp, tcb->opt.rto_min_us))
+			      : TCP_TIMEOUT_MIN_US;
 	}
-	uint64_t when = tcp->now + pto_us * CLK_NS_PER_US;
+	uint64_t when = tcp_jiffy_deadline(tcp, tcp->now, tcp_us_to_jiffies(tcp, pto_us));
 	/* No later than the RTO: then the probe goes in its place. */
 	if (tcb->tm.at[TCP_T_RTX] && when > tcb->tm.at[TCP_T_RTX])
 		when = tcb->tm.at[TCP_T_RTX];

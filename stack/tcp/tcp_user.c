@@ -198,7 +198,7 @@ static int connect_tuple(struct tcp *tcp, struct tcb *tcb, const void *raddr, ui
 	if (tcb->state != TCP_SYN_SENT)
 		return -ECONNABORTED;
 	tcp_send_syn(tcp, tcb);
-	tcp_timer_set(tcp, tcb, TCP_T_RTX, now + (uint64_t)tcb->syn_rto_us * CLK_NS_PER_US);
+	tcp_timer_set_us(tcp, tcb, TCP_T_RTX, tcb->syn_rto_us);
 	return -EINPROGRESS;
 }
 
@@ -362,7 +362,7 @@ static void close_call(struct tcp *tcp, struct tcb *tcb, uint64_t now)
 		return;
 	tcp_shutdown(tcp, tcb, true, true, now);
 	if (tcb->state == TCP_FIN_WAIT_2)
-		tcp_timer_set(tcp, tcb, TCP_T_KEEP, now + TCP_FIN_TIMEOUT_MS * CLK_NS_PER_MS);
+		tcp_timer_set_us(tcp, tcb, TCP_T_KEEP, TCP_FIN_TIMEOUT_MS * CLK_US_PER_MS);
 }
 
 /* The entry points: sock_ops effects recorded by the calls above are applied

@@ -177,6 +177,11 @@ def figures(s, rtt_ms):
     # a reduction: ssthresh lowered (PRR may lower cwnd only later)
     cuts = [i for i in range(1, len(s)) if s[i][2] < s[i - 1][2]]
     f["reductions"] = len(cuts)
+    # A sawtooth repeats the same ssthresh, which the count above misses:
+    # also count the drops of cwnd, a run of falling samples as one (outside
+    # a reduction Reno and CUBIC only raise cwnd).
+    f["cwnd_drops"] = sum(1 for i in range(1, len(s)) if s[i][1] < s[i - 1][1] and
+                          (i == 1 or s[i - 1][1] >= s[i - 2][1]))
     if not cuts:
         return f
     first = cuts[0]
@@ -267,8 +272,8 @@ def main():
     with open(a.report, "w") as f:
         f.write("# CC trajectories: skops against Linux, %g ms RTT, %d MiB\n\n"
                 % (a.rtt_ms, a.bytes >> 20))
-        cols = ["ss_exit_cwnd", "hystart_exit", "beta", "reductions", "recovery_ms", "growth_10rtt",
-                "growth_30rtt", "retrans", "duration_ms"]
+        cols = ["ss_exit_cwnd", "hystart_exit", "beta", "reductions", "cwnd_drops", "recovery_ms",
+                "growth_10rtt", "growth_30rtt", "retrans", "duration_ms"]
         f.write("| cc | pattern | " + " | ".join(cols) + " |\n")
         f.write("|---|---|" + "---|" * len(cols) + "\n")
         for r in rows:

@@ -66,6 +66,12 @@ struct tcp_rate_sample {
 
 struct tcp_cc_ops;
 
+/* The stack's tick rate, Linux's HZ, when tcp_config.hz is 0: 250, the
+ * CONFIG_HZ of Debian's and most distributions' kernels, so that timers
+ * and cubic's clock tick as a Linux peer's do (docs/tcp.md "Timers and
+ * HZ"). The one place the default is set. */
+#define TCP_HZ_DEFAULT 250u
+
 /* One connection as an algorithm sees it for one event. */
 struct tcp_cc_view {
 	/* read only: what the stack knows */

@@ -34,7 +34,6 @@
 /* sk_gso_max_size on a Linux device with (software) GSO, which every
  * device has: the aggregation hystart_ack_delay allows for. */
 #define HS_GSO_MAX_SIZE 65536ull
-#define CC_HZ_DEFAULT	1000u
 
 struct bic {
 	uint32_t cnt;		/* segments ACKed per cwnd increment */
@@ -59,7 +58,7 @@ _Static_assert(sizeof(struct bic) <= TCP_CC_PRIV_SIZE, "cubic state too large");
 
 static uint32_t hz_of(const struct tcp_cc_view *v)
 {
-	return v->hz ? v->hz : CC_HZ_DEFAULT;
+	return v->hz ? v->hz : TCP_HZ_DEFAULT;
 }
 
 /* Linux's tcp_jiffies32 for the stack's clock at its tick rate. Linux
