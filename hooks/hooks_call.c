@@ -316,6 +316,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 		uint64_t t0 = 0, r;
 		/* what a program the budget stops must leave as it found it */
 		const uint32_t reply = ctx.view.reply, cb_flags = hs->cb_flags;
+		const uint8_t sk_cb_flags = hs->sk_cb_flags;
 		const uint32_t view_cb = ctx.view.bpf_sock_ops_cb_flags;
 		const uint32_t hash = ctx.view.sk_txhash, room = ctx.remaining_opt_len;
 		const uint8_t mark = ctx.nundo;
@@ -332,6 +333,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 			 * option bytes) and it counts as a failed program */
 			hooks_undo(&ctx, mark);
 			hs->cb_flags = cb_flags;
+			hs->sk_cb_flags = sk_cb_flags;
 			ctx.view.bpf_sock_ops_cb_flags = view_cb;
 			ctx.view.reply = reply;
 			ctx.view.sk_txhash = hash;

@@ -35,6 +35,11 @@ struct bpfvm_prog_type;
 #define HOOKS_TCP_SYN_IP	    1006
 #define HOOKS_TCP_SYN_MAC	    1007
 #define HOOKS_TCP_SOCK_OPS_CB_FLAGS 1008
+/* SOL_SOCKET SK_BPF_CB_FLAGS (Linux 6.14): the socket's BPF flags, today
+ * only SK_BPF_CB_TX_TIMESTAMPING, which turns on the TSTAMP_* ops. */
+#define HOOKS_SK_BPF_CB_FLAGS	    1009
+#define HOOKS_SK_CB_TX_TIMESTAMPING (1u << 0)
+#define HOOKS_SK_CB_MASK	    0x1u
 
 /* Linux's address family numbers, as sock_ops programs compare them. */
 #define HOOKS_AF_INET  2
@@ -93,6 +98,7 @@ struct hooks_sock {
 	uint64_t cookie; /* get_socket_cookie: unique, never 0 */
 	uint32_t cb_flags;
 	bool fullsock;
+	uint8_t sk_cb_flags; /* SK_BPF_CB_FLAGS (HOOKS_SK_CB_*): Linux's u8 sk_bpf_cb_flags */
 };
 
 /* One per stack instance (lcore). Owns nothing of the tree or registry. */

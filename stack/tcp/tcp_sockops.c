@@ -41,10 +41,12 @@ int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg)
 	if (!tcp->cfg.hooks)
 		return -EOPNOTSUPP;
 	uint32_t flags = tcb->hs.cb_flags;
+	uint8_t sk_flags = tcb->hs.sk_cb_flags;
 	bool full = tcb->hs.fullsock;
 	tcp_so_sock_fini(tcb);
 	tcp_so_sock_init(tcp, tcb, cg, full);
 	tcb->hs.cb_flags = flags;
+	tcb->hs.sk_cb_flags = sk_flags;
 	return 0;
 }
 
