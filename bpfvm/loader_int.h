@@ -18,6 +18,11 @@ struct ld_core_at {
 	size_t relo;
 };
 
+struct ld_ksym_at {
+	size_t pc;
+	char *name;
+};
+
 struct ld_prog {
 	char *section;
 	char *name;		  /* the function at offset 0, for opts->name */
@@ -25,6 +30,10 @@ struct ld_prog {
 	size_t ninsns;
 	struct ld_core_at *core; /* applied at load, against the type's BTF */
 	size_t ncore;
+	/* calls to extern __ksym functions: resolved at load by the type's
+	 * kfunc_id (the name is the ELF symbol's) */
+	struct ld_ksym_at *ksym;
+	size_t nksym;
 };
 
 #define LD_CORE_MAX_SPEC 64 /* access string indices (libbpf's BPF_CORE_SPEC_MAX_LEN) */
