@@ -138,6 +138,7 @@ int ld_core_apply(struct ld_ctx *c, const struct ld_prog *prog, const struct bpf
 
 /* bpfvm_btf_parse with the reason logged against .BTF */
 int ld_btf_parse(struct ld_ctx *c, const uint8_t *data, size_t size, struct bpfvm_btf *btf);
+bool ld_btf_extern_func(struct ld_ctx *c, const char *name);
 int ld_btf_find_datasec(const struct bpfvm_btf *btf, const char *name, uint32_t *id);
 /* Map definition from the VAR type id of a .maps variable. */
 int ld_btf_map_def(struct ld_ctx *c, const struct bpfvm_btf *btf, uint32_t var_id,

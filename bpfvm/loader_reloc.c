@@ -220,9 +220,16 @@ static int reloc_insn(struct ld_link *l, const struct ld_unit *u, size_t i, int3
 		ld_err(c, sec, at, "relocation %d: unreadable", k);
 		return -EINVAL;
 	}
-	if (sym.st_shndx == SHN_UNDEF && l->insns[pc].code == LD_CALL &&
-	    GELF_R_TYPE(rel.r_info) == R_BPF_64_32 && l->insns[pc].src == BPF_PSEUDO_CALL)
-		return reloc_ksym(l, pc, symname);
+	if (sym.st_shndx == SHN_UNDEF && symname[0] && GELF_ST_BIND(sym.st_info) != STB_LOCAL &&
+	    l->insns[pc].code == LD_CALL && GELF_R_TYPE(rel.r_info) == R_BPF_64_32 &&
+	    l->insns[pc].src == BPF_PSEUDO_CALL) {
+		if (ld_btf_extern_func(c, symname))
+			return reloc_ksym(l, pc, symname);
+		ld_err(c, sec, at,
+		       "relocation %d: call to '%s', undefined and not an extern function of .BTF",
+		       k, symname);
+		return -EINVAL;
+	}
 	if (sym.st_shndx == SHN_UNDEF) {
 		ld_err(c, sec, at, "relocation %d: unknown symbol '%s'", k, symname);
 		return -EINVAL;

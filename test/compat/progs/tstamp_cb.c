@@ -11,16 +11,16 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#define SOL_SOCKET		       1
-#define SOL_TCP			       6
-#define SK_BPF_CB_FLAGS		       1009
-#define SK_BPF_CB_TX_TIMESTAMPING      1
-#define TS_SCHED		       16 /* BPF_SOCK_OPS_TSTAMP_SCHED_CB */
-#define TS_SND_SW		       17
-#define TS_SND_HW		       18
-#define TS_ACK			       19
-#define TS_SENDMSG		       20
-#define PORT			       55601
+#define SOL_SOCKET		  1
+#define SOL_TCP			  6
+#define SK_BPF_CB_FLAGS		  1009
+#define SK_BPF_CB_TX_TIMESTAMPING 1
+#define TS_SCHED		  16 /* BPF_SOCK_OPS_TSTAMP_SCHED_CB */
+#define TS_SND_SW		  17
+#define TS_SND_HW		  18
+#define TS_ACK			  19
+#define TS_SENDMSG		  20
+#define PORT			  55601
 
 /* libbpf matches a kfunc's prototype against the kernel's, and a pointer to
  * a forward declaration does not match one to a struct: a struct, then, of
@@ -39,16 +39,16 @@ struct tstamp_res {
 	__u32 get0_val;	  /* ... the value (inherited from the listener?) */
 	__s32 set_rc;
 	__u32 get1_val;
-	__s32 kf_first;	   /* the kfunc at the first SENDMSG */
-	__s32 kf_flags;	   /* the kfunc with flags 1 */
-	__s32 kf_other;	   /* the kfunc at SCHED */
-	__s32 sockopt_ts;  /* setsockopt in a TSTAMP op */
-	__s32 getopt_ts;   /* getsockopt in a TSTAMP op */
-	__s32 cbset_ts;	   /* bpf_sock_ops_cb_flags_set in a TSTAMP op */
+	__s32 kf_first;	  /* the kfunc at the first SENDMSG */
+	__s32 kf_flags;	  /* the kfunc with flags 1 */
+	__s32 kf_other;	  /* the kfunc at SCHED */
+	__s32 sockopt_ts; /* setsockopt in a TSTAMP op */
+	__s32 getopt_ts;  /* getsockopt in a TSTAMP op */
+	__s32 cbset_ts;	  /* bpf_sock_ops_cb_flags_set in a TSTAMP op */
 	__u32 n_sendmsg, n_marked, n_sched, n_sw, n_hw, n_ack;
-	__u32 order_bad;   /* a callback before the one that must precede it */
-	__u32 not_full;	   /* TSTAMP ops on a socket read as not full */
-	__u32 seen;	   /* the ESTABLISHED callback ran */
+	__u32 order_bad; /* a callback before the one that must precede it */
+	__u32 not_full;	 /* TSTAMP ops on a socket read as not full */
+	__u32 seen;	 /* the ESTABLISHED callback ran */
 };
 
 struct {
@@ -129,7 +129,8 @@ int tstamp_cb(struct bpf_sock_ops *skops)
 		slot = 2;
 		r = bpf_map_lookup_elem(&tstamp, &slot);
 		if (r)
-			r->set_rc = bpf_setsockopt(skops, SOL_SOCKET, SK_BPF_CB_FLAGS, &v, sizeof(v));
+			r->set_rc =
+			    bpf_setsockopt(skops, SOL_SOCKET, SK_BPF_CB_FLAGS, &v, sizeof(v));
 		return 1;
 	}
 	r = bpf_map_lookup_elem(&tstamp, &slot);
