@@ -34,6 +34,10 @@ static void tstamp_run(bool jit)
 	struct hkd_sock act;
 
 	ck_assert_msg(load("tstamp_cb", jit, &obj, &prog) == 0, "load: %s", logbuf);
+	/* the JIT compiles the kfunc calls (no fallback to the interpreter) */
+	struct bpfvm_prog_info info;
+	bpfvm_prog_info(prog, &info);
+	ck_assert(jit ? info.jited_prog_len > 0 : info.jited_prog_len == 0);
 	ck_assert_int_eq(cg_attach(tree, root, CG_ATTACH_SOCK_OPS, prog, 0, NULL), 0);
 	hkd_init(&act, 2, 40000, 55601, true);
 	hooks_sock_init(&act.hs, hk, &hkd_ops, root, true);
