@@ -106,6 +106,7 @@ static const struct {
 } bad[] = {
     {"bad_kfunc_ctx", "R1 type=ctx expected=trusted_ptr_bpf_sock_ops_kern"},
     {"bad_kfunc_unknown", "extern function 'bpf_no_such_kfunc' is not a kfunc of program type"},
+    {"bad_kfunc_moved", "R1 type=btf_ptr expected=trusted_ptr_bpf_sock_ops_kern"},
 };
 
 START_TEST(refused)
