@@ -8,6 +8,7 @@
 
 #include "compat_fixture.h"
 #include "hk_double.h"
+#include "hooks_int.h"
 
 struct tstamp_res {
 	int32_t flags_bad, flags_len8, flags_tcp, get0_rc;
@@ -100,6 +101,39 @@ START_TEST(tstamp_jit)
 }
 END_TEST
 
+/* The checked-execution oracle follows the kernel-context pointer from
+ * bpf_cast_to_kern_ctx into the kfunc: a run at TSTAMP_SENDMSG_CB breaks no
+ * contract and marks the send; in TSTAMP_SCHED_CB nothing is marked. */
+START_TEST(tstamp_oracle)
+{
+	struct bpfvm_obj *obj;
+	struct bpfvm_prog *prog;
+	struct hkd_sock act;
+	static struct hooks_ctx ctx;
+	struct bpfvm_oracle_report rep;
+
+	ck_assert_msg(load("tstamp_cb", false, &obj, &prog) == 0, "load: %s", logbuf);
+	hkd_init(&act, 2, 40000, 55601, true);
+	hooks_sock_init(&act.hs, hk, &hkd_ops, root, true);
+	for (uint32_t op = HOOKS_OP_TSTAMP_SCHED_CB; op <= HOOKS_OP_TSTAMP_SENDMSG_CB; op++) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.hs = &act.hs;
+		ctx.view.op = op;
+		ctx.view.is_fullsock = 1;
+		ctx.view.local_port = 40000;
+		ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
+		uint64_t r0 = bpfvm_prog_run_oracle(prog, &ctx, HOOKS_CTX_SIZE, &rep);
+		ck_assert_msg(!rep.violation && rep.pc == -1, "op %u: %s", op, rep.why);
+		ck_assert_uint_eq(r0, 1);
+		ck_assert_uint_eq(ctx.tx_marked, op == HOOKS_OP_TSTAMP_SENDMSG_CB);
+	}
+	ck_assert_uint_eq(result(obj, 0)->n_marked, 1);
+	hooks_sock_fini(&act.hs);
+	bpfvm_prog_put(prog);
+	bpfvm_obj_close(obj);
+}
+END_TEST
+
 static const struct {
 	const char *name;
 	const char *reason;
@@ -123,6 +157,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, tstamp_interp);
 	tcase_add_test(tc, tstamp_jit);
+	tcase_add_test(tc, tstamp_oracle);
 	tcase_add_loop_test(tc, refused, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
