@@ -67,10 +67,11 @@
 #define BPF_XCHG     (0xe0 | BPF_FETCH)
 #define BPF_CMPXCHG  (0xf0 | BPF_FETCH)
 
-#define BPF_PSEUDO_MAP_FD    1
-#define BPF_PSEUDO_MAP_VALUE 2
-#define BPF_PSEUDO_CALL	     1 /* call src: bpf-to-bpf, imm = relative insn offset */
-#define BPF_PSEUDO_FUNC	     4 /* ld_imm64 src: callback, see below */
+#define BPF_PSEUDO_MAP_FD     1
+#define BPF_PSEUDO_MAP_VALUE  2
+#define BPF_PSEUDO_CALL	      1 /* call src: bpf-to-bpf, imm = relative insn offset */
+#define BPF_PSEUDO_KFUNC_CALL 2 /* call src: a kfunc, imm = the type's kfunc id */
+#define BPF_PSEUDO_FUNC	      4 /* ld_imm64 src: callback, see below */
 
 /* ---- instruction predicates: the one definition every pass uses -------- */
 

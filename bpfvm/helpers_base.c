@@ -457,6 +457,16 @@ const struct bpfvm_helper *bpfvm_base_helper(uint32_t id)
 	return NULL;
 }
 
+const struct bpfvm_helper *bpfvm_call_proto(const struct bpfvm_prog_type *type, uint8_t src,
+					    int32_t imm)
+{
+	if (src == BPF_PSEUDO_KFUNC_CALL)
+		return type->kfunc && (uint32_t)imm >= BPFVM_KFUNC_ID_BASE
+			   ? type->kfunc((uint32_t)imm)
+			   : NULL;
+	return src == 0 && type->helper ? type->helper((uint32_t)imm) : NULL;
+}
+
 size_t bpfvm_type_helpers(const struct bpfvm_prog_type *type, const struct bpfvm_helper **out,
 			  size_t max)
 {

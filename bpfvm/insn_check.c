@@ -72,8 +72,8 @@ static int check_jmp(const struct bpfvm_insn *in, size_t pc, struct bpfvm_insn_e
 	case BPF_CALL:
 		if (j32 || BPF_SRC(in->code) || in->off || in->dst)
 			return why(e, pc, "BPF_CALL uses reserved fields");
-		if (in->src != 0 && in->src != BPF_PSEUDO_CALL)
-			return why(e, pc, "unsupported call kind (kfuncs are not available)");
+		if (in->src != 0 && in->src != BPF_PSEUDO_CALL && in->src != BPF_PSEUDO_KFUNC_CALL)
+			return why(e, pc, "unsupported call kind %u", in->src);
 		return 0;
 	case BPF_EXIT:
 		if (j32 || BPF_SRC(in->code) || in->src || in->dst || in->off || in->imm)

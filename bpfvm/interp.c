@@ -353,7 +353,7 @@ op_call:
 		ip += IMM;
 		NEXT();
 	}
-	if (IMM == BPF_HELPER_TAIL_CALL) {
+	if (ip->src == 0 && IMM == BPF_HELPER_TAIL_CALL) {
 		TAILCHK();
 		const struct bpfvm_prog *t = interp_tail_target(st, reg);
 		if (!t) {

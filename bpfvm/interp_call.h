@@ -84,7 +84,7 @@ INTERP_INLINE enum interp_helper_end interp_helper_call(struct interp_state *st,
 							struct interp_chk *chk, uint64_t *bad)
 {
 	*bad = 0;
-	const struct bpfvm_helper *h = prog->type->helper((uint32_t)ip->imm);
+	const struct bpfvm_helper *h = bpfvm_call_proto(prog->type, ip->src, ip->imm);
 	if (!h || !h->fn)
 		return INTERP_HELPER_FAULT;
 #if INTERP_CHECKED

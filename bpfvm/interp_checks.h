@@ -197,6 +197,7 @@ static bool interp_args_ok(struct interp_state *st, const struct bpfvm_prog *pro
 			}
 			continue;
 		case BPFVM_ARG_CTX:
+		case BPFVM_ARG_KERN_CTX:
 			if (v != (uint64_t)(uintptr_t)st->ctx) {
 				*bad = v;
 				return false;

@@ -456,6 +456,9 @@ void bpfvm_obj_close(struct bpfvm_obj *obj)
 		free(obj->progs[i].name);
 		free(obj->progs[i].insns);
 		free(obj->progs[i].core);
+		for (size_t k = 0; k < obj->progs[i].nksym; k++)
+			free(obj->progs[i].ksym[k].name);
+		free(obj->progs[i].ksym);
 	}
 	free(obj->progs);
 	for (size_t i = 0; i < obj->nmaps; i++)

@@ -158,3 +158,23 @@ int ld_btf_map_def(struct ld_ctx *c, const struct bpfvm_btf *btf, uint32_t var_i
 	def->value_size = vt ? vt : value_size;
 	return 0;
 }
+
+/* Is name an extern function of the object's .BTF (a FUNC with linkage
+ * BTF_FUNC_EXTERN, 2)? libbpf takes an undefined symbol a call names as a
+ * kfunc only then; clang writes one for every `extern ... __ksym` called. */
+bool ld_btf_extern_func(struct ld_ctx *c, const char *name)
+{
+	struct bpfvm_btf btf;
+	char why[96];
+	bool found = false;
+	if (!c->btf_sec || bpfvm_btf_parse(c->secs[c->btf_sec].data, c->secs[c->btf_sec].size, &btf,
+					   why, sizeof(why)))
+		return false;
+	for (uint32_t i = 1; i <= btf.ntypes && !found; i++) {
+		const uint8_t *t = bpfvm_btf_type(&btf, i);
+		found = t_kind(t) == BPFVM_BTF_K_FUNC && t_vlen(t) == 2 &&
+			strcmp(bpfvm_btf_str(&btf, rd32(t)), name) == 0;
+	}
+	bpfvm_btf_fini(&btf);
+	return found;
+}

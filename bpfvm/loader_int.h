@@ -18,6 +18,11 @@ struct ld_core_at {
 	size_t relo;
 };
 
+struct ld_ksym_at {
+	size_t pc;
+	char *name;
+};
+
 struct ld_prog {
 	char *section;
 	char *name;		  /* the function at offset 0, for opts->name */
@@ -25,6 +30,10 @@ struct ld_prog {
 	size_t ninsns;
 	struct ld_core_at *core; /* applied at load, against the type's BTF */
 	size_t ncore;
+	/* calls to extern __ksym functions: resolved at load by the type's
+	 * kfunc_id (the name is the ELF symbol's) */
+	struct ld_ksym_at *ksym;
+	size_t nksym;
 };
 
 #define LD_CORE_MAX_SPEC 64 /* access string indices (libbpf's BPF_CORE_SPEC_MAX_LEN) */
@@ -129,6 +138,7 @@ int ld_core_apply(struct ld_ctx *c, const struct ld_prog *prog, const struct bpf
 
 /* bpfvm_btf_parse with the reason logged against .BTF */
 int ld_btf_parse(struct ld_ctx *c, const uint8_t *data, size_t size, struct bpfvm_btf *btf);
+bool ld_btf_extern_func(struct ld_ctx *c, const char *name);
 int ld_btf_find_datasec(const struct bpfvm_btf *btf, const char *name, uint32_t *id);
 /* Map definition from the VAR type id of a .maps variable. */
 int ld_btf_map_def(struct ld_ctx *c, const struct bpfvm_btf *btf, uint32_t var_id,

@@ -187,6 +187,25 @@ static int reloc_ldimm(struct ld_link *l, const struct ld_unit *u, size_t i, siz
 	return -EINVAL;
 }
 
+/* A call to an extern function (clang: call -1 against an undefined
+ * symbol; libbpf's kfunc externs): kept by name until the program type is
+ * known (bpfvm_obj_load_prog), as libbpf resolves it against the kernel. */
+static int reloc_ksym(struct ld_link *l, size_t pc, const char *name)
+{
+	struct ld_prog *p = l->prog;
+	struct ld_ksym_at *a = realloc(p->ksym, (p->nksym + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	p->ksym = a;
+	a[p->nksym].name = strdup(name);
+	if (!a[p->nksym].name)
+		return -ENOMEM;
+	a[p->nksym++].pc = pc;
+	l->insns[pc].src = BPF_PSEUDO_KFUNC_CALL;
+	l->insns[pc].imm = 0;
+	return 0;
+}
+
 static int reloc_insn(struct ld_link *l, const struct ld_unit *u, size_t i, int32_t k)
 {
 	struct ld_ctx *c = l->c;
@@ -199,6 +218,16 @@ static int reloc_insn(struct ld_link *l, const struct ld_unit *u, size_t i, int3
 	Elf_Data *d = elf_getdata(elf_getscn(c->elf, c->secs[u->shndx].rel_sec), NULL);
 	if (!d || !gelf_getrel(d, k, &rel) || !ld_sym(c, GELF_R_SYM(rel.r_info), &sym, &symname)) {
 		ld_err(c, sec, at, "relocation %d: unreadable", k);
+		return -EINVAL;
+	}
+	if (sym.st_shndx == SHN_UNDEF && symname[0] && GELF_ST_BIND(sym.st_info) != STB_LOCAL &&
+	    l->insns[pc].code == LD_CALL && GELF_R_TYPE(rel.r_info) == R_BPF_64_32 &&
+	    l->insns[pc].src == BPF_PSEUDO_CALL) {
+		if (ld_btf_extern_func(c, symname))
+			return reloc_ksym(l, pc, symname);
+		ld_err(c, sec, at,
+		       "relocation %d: call to '%s', undefined and not an extern function of .BTF",
+		       k, symname);
 		return -EINVAL;
 	}
 	if (sym.st_shndx == SHN_UNDEF) {
@@ -332,6 +361,18 @@ int bpfvm_obj_load_prog(struct bpfvm_obj *obj, const char *section,
 				    &npoison);
 		if (err)
 			goto out;
+	}
+	const struct bpfvm_prog_type *type = o.type ? o.type : &bpfvm_type_generic;
+	for (size_t i = 0; i < p->nksym; i++) {
+		uint32_t id = type->kfunc_id ? type->kfunc_id(p->ksym[i].name) : 0;
+		if (!id) {
+			ld_err(&c, p->section, (long)p->ksym[i].pc,
+			       "extern function '%s' is not a kfunc of program type %s",
+			       p->ksym[i].name, type->name);
+			err = -EINVAL;
+			goto out;
+		}
+		insns[p->ksym[i].pc].imm = (int32_t)id;
 	}
 	err = -ENOMEM;
 	for (size_t i = 0; i < obj->nmaps; i++)

@@ -498,7 +498,7 @@ bool oracle_insn(struct oracle *o, const struct bpfvm_prog *prog, const struct b
 			t->r[10] = oracle_tag_of(OK_STACK, (uint16_t)depth);
 			return true;
 		}
-		if (ip->imm == BPF_HELPER_TAIL_CALL) {
+		if (ip->src == 0 && ip->imm == BPF_HELPER_TAIL_CALL) {
 			if (o->refs)
 				return oracle_fail(
 				    o, prog, ip, "tail call holding %u ringbuf record(s)", o->refs);

@@ -120,6 +120,13 @@ static bool check_args(struct oracle *o, const struct bpfvm_prog *prog, const st
 				return oracle_fail(o, prog, ip, "helper %s arg %d: %s, not the ctx",
 						   hn, i + 1, oracle_tag_name(o, at));
 			continue;
+		case BPFVM_ARG_KERN_CTX:
+			/* the kernel context is the ctx itself here (hooks) */
+			if (at.kind != OK_CTX || v != o->ctx)
+				return oracle_fail(o, prog, ip,
+						   "helper %s arg %d: %s, not the kernel ctx", hn,
+						   i + 1, oracle_tag_name(o, at));
+			continue;
 		case BPFVM_ARG_SOCK:
 			if ((or_null && !v) || is_sock_tag(o, at))
 				continue;
@@ -281,6 +288,10 @@ static bool ret_tag(struct oracle *o, const struct bpfvm_prog *prog, const struc
 		r = oracle_region_add(o, OR_SOCK, r0, o->btf_size[BPFVM_BTF_MPTCP_SOCK], NULL,
 				      true);
 		break;
+	case BPFVM_RET_BTF_KERN_CTX:
+		/* bpf_cast_to_kern_ctx: the same ctx, which only kfuncs take */
+		*out = oracle_tag_of(OK_CTX, 0);
+		return true;
 	default:
 		return true;
 	}

@@ -49,9 +49,10 @@ static int prog_check(const struct bpfvm_prog *prog, struct bpfvm_log *log)
 		bool writes = cls == BPF_ALU || cls == BPF_ALU64 || cls == BPF_LDX || cls == BPF_LD;
 		if (writes && in->dst == BPFVM_REG_FP)
 			why = "frame pointer is read only";
-		else if (in->code == (BPF_JMP | BPF_CALL) && in->src == 0 &&
-			 in->imm != BPF_HELPER_TAIL_CALL &&
-			 !prog->type->helper((uint32_t)in->imm) &&
+		else if (in->code == (BPF_JMP | BPF_CALL) &&
+			 (in->src == 0 || in->src == BPF_PSEUDO_KFUNC_CALL) &&
+			 !(in->src == 0 && in->imm == BPF_HELPER_TAIL_CALL) &&
+			 !bpfvm_call_proto(prog->type, in->src, in->imm) &&
 			 !(bpfvm_prog_poison(prog, pc) && !prog->no_verify))
 			why = "unknown helper for this program type";
 		if (why) {

@@ -302,6 +302,7 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
 	ctx.skb = skb;
 	ctx.remaining_opt_len = remaining ? *remaining : 0;
+	ctx.tx_marked = 0;
 	if (skb) {
 		ctx.view.skb_data = (uint64_t)(uintptr_t)skb->hdr;
 		ctx.view.skb_data_end = (uint64_t)(uintptr_t)(skb->hdr + skb->hdr_len);
@@ -316,8 +317,10 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 		uint64_t t0 = 0, r;
 		/* what a program the budget stops must leave as it found it */
 		const uint32_t reply = ctx.view.reply, cb_flags = hs->cb_flags;
+		const uint8_t sk_cb_flags = hs->sk_cb_flags;
 		const uint32_t view_cb = ctx.view.bpf_sock_ops_cb_flags;
 		const uint32_t hash = ctx.view.sk_txhash, room = ctx.remaining_opt_len;
+		const uint8_t marked = ctx.tx_marked;
 		const uint8_t mark = ctx.nundo;
 		ctx.undo_mark = mark;
 
@@ -332,10 +335,12 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 			 * option bytes) and it counts as a failed program */
 			hooks_undo(&ctx, mark);
 			hs->cb_flags = cb_flags;
+			hs->sk_cb_flags = sk_cb_flags;
 			ctx.view.bpf_sock_ops_cb_flags = view_cb;
 			ctx.view.reply = reply;
 			ctx.view.sk_txhash = hash;
 			ctx.remaining_opt_len = room;
+			ctx.tx_marked = marked;
 			all_ok = false;
 			continue;
 		}
@@ -347,7 +352,8 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 	if (ctx.view.sk_txhash != txhash && hs->ops->set_txhash)
 		hs->ops->set_txhash(hs, ctx.view.sk_txhash);
 	if (remaining)
-		*remaining = ctx.remaining_opt_len;
+		*remaining =
+		    op == HOOKS_OP_TSTAMP_SENDMSG_CB ? ctx.tx_marked : ctx.remaining_opt_len;
 	return all_ok ? (int)ctx.view.reply : -1;
 }
 
@@ -466,4 +472,28 @@ uint32_t hooks_write_hdr_opt(struct hooks_sock *hs, const struct hooks_skb *skb,
 	/* Linux: the space the programs did not fill becomes NOPs */
 	memset(skb->hdr + skb->hdr_len + written, 1 /* TCPOPT_NOP */, left);
 	return written;
+}
+
+/* Linux bpf_skops_tx_timestamping: a full socket, the skb's length, no
+ * header bytes (skb_data == skb_data_end). */
+static const uint8_t hooks_no_hdr[1];
+
+bool hooks_tstamp_sendmsg(struct hooks_sock *hs, uint32_t len)
+{
+	struct hooks_skb skb = {.hdr = (uint8_t *)(uintptr_t)hooks_no_hdr, .skb_len = len};
+	uint32_t marked = 0;
+
+	if (!(hs->sk_cb_flags & HOOKS_SK_CB_TX_TIMESTAMPING))
+		return false;
+	(void)hooks_run(hs, HOOKS_OP_TSTAMP_SENDMSG_CB, NULL, 0, &skb, &marked);
+	return marked != 0;
+}
+
+void hooks_tstamp_cb(struct hooks_sock *hs, uint32_t op, uint32_t len)
+{
+	struct hooks_skb skb = {.hdr = (uint8_t *)(uintptr_t)hooks_no_hdr, .skb_len = len};
+
+	if (!(hs->sk_cb_flags & HOOKS_SK_CB_TX_TIMESTAMPING))
+		return;
+	(void)hooks_run(hs, op, NULL, 0, &skb, NULL);
 }

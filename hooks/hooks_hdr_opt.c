@@ -64,6 +64,9 @@ static int hk_load_hdr_opt(struct hooks_ctx *ctx, uint8_t *res, uint32_t len, ui
 	bool eol;
 	int err;
 
+	/* Linux is_locked_tcp_sock_ops: not in the TSTAMP_* ops */
+	if (ctx->view.op > HOOKS_OP_WRITE_HDR_OPT_CB)
+		return -EOPNOTSUPP;
 	if (len < 2 || (flags & ~HK_LOAD_HDR_OPT_SYN))
 		return -EINVAL;
 	uint8_t kind = res[0], klen = res[1];

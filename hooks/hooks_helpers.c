@@ -54,6 +54,14 @@ static struct hooks_sock *hooks_ctx_sock(uint64_t r1)
 	return ((struct hooks_ctx *)(uintptr_t)r1)->hs;
 }
 
+/* Linux is_locked_tcp_sock_ops (6.14): the TSTAMP_* ops run without the
+ * socket lock, so the helpers that change or read the socket refuse there
+ * with -EOPNOTSUPP, before any other check. */
+static bool hooks_locked_op(uint64_t r1)
+{
+	return ((const struct hooks_ctx *)(uintptr_t)r1)->view.op <= HOOKS_OP_WRITE_HDR_OPT_CB;
+}
+
 static uint32_t hooks_sock_family(const struct hooks_sock *hs)
 {
 	struct hooks_sk_info info;
@@ -88,6 +96,13 @@ static bool hooks_cb_opt(int level, int optname)
 	return level == HK_SOL_TCP && optname == HOOKS_TCP_SOCK_OPS_CB_FLAGS;
 }
 
+/* Linux sk_bpf_set_get_cb_flags (6.14): an int at SOL_SOCKET, bits outside
+ * SK_BPF_CB_MASK refused; it belongs to the socket, not to TCP. */
+static bool hooks_sk_cb_opt(int level, int optname)
+{
+	return level == HK_SOL_SOCKET && optname == HOOKS_SK_BPF_CB_FLAGS;
+}
+
 static void hooks_set_cb_flags(struct hooks_sock *hs, uint64_t r1, uint32_t flags)
 {
 	hs->cb_flags = flags;
@@ -112,6 +127,8 @@ static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *
 	char name[HK_CA_NAME_MAX];
 	int32_t val;
 
+	if (!hooks_locked_op(r1))
+		return -EOPNOTSUPP;
 	if (!hs->fullsock || optlen < 0)
 		return -EINVAL;
 	if (level == HK_SOL_TCP && optname == HK_TCP_CONGESTION) {
@@ -134,6 +151,12 @@ static int hooks_do_setsockopt(uint64_t r1, int level, int optname, const void *
 		if ((uint32_t)val & ~HOOKS_CB_ALL)
 			return -EINVAL;
 		hooks_set_cb_flags(hs, r1, (uint32_t)val);
+		return 0;
+	}
+	if (hooks_sk_cb_opt(level, optname)) {
+		if ((uint32_t)val & ~HOOKS_SK_CB_MASK)
+			return -EINVAL;
+		hs->sk_cb_flags = (uint8_t)val;
 		return 0;
 	}
 	if (!hooks_int_opt(hs, level, optname))
@@ -184,6 +207,8 @@ static int hooks_do_getsockopt(uint64_t r1, int level, int optname, void *optval
 	int32_t val = 0;
 	int err;
 
+	if (!hooks_locked_op(r1))
+		return -EOPNOTSUPP;
 	if (!hs->fullsock || optlen <= 0)
 		return -EINVAL;
 	if (level == HK_SOL_TCP && optname == HK_TCP_CONGESTION) {
@@ -209,6 +234,11 @@ static int hooks_do_getsockopt(uint64_t r1, int level, int optname, void *optval
 		return -EINVAL;
 	if (hooks_cb_opt(level, optname)) {
 		val = (int32_t)hs->cb_flags;
+		memcpy(optval, &val, sizeof(val));
+		return 0;
+	}
+	if (hooks_sk_cb_opt(level, optname)) {
+		val = (int32_t)hs->sk_cb_flags;
 		memcpy(optval, &val, sizeof(val));
 		return 0;
 	}
@@ -252,6 +282,8 @@ static uint64_t hooks_cb_flags_set(uint64_t r1, uint64_t flags, uint64_t r3, uin
 	uint32_t f = (uint32_t)flags;
 
 	(void)r3, (void)r4, (void)r5, (void)run;
+	if (!hooks_locked_op(r1))
+		return (uint64_t)(int64_t)-EOPNOTSUPP;
 	if (!hs->fullsock)
 		return (uint64_t)(int64_t)-EINVAL;
 	/* Replaces the set; the answer is the bits this stack did not take. */

@@ -182,6 +182,9 @@ struct hooks_ctx {
 	 * option space the programs may still reserve or fill */
 	const struct hooks_skb *skb;
 	uint32_t remaining_opt_len;
+	/* TSTAMP_SENDMSG_CB: bpf_sock_ops_enable_tx_tstamp marked the data;
+	 * hooks_run hands it out through *remaining in that op */
+	uint8_t tx_marked;
 	/* The old values of the options the programs of this call set, so a
 	 * program the run-time budget stopped leaves its socket as it was
 	 * (hooks_undo_note, hooks_call.c). Entries past nundo are garbage. */

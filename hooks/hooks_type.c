@@ -3,6 +3,7 @@
  * it may call, and its R0 range. Read docs/sockops.md §2 and §5. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hooks_int.h"
 
@@ -186,6 +187,65 @@ uint32_t hooks_fields_groups(uint64_t fields)
 	return g;
 }
 
+/* ---- kfuncs (Linux 6.15: bpf_cast_to_kern_ctx, bpf_sock_ops_enable_tx_tstamp) ---- */
+
+#define HOOKS_KF_CAST_TO_KERN_CTX (BPFVM_KFUNC_ID_BASE + 1)
+#define HOOKS_KF_ENABLE_TX_TSTAMP (BPFVM_KFUNC_ID_BASE + 2)
+
+/* The kernel context of a sock_ops program is struct bpf_sock_ops_kern;
+ * here it is the hooks_ctx itself, typed apart so that only kfuncs take it. */
+static uint64_t hooks_kf_cast_to_kern_ctx(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+					  uint64_t r5, struct bpfvm_run *run)
+{
+	(void)r2, (void)r3, (void)r4, (void)r5, (void)run;
+	return r1;
+}
+
+/* Linux bpf_sock_ops_enable_tx_tstamp: only in TSTAMP_SENDMSG_CB
+ * (-EOPNOTSUPP), flags 0 (-EINVAL); marks the data the send queued, whose
+ * last byte the stack then follows through SCHED, SND_SW and ACK. */
+static uint64_t hooks_kf_enable_tx_tstamp(uint64_t r1, uint64_t flags, uint64_t r3, uint64_t r4,
+					  uint64_t r5, struct bpfvm_run *run)
+{
+	struct hooks_ctx *ctx = (struct hooks_ctx *)(uintptr_t)r1;
+	(void)r3, (void)r4, (void)r5, (void)run;
+	if (ctx->view.op != HOOKS_OP_TSTAMP_SENDMSG_CB)
+		return (uint64_t)(int64_t)-EOPNOTSUPP;
+	if (flags)
+		return (uint64_t)(int64_t)-EINVAL;
+	ctx->tx_marked = 1;
+	return 0;
+}
+
+static const struct bpfvm_helper hooks_kfuncs[] = {
+    {.id = HOOKS_KF_CAST_TO_KERN_CTX,
+     .name = "cast_to_kern_ctx",
+     .fn = hooks_kf_cast_to_kern_ctx,
+     .args = {BPFVM_A(CTX)},
+     .ret = BPFVM_RET_BTF_KERN_CTX},
+    {.id = HOOKS_KF_ENABLE_TX_TSTAMP,
+     .name = "sock_ops_enable_tx_tstamp",
+     .fn = hooks_kf_enable_tx_tstamp,
+     .args = {BPFVM_A(KERN_CTX), BPFVM_A(SCALAR)},
+     BPFVM_RET_RANGE(-EOPNOTSUPP, 0)},
+};
+
+static uint32_t hooks_kfunc_id(const char *name)
+{
+	for (size_t i = 0; i < sizeof(hooks_kfuncs) / sizeof(hooks_kfuncs[0]); i++)
+		if (strncmp(name, "bpf_", 4) == 0 && strcmp(name + 4, hooks_kfuncs[i].name) == 0)
+			return hooks_kfuncs[i].id;
+	return 0;
+}
+
+static const struct bpfvm_helper *hooks_kfunc(uint32_t id)
+{
+	for (size_t i = 0; i < sizeof(hooks_kfuncs) / sizeof(hooks_kfuncs[0]); i++)
+		if (hooks_kfuncs[i].id == id)
+			return &hooks_kfuncs[i];
+	return NULL;
+}
+
 /* The op a sock_ops ctx runs, for the helpers' op masks (bpfvm_helper.ops). */
 static uint32_t hooks_ctx_op(const void *ctx)
 {
@@ -205,4 +265,6 @@ const struct bpfvm_prog_type hooks_sock_ops_type = {
     .btf = (const uint8_t *)&hooks_btf_blob,
     .btf_len = HOOKS_BTF_SIZE,
     .btf_ids = {[BPFVM_BTF_TCP_SOCK] = HOOKS_BTF_TCP_SOCK_ID},
+    .kfunc_id = hooks_kfunc_id,
+    .kfunc = hooks_kfunc,
 };

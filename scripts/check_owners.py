@@ -29,6 +29,7 @@ OWNERS = {
     'ooo': ['tcp_ooo.c'],  # struct tcp_ooo_q: the receiver's out-of-order ranges
     'tm': ['tcp_timer.c'],  # struct tcp_timers: deadlines, the wheel's links
     'opt': ['tcp_sockopt.c'],  # struct tcp_opts: what setsockopt sets
+    'tsk': ['tcp_sockops.c'],  # struct tcp_tstamp_keys: bytes BPF TX timestamping follows
 }
 
 ASSIGN = r'(?:[-+*/%|&^]|<<|>>)?=(?!=)|\+\+|--'

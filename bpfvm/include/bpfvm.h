@@ -181,6 +181,9 @@ enum bpfvm_arg_kind {
 	/* the struct bpf_spin_lock word of a map value (4 bytes) at the offset
 	 * the map's BTF names (bpfvm_map_def.spin_lock_off) */
 	BPFVM_ARG_SPIN_LOCK,
+	/* the kernel context pointer bpf_cast_to_kern_ctx returned (kfuncs:
+	 * the kernel's KF_TRUSTED_ARGS pointer to the kern ctx struct) */
+	BPFVM_ARG_KERN_CTX,
 };
 
 /* What the helper does with the bytes of a memory argument (MEM, MAP_KEY,
@@ -221,6 +224,8 @@ enum bpfvm_ret {
 	/* kernel-typed objects or NULL (RET_PTR_TO_BTF_ID_OR_NULL) */
 	BPFVM_RET_BTF_TCP_SOCK_OR_NULL,
 	BPFVM_RET_BTF_MPTCP_SOCK_OR_NULL,
+	/* the kernel context (BPFVM_BTF_KERN_CTX), never NULL */
+	BPFVM_RET_BTF_KERN_CTX,
 };
 
 /* What a callback gets in r1..r4 from its helper (FUNC arguments). */
@@ -247,6 +252,10 @@ enum bpfvm_btf_obj {
 	BPFVM_BTF_NONE = 0,
 	BPFVM_BTF_TCP_SOCK,   /* struct tcp_sock */
 	BPFVM_BTF_MPTCP_SOCK, /* struct mptcp_sock */
+	/* the program type's kernel context (sock_ops: struct
+	 * bpf_sock_ops_kern), what the kfunc bpf_cast_to_kern_ctx returns:
+	 * nothing in it is readable here, it only passes to kfuncs */
+	BPFVM_BTF_KERN_CTX,
 	BPFVM_BTF_NR,
 };
 
@@ -376,7 +385,20 @@ struct bpfvm_prog_type {
 	const uint8_t *btf;
 	uint32_t btf_len;
 	uint32_t btf_ids[BPFVM_BTF_NR];
+	/* Optional: kernel functions (kfuncs) the type offers. A program calls
+	 * one through an extern __ksym; the loader relocates the call by the
+	 * symbol's name with kfunc_id (0: unknown) into a BPF_PSEUDO_KFUNC_CALL
+	 * whose imm is that id, and kfunc(id) is its contract, checked as a
+	 * helper's. Ids are >= BPFVM_KFUNC_ID_BASE, apart from helper ids. */
+	uint32_t (*kfunc_id)(const char *name);
+	const struct bpfvm_helper *(*kfunc)(uint32_t id);
 };
+#define BPFVM_KFUNC_ID_BASE 0x10000u
+
+/* The contract a call insn names: a helper (src 0) or a kfunc
+ * (BPF_PSEUDO_KFUNC_CALL) of the type; NULL when the type has none. */
+const struct bpfvm_helper *bpfvm_call_proto(const struct bpfvm_prog_type *type, uint8_t src,
+					    int32_t imm);
 
 /* Every helper the type allows, in id order, into out (at most max); returns
  * how many there are (docs/helpers.md is checked against this walk). */

@@ -612,9 +612,7 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 		jit_call_lbl(st, jit_lbl_fstart(st, g));
 		return 1;
 	}
-	if (in->src != 0)
-		return fail(st, pc, "kfunc calls are not supported");
-	if (in->imm == BPF_HELPER_TAIL_CALL) {
+	if (in->src == 0 && in->imm == BPF_HELPER_TAIL_CALL) {
 		/* jit_tail_call(ctx, map, index, r0, r5, run) */
 		jit_mov_rr(b, true, JIT_RCX, JIT_RAX);
 		run_arg(st);
@@ -627,7 +625,7 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 		return 1;
 	}
 	const struct bpfvm_prog_type *t = st->prog->type;
-	const struct bpfvm_helper *h = t && t->helper ? t->helper((uint32_t)in->imm) : NULL;
+	const struct bpfvm_helper *h = t ? bpfvm_call_proto(t, in->src, in->imm) : NULL;
 	if (!h || !h->fn)
 		return fail(st, pc, "helper not available to this program type");
 	run_arg(st);

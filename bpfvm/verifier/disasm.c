@@ -309,6 +309,8 @@ static int jmp(const struct bpfvm_insn *in, char *buf, size_t size)
 	if (op == BPF_CALL) {
 		if (in->src == BPF_PSEUDO_CALL)
 			return snprintf(buf, size, "call pc%+d", in->imm);
+		if (in->src == BPF_PSEUDO_KFUNC_CALL)
+			return snprintf(buf, size, "call kernel-function#%#x", (uint32_t)in->imm);
 		const char *n = vrf_helper_name((uint32_t)in->imm);
 		if (n)
 			return snprintf(buf, size, "call bpf_%s#%d", n, in->imm);

@@ -43,7 +43,7 @@ static void clobber_args(struct vrf_reg *regs)
 static int enter_callback(struct vrf_env *env, struct vrf_state *st, int callsite, int *entry)
 {
 	const struct bpfvm_insn *call = &env->insns[callsite];
-	const struct bpfvm_helper *h = env->prog->type->helper((uint32_t)call->imm);
+	const struct bpfvm_helper *h = bpfvm_call_proto(env->prog->type, call->src, call->imm);
 	struct vrf_reg *cr = st->frames[st->curframe]->regs;
 	int fn = -1, cbctx = -1, mapr = -1;
 	for (int a = 0; a < 5; a++) {
@@ -372,6 +372,13 @@ static int check_arg(struct vrf_env *env, const struct bpfvm_helper *h, int a,
 		return check_str(env, rn, r);
 	case BPFVM_ARG_SPIN_LOCK:
 		return check_lock(env, rn, r, ad->flags & BPFVM_ARGF_RELEASE);
+	case BPFVM_ARG_KERN_CTX:
+		/* the kernel's KF_TRUSTED_ARGS: the pointer bpf_cast_to_kern_ctx
+		 * gave, unmoved; the uapi ctx itself is another type */
+		if (r->type != VRF_PTR_BTF || r->range != BPFVM_BTF_KERN_CTX || r->off ||
+		    !vrf_tnum_is_const(r->var) || r->var.value)
+			return arg_type_err(env, rn, r, "trusted_ptr_bpf_sock_ops_kern");
+		return 0;
 	default:
 		return vrf_err(env, -EINVAL, "helper bpf_%s: unsupported argument kind %d", h->name,
 			       (int)ad->kind);
@@ -381,7 +388,7 @@ static int check_arg(struct vrf_env *env, const struct bpfvm_helper *h, int a,
 static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int *next)
 {
 	const struct bpfvm_prog_type *type = env->prog->type;
-	const struct bpfvm_helper *h = type->helper ? type->helper((uint32_t)insn->imm) : NULL;
+	const struct bpfvm_helper *h = bpfvm_call_proto(type, insn->src, insn->imm);
 	struct vrf_reg *regs = vrf_cur_regs(env);
 	const struct bpfvm_map *map = NULL;
 	int cb = -1;
@@ -390,6 +397,9 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 	const char *poisoned = bpfvm_prog_poison(env->prog, (size_t)env->insn_idx);
 	if (poisoned && insn->imm == BPFVM_CORE_POISON)
 		return vrf_err(env, -EINVAL, "%s", poisoned);
+	if (!h && insn->src == BPF_PSEUDO_KFUNC_CALL)
+		return vrf_err(env, -EINVAL, "kernel function call id %#x is not offered to %s",
+			       (uint32_t)insn->imm, type->name);
 	if (!h) {
 		const char *name = vrf_helper_name((uint32_t)insn->imm);
 		if (!name)
@@ -456,6 +466,10 @@ static int check_helper(struct vrf_env *env, const struct bpfvm_insn *insn, int 
 		vrf_mark_ptr(r0, VRF_PTR_MEM_OR_NULL);
 		r0->range = (uint32_t)regs[2].var.value;
 		r0->id = env->next_id++;
+		break;
+	case BPFVM_RET_BTF_KERN_CTX:
+		vrf_mark_ptr(r0, VRF_PTR_BTF);
+		r0->range = BPFVM_BTF_KERN_CTX;
 		break;
 	case BPFVM_RET_TCP_SOCK_OR_NULL:
 		vrf_mark_ptr(r0, VRF_PTR_TCP_SOCK_OR_NULL);

@@ -256,6 +256,8 @@ static bool tcp_sock_access_ok(int64_t o, int size)
 
 static const char *btf_obj_name(uint32_t obj)
 {
+	if (obj == BPFVM_BTF_KERN_CTX)
+		return "bpf_sock_ops_kern";
 	return obj == BPFVM_BTF_MPTCP_SOCK ? "mptcp_sock" : "tcp_sock";
 }
 

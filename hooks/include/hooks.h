@@ -35,6 +35,11 @@ struct bpfvm_prog_type;
 #define HOOKS_TCP_SYN_IP	    1006
 #define HOOKS_TCP_SYN_MAC	    1007
 #define HOOKS_TCP_SOCK_OPS_CB_FLAGS 1008
+/* SOL_SOCKET SK_BPF_CB_FLAGS (Linux 6.14): the socket's BPF flags, today
+ * only SK_BPF_CB_TX_TIMESTAMPING, which turns on the TSTAMP_* ops. */
+#define HOOKS_SK_BPF_CB_FLAGS	    1009
+#define HOOKS_SK_CB_TX_TIMESTAMPING (1u << 0)
+#define HOOKS_SK_CB_MASK	    0x1u
 
 /* Linux's address family numbers, as sock_ops programs compare them. */
 #define HOOKS_AF_INET  2
@@ -93,6 +98,7 @@ struct hooks_sock {
 	uint64_t cookie; /* get_socket_cookie: unique, never 0 */
 	uint32_t cb_flags;
 	bool fullsock;
+	uint8_t sk_cb_flags; /* SK_BPF_CB_FLAGS (HOOKS_SK_CB_*): Linux's u8 sk_bpf_cb_flags */
 };
 
 /* One per stack instance (lcore). Owns nothing of the tree or registry. */
@@ -138,6 +144,12 @@ enum hooks_op {
 	HOOKS_OP_PARSE_HDR_OPT_CB = 13,
 	HOOKS_OP_HDR_OPT_LEN_CB = 14,
 	HOOKS_OP_WRITE_HDR_OPT_CB = 15,
+	/* BPF TX timestamping (Linux 6.15), only with SK_BPF_CB_TX_TIMESTAMPING */
+	HOOKS_OP_TSTAMP_SCHED_CB = 16,
+	HOOKS_OP_TSTAMP_SND_SW_CB = 17,
+	HOOKS_OP_TSTAMP_SND_HW_CB = 18,
+	HOOKS_OP_TSTAMP_ACK_CB = 19,
+	HOOKS_OP_TSTAMP_SENDMSG_CB = 20,
 };
 
 /* The segment a header-option callback is about (Linux's bpf_skops_init_skb):
@@ -198,6 +210,16 @@ uint32_t hooks_hdr_opt_len(struct hooks_sock *hs, const struct hooks_skb *skb, u
  * the bytes programs wrote. */
 uint32_t hooks_write_hdr_opt(struct hooks_sock *hs, const struct hooks_skb *skb, uint32_t reserved,
 			     uint32_t args0);
+
+/* BPF TX timestamping (Linux 6.15, net/ipv4/tcp.c tcp_tx_timestamp and
+ * net/core/skbuff.c __skb_tstamp_tx); each runs only when the socket's
+ * SK_BPF_CB_FLAGS has SK_BPF_CB_TX_TIMESTAMPING. hooks_tstamp_sendmsg: a
+ * send queued data whose last segment is len bytes; true when a program
+ * marked it with bpf_sock_ops_enable_tx_tstamp (the stack then tracks its
+ * last byte). hooks_tstamp_cb: SCHED / SND_SW / SND_HW / ACK for a marked
+ * byte, len the bytes of the segment (or the acked range) it is in. */
+bool hooks_tstamp_sendmsg(struct hooks_sock *hs, uint32_t len);
+void hooks_tstamp_cb(struct hooks_sock *hs, uint32_t op, uint32_t len);
 
 /* Kernel TCP_* state numbering for STATE_CB and info.state. */
 enum hooks_tcp_state {

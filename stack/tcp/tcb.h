@@ -300,6 +300,9 @@ struct tcp_cc_state {
 	uint64_t priv[13];		     /* TCP_CC_PRIV_SIZE: the algorithm's state */
 };
 
+/* marked sends a connection follows at once (Linux: one per skb) */
+#define TCP_TSTAMP_KEYS 4
+
 struct tcb {
 	/* ---- hot ---- */
 	struct tcp_tuple t;
@@ -380,9 +383,16 @@ struct tcb {
 	struct tcp_rcvq_space rcvq;
 	struct tcp_pacing pace;
 	struct tcp_rate rate;
+	/* BPF TX timestamping: the last bytes of sends a program marked
+	 * (bpf_sock_ops_enable_tx_tstamp; Linux's skb tskey), oldest first,
+	 * and which were sent at least once; owned by tcp_sockops.c */
+	struct tcp_tstamp_keys {
+		uint32_t key[TCP_TSTAMP_KEYS];
+		uint8_t n, sent;
+	} tsk;
 };
-/* Its size with the sub-states grouped; grow it knowingly. */
-_Static_assert(sizeof(struct tcb) <= 1312, "struct tcb grew past 1312 bytes");
+/* Its size with the sub-states grouped; grow it knowingly (+24: tsk). */
+_Static_assert(sizeof(struct tcb) <= 1336, "struct tcb grew past 1336 bytes");
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
 #define TCB_F_SACK	   (1u << 1) /* SACK permitted both ways */

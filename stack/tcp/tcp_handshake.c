@@ -150,6 +150,7 @@ void tcp_listen_input(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 	 * non-full socket (docs/sockops.md §3). */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
+	c->hs.sk_cb_flags = l->hs.sk_cb_flags;
 	tcp_so_save_syn(c, h);
 	tcp_so_passive_request(tcp, c, ecn_ok, false);
 	if (tcp_hash_insert(tcp, c) < 0) {

@@ -497,6 +497,12 @@ void tcp_so_rto(struct tcp *tcp, struct tcb *tcb, uint32_t rto_us, bool expired)
 /* After the retransmission is accounted (snd_nxt, snd_max, counters, timer). */
 void tcp_so_retrans(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t segs, int32_t res);
 void tcp_so_rtt(struct tcp *tcp, struct tcb *tcb);
+/* BPF TX timestamping (Linux 6.15): a send queued len bytes ending at
+ * send.una + snd.len; a segment [seq, seq + len) left for the device; the
+ * ACK moved SND.UNA from prior to una. */
+void tcp_so_tstamp_sendmsg(struct tcp *tcp, struct tcb *tcb, uint32_t len);
+void tcp_so_tstamp_xmit(struct tcb *tcb, uint32_t seq, uint32_t len);
+void tcp_so_tstamp_acked(struct tcb *tcb, uint32_t prior, uint32_t una);
 /* Header options: programs' options for a segment about to leave (into
  * r->xopt; len is its payload), the option space they want off every data
  * segment (tcb->so_opt_mss, refreshed before a send), and PARSE_HDR_OPT_CB for

@@ -159,6 +159,8 @@ static int xmit(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, const stru
 	int rc = tcp->cfg.xmit(tcp->cfg.arg, &tcb->t, tos, r, d ? d : &none);
 	if (rc < 0)
 		tcp->stats.out_err++;
+	else if (d && d->n[0] + d->n[1])
+		tcp_so_tstamp_xmit(tcb, r->seq, d->n[0] + d->n[1]);
 	/* Larger than the path MTU: another connection's ICMP lowered it
 	 * (Linux's tcp_current_mss notices a changed route MTU). The segment
 	 * is lost; what follows, retransmissions too, fits. */
@@ -513,7 +515,9 @@ void tcp_snd_window_update(struct tcb *tcb, uint32_t wnd, uint32_t wl1, uint32_t
 
 void tcp_snd_acked(struct tcb *tcb, uint32_t ack)
 {
+	uint32_t prior = tcb->send.una;
 	tcb->send.una = ack;
+	tcp_so_tstamp_acked(tcb, prior, ack);
 	if (SEQ_LT(tcb->send.nxt, ack))
 		tcb->send.nxt = ack;
 }

@@ -41,10 +41,12 @@ int tcp_set_cgroup(struct tcb *tcb, struct cg_node *cg)
 	if (!tcp->cfg.hooks)
 		return -EOPNOTSUPP;
 	uint32_t flags = tcb->hs.cb_flags;
+	uint8_t sk_flags = tcb->hs.sk_cb_flags;
 	bool full = tcb->hs.fullsock;
 	tcp_so_sock_fini(tcb);
 	tcp_so_sock_init(tcp, tcb, cg, full);
 	tcb->hs.cb_flags = flags;
+	tcb->hs.sk_cb_flags = sk_flags;
 	return 0;
 }
 
@@ -357,3 +359,73 @@ const struct hooks_sock_ops tcp_hooks_ops = {
     .getsockopt = so_getsockopt,
     .set_txhash = so_set_txhash,
 };
+
+/* ---- BPF TX timestamping (Linux 6.15) ---------------------------------------
+ * Linux marks an skb (tskey: its last byte) when a program calls the kfunc at
+ * TSTAMP_SENDMSG_CB, reports SCHED when a segment carrying that byte is
+ * queued to the device, SND_SW at the driver's software timestamp and ACK
+ * once the byte is cumulatively acked (tcp_ack_tstamp). skops has no skbs:
+ * it keeps the marked bytes, and a segment covering one is reported when
+ * the port took it (SCHED, then SND_SW: the port's tx burst is both the
+ * queue and the driver here). A DPDK port gives no TX hardware timestamps
+ * the stack reads, so SND_HW never runs. */
+
+static bool tsk_on(const struct tcb *tcb)
+{
+	return so_on(tcb) && tcb->hs.fullsock &&
+	       (tcb->hs.sk_cb_flags & HOOKS_SK_CB_TX_TIMESTAMPING);
+}
+
+void tcp_so_tstamp_sendmsg(struct tcp *tcp, struct tcb *tcb, uint32_t len)
+{
+	(void)tcp;
+	if (!tsk_on(tcb) || !hooks_tstamp_sendmsg(&tcb->hs, len))
+		return;
+	struct tcp_tstamp_keys *k = &tcb->tsk;
+	uint32_t key = tcb->send.una + tcb->snd.len - 1;
+	/* Linux re-marks a tail skb a later send appended to (its tskey moves
+	 * to the new last byte): the newest key, while unsent, moves */
+	if (k->n && !(k->sent & (1u << (k->n - 1)))) {
+		k->key[k->n - 1] = key;
+		return;
+	}
+	if (k->n == TCP_TSTAMP_KEYS) { /* the oldest is forgotten */
+		memmove(k->key, k->key + 1, (TCP_TSTAMP_KEYS - 1) * sizeof(k->key[0]));
+		k->sent >>= 1;
+		k->n--;
+	}
+	k->key[k->n++] = key;
+}
+
+void tcp_so_tstamp_xmit(struct tcb *tcb, uint32_t seq, uint32_t len)
+{
+	struct tcp_tstamp_keys *k = &tcb->tsk;
+	if (!k->n || !tsk_on(tcb))
+		return;
+	for (uint8_t i = 0; i < k->n; i++) {
+		if (k->key[i] - seq >= len)
+			continue;
+		k->sent |= (uint8_t)(1u << i);
+		hooks_tstamp_cb(&tcb->hs, HOOKS_OP_TSTAMP_SCHED_CB, len);
+		hooks_tstamp_cb(&tcb->hs, HOOKS_OP_TSTAMP_SND_SW_CB, len);
+	}
+}
+
+void tcp_so_tstamp_acked(struct tcb *tcb, uint32_t prior, uint32_t una)
+{
+	struct tcp_tstamp_keys *k = &tcb->tsk;
+	uint8_t i = 0;
+	while (i < k->n) {
+		/* Linux tcp_ack_tstamp: prior_snd_una <= tskey < snd_una */
+		if (k->key[i] - prior >= una - prior) {
+			i++;
+			continue;
+		}
+		memmove(k->key + i, k->key + i + 1, (size_t)(k->n - i - 1) * sizeof(k->key[0]));
+		uint8_t low = (uint8_t)(k->sent & ((1u << i) - 1));
+		k->sent = (uint8_t)(low | ((k->sent >> (i + 1)) << i));
+		k->n--;
+		if (tsk_on(tcb))
+			hooks_tstamp_cb(&tcb->hs, HOOKS_OP_TSTAMP_ACK_CB, una - prior);
+	}
+}

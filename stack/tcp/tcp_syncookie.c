@@ -97,6 +97,7 @@ void tcp_syncookie_send(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *
 	 * request, TIMEOUT_INIT not (nothing retransmits it), no saved SYN. */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
+	c->hs.sk_cb_flags = l->hs.sk_cb_flags;
 	tcp_so_save_syn(c, h);
 	tcp_so_passive_request(tcp, c, tcp->cfg.ecn != 0 && (ecn & 3) == 0, true);
 	if (c->flags & TCB_F_TS) {
@@ -187,6 +188,7 @@ int tcp_syncookie_ack(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *t,
 	 * cookie_v4_check sizes the window without RWND_INIT. */
 	tcp_so_sock_init(tcp, c, l->hs.cg, false);
 	c->hs.cb_flags = l->hs.cb_flags;
+	c->hs.sk_cb_flags = l->hs.sk_cb_flags;
 	c->syn_wnd = tcp_rwnd_init_bytes(c, -1);
 	tcp_rcv_offer(c, c->syn_wnd);
 	c->syn_rto_us = TCP_RTO_INIT_US;

@@ -249,6 +249,8 @@ static int32_t send_call(struct tcp *tcp, struct tcb *tcb, const void *buf, uint
 		return -ENOMEM;
 	tcp_rate_check_app_limited(tcb); /* before the new data: was the sender dry? */
 	ring_write_at(&tcb->snd, tcb->snd.len, buf, len);
+	/* Linux tcp_sendmsg_locked: tcp_tx_timestamp before tcp_push */
+	tcp_so_tstamp_sendmsg(tcp, tcb, len);
 	tcp_output(tcp, tcb);
 	return (int32_t)len;
 }

@@ -259,6 +259,57 @@ START_TEST(cb_flags)
 }
 END_TEST
 
+/* SOL_SOCKET SK_BPF_CB_FLAGS (1009): Linux 6.14's sk_bpf_set_get_cb_flags. */
+START_TEST(sk_cb_flags)
+{
+	int32_t v = 0x55555555;
+	ck_assert_int_eq(get_int(1, 1009, &v), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(set_int(1, 1009, HOOKS_SK_CB_TX_TIMESTAMPING), 0);
+	ck_assert_uint_eq(d.hs.sk_cb_flags, HOOKS_SK_CB_TX_TIMESTAMPING);
+	ck_assert_int_eq(get_int(1, 1009, &v), 0);
+	ck_assert_int_eq(v, 1);
+	/* bits outside SK_BPF_CB_MASK, and a size other than an int */
+	ck_assert_int_eq(set_int(1, 1009, 2), -EINVAL);
+	ck_assert_int_eq(set_int(1, 1009, -1), -EINVAL);
+	int64_t v8 = 0;
+	ck_assert_int_eq(call(49, CTX, 1, 1009, PTR(&v8), 8), -EINVAL);
+	ck_assert_int_eq(call(57, CTX, 1, 1009, PTR(&v8), 8), -EINVAL);
+	ck_assert_uint_eq(d.hs.sk_cb_flags, HOOKS_SK_CB_TX_TIMESTAMPING);
+	/* its own flags: the TCP callback set is untouched, and back */
+	ck_assert_uint_eq(d.hs.cb_flags, 0);
+	ck_assert_int_eq(set_int(1, 1009, 0), 0);
+	ck_assert_uint_eq(d.hs.sk_cb_flags, 0);
+	/* never reaches the stack */
+	ck_assert_uint_eq(d.ncalls, 0);
+	d.hs.fullsock = false;
+	ck_assert_int_eq(set_int(1, 1009, 1), -EINVAL);
+	ck_assert_uint_eq(d.hs.sk_cb_flags, 0);
+}
+END_TEST
+
+/* Linux is_locked_tcp_sock_ops: in the TSTAMP_* ops (16..20) setsockopt,
+ * getsockopt, cb_flags_set and load_hdr_opt answer -EOPNOTSUPP first. */
+START_TEST(tstamp_ops_unlocked)
+{
+	int32_t v = 0x55555555;
+	uint8_t opt[4] = {254, 0, 0, 0};
+	for (uint32_t op = 16; op <= 20; op++) {
+		ctx.view.op = op;
+		ck_assert_int_eq(set_int(1, 1009, 1), -EOPNOTSUPP);
+		ck_assert_int_eq(get_int(1, 1009, &v), -EOPNOTSUPP);
+		ck_assert_int_eq(v, 0);
+		ck_assert_int_eq(set_int(6, 1, 1), -EOPNOTSUPP);
+		ck_assert_int_eq(call(59, CTX, 0, 0, 0, 0), -EOPNOTSUPP);
+		ck_assert_int_eq(call(142, CTX, PTR(opt), sizeof opt, 0, 0), -EOPNOTSUPP);
+	}
+	ck_assert_uint_eq(d.hs.sk_cb_flags, 0);
+	ck_assert_uint_eq(d.ncalls, 0);
+	ctx.view.op = 15;
+	ck_assert_int_eq(set_int(1, 1009, 1), 0);
+}
+END_TEST
+
 START_TEST(cookies)
 {
 	struct hkd_sock d2;
@@ -459,6 +510,8 @@ static Suite *helpers_suite(void)
 	tcase_add_test(tc, setsockopt_iw_and_clamp);
 	tcase_add_test(tc, getsockopt_rules);
 	tcase_add_test(tc, cb_flags);
+	tcase_add_test(tc, sk_cb_flags);
+	tcase_add_test(tc, tstamp_ops_unlocked);
 	tcase_add_test(tc, cookies);
 	tcase_add_test(tc, sk_storage);
 	tcase_add_test(tc, perf_output);
