@@ -5,7 +5,8 @@
 #   test/equivalence/fairness.sh [--cc cubic,bbr] [--secs 20] [--rate 100]
 #       [--rtt 20] [--queue BYTES] [--json FILE] [--control]
 # --control: the first flow is a second kernel iperf3 instead of skperf, the
-# topology's own split to read skops's against.
+# topology's own split to read skops's against. FAIR_KEEP=DIR keeps both
+# flows' JSON (skperf's has the stack's counters and tcp_info).
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -81,6 +82,7 @@ for cc in "${cclist[@]}"; do
 	"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5302 -t "$SECS" -C "$cc" -J \
 		>"$TMP/k.json" 2>"$TMP/k.err" || fail "kernel iperf3 ($cc): $(tail -3 "$TMP/k.json")"
 	wait "$skp" || fail "skperf ($cc): $(tail -3 "$TMP/sk.err")"
+	[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/sk.json" "$FAIR_KEEP/$cc-first.json" && cp "$TMP/k.json" "$FAIR_KEEP/$cc-second.json"
 	s=$(json "$TMP/sk.json" "d['end']['sum_received']['bytes']")
 	k=$(json "$TMP/k.json" "d['end']['sum_received']['bytes']")
 	srt=$(json "$TMP/sk.json" "d['end']['sum_sent'].get('retransmits', 0)")
