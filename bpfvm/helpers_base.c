@@ -37,8 +37,11 @@ static uint64_t h_map_lookup_elem(uint64_t r1, uint64_t r2, uint64_t r3, uint64_
 static uint64_t h_map_update_elem(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 				  struct bpfvm_run *run)
 {
-	(void)r5, (void)run;
-	return (uint64_t)(int64_t)bpfvm_map_update(as_map(r1), as_ptr(r2), as_ptr(r3), r4);
+	(void)r5;
+	struct bpfvm_map *m = as_map(r1);
+	if (m)
+		bpfvm_run_charge(run, m->def.value_size);
+	return (uint64_t)(int64_t)bpfvm_map_update(m, as_ptr(r2), as_ptr(r3), r4);
 }
 
 static uint64_t h_map_delete_elem(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
@@ -113,6 +116,7 @@ static uint64_t h_snprintf(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, u
 {
 	char *out = as_ptr(r1);
 	size_t size = out ? (size_t)(uint32_t)r2 : 0;
+	bpfvm_run_charge(run, size);
 	int64_t ret = do_snprintf(run, out, size, as_ptr(r3), as_ptr(r4), (uint32_t)r5);
 	/* The contract says every byte of str is written (UNINIT_WRITE): the
 	 * text and its NUL, then zeros, and all zeros on an error, so the bytes
@@ -280,7 +284,8 @@ static uint64_t h_loop(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint6
 static uint64_t h_ringbuf_output(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
 				 struct bpfvm_run *run)
 {
-	(void)r5, (void)run;
+	(void)r5;
+	bpfvm_run_charge(run, r3);
 	return (uint64_t)(int64_t)bpfvm_ringbuf_output(as_map(r1), as_ptr(r2), r3, r4);
 }
 

@@ -107,6 +107,8 @@ INTERP_INLINE enum interp_helper_end interp_helper_call(struct interp_state *st,
 	} else
 #endif
 		reg[0] = h->fn(reg[1], reg[2], reg[3], reg[4], reg[5], &st->run);
+	if (!st->run.budget) /* spent by the helper's work (bpfvm_run_charge) */
+		st->stopped = true;
 	return st->stopped ? INTERP_HELPER_STOPPED : INTERP_HELPER_DONE;
 }
 

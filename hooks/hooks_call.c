@@ -320,7 +320,14 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 		const uint8_t sk_cb_flags = hs->sk_cb_flags;
 		const uint32_t view_cb = ctx.view.bpf_sock_ops_cb_flags;
 		const uint32_t hash = ctx.view.sk_txhash, room = ctx.remaining_opt_len;
+		const uint64_t data_end = ctx.view.skb_data_end;
 		const uint8_t marked = ctx.tx_marked;
+		/* the option space bpf_store_hdr_opt may fill (at most 40
+		 * bytes): put back byte for byte if the budget stops it */
+		uint8_t opt_was[40];
+		const uint32_t opt_n = skb && room <= sizeof(opt_was) ? room : 0;
+		if (opt_n)
+			memcpy(opt_was, (const void *)(uintptr_t)data_end, opt_n);
 		const uint8_t mark = ctx.nundo;
 		ctx.undo_mark = mark;
 
@@ -340,6 +347,9 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 			ctx.view.reply = reply;
 			ctx.view.sk_txhash = hash;
 			ctx.remaining_opt_len = room;
+			ctx.view.skb_data_end = data_end;
+			if (opt_n)
+				memcpy((void *)(uintptr_t)data_end, opt_was, opt_n);
 			ctx.tx_marked = marked;
 			all_ok = false;
 			continue;

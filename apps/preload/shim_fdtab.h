@@ -44,6 +44,11 @@ struct ssock *shim_sock_new(const struct skp_rep *rep, int family, int memfd);
 /* fd now names s (its reference is the caller's). */
 void shim_fd_set(int fd, struct ssock *s);
 void shim_sock_put(struct ssock *s);
+/* another reference, e.g. across a wait another thread's close may end */
+static inline void shim_sock_hold(struct ssock *s)
+{
+	atomic_fetch_add(&s->refs, 1);
+}
 /* O_NONBLOCK of s. It lives in the socket's shared memory only: on Linux it
  * is the open file's, so every fd naming the socket (dups, a forked child's,
  * an adopter's) sees one holder's F_SETFL or FIONBIO. The kernel fd behind

@@ -60,6 +60,7 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 			fds[i].revents = shim_ready(s) & want;
 			if (!fds[i].revents) {
 				shim_arm(fds[i].fd, s, fds[i].events, false);
+				shim_sock_hold(s); /* a close in another thread waits for us */
 				shim_sleep_begin(s);
 				counted[i] = s;
 			}
@@ -75,6 +76,7 @@ static int poll_core(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t *
 		for (nfds_t i = 0; i < n; i++)
 			if (counted[i]) {
 				shim_sleep_end(counted[i]);
+				shim_sock_put(counted[i]);
 				counted[i] = NULL;
 			}
 		if (r < 0) {

@@ -368,22 +368,22 @@ static void run(struct skopsd *d)
 			last_work = now;
 			idle_sleep_end(d);
 		}
-		bool sleep = now - last_work >= d->poll_ns;
-		if (!sleep && now - last_epoll < SKOPSD_EPOLL_NS)
+		bool idle = now - last_work >= d->poll_ns;
+		if (!idle && now - last_epoll < SKOPSD_EPOLL_NS)
 			continue;
 		last_epoll = now;
 		/* polling without work, an app sharing our core runs now, not
 		 * at the scheduler's tick: its work is what we wait for */
-		if (!sleep && now - last_work >= SKOPSD_EPOLL_NS)
+		if (!idle && now - last_work >= SKOPSD_EPOLL_NS)
 			sched_yield();
-		if (sleep && !d->sleeping) {
+		if (idle && !d->sleeping) {
 			/* one more round after the fence finds what an app
 			 * queued before it could see dsleep */
 			idle_sleep_begin(d);
 			continue;
 		}
 		struct epoll_event evs[64];
-		int n = epoll_wait(d->epfd, evs, 64, sleep ? SKOPSD_SLEEP_MS : 0);
+		int n = epoll_wait(d->epfd, evs, 64, idle ? SKOPSD_SLEEP_MS : 0);
 		for (int i = 0; i < n; i++) {
 			uint32_t u = evs[i].data.u32;
 			if (u == UINT32_MAX) {

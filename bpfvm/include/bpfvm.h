@@ -574,6 +574,20 @@ static inline bool bpfvm_run_stopped(const struct bpfvm_run *run)
 	return run->budget == 0;
 }
 
+/* A helper's work, in bytes it copies or clears, spent from the run-time
+ * budget: one unit a 64-byte line (a unit, a back-edge, is 10-50 ns; so is
+ * a line copied), so a loop of 4 MiB map updates stops after a few hundred
+ * rather than running for minutes. A run it exhausts stops when the helper
+ * returns (the engines look at the budget after every helper call of a
+ * budgeted program; a program with neither loops nor callbacks is stopped
+ * at its end, its effects undone). */
+static inline void bpfvm_run_charge(struct bpfvm_run *run, uint64_t bytes)
+{
+	uint64_t units = bytes >> 6;
+	if (run && units && run->budget)
+		run->budget = run->budget > units ? run->budget - units : 0;
+}
+
 /* ---- ELF objects ------------------------------------------------------- */
 
 struct bpfvm_obj;

@@ -636,7 +636,8 @@ static int call(struct jit_state *st, size_t f, uint32_t pc, const struct bpfvm_
 	else
 		jit_store_i(b, 8, JIT_R9, (int32_t)offsetof(struct bpfvm_run, fp), 0);
 	call_abs(st, (const void *)(uintptr_t)h->fn);
-	if (st->has_cb)
+	/* a callback's stop, or the helper's own work (bpfvm_run_charge) */
+	if (st->has_cb || st->budget)
 		budget_check(st);
 	return 1;
 }

@@ -459,6 +459,12 @@ static int ptr_cond(struct vrf_env *env, const struct bpfvm_insn *insn, struct v
 		*next = idx + 1;
 		return 0;
 	}
+	/* two pointers ordered against each other tell their distance to
+	 * whoever watches the branch: only a loader allowed pointer leaks may
+	 * (kernel check_cond_jmp_op: "pointer comparison prohibited") */
+	if (vrf_reg_is_ptr(dst) && vrf_reg_is_ptr(src) && dst->type == src->type &&
+	    !env->prog->allow_ptr_leaks)
+		return vrf_err(env, -EACCES, "R%d pointer comparison prohibited", insn->src);
 	if (vrf_reg_is_ptr(dst) && vrf_reg_is_ptr(src) && dst->type == src->type &&
 	    dst->type != VRF_PTR_FUNC && !vrf_type_is_or_null(dst->type) &&
 	    (dst->type != VRF_PTR_STACK || dst->frameno == src->frameno) &&

@@ -576,6 +576,15 @@ int vrf_check_ld_imm64(struct vrf_env *env, const struct bpfvm_insn *insn)
 			uintptr_t base = (uintptr_t)vrf_map_value0(m);
 			if (!base || v < base || v >= base + m->def.value_size)
 				continue;
+			/* a one-element array only (kernel array_map_direct_value_addr):
+			 * with more, element 0's address would alias what the
+			 * lock pairing and the callbacks take for other elements */
+			if (m->def.max_entries != 1)
+				return vrf_err(env, -EINVAL,
+					       "invalid access to map value pointer: a direct "
+					       "value address needs a one-element array, the map "
+					       "has %u",
+					       m->def.max_entries);
 			env->prog->aux[idx].map_ptr = 1;
 			vrf_mark_ptr(dst, VRF_MAP_VALUE);
 			dst->map = m;
