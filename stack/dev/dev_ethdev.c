@@ -1,8 +1,8 @@
 /* dev: a DPDK ethdev port (net_af_packet or net_af_xdp on a veth, net_tap,
- * net_virtio_user over vhost-net, net_memif, a PCI NIC). Port init follows DPDK's fixed order (examples/skeleton, l3fwd): dev
- * info, mask offloads by capability (logging what was dropped), configure,
- * adjust descriptors, queue setup with a pool sized from the config, start,
- * bounded link wait. One rx/tx queue pair per lcore; each is a struct dev. */
+ * net_virtio_user over vhost-net, net_memif, a PCI NIC). Port init follows DPDK's fixed order
+ * (examples/skeleton, l3fwd): dev info, mask offloads by capability (logging what was dropped),
+ * configure, adjust descriptors, queue setup with a pool sized from the config, start, bounded link
+ * wait. One rx/tx queue pair per lcore; each is a struct dev. */
 #include "dev.h"
 
 #include <errno.h>
