@@ -2,8 +2,9 @@
 # ports.sh: the kernel peer's path through each port, side by side in one
 # run (root; not a test). For net_af_packet, net_af_xdp (both on the interop
 # veth) and net_virtio_user over /dev/vhost-net (a tap in the kernel's
-# namespace): skperf -c -> kernel iperf3 -s, one flow for SECS seconds, and
-# skperf --plain --rr 64 -> test/bench/krr -s. Each figure is the median of
+# namespace): skperf -c -> kernel iperf3 -s, one flow for SECS seconds, the
+# same with -R (the kernel sends), and skperf --plain --rr 64 ->
+# test/bench/krr -s. Each figure is the median of
 # REPS runs, ports interleaved within a repetition so load drift hits them
 # alike; ratios are to af_packet. A port that cannot run here (no vhost-net)
 # or a run that fails is reported as such, the others still measured.
@@ -60,6 +61,17 @@ measure() {
 	kill "$PID_ks" 2>/dev/null
 	[ "$setup" = - ] || in_b ip link del "$VU_TAP" 2>/dev/null
 	port=$((port + 1))
+	bg ks timeout $((SECS + 40)) ip netns exec "$NS_B" taskset -c $C2 iperf3 -s -1 -p $port
+	listening $port || fail "iperf3 -s did not listen"
+	if sk rev "$vdev" "$addr" "$setup" -c "$peer" -p $port -t "$SECS" -R &&
+		v=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]/1e9)' "$TMP/rev.out"); then
+		note "$p" rev_gbps "$v"
+	else
+		note "$p" rev_gbps "error:$(why rev)"
+	fi
+	kill "$PID_ks" 2>/dev/null
+	[ "$setup" = - ] || in_b ip link del "$VU_TAP" 2>/dev/null
+	port=$((port + 1))
 	bg kr timeout $((SECS + 40)) ip netns exec "$NS_B" taskset -c $C2 "$KRR" -s $port
 	listening $port || fail "krr -s did not listen"
 	if sk rr "$vdev" "$addr" "$setup" --plain -c "$peer" -p $port --rr 64 -t "$SECS" &&
@@ -82,7 +94,7 @@ for ((r = 0; r < REPS; r++)); do
 	if [ $vu_ok = 1 ]; then
 		measure virtio_user "$VU_VDEV" "$IP4_VU_A/24" $IP4_VU_B vu_tap_to_b
 	else
-		for m in bulk_gbps rr64_p50_us; do
+		for m in bulk_gbps rev_gbps rr64_p50_us; do
 			note virtio_user $m "error:no /dev/vhost-net (a kernel without CONFIG_VHOST_NET)"
 		done
 	fi
@@ -92,7 +104,7 @@ done
 import json, statistics, sys
 res, secs, reps, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 ports = ["af_packet", "af_xdp", "virtio_user"]
-metrics = ["bulk_gbps", "rr64_p50_us", "rr64_p99_us"]
+metrics = ["bulk_gbps", "rev_gbps", "rr64_p50_us", "rr64_p99_us"]
 vals = {p: {m: [] for m in metrics} for p in ports}
 errs = {p: [] for p in ports}
 for line in open(res):
@@ -118,13 +130,14 @@ text = json.dumps(doc, indent=1)
 print(text)
 if out:
     open(out, "w").write(text + "\n")
-print(f"\n| port | skperf -> iperf3 -s, Gbit/s (x af_packet) | rr 64 p50 us (x) | rr 64 p99 us (x) | errors |")
-print("| --- | --- | --- | --- | --- |")
+print(f"\n| port | skperf -> iperf3 -s, Gbit/s (x af_packet) | -R: iperf3 -s -> skperf, Gbit/s (x) "
+      f"| rr 64 p50 us (x) | rr 64 p99 us (x) | failed runs |")
+print("| --- | --- | --- | --- | --- | --- |")
 for p in ports:
     d = doc["ports"][p]
     cell = lambda m, f: (f"{d[m]['median']:{f}} ({d['ratio_to_af_packet'].get(m, float('nan')):.2f})"
                          if m in d else "-")
-    print(f"| {p} | {cell('bulk_gbps', '.3f')} | {cell('rr64_p50_us', '.0f')} | "
-          f"{cell('rr64_p99_us', '.0f')} | {d.get('failed_runs', 0)} of {2 * reps} runs: "
+    print(f"| {p} | {cell('bulk_gbps', '.3f')} | {cell('rev_gbps', '.3f')} | {cell('rr64_p50_us', '.0f')} | "
+          f"{cell('rr64_p99_us', '.0f')} | {d.get('failed_runs', 0)} of {3 * reps}: "
           f"{'; '.join(d.get('errors', [])) or 'none'} |")
 PY
