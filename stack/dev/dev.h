@@ -22,7 +22,7 @@ struct dev_caps {
 	bool tx_tcp_csum; /* RTE_MBUF_F_TX_TCP_CKSUM honoured */
 	bool tx_udp_csum; /* RTE_MBUF_F_TX_UDP_CKSUM honoured */
 	bool rx_csum;	  /* RTE_MBUF_F_RX_{IP,L4}_CKSUM_* flags are set on rx */
-	/* Frames come from a Linux interface through a socket (af_packet, tap):
+	/* Frames come from a Linux interface (af_packet, tap, af_xdp, virtio_user):
 	 * a local sender may have left its L4 checksum to offload, and the PMD
 	 * does not say so (DPDK 22.11's af_packet drops TP_STATUS_CSUMNOTREADY). */
 	bool rx_host_port;

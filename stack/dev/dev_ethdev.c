@@ -1,8 +1,8 @@
-/* dev: a DPDK ethdev port (net_af_packet on a veth, net_tap, net_memif, a PCI
- * NIC). Port init follows DPDK's fixed order (examples/skeleton, l3fwd): dev
- * info, mask offloads by capability (logging what was dropped), configure,
- * adjust descriptors, queue setup with a pool sized from the config, start,
- * bounded link wait. One rx/tx queue pair per lcore; each is a struct dev. */
+/* dev: a DPDK ethdev port (net_af_packet or net_af_xdp on a veth, net_tap,
+ * net_virtio_user over vhost-net, net_memif, a PCI NIC). Port init follows DPDK's fixed order
+ * (examples/skeleton, l3fwd): dev info, mask offloads by capability (logging what was dropped),
+ * configure, adjust descriptors, queue setup with a pool sized from the config, start, bounded link
+ * wait. One rx/tx queue pair per lcore; each is a struct dev. */
 #include "dev.h"
 
 #include <errno.h>
@@ -154,6 +154,20 @@ static uint64_t ethdev_mask(const struct dev_ethdev_config *cfg, const char *dir
 	return want & capa;
 }
 
+/* Drivers whose frames come from a Linux interface of this host: a local
+ * sender's segment may reach us with its L4 checksum left to offload.
+ * af_xdp in copy mode on a veth runs the program on the skb the peer sent
+ * (veth_xdp_rcv_skb), and virtio_user over vhost-net reads a tap. */
+static bool ethdev_host_driver(const char *name)
+{
+	static const char *const host[] = {"net_af_packet", "net_tap", "net_af_xdp",
+					   "net_virtio_user"};
+	for (size_t i = 0; name && i < sizeof(host) / sizeof(host[0]); i++)
+		if (!strcmp(name, host[i]))
+			return true;
+	return false;
+}
+
 static int ethdev_link_wait(uint16_t port, uint32_t ms)
 {
 	struct rte_eth_link link;
@@ -283,8 +297,7 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 	p->caps.tx_udp_csum = tx & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	p->caps.rx_csum =
 	    (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM) == RTE_ETH_RX_OFFLOAD_CHECKSUM;
-	p->caps.rx_host_port = info.driver_name && (!strcmp(info.driver_name, "net_af_packet") ||
-						    !strcmp(info.driver_name, "net_tap"));
+	p->caps.rx_host_port = ethdev_host_driver(info.driver_name);
 	ethdev_log(cfg,
 		   "dev: ethdev: port %u: %u queue(s), %u/%u descriptors, pool %u, mtu %u, "
 		   "mac %02x:%02x:%02x:%02x:%02x:%02x, offloads tx 0x%llx rx 0x%llx\n",

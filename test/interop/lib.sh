@@ -117,6 +117,30 @@ wait_pid() {
 }
 
 AF_PACKET_VDEV="net_af_packet0,iface=$VETH_A"
+# AF_XDP on the same veth: one queue (the veth's default is one channel;
+# frames on another queue would miss the socket and go to the kernel)
+AF_XDP_VDEV="net_af_xdp0,iface=$VETH_A,start_queue=0,queue_count=1"
+# virtio_user over vhost-net: the PMD creates tap $VU_TAP in skops's
+# namespace; vu_tap_to_b moves it to the kernel's with $IP4_VU_B
+VU_TAP=skt-$$
+IP4_VU_A=198.18.1.2
+IP4_VU_B=198.18.1.1
+VU_VDEV="net_virtio_user0,path=/dev/vhost-net,queue_size=1024,iface=$VU_TAP"
+
+need_vhost_net() {
+	[ -c /dev/vhost-net ] ||
+		fail "no /dev/vhost-net: virtio_user needs the kernel's vhost-net (CONFIG_VHOST_NET, modprobe vhost_net)"
+}
+
+# vu_tap_to_b: waits for the tap the virtio_user PMD created in NS_A, moves
+# it to NS_B with the kernel's address, offloads left on (the PMD asks for
+# checksum offload through the virtio-net header)
+vu_tap_to_b() {
+	wait_for 20 in_a ip link show "$VU_TAP" || fail "virtio_user: no tap $VU_TAP appeared"
+	in_a ip link set "$VU_TAP" netns "$NS_B" || fail "move $VU_TAP"
+	in_b ip addr add "$IP4_VU_B/24" dev "$VU_TAP" || fail "address on $VU_TAP"
+	in_b ip link set "$VU_TAP" up || fail "$VU_TAP up"
+}
 
 # nginx_conf DIR WORKERS CONNECTIONS ["HTTP DIRECTIVES;"]: DIR/nginx.conf
 # for a foreground nginx serving DIR/www on port 8081, its pid, log and
