@@ -31,7 +31,9 @@ SOCK=$TMP/skopsd.sock
 
 perf bench syscall basic 2>/dev/null | awk '/usecs\/op/ {printf "{\"syscall\":{\"us\":%s}}\n", $1}'
 
-bg kr in_b taskset -c 1 "$KRR" -s 7001
+# external commands, never shell functions, in bg: the pid it records is
+# the one cleanup's kill reaches
+bg kr ip netns exec "$NS_B" taskset -c 1 "$KRR" -s 7001
 wait_for 10 sh -c "ip netns exec $NS_B ss -ltn 'sport = :7001' | grep -q LISTEN" || fail "krr -s"
 # the kernel's own connection per request first, on the program's core
 in_a ip addr add "$IP4_A/24" dev "$VETH_A"
@@ -39,7 +41,7 @@ kphase=$(in_a taskset -c 1 "$PHASE" "$IP4_B" 7001 3000) || fail "crr_phase on th
 in_a ip addr del "$IP4_A/24" dev "$VETH_A"
 
 # shellcheck disable=SC2086 # SKOPSD_ARGS are words
-bg sd in_a "$SKOPSD" --eal "-l 0" --sock "$SOCK" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
+bg sd ip netns exec "$NS_A" "$SKOPSD" --eal "-l 0" --sock "$SOCK" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24" \
 	${SKOPSD_ARGS:-}
 wait_for 20 grep -q "serving on" "$TMP/sd.err" || fail "skopsd: $(cat "$TMP/sd.err")"
 SDPID=$(pgrep -f "^$SKOPSD --eal -l 0 --sock $SOCK") || fail "skopsd's pid"
