@@ -230,10 +230,21 @@ static const struct bpfvm_helper hooks_kfuncs[] = {
      BPFVM_RET_RANGE(-EOPNOTSUPP, 0)},
 };
 
+/* name is "bpf_" then kf; compared by hand: GCC's -Wstringop-overread takes
+ * strcmp(name + 4, ...) for a read past a zero-sized region under ASan */
+static bool kfunc_name_is(const char *name, const char *kf)
+{
+	if (strncmp(name, "bpf_", 4) != 0)
+		return false;
+	for (name += 4; *name && *name == *kf; name++, kf++)
+		;
+	return *name == *kf;
+}
+
 static uint32_t hooks_kfunc_id(const char *name)
 {
 	for (size_t i = 0; i < sizeof(hooks_kfuncs) / sizeof(hooks_kfuncs[0]); i++)
-		if (strncmp(name, "bpf_", 4) == 0 && strcmp(name + 4, hooks_kfuncs[i].name) == 0)
+		if (kfunc_name_is(name, hooks_kfuncs[i].name))
 			return hooks_kfuncs[i].id;
 	return 0;
 }
