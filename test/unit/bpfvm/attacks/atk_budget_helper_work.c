@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	bpfvm_map_put(m);
 	bpfvm_registry_destroy(reg);
 	/* held when the helpers' work (4 MiB a callback) spends the budget:
-	 * the run stops well before the loop's end, in well under a second (5 s allowed under the
-	 * sanitizers) (before bpfvm_run_charge, 100000 callbacks took ~40 s) */
+	 * the run stops well before the loop's end, in well under a second
+	 * here (5 s allowed for the sanitizers); before bpfvm_run_charge,
+	 * 100000 callbacks took about 40 s */
 	return rc == -ETIME && dt < 5.0 ? 0 : 1;
 }
