@@ -122,9 +122,9 @@ void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
 		atomic_store_explicit(&s->wseq_seen, w, memory_order_relaxed);
 	}
 	if (rewrite && (shim_ready(s) & (want | POLLERR | POLLHUP))) {
-		atomic_fetch_add_explicit(&m->wseq, 1, memory_order_relaxed);
 		v = 1;
 		(void)!shim_real.write(fd, &v, sizeof(v));
+		atomic_fetch_add_explicit(&m->wseq, 1, memory_order_relaxed); /* after: wake.c */
 	}
 }
 

@@ -24,11 +24,14 @@ void wake_app(struct dsock *s)
 	if (!atomic_load_explicit(&s->shm->epoll_regs, memory_order_relaxed) &&
 	    !atomic_load_explicit(&s->shm->waiters, memory_order_relaxed))
 		return;
-	atomic_fetch_add_explicit(&s->shm->wseq, 1, memory_order_relaxed);
 	guard_begin();
 	ssize_t w = write(s->efd, &one, sizeof(one));
 	int e = errno;
 	guard_end();
+	/* after the write: a waiter that saw the old count before our write
+	 * reads the eventfd at its next arm; one bumped before the write could
+	 * be taken as read while the count was still to come */
+	atomic_fetch_add_explicit(&s->shm->wseq, 1, memory_order_relaxed);
 	if (w < 0 && e == EINTR)
 		s->hostile = true;
 	else if (w < 0 && e != EAGAIN)
