@@ -234,13 +234,15 @@ def tstamp_cb(entries, role):
     out += "; kfunc %d flags %d at sched %d; in tstamp ops %d/%d/%d" % (
         kf_first, kf_flags, kf_other, sopt, gopt, cbset)
     # the 6.18 kernel reported fewer ACKs than SCHEDs (114 of 127, 126 of
-    # 128 in the first runs) and, once, more SCHEDs than marks (order_bad
-    # 21, 130 SCHEDs: a segment sent again reports again): only that some came
+    # 128 in the first runs), once more SCHEDs than marks (order_bad 21, 130
+    # SCHEDs: a segment sent again reports again) and once more ACKs than
+    # SCHEDs (129 of 128): only that some came (compat_tstamp_sim checks
+    # skops's one ACK per marked byte exactly)
     out += "; sends marked %s, sched=sw %s, acks %s, hw %d, not_full %d" % (
         "all" if n_send and n_marked == n_send else "%d/%d" % (n_marked, n_send),
         "yes" if n_sched and n_sched == n_sw else
         "no (%d/%d)" % (n_sched, n_sw),
-        "some, <= sched" if 0 < n_ack <= n_sched else "%d of %d" % (n_ack, n_sched),
+        "some" if n_ack > 0 else "none",
         n_hw, not_full)
     if role == "server" and vals.get(2):
         out += "; listener set %d" % vals[2][5]
