@@ -159,7 +159,8 @@ ssize_t shim_dg_send(int fd, struct ssock *s, const struct msghdr *msg, int flag
 		}
 		if (shim_nonblock(s) || (flags & MSG_DONTWAIT)) {
 			if (!asked) { /* room may have come before the ask */
-				asked = shim_ask_out(s);
+				shim_ask_out(s);
+				asked = true;
 				continue;
 			}
 			rc = -EAGAIN;

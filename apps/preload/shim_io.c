@@ -167,7 +167,8 @@ static ssize_t sk_send(int fd, struct ssock *s, const struct iovec *iov, int cnt
 		}
 		if (shim_nonblock(s) || (flags & MSG_DONTWAIT)) {
 			if (!asked) { /* room may have come before the ask */
-				asked = shim_ask_out(s);
+				shim_ask_out(s);
+				asked = true;
 				continue;
 			}
 			ret = sent ? (ssize_t)sent : -EAGAIN;

@@ -207,7 +207,7 @@ void shim_sleep_begin(struct ssock *s);
 void shim_sleep_end(struct ssock *s);
 /* A non-blocking send found the tx ring full: the daemon wakes the socket
  * once room comes (the kernel's SOCK_NOSPACE); look at the ring again
- * before reporting EAGAIN. Returns true. */
-bool shim_ask_out(struct ssock *s);
+ * before reporting EAGAIN. */
+void shim_ask_out(struct ssock *s);
 
 #endif

@@ -99,13 +99,12 @@ short shim_ready(struct ssock *s)
 	return ev;
 }
 
-bool shim_ask_out(struct ssock *s)
+void shim_ask_out(struct ssock *s)
 {
 	/* an RMW, as the daemon's taking of the flag after it moved tx.tail:
 	 * whichever comes second sees the other's (the caller looks at the
 	 * ring again) */
 	atomic_fetch_or(&s->shm->want, SKP_WANT_OUT);
-	return true;
 }
 
 void shim_arm(int fd, struct ssock *s, short want, bool rewrite)
