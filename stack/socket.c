@@ -153,7 +153,7 @@ int skops_socket(struct stack *st, int family, int type)
 		}
 		tcp_tcb_set_sd(s->tcb, sd);
 	} else {
-		s->q = calloc(STACK_UDP_QLEN, sizeof(*s->q));
+		s->q = calloc(1, sizeof(*s->q));
 		if (!s->q) {
 			sock_free(st, sd);
 			return -ENOMEM;
@@ -169,17 +169,17 @@ static void udp_rx(void *arg, struct rte_mbuf *m, const struct ip_meta *meta, ui
 {
 	(void)dport;
 	struct skops_sock *s = arg;
-	if (s->qlen == STACK_UDP_QLEN) {
-		s->udp_drops++;
+	if (s->q->len == STACK_UDP_QLEN) {
+		s->q->drops++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	struct skops_udp_dgram *d = &s->q[(s->qhead + s->qlen) % STACK_UDP_QLEN];
+	struct skops_udp_dgram *d = &s->q->d[(s->q->head + s->q->len) % STACK_UDP_QLEN];
 	d->m = m;
 	d->family = meta->family;
 	memcpy(d->src, &meta->src, 16);
 	d->sport = sport;
-	s->qlen++;
+	s->q->len++;
 	udp_dirty(s);
 }
 
@@ -195,16 +195,16 @@ static void udp_err(void *arg, const struct net_icmp_err *e)
 	    memcmp(&e->inner.dst, peer, fam == AF_INET ? 4 : 16) ||
 	    wire_get16(e->l4 + 2) != s->pport)
 		return;
-	s->so_error = ECONNREFUSED;
+	s->q->so_error = ECONNREFUSED;
 	udp_dirty(s);
 }
 
 /* s's readiness changed: its callback runs in this poll */
 static void udp_dirty(struct skops_sock *s)
 {
-	if (!s->udp_dirty) {
+	if (!s->q->dirty) {
 		struct stack *st = s->st;
-		s->udp_dirty = true;
+		s->q->dirty = true;
 		if (st->n_udp_dirty < st->nsocks)
 			st->udp_dirty[st->n_udp_dirty++] = s->sd;
 		else
@@ -393,9 +393,9 @@ ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flag
 			tcb_sa_put(s, false, from, fromlen);
 		return n;
 	}
-	if (!s->qlen)
+	if (!s->q->len)
 		return -EAGAIN;
-	struct skops_udp_dgram *d = &s->q[s->qhead];
+	struct skops_udp_dgram *d = &s->q->d[s->q->head];
 	uint32_t plen = rte_pktmbuf_pkt_len(d->m);
 	uint32_t n = plen < len ? plen : (uint32_t)len;
 	const void *p = rte_pktmbuf_read(d->m, 0, n, buf);
@@ -404,8 +404,8 @@ ssize_t skops_recvfrom(struct stack *st, int sd, void *buf, size_t len, int flag
 	sa_put_as(s, d->family, d->src, d->sport, from, fromlen);
 	if (!peek) {
 		rte_pktmbuf_free(d->m);
-		s->qhead = (s->qhead + 1) % STACK_UDP_QLEN;
-		s->qlen--;
+		s->q->head = (s->q->head + 1) % STACK_UDP_QLEN;
+		s->q->len--;
 	}
 	return (ssize_t)n;
 }
@@ -432,10 +432,10 @@ int skops_close(struct stack *st, int sd)
 	} else {
 		if (s->udp)
 			net_udp_close(st->net, s->udp);
-		while (s->qlen) {
-			rte_pktmbuf_free(s->q[s->qhead].m);
-			s->qhead = (s->qhead + 1) % STACK_UDP_QLEN;
-			s->qlen--;
+		while (s->q->len) {
+			rte_pktmbuf_free(s->q->d[s->q->head].m);
+			s->q->head = (s->q->head + 1) % STACK_UDP_QLEN;
+			s->q->len--;
 		}
 	}
 	sock_free(st, sd);
@@ -524,9 +524,9 @@ int skops_getsockopt(struct stack *st, int sd, int level, int optname, void *val
 			int v = optname == SO_TYPE	  ? SOCK_DGRAM
 				: optname == SO_REUSEADDR ? s->reuseaddr
 				: optname == SO_REUSEPORT ? s->reuseport
-							  : s->so_error;
+							  : s->q->so_error;
 			if (optname == SO_ERROR)
-				s->so_error = 0; /* read once, as sock_error */
+				s->q->so_error = 0; /* read once, as sock_error */
 			memcpy(val, &v, sizeof(v));
 			*len = sizeof(int);
 			return 0;
@@ -575,8 +575,8 @@ uint32_t skops_events(struct stack *st, int sd)
 	if (!s)
 		return 0;
 	if (s->type == SOCK_DGRAM)
-		return (s->qlen ? SKOPS_EV_IN : 0) | SKOPS_EV_OUT |
-		       (s->so_error ? SKOPS_EV_ERR : 0);
+		return (s->q->len ? SKOPS_EV_IN : 0) | SKOPS_EV_OUT |
+		       (s->q->so_error ? SKOPS_EV_ERR : 0);
 	_Static_assert(TCP_EV_IN == SKOPS_EV_IN && TCP_EV_OUT == SKOPS_EV_OUT &&
 			   TCP_EV_HUP == SKOPS_EV_HUP && TCP_EV_ERR == SKOPS_EV_ERR &&
 			   TCP_EV_RDHUP == SKOPS_EV_RDHUP,
@@ -586,8 +586,8 @@ uint32_t skops_events(struct stack *st, int sd)
 
 static void udp_event(struct stack *st, struct skops_sock *s)
 {
-	if (s->type == SOCK_DGRAM && s->udp_dirty) {
-		s->udp_dirty = false;
+	if (s->type == SOCK_DGRAM && s->q->dirty) {
+		s->q->dirty = false;
 		if (s->cb)
 			s->cb(s->cb_arg, s->sd, skops_events(st, s->sd));
 	}

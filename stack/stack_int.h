@@ -18,29 +18,35 @@ struct skops_udp_dgram {
 	uint16_t sport;
 };
 
+/* A datagram socket's receive queue and what only UDP keeps, taken with
+ * the socket (a stream socket's slot carries none of it). */
+struct skops_udp_q {
+	uint32_t head, len; /* datagrams d[head, head + len) mod STACK_UDP_QLEN */
+	uint32_t drops;	    /* datagrams refused with the queue full */
+	int so_error;	    /* an ICMP error for the connected peer, until read */
+	bool dirty;	    /* on the stack's udp_dirty list */
+	struct skops_udp_dgram d[STACK_UDP_QLEN];
+};
+
 struct skops_sock {
 	int type; /* 0 free, SOCK_STREAM, SOCK_DGRAM */
 	int family;
 	struct tcb *tcb;
 	/* UDP */
 	struct net_udp_sock *udp;
+	struct skops_udp_q *q;	     /* DGRAM sockets only */
 	uint8_t laddr[16], peer[16]; /* the socket family's form (v4-mapped) */
 	uint16_t lport, pport;
 	bool connected;
 	bool v6only;		   /* IPV6_V6ONLY until bound (then the net_udp_sock's) */
 	bool reuseaddr, reuseport; /* UDP: SO_REUSEADDR, SO_REUSEPORT (bind uses them) */
 	uint32_t uid;		   /* UDP: the owner bind passes on (TCP: the tcb's) */
-	int so_error;		   /* UDP: an ICMP error for the connected peer, until read */
-	struct skops_udp_dgram *q; /* STACK_UDP_QLEN entries, DGRAM sockets only */
-	uint32_t qhead, qlen;
-	uint32_t udp_drops;
-	struct stack *st;
 	int sd;
+	struct stack *st;
 	/* readiness callback */
 	void (*cb)(void *arg, int sd, uint32_t ev);
 	void *cb_arg;
 	int next_free;
-	bool udp_dirty;
 };
 
 struct stack {

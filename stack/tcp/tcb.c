@@ -66,6 +66,7 @@ void tcb_free(struct tcp *tcp, struct tcb *tcb)
 	ring_release(tcp, &tcb->rcv, true);
 	tcp_sb_free(tcb);
 	free(tcb->saved_syn);
+	tcp_so_syn_free(tcb);
 	tcp_ooo_free(tcb);
 	tcp_rack_free(tcb);
 	memset(tcb, 0, sizeof(*tcb));

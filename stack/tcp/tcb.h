@@ -49,6 +49,12 @@ struct tcp_seq_range {
 	uint32_t l, r;
 };
 
+/* A request's SYN options as they came (tcb.syn_opt). */
+struct tcp_syn_opt {
+	uint8_t len;
+	uint8_t b[TCP_OPT_SPACE];
+};
+
 /* A SYN's headers kept by TCP_SAVE_SYN (Linux struct saved_syn): Ethernet
  * (only for TCP_SAVE_SYN 2), IP, TCP, in that order in data. */
 struct tcp_saved_syn {
@@ -127,6 +133,7 @@ struct tcp_rack {
 	struct tcp_rack_seg *s;
 	uint32_t head, n, cap; /* records s[head, head + n) */
 	uint32_t nlost;	       /* records with TCP_RS_LOST */
+	uint32_t lost;	       /* segments deemed lost, for tcp_info */
 	bool whole;	       /* the records cover what is in flight */
 	bool reord;	       /* reordering seen (RFC 8985 §6.2 step 3) */
 	uint8_t reo_steps;     /* reo_wnd in min_rtt/4 steps, grown by D-SACKs */
@@ -137,7 +144,6 @@ struct tcp_rack {
 	uint32_t fack;	       /* highest end delivered */
 	uint64_t dsack_ns;     /* when reo_steps last grew */
 	uint64_t last_ns;      /* the last send's stamp: stamps only grow */
-	uint32_t lost;	       /* segments deemed lost, for tcp_info */
 };
 
 /* The tail loss probe (RFC 8985 §7; owner: tcp_tlp.c). */
@@ -149,20 +155,13 @@ struct tcp_tlp {
 };
 
 /* Delivery-rate estimation (tcp_rate.c, Linux's tcp_rate.c) over the RACK
- * records; bytes and ns. The rs_* fields build this ACK's sample. */
+ * records; bytes and ns. The sample one ACK builds lives in the stack
+ * (struct tcp_rate_ack, tcp_int.h), not in every idle connection. */
 struct tcp_rate {
-	uint64_t delivered;	/* bytes cumulatively acked or SACKed, ever */
-	uint64_t delivered_ns;	/* when delivered last grew */
-	uint64_t first_tx_ns;	/* send time of the latest segment delivered */
-	uint64_t app_limited;	/* delivered + in flight when the sender ran dry; 0: not */
-	uint64_t ack_delivered; /* delivered when this ACK began */
-	uint32_t ack_lost;	/* rack.lost when this ACK began */
-	uint32_t ack_inflight;	/* bytes in flight when this ACK began */
-	bool rs_have;		/* a segment this ACK delivered had rate state */
-	bool rs_app_limited, rs_retrans;
-	uint32_t rs_end;
-	uint64_t rs_prior_delivered, rs_prior_ns, rs_xmit_ns;
-	int64_t rs_send_us; /* the send phase of the sampled window */
+	uint64_t delivered;    /* bytes cumulatively acked or SACKed, ever */
+	uint64_t delivered_ns; /* when delivered last grew */
+	uint64_t first_tx_ns;  /* send time of the latest segment delivered */
+	uint64_t app_limited;  /* delivered + in flight when the sender ran dry; 0: not */
 };
 
 /* Receive-buffer autotuning (tcp_rcvbuf.c; Linux's rcvq_space and
@@ -171,11 +170,11 @@ struct tcp_rcvq_space {
 	uint32_t copied;     /* bytes the application has read, mod 2^32 (copied_seq) */
 	uint32_t seq;	     /* copied when this measurement began */
 	uint32_t space;	     /* bytes read in the last RTT measured */
+	uint32_t last_tsecr; /* one timestamp sample per echoed value */
 	uint64_t time_ns;    /* when this measurement began */
 	uint32_t rtt_us8;    /* the receiver's RTT estimate × 8; 0: none yet */
 	uint32_t rtt_seq;    /* a window sample ends when rcv_nxt reaches it */
 	uint64_t rtt_ns;     /* when that window was opened; 0: none */
-	uint32_t last_tsecr; /* one timestamp sample per echoed value */
 };
 
 /* What went through the connection, for tcp_info and the sock_ops context
@@ -290,14 +289,14 @@ struct tcp_rtx_state {
  * segments, as Linux keeps them. */
 struct tcp_cc_state {
 	const struct tcp_cc_ops *ops;
-	uint8_t ca_state; /* TCP_CA_* */
 	uint32_t cwnd, ssthresh;
 	uint32_t cwnd_cnt;		     /* segments ACKed towards the next increment */
 	uint32_t cwnd_clamp;		     /* TCP_BPF_SNDCWND_CLAMP; 0 until established */
 	uint32_t prior_cwnd, prior_ssthresh; /* before the last reduction (undo) */
 	uint32_t max_cwnd;		     /* largest cwnd after any ACK, for tcp_info */
 	uint32_t initial_cwnd;		     /* TCP_BPF_IW; 0 until established: TCP_INIT_CWND */
-	uint64_t priv[13];		     /* TCP_CC_PRIV_SIZE: the algorithm's state */
+	uint8_t ca_state;		     /* TCP_CA_* */
+	uint64_t priv[9];		     /* TCP_CC_PRIV_SIZE: the algorithm's state */
 };
 
 /* marked sends a connection follows at once (Linux: one per skb) */
@@ -308,15 +307,17 @@ struct tcb {
 	struct tcp_tuple t;
 	uint8_t state;
 	uint8_t snd_wscale, rcv_wscale;
+	bool sml_sent;
 	uint32_t flags; /* TCB_F_* */
 	struct tcp_sndseq send;
 	struct tcp_rcvseq recv;
 	uint32_t ts_off;
-	uint32_t snd_sml;     /* end of the last small segment sent, if sml_sent */
-	uint64_t last_oow_ns; /* last ACK for a refused segment (0: none) */
-	bool sml_sent;
+	uint32_t snd_sml;      /* end of the last small segment sent, if sml_sent */
+	uint64_t last_oow_ns;  /* last ACK for a refused segment (0: none) */
 	uint16_t mss, rcv_mss; /* send payload per segment, advertised MSS */
 	uint16_t peer_mss;     /* the peer's MSS option (TCP_MSS_DEFAULT without) */
+	bool out_q;	       /* on the output queue (tcp_outq.c) */
+	uint8_t pend;	       /* TCB_P_*: what a sock_ops call asked for */
 	uint32_t pmtu;
 	struct tcp_cc_state cc;
 	struct tcp_rtt_est rtt;
@@ -331,8 +332,6 @@ struct tcb {
 	struct tcb *dirty_next;	 /* events pending delivery */
 	struct tcb *pend_next;	 /* effects pending application (tcp_effect.c) */
 	struct tcb *out_next;	 /* waiting for its output turn (tcp_outq.c) */
-	bool out_q;		 /* on the output queue */
-	uint8_t pend;		 /* TCB_P_*: what a sock_ops call asked for */
 	struct tcb *bind_next;	 /* the port table's chain, while TCB_F_BOUND */
 	/* ---- cold ---- */
 	struct hooks_sock hs;
@@ -343,10 +342,16 @@ struct tcb {
 	 * has an AF_INET tuple and sk_family AF_INET6, as Linux keeps
 	 * sk_family while the connection runs on IPv4 (v4-mapped). */
 	uint8_t sk_family;
-	bool v6only;	  /* IPV6_V6ONLY, or bound to a specific IPv6 address */
+	bool v6only; /* IPV6_V6ONLY, or bound to a specific IPv6 address */
+	/* option bytes the programs reserved when asked for the current MSS
+	 * (HDR_OPT_LEN_CB without a segment); data segments carry that much
+	 * less payload (Linux tcp_current_mss) */
+	uint8_t so_opt_mss;
+	uint8_t txrehash; /* SO_TXREHASH (tcp_pathopt.c, below) */
 	int err;	  /* pending SO_ERROR (positive errno) */
 	uint32_t ev_seen; /* events last reported to the callback */
 	uint16_t backlog, nq_syn, nq_acc;
+	bool reuseport, thin_lto;	 /* tcp_pathopt.c, below */
 	uint64_t cookie_ns;		 /* listener: the last SYN cookie sent (0: none) */
 	struct tcb *acc_head, *acc_tail; /* listener: established children */
 	struct tcb *syn_head;		 /* listener: children in SYN_RECEIVED */
@@ -356,28 +361,23 @@ struct tcb {
 	uint32_t syn_rto_us, syn_tx, syn_wnd;
 	uint64_t syn_last_ns;
 	uint32_t syn_gaps_us[TCP_MAX_SYN_GAPS];
-	uint32_t ecn_seen;
 	/* a request's SYN options, for the programs writing its SYN-ACK's
-	 * (bpf_load_hdr_opt with BPF_LOAD_HDR_OPT_TCP_SYN) */
-	uint8_t syn_opt_len;
-	uint8_t syn_opt[TCP_OPT_SPACE];
-	/* option bytes the programs reserved when asked for the current MSS
-	 * (HDR_OPT_LEN_CB without a segment); data segments carry that much
-	 * less payload (Linux tcp_current_mss) */
-	uint8_t so_opt_mss;
+	 * (bpf_load_hdr_opt with BPF_LOAD_HDR_OPT_TCP_SYN): taken only when
+	 * they write header options, freed once established (tcp_sockops.c) */
+	struct tcp_syn_opt *syn_opt;
 	/* on a listener's child, the SYN's headers it kept (opt.save_syn) */
 	struct tcp_saved_syn *saved_syn;
 	/* tcp_pathopt.c: SO_BINDTOIFINDEX (0: any port), SO_REUSEPORT and the
-	 * owner it shares with, SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS,
-	 * IPV6_AUTOFLOWLABEL (-1: not set, the default applies) */
+	 * owner it shares with, SO_TXREHASH, TCP_THIN_LINEAR_TIMEOUTS (those
+	 * three above, where they pack), IPV6_AUTOFLOWLABEL (-1: not set, the
+	 * default applies) */
 	uint32_t bound_if, uid;
-	bool reuseport, thin_lto;
-	uint8_t txrehash;
 	int8_t autoflowlabel;
-	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
+	uint32_t ecn_seen;
 	struct tcp_conn_counts cnt;
 	struct tcp_sack_sb sb;
 	struct tcp_recovery rec;
+	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_rack rack;
 	struct tcp_tlp tlp;
 	struct tcp_rcvq_space rcvq;
@@ -391,8 +391,12 @@ struct tcb {
 		uint8_t n, sent;
 	} tsk;
 };
-/* Its size with the sub-states grouped; grow it knowingly (+24: tsk). */
-_Static_assert(sizeof(struct tcb) <= 1336, "struct tcb grew past 1336 bytes");
+/* Its size with the sub-states grouped; grow it knowingly: an idle
+ * connection (tcb, socket slot, hash slots) is held to 1.3 KiB (issue 28;
+ * test/bench/stack_bench). 1336 before the per-ACK rate sample moved to the
+ * stack, the CC's private area shrank to 72 bytes and the SYN's options
+ * went to the heap. */
+_Static_assert(sizeof(struct tcb) <= 1184, "struct tcb grew past 1184 bytes");
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
 #define TCB_F_SACK	   (1u << 1) /* SACK permitted both ways */

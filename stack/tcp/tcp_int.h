@@ -66,6 +66,20 @@ struct tcp_stats {
 	uint64_t icmp_out_of_window;
 };
 
+/* The delivery-rate sample of the ACK being processed (tcp_rate.c): a stack
+ * takes one ACK at a time, so one per stack, marked with its connection. */
+struct tcp_rate_ack {
+	const struct tcb *tcb; /* whose ACK; NULL: none begun */
+	uint64_t delivered;    /* the connection's delivered when this ACK began */
+	uint32_t lost;	       /* rack.lost when this ACK began */
+	uint32_t inflight;     /* bytes in flight when this ACK began */
+	bool have;	       /* a segment this ACK delivered had rate state */
+	bool app_limited, retrans;
+	uint32_t end;
+	uint64_t prior_delivered, prior_ns, xmit_ns;
+	int64_t send_us; /* the send phase of the sampled window */
+};
+
 struct tcp {
 	struct tcp_config cfg;
 	uint64_t now;
@@ -79,6 +93,7 @@ struct tcp {
 	struct tcb *listeners;
 	struct tcb *bind_ht[TCP_BIND_SLOTS]; /* bound sockets by local port (tcp_port.c) */
 	struct rnd rnd;
+	struct tcp_rate_ack rate_ack; /* owner: tcp_rate.c */
 	uint64_t isn_key[2];
 	struct tcb *wheel[TCP_WHEEL_SLOTS];
 	uint64_t wheel_tick; /* last tick processed */
@@ -511,6 +526,7 @@ void tcp_so_tstamp_acked(struct tcb *tcb, uint32_t prior, uint32_t una);
 void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32_t len);
 void tcp_so_current_mss(struct tcp *tcp, struct tcb *tcb);
 void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn);
+void tcp_so_syn_free(struct tcb *tcb);
 void tcp_so_parse_hdr(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t len);
 /* Effective initial window in bytes from RWND_INIT (0: default). */
 uint32_t tcp_rwnd_init_bytes(const struct tcb *tcb, int reply);

@@ -48,61 +48,70 @@ void tcp_rate_sent(struct tcb *tcb, struct tcp_rack_seg *g)
 void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g)
 {
 	struct tcp_rate *r = &tcb->rate;
+	struct tcp_rate_ack *a = &tcb->tcp->rate_ack;
+	if (a->tcb != tcb)
+		tcp_rate_ack_begin(tcb); /* not within its ACK's processing */
 	r->delivered += g->end - g->seq;
 	/* The segment sent last that this ACK delivers (the send order of
 	 * RACK's stamps, sequence numbers breaking ties) decides the sample. */
-	if (r->rs_have && !(g->xmit_ns > r->first_tx_ns ||
-			    (g->xmit_ns == r->first_tx_ns && SEQ_GT(g->end, r->rs_end))))
+	if (a->have && !(g->xmit_ns > r->first_tx_ns ||
+			 (g->xmit_ns == r->first_tx_ns && SEQ_GT(g->end, a->end))))
 		return;
-	r->rs_have = true;
-	r->rs_prior_delivered = g->delivered;
-	r->rs_prior_ns = g->delivered_ns;
-	r->rs_app_limited = (g->flags & TCP_RS_APPLIM) != 0;
-	r->rs_retrans = (g->flags & TCP_RS_RTX) != 0;
-	r->rs_end = g->end;
-	r->rs_xmit_ns = g->xmit_ns;
-	r->rs_send_us = (int64_t)((g->xmit_ns - g->first_tx_ns) / CLK_NS_PER_US);
+	a->have = true;
+	a->prior_delivered = g->delivered;
+	a->prior_ns = g->delivered_ns;
+	a->app_limited = (g->flags & TCP_RS_APPLIM) != 0;
+	a->retrans = (g->flags & TCP_RS_RTX) != 0;
+	a->end = g->end;
+	a->xmit_ns = g->xmit_ns;
+	a->send_us = (int64_t)((g->xmit_ns - g->first_tx_ns) / CLK_NS_PER_US);
 	r->first_tx_ns = g->xmit_ns;
 }
 
 void tcp_rate_ack_begin(struct tcb *tcb)
 {
-	struct tcp_rate *r = &tcb->rate;
-	r->rs_have = false;
-	r->ack_delivered = r->delivered;
-	r->ack_lost = tcb->rack.lost;
+	struct tcp_rate_ack *a = &tcb->tcp->rate_ack;
+	a->tcb = tcb;
+	a->have = false;
+	a->delivered = tcb->rate.delivered;
+	a->lost = tcb->rack.lost;
 	/* the pipe costs a walk of the scoreboard: only for its consumer */
-	r->ack_inflight = tcb->cc.ops->cong_control ? tcp_inflight(tcb) : 0;
+	a->inflight = tcb->cc.ops->cong_control ? tcp_inflight(tcb) : 0;
 }
 
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 {
 	struct tcp_rate *r = &tcb->rate;
+	struct tcp_rate_ack *a = &tcp->rate_ack;
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
+	if (a->tcb != tcb)
+		tcp_rate_ack_begin(tcb); /* no ACK begun for it: an empty sample */
 	/* The bubble the application left has been delivered. */
 	if (r->app_limited && r->delivered > r->app_limited)
 		r->app_limited = 0;
-	uint64_t d = r->delivered - r->ack_delivered;
+	uint64_t d = r->delivered - a->delivered;
 	if (d)
 		r->delivered_ns = tcp->now;
 	*rs = (struct tcp_rate_sample){
 	    .delivered = -1,
 	    .interval_us = -1,
 	    .acked_sacked = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d,
-	    .losses = (tcb->rack.lost - r->ack_lost) * mss,
-	    .prior_in_flight = r->ack_inflight,
+	    .losses = (tcb->rack.lost - a->lost) * mss,
+	    .prior_in_flight = a->inflight,
 	    .rtt_us = -1,
 	};
-	if (!r->rs_have)
+	bool have = a->have;
+	a->tcb = NULL;
+	if (!have)
 		return;
-	rs->prior_delivered = r->rs_prior_delivered;
-	rs->is_app_limited = r->rs_app_limited;
-	rs->is_retrans = r->rs_retrans;
-	rs->delivered = (int64_t)(r->delivered - r->rs_prior_delivered);
-	int64_t ack_us = (int64_t)((tcp->now - r->rs_prior_ns) / CLK_NS_PER_US);
-	rs->interval_us = r->rs_send_us > ack_us ? r->rs_send_us : ack_us;
-	if (!r->rs_retrans)
-		rs->rtt_us = (int32_t)((tcp->now - r->rs_xmit_ns) / CLK_NS_PER_US);
+	rs->prior_delivered = a->prior_delivered;
+	rs->is_app_limited = a->app_limited;
+	rs->is_retrans = a->retrans;
+	rs->delivered = (int64_t)(r->delivered - a->prior_delivered);
+	int64_t ack_us = (int64_t)((tcp->now - a->prior_ns) / CLK_NS_PER_US);
+	rs->interval_us = a->send_us > ack_us ? a->send_us : ack_us;
+	if (!a->retrans)
+		rs->rtt_us = (int32_t)((tcp->now - a->xmit_ns) / CLK_NS_PER_US);
 	/* Shorter than any round trip: a resent segment's delivery credited
 	 * to the retransmission, or a clock step; no rate can be trusted. */
 	if (rs->interval_us < (int64_t)tcb->rtt.min_us)

@@ -152,6 +152,7 @@ bool tcp_so_synack_ect(struct tcp *tcp, struct tcb *req)
 void tcp_so_established(struct tcp *tcp, struct tcb *tcb, bool active)
 {
 	(void)tcp;
+	tcp_so_syn_free(tcb); /* no SYN-ACK goes out again */
 	if (!so_on(tcb))
 		return;
 	if (active)
@@ -268,7 +269,7 @@ void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32
 		return;
 	struct hooks_skb skb = {.hdr = hdr, .hdr_len = 0, .skb_len = len, .flags = r->flags};
 	uint8_t synbuf[TCP_HDR_MIN + TCP_OPT_SPACE];
-	if ((r->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && tcb->syn_opt_len) {
+	if ((r->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && tcb->syn_opt) {
 		/* the SYN this answers, as it came: its options after a fixed
 		 * header rebuilt from the connection */
 		struct tcp_repr s;
@@ -278,11 +279,11 @@ void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32
 		s.seq = tcb->recv.irs;
 		s.flags = TCP_SYN;
 		s.wscale = -1;
-		s.xopt_len = tcb->syn_opt_len;
-		memcpy(s.xopt, tcb->syn_opt, tcb->syn_opt_len);
+		s.xopt_len = tcb->syn_opt->len;
+		memcpy(s.xopt, tcb->syn_opt->b, tcb->syn_opt->len);
 		tcp_emit(&s, synbuf);
 		skb.syn = synbuf;
-		skb.syn_len = TCP_HDR_MIN + tcb->syn_opt_len;
+		skb.syn_len = TCP_HDR_MIN + tcb->syn_opt->len;
 	}
 	uint32_t arg0 = tcb == tcp->cookie_req ? 2 /* BPF_WRITE_HDR_TCP_SYNACK_COOKIE */ : 0;
 	uint32_t reserved = hooks_hdr_opt_len(&tcb->hs, &skb, room, arg0);
@@ -297,10 +298,24 @@ void tcp_so_hdr_opt(struct tcp *tcp, struct tcb *tcb, struct tcp_repr *r, uint32
 	r->xopt_len = (uint8_t)reserved;
 }
 
+/* Kept only for programs that write the SYN-ACK's options (every idle
+ * connection would carry 41 bytes otherwise); without memory, they see a
+ * SYN without options. */
 void tcp_so_save_syn(struct tcb *req, const struct tcp_repr *syn)
 {
-	req->syn_opt_len = syn->rxopt_len;
-	memcpy(req->syn_opt, syn->rxopt, syn->rxopt_len);
+	if (!syn->rxopt_len || !so_writes(req, true))
+		return;
+	req->syn_opt = malloc(sizeof(*req->syn_opt));
+	if (!req->syn_opt)
+		return;
+	req->syn_opt->len = syn->rxopt_len;
+	memcpy(req->syn_opt->b, syn->rxopt, syn->rxopt_len);
+}
+
+void tcp_so_syn_free(struct tcb *tcb)
+{
+	free(tcb->syn_opt);
+	tcb->syn_opt = NULL;
 }
 
 /* Linux bpf_skops_parse_hdr, called at the end of tcp_validate_incoming: not

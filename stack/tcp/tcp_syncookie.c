@@ -123,6 +123,7 @@ void tcp_syncookie_send(struct tcp *tcp, struct tcb *l, const struct tcp_tuple *
 	tcp_send_syn(tcp, c);
 	tcp_conn_scrub(tcp, c);
 	free(c->saved_syn);
+	tcp_so_syn_free(c);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -12,7 +12,8 @@
  * in it, and the stack takes them back after the call. A module never
  * sends: it asks for ACKs through the view. It includes this header and
  * standard headers only; its state lives in view->priv (Linux's
- * ICSK_CA_PRIV_SIZE, 104 bytes). */
+ * ICSK_CA_PRIV_SIZE is 104 bytes; 72 here, the largest module's
+ * state, because every idle connection carries it). */
 #ifndef SKOPS_STACK_TCP_CC_CC_H
 #define SKOPS_STACK_TCP_CC_CC_H
 
@@ -40,7 +41,7 @@ enum tcp_ca_event {
 /* The algorithm's sockets pace (Linux's BBR sets sk_pacing_status itself). */
 #define TCP_CC_NEEDS_PACING (1u << 1)
 #define TCP_CC_NAME_MAX	    16
-#define TCP_CC_PRIV_SIZE    104	 /* bytes of view->priv */
+#define TCP_CC_PRIV_SIZE    72	 /* bytes of view->priv */
 #define CC_MSS_DEFAULT	    536u /* RFC 9293 §3.7.1, the stack's TCP_MSS_DEFAULT */
 #define CC_INIT_CWND	    10u	 /* RFC 6928, the stack's TCP_INIT_CWND */
 #define CC_NS_PER_US	    1000ull
