@@ -11,7 +11,7 @@ set -eu
 fuzzer=$1
 corpus=$2
 regressions=$3
-secs=${4:-60}
+secs=${FUZZ_SECS:-${4:-60}} # FUZZ_SECS: a longer run than the test command's
 name=$(basename "$fuzzer")
 for f in "$regressions"/*; do
 	[ -f "$f" ] || continue
