@@ -692,11 +692,15 @@ def wire(pkts, prog_addr):
             # Linux nor skops can add the option
             if 40 - (hdr - 20 - (8 if o else 0)) < 8:
                 continue
-            seen = opts.setdefault(cls, [set(), 0])
+            seen = opts.setdefault(cls, [set(), 0, []])
             if o:
                 seen[0].add(o[:11])
             else:
                 seen[1] += 1
+                if len(seen[2]) < 4:  # which ones, for a row that differs
+                    seen[2].append("t+%.3fs flags 0x%02x seq +%d ack %d hdr %d len %d opts %s" % (
+                        t.time - pkts[0].time, flags, (t.seq - isn) & 0xFFFFFFFF, t.ack,
+                        hdr, plen, [n for n, _ in t.options()]))
         if not from_prog and plen > 0 and peer_data_t0 is None:
             peer_data_t0 = t.time
         if from_prog and plen > 0 and not syn and isn is not None:
@@ -738,9 +742,10 @@ def wire(pkts, prog_addr):
     if mss and high:
         # TCP timestamps take 12 bytes of every data segment's MSS.
         out["iw_flight"] = round(high / (mss - 12))
-    for cls, (kinds, without) in opts.items():
+    for cls, (kinds, without, missing) in opts.items():
         out[cls + "_exp_opt"] = "%s; %s" % (", ".join(sorted(kinds)) or "none",
                                             "on every one" if not without else "not on all")
+        out[cls + "_exp_opt_missing"] = missing
     for k in ("syn", "synack"):
         ts = out.pop(k + "_times")
         out[k + "_gaps"] = [round((b - a) * 1000) for a, b in zip(ts, ts[1:])]
@@ -972,6 +977,11 @@ def main():
                         " (measured %d times%s)" % (tries, "; kernel %s" % kseen[obs]
                                                      if obs in kseen else "")
                         if tries > 1 else ""), flush=True)
+                    if obs.endswith("_exp_opt") and not ok:  # the segments without it
+                        for kind in ("kernel", "skops"):
+                            for m in results[kind].get(obs + "_missing") or []:
+                                print("%-24s %-18s %-12s %s without: %s" % (
+                                    label, where, obs, kind, m), flush=True)
                     if obs == "rcv_clamp_close":  # what sized it, to read the row by
                         print("%-24s %-18s %-12s kernel=%s skops=%s (not compared)" % (
                             label, where, "rcv_rtt_us", results["kernel"].get("rcv_rtt_close"),
