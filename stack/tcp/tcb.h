@@ -360,7 +360,7 @@ struct tcb {
 	uint32_t txhash;
 	uint32_t syn_rto_us, syn_tx, syn_wnd;
 	uint64_t syn_last_ns;
-	uint32_t syn_gaps_us[TCP_MAX_SYN_GAPS];
+	uint16_t syn_gaps_ms[TCP_MAX_SYN_GAPS]; /* saturating at 65535 */
 	/* a request's SYN options, for the programs writing its SYN-ACK's
 	 * (bpf_load_hdr_opt with BPF_LOAD_HDR_OPT_TCP_SYN): taken only when
 	 * they write header options, freed once established (tcp_sockops.c) */
@@ -394,9 +394,9 @@ struct tcb {
 /* Its size with the sub-states grouped; grow it knowingly: an idle
  * connection (tcb, socket slot, hash slots) is held to 1.3 KiB (issue 28;
  * test/bench/stack_bench). 1336 before the per-ACK rate sample moved to the
- * stack, the CC's private area shrank to 72 bytes and the SYN's options
- * went to the heap. */
-_Static_assert(sizeof(struct tcb) <= 1184, "struct tcb grew past 1184 bytes");
+ * stack, the CC's private area shrank to 72 bytes, the SYN's options
+ * went to the heap and the SYN gaps to 16-bit milliseconds. */
+_Static_assert(sizeof(struct tcb) <= 1168, "struct tcb grew past 1168 bytes");
 
 #define TCB_F_TS	   (1u << 0) /* timestamps negotiated */
 #define TCB_F_SACK	   (1u << 1) /* SACK permitted both ways */

@@ -33,7 +33,7 @@ struct skops_tcp_info {
 	uint64_t bytes_acked, bytes_received, bytes_sent, bytes_retrans;
 	uint32_t segs_in, segs_out, data_segs_in, data_segs_out;
 	uint32_t unacked, notsent;
-	/* SYN (or SYN-ACK) transmissions: first RTO and the gaps in µs */
+	/* SYN (or SYN-ACK) transmissions: first RTO and the gaps in µs (whole ms) */
 	uint32_t syn_rto_ms;
 	uint32_t syn_retrans;
 	uint32_t syn_gaps_us[SKOPS_MAX_SYN_GAPS];

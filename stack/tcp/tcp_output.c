@@ -241,9 +241,10 @@ void tcp_send_syn(struct tcp *tcp, struct tcb *tcb)
 	uint8_t tos = tcb->opt.tos & 0xfc;
 	if (synack ? tcp_so_synack_ect(tcp, tcb) : (tcb->flags & TCB_F_SYN_ECT) != 0)
 		tos |= 2; /* ECT(0) */
-	if (tcb->syn_tx && tcb->syn_tx <= TCP_MAX_SYN_GAPS)
-		tcb->syn_gaps_us[tcb->syn_tx - 1] =
-		    (uint32_t)((tcp->now - tcb->syn_last_ns) / CLK_NS_PER_US);
+	if (tcb->syn_tx && tcb->syn_tx <= TCP_MAX_SYN_GAPS) {
+		uint64_t ms = (tcp->now - tcb->syn_last_ns) / CLK_NS_PER_MS;
+		tcb->syn_gaps_ms[tcb->syn_tx - 1] = (uint16_t)(ms < 65535 ? ms : 65535);
+	}
 	tcb->syn_tx++;
 	tcb->syn_last_ns = tcp->now;
 	if (tcb->send.max == tcb->send.iss)

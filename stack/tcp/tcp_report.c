@@ -66,7 +66,7 @@ void tcp_get_info(const struct tcb *tcb, struct skops_tcp_info *o)
 	o->syn_retrans = tcb->syn_tx ? tcb->syn_tx - 1 : 0;
 	_Static_assert(TCP_MAX_SYN_GAPS <= SKOPS_MAX_SYN_GAPS, "skops_tcp_info holds every gap");
 	for (int i = 0; i < TCP_MAX_SYN_GAPS; i++)
-		o->syn_gaps_us[i] = tcb->syn_gaps_us[i];
+		o->syn_gaps_us[i] = tcb->syn_gaps_ms[i] * CLK_US_PER_MS;
 	o->syn_wnd = tcb->syn_wnd > 65535u ? 65535u : tcb->syn_wnd;
 	o->cb_flags = tcb->hs.cb_flags;
 	o->pacing_rate = tcb->pace.rate;

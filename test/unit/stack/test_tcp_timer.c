@@ -44,7 +44,7 @@ START_TEST(syn_retransmit_linear_then_doubling)
 		ck_assert_uint_eq(s->r.seq, c->send.iss);
 	}
 	ck_assert_uint_eq(c->syn_tx, 7);
-	ck_assert_uint_eq(c->syn_gaps_us[5], 2000000);
+	ck_assert_uint_eq(c->syn_gaps_ms[5], 2000);
 	/* tcp_syn_retries = 6: the next timeout (4 s later) gives up */
 	fx_at(&f, at + 3999 * MS);
 	ck_assert_uint_eq(c->state, TCP_SYN_SENT);
