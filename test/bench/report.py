@@ -20,7 +20,8 @@ BASELINE = "kernel_kernel_veth_offload"
 # a figure the first baseline lacks (loss runs need segments, not GSO
 # frames; idle connections run on loopback; nginx and redis on the kernel
 # are their own) compares with the next
-BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback", "kernel_apps")
+BASELINES = (BASELINE, "kernel_kernel_veth_nooffload", "kernel_loopback", "kernel_apps",
+             "kernel_linkem")
 # Gross regressions, judged against the kernel of the same run (so neither a
 # slower machine nor a busy one trips them): about 3x past the worst ratio
 # seen on the 2-vCPU development VM (docs/bench.md), never noise. Latencies

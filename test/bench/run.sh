@@ -14,7 +14,9 @@
 # with cubic (the kernel set to it too) and again with bbr on both sides
 # (nft numgen, as test/interop/test_tcp_sack.sh); the CRR and RR cost of 0,
 # 1 and 8 sock_ops programs (op_count.o) with the JIT and the interpreter;
-# 10k and 100k idle connections: memory per connection end and set-up time
+# bulk through linkem at 1, 10 and 40 ms RTT with 1% loss, kernel and
+# skperf as the sender with cubic (RTTS="..." to choose, LEM_KEEP=DIR keeps
+# skperf's JSON); 10k and 100k idle connections: memory per connection end and set-up time
 # (stack_bench on skops, kconns on the kernel). Each figure is the median of
 # REPS runs (1 with --quick) with min and max, and its ratio to the kernel
 # baseline of the same run. Writes bench-results/bench-DATE.json, .md and
@@ -329,6 +331,54 @@ skops_skops() {
 
 # idle connections: memory per connection end and set-up time, the kernel
 # over loopback in a, skops with two stacks on the in-memory wire
+# Bulk at the RTTs users have (issue 29): through linkem (test/linkem) with
+# half the RTT each way and 1 % random loss on the data direction, the
+# kernel's iperf3 and then skperf (af_packet) as the sender from the same
+# namespace, both with cubic, to a kernel iperf3; linkem on its own core.
+# 1, 10 and 40 ms (10 ms with --quick).
+RTTS=${RTTS:-$([ $QUICK = 1 ] && echo 10 || echo "1 10 40")}
+linkem_rtt() {
+	local LINKEM=$BUILD/test/linkem/linkem rtt half k s
+	[ -x "$LINKEM" ] || fail "missing $LINKEM (build first)"
+	# shellcheck source=../linkem/linkem_net.sh
+	. "$ROOT/test/linkem/linkem_net.sh"
+	trap 'lem_cleanup; cleanup' EXIT # lib.sh's cleanup, and linkem's namespaces
+	lem_setup || fail "linkem: netns/veth set-up"
+	local A=(ip netns exec "$LEM_NS_A") B=(ip netns exec "$LEM_NS_B")
+	"${A[@]}" ip addr add 198.18.6.1/24 dev "$LEM_IF_A"
+	"${B[@]}" ip addr add 198.18.6.2/24 dev "$LEM_IF_B"
+	for rtt in $RTTS; do
+		half=$(/usr/bin/python3 -c "print($rtt / 2)")
+		lem_start "$TMP/lem.json" --delay "$half" --a2b --loss 1 ||
+			fail "linkem: $(cat "$TMP/lem.json.log")"
+		taskset -pc $C2 "$LEM_PID" >/dev/null # ip netns exec became linkem
+		k=() s=()
+		for ((r = 0; r < REPS; r++)); do
+			port=$((port + 1))
+			bg lk timeout 90 "${B[@]}" iperf3 -s -1 -p $port
+			listening "$LEM_NS_B" $port || fail "iperf3 -s behind linkem did not listen"
+			timeout 90 "${A[@]}" taskset -c $C1 iperf3 -c 198.18.6.2 -p $port -t "$SECS" -C cubic -J \
+				>"$TMP/l.json" 2>"$TMP/l.err" || fail "kernel iperf3 at ${rtt} ms: $(cat "$TMP/l.err")"
+			wait_pid 20 "$PID_lk"
+			k+=("$(jq_py "$TMP/l.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')")
+			port=$((port + 1))
+			bg lk timeout 90 "${B[@]}" iperf3 -s -1 -p $port
+			listening "$LEM_NS_B" $port || fail "iperf3 -s behind linkem did not listen"
+			timeout 90 "${A[@]}" "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
+				--addr 198.18.6.3/24 --eal "-l $C1" -c 198.18.6.2 -p $port -t "$SECS" -C cubic -J \
+				>"$TMP/l.json" 2>"$TMP/l.err" || fail "skperf at ${rtt} ms: $(tail -3 "$TMP/l.err")"
+			wait_pid 20 "$PID_lk"
+			s+=("$(jq_py "$TMP/l.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')")
+			[ -n "${LEM_KEEP:-}" ] && cp "$TMP/l.json" "$LEM_KEEP/skperf-${rtt}ms-$r.json"
+		done
+		lem_stop
+		record kernel_linkem "bulk_1_rtt${rtt}ms_loss1pct" Mbit/s "${k[@]}"
+		record skops_linkem "bulk_1_rtt${rtt}ms_loss1pct" Mbit/s "${s[@]}"
+	done
+	lem_cleanup
+	trap cleanup EXIT
+}
+
 conns() {
 	for n in $CONNS; do
 		local km=() kt=() sm=() st=()
@@ -354,7 +404,7 @@ t0=$SECONDS
 section() { echo "bench: $1 at $((SECONDS - t0)) s" >&2; }
 echo "bench: ${SECS}s a figure, $REPS repetition(s), cores $C1 and $C2" >&2
 for step in "kernel_kernel kernel_kernel_veth_offload 0" "kernel_kernel kernel_kernel_veth_nooffload 1" \
-	skops_kernel skops_kernel_rr skops_skops shim_shim shim_kernel apps conns; do
+	skops_kernel skops_kernel_rr skops_skops shim_shim shim_kernel apps linkem_rtt conns; do
 	[ -n "${STEPS:-}" ] && [[ " $STEPS " != *" ${step%% *} "* ]] && continue
 	section "${step%% *}"
 	$step
