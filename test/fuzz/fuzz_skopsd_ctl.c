@@ -40,7 +40,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* the replies so far; their fds closed, SOCKET's ids kept */
+/* the replies so far; their fds closed, the new sockets' ids kept */
 static void drain(int app, uint32_t *ids, unsigned *nids)
 {
 	for (;;) {
@@ -61,7 +61,8 @@ static void drain(int app, uint32_t *ids, unsigned *nids)
 		int k = skp_fds_take(&m, fds, SKP_FDS_MAX, (void (*)(int))close);
 		for (int i = 0; i < k; i++)
 			close(fds[i]);
-		if (rep.rc >= 0 && rep.id && *nids < 64)
+		/* SOCK_CONNECT's socket comes with an error rc (the connect's) */
+		if ((rep.rc >= 0 || k == SKP_FDS_MAX) && rep.id && *nids < 64)
 			ids[(*nids)++] = rep.id;
 	}
 }
