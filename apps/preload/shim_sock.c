@@ -142,6 +142,9 @@ static struct ssock *to_skops(int fd, struct shim_fd *e, const struct sockaddr *
 		return NULL;
 	}
 	s->type = e->c->type;
+	/* the timeouts set before: a blocking connect's wait is SO_SNDTIMEO's */
+	s->rcvtimeo_ms = e->c->rcvtimeo_ms;
+	s->sndtimeo_ms = e->c->sndtimeo_ms;
 	shim_set_nonblock(s, shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK);
 	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
 	if (!conn)
@@ -472,8 +475,12 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t le
 	struct shim_fd *e = shim_fd(fd);
 	if (e && e->c) {
 		int rc = shim_real.setsockopt(fd, level, name, val, len);
+		bool timeo = level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO);
+		if (!rc && timeo && timeo_ms(val, len) >= 0)
+			*(name == SO_RCVTIMEO ? &e->c->rcvtimeo_ms : &e->c->sndtimeo_ms) =
+			    timeo_ms(val, len);
 		if (!rc && len <= sizeof(e->c->opts[0].val) && e->c->nopts < SHIM_CAND_OPTS &&
-		    !(level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO))) {
+		    !timeo) {
 			unsigned i = e->c->nopts++;
 			e->c->opts[i].level = level;
 			e->c->opts[i].name = name;

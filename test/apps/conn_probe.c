@@ -7,7 +7,8 @@
  *   conn_probe lazy HOST PORT CLOSED  HOST:PORT echoes, HOST:CLOSED refuses:
  *     - setsockopt before connect: a short TCP_NODELAY is EINVAL, an unknown
  *       SOL_SOCKET name ENOPROTOOPT; the options taken (TCP_NODELAY,
- *       SO_KEEPALIVE) read back set once connected;
+ *       SO_KEEPALIVE, SO_RCVTIMEO) read back set once connected, and a
+ *       recv with nothing to read gives EAGAIN after the SO_RCVTIMEO;
  *     - getsockname before connect: the wildcard, port 0; SO_ERROR 0,
  *       SO_TYPE SOCK_STREAM;
  *     - 200 sockets with an option set, closed unconnected, then a connect;
@@ -30,7 +31,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int skops_socks;
@@ -92,6 +95,8 @@ static void before_connect(const struct sockaddr_in *to)
 	      "unknown SOL_SOCKET option before connect: not ENOPROTOOPT");
 	check(!setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)), "TCP_NODELAY");
 	check(!setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)), "SO_KEEPALIVE");
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 300000};
+	check(!setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO");
 	struct sockaddr_in me;
 	socklen_t ml = sizeof(me);
 	memset(&me, 0xff, sizeof(me));
@@ -106,6 +111,21 @@ static void before_connect(const struct sockaddr_in *to)
 	check(opt(fd, IPPROTO_TCP, TCP_NODELAY) != 0, "TCP_NODELAY set before connect lost");
 	check(opt(fd, SOL_SOCKET, SO_KEEPALIVE) != 0, "SO_KEEPALIVE set before connect lost");
 	echo(fd, "options\n");
+	/* SO_RCVTIMEO from before connect: nothing to read, EAGAIN after it */
+	socklen_t tl = sizeof(tv);
+	check(!getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &tl) && tv.tv_sec == 0 &&
+		  tv.tv_usec >= 290000 && tv.tv_usec <= 310000,
+	      "SO_RCVTIMEO set before connect: not 300 ms once connected");
+	alarm(10); /* a recv that ignores it never returns */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	errno = 0;
+	check(recv(fd, (char[8]){0}, 8, 0) == -1 && errno == EAGAIN,
+	      "recv past SO_RCVTIMEO set before connect: not EAGAIN");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	alarm(0);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	check(ms >= 250 && ms < 3000, "recv past SO_RCVTIMEO: not after ~300 ms");
 	errno = 0;
 	check(connect(fd, (const struct sockaddr *)to, sizeof(*to)) == -1 && errno == EISCONN,
 	      "second connect: not EISCONN");
