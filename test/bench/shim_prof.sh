@@ -13,7 +13,8 @@
 #   crr: a connection per request, phase by phase (test/bench/crr_phase),
 #     under the shim and on the kernel's own socket on the same core;
 #   crr_ctl: per connection, the control requests the program sent skopsd
-#     and the replies it read (a round trip each; CLOSE has none).
+#     and the replies it read (a round trip each; CLOSE has none), and all
+#     the program's system calls and context switches.
 # SKOPSD_ARGS and SKOPS_POLL_USEC are passed on.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,7 +62,7 @@ sphase=$(in_a "$RUN" --sock "$SOCK" -- taskset -c 1 "$PHASE" "$IP4_B" 7001 3000)
 # program's sendmsg (requests) and recvmsg (replies) are on its skopsd
 # connection only, its data goes through the rings
 in_a "$RUN" --sock "$SOCK" -- perf stat -x, -o "$TMP/ctl.stat" \
-	-e syscalls:sys_enter_sendmsg,syscalls:sys_enter_recvmsg \
+	-e syscalls:sys_enter_sendmsg,syscalls:sys_enter_recvmsg,raw_syscalls:sys_enter,context-switches \
 	taskset -c 1 "$PHASE" "$IP4_B" 7001 1000 >/dev/null || fail "crr_phase, counted"
 /usr/bin/python3 - "$TMP" "$kphase" "$sphase" <<'PY'
 import json, sys
@@ -91,5 +92,7 @@ print(json.dumps({"crr": {"kernel": json.loads(kphase), "shim": json.loads(sphas
 ctl = stat(f"{tmp}/ctl.stat")
 print(json.dumps({"crr_ctl": {
     "requests": round(ctl.get("syscalls:sys_enter_sendmsg", 0) / 1000, 2),
-    "replies": round(ctl.get("syscalls:sys_enter_recvmsg", 0) / 1000, 2)}}))
+    "replies": round(ctl.get("syscalls:sys_enter_recvmsg", 0) / 1000, 2),
+    "app_syscalls": round(ctl.get("raw_syscalls:sys_enter", 0) / 1000, 2),
+    "app_switches": round(ctl.get("context-switches", 0) / 1000, 2)}}))
 PY
