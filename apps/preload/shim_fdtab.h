@@ -13,6 +13,7 @@
 #define SHIM_CAND_OPTS 12
 struct shim_cand {
 	int family, type;
+	int rcvtimeo_ms, sndtimeo_ms; /* SO_RCVTIMEO/SO_SNDTIMEO, the shim's own on skops */
 	unsigned nopts;
 	struct {
 		int level, name;

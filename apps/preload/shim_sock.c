@@ -64,14 +64,70 @@ static bool loopback(const struct sockaddr *sa, socklen_t len)
 	return false;
 }
 
-/* The kernel socket of a candidate becomes a skops socket. */
-static struct ssock *to_skops(int fd, struct shim_fd *e)
+/* SKP_SOCK_CONNECT for candidate c to sa: its options go with it. false
+ * when this daemon does not take it or it does not fit (each option's
+ * value may be 64 bytes): then SOCKET, the options and CONNECT go apart. */
+static bool sconn_pack(struct skp_req *r, const struct shim_cand *c, const struct sockaddr *sa,
+		       socklen_t len)
+{
+	if (c->type != SOCK_STREAM || !(shim_hello_flags() & SKP_F_SOCK_CONNECT))
+		return false;
+	struct skp_sconn h = {.salen = (uint16_t)len, .nopts = (uint16_t)c->nopts};
+	size_t off = sizeof(h);
+	if (len > sizeof(r->data) - off)
+		return false;
+	memcpy(r->data + off, sa, len);
+	off += len;
+	for (unsigned i = 0; i < c->nopts; i++) {
+		struct skp_opt o = {
+		    .level = c->opts[i].level, .name = c->opts[i].name, .len = c->opts[i].len};
+		if (sizeof(o) + o.len > sizeof(r->data) - off)
+			return false;
+		memcpy(r->data + off, &o, sizeof(o));
+		memcpy(r->data + off + sizeof(o), c->opts[i].val, o.len);
+		off += sizeof(o) + o.len;
+	}
+	memcpy(r->data, &h, sizeof(h));
+	r->op = SKP_SOCK_CONNECT;
+	r->len = (uint32_t)off;
+	return true;
+}
+
+/* the options set on the kernel socket, which already accepted them:
+ * their replies are not asked, so they go in one round trip */
+static void replay_opts(struct ssock *s, const struct shim_cand *c)
+{
+	struct skp_req *o = c->nopts ? calloc(c->nopts, sizeof(*o)) : NULL;
+	unsigned no = 0;
+	for (unsigned i = 0; o && i < c->nopts; i++) {
+		if (s->type == SOCK_DGRAM && shim_dg_setopt(s, c->opts[i].level, c->opts[i].name,
+							    c->opts[i].val, c->opts[i].len) != 1)
+			continue;
+		o[no] = (struct skp_req){.op = SKP_SETSOCKOPT,
+					 .id = s->id,
+					 .a = c->opts[i].level,
+					 .b = c->opts[i].name,
+					 .len = c->opts[i].len};
+		memcpy(o[no++].data, c->opts[i].val, c->opts[i].len);
+	}
+	if (no)
+		shim_rpc_batch(o, no);
+	free(o);
+}
+
+/* The kernel socket of a candidate becomes a skops socket. With crc (a
+ * connect to sa), the socket may be made connecting, in one round trip:
+ * *crc is then skops's connect's rc, else it stays as it was. */
+static struct ssock *to_skops(int fd, struct shim_fd *e, const struct sockaddr *sa, socklen_t salen,
+			      int *crc)
 {
 	struct skp_req req = {.op = SKP_SOCKET, .a = e->c->family, .b = e->c->type};
+	bool conn = crc && sa && sconn_pack(&req, e->c, sa, salen);
 	struct skp_rep rep;
 	int fds[2], nfds;
 	int rc = shim_rpc(&req, &rep, fds, &nfds);
-	if (rc || nfds != 2) {
+	/* SOCK_CONNECT's fds say the socket was made: its rc is the connect's */
+	if (nfds != 2 || (rc && !conn)) {
 		for (int i = 0; i < nfds; i++)
 			shim_real.close(fds[i]);
 		errno = rc ? -rc : EPROTO;
@@ -80,31 +136,19 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 	struct ssock *s = shim_sock_new(&rep, e->c->family, fds[0]);
 	if (!s) {
 		shim_real.close(fds[1]);
+		struct skp_req cl = {.op = SKP_CLOSE, .id = rep.id};
+		shim_send_only(&cl); /* the daemon's socket, which nobody names */
 		errno = ENOMEM;
 		return NULL;
 	}
 	s->type = e->c->type;
+	/* the timeouts set before: a blocking connect's wait is SO_SNDTIMEO's */
+	s->rcvtimeo_ms = e->c->rcvtimeo_ms;
+	s->sndtimeo_ms = e->c->sndtimeo_ms;
 	shim_set_nonblock(s, shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK);
 	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
-	/* the options set on the kernel socket, which already accepted them:
-	 * their replies are not asked, so they go in one round trip */
-	struct skp_req *o = e->c->nopts ? calloc(e->c->nopts, sizeof(*o)) : NULL;
-	unsigned no = 0;
-	for (unsigned i = 0; o && i < e->c->nopts; i++) {
-		if (s->type == SOCK_DGRAM &&
-		    shim_dg_setopt(s, e->c->opts[i].level, e->c->opts[i].name, e->c->opts[i].val,
-				   e->c->opts[i].len) != 1)
-			continue;
-		o[no] = (struct skp_req){.op = SKP_SETSOCKOPT,
-					 .id = s->id,
-					 .a = e->c->opts[i].level,
-					 .b = e->c->opts[i].name,
-					 .len = e->c->opts[i].len};
-		memcpy(o[no++].data, e->c->opts[i].val, e->c->opts[i].len);
-	}
-	if (no)
-		shim_rpc_batch(o, no);
-	free(o);
+	if (!conn)
+		replay_opts(s, e->c);
 	if (shim_real.dup3(fds[1], fd, cloexec ? O_CLOEXEC : 0) < 0) {
 		int er = errno;
 		shim_real.close(fds[1]);
@@ -116,6 +160,8 @@ static struct ssock *to_skops(int fd, struct shim_fd *e)
 	free(e->c);
 	e->c = NULL;
 	shim_fd_set(fd, s);
+	if (conn)
+		*crc = rc;
 	return s;
 }
 
@@ -123,6 +169,19 @@ static void stay_kernel(struct shim_fd *e)
 {
 	free(e->c);
 	e->c = NULL;
+}
+
+/* A fork's child talks to skopsd on a connection of its own, which it has
+ * not made yet when its first request is for a candidate it inherited
+ * (socket() before fork, connect after it in the child): it makes it now.
+ * false (the candidate stays the kernel's, as socket() leaves one with no
+ * daemon) when skopsd is not there. */
+static bool cand_daemon(struct shim_fd *e)
+{
+	if (shim_ctl_fd() >= 0 || shim_daemon())
+		return true;
+	stay_kernel(e);
+	return false;
 }
 
 static int sa_req(struct skp_req *r, const struct sockaddr *sa, socklen_t len)
@@ -137,8 +196,8 @@ static int sa_req(struct skp_req *r, const struct sockaddr *sa, socklen_t len)
 EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct shim_fd *e = shim_fd(fd);
-	if (e && e->c && sa && !loopback(sa, len)) {
-		if (!to_skops(fd, e))
+	if (e && e->c && sa && !loopback(sa, len) && cand_daemon(e)) {
+		if (!to_skops(fd, e, NULL, 0, NULL))
 			return -1;
 	} else if (e && e->c) {
 		stay_kernel(e);
@@ -156,7 +215,8 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 EXPORT int listen(int fd, int backlog)
 {
 	struct shim_fd *e = shim_fd(fd);
-	if (e && e->c && e->c->type == SOCK_STREAM && !to_skops(fd, e))
+	if (e && e->c && e->c->type == SOCK_STREAM && cand_daemon(e) &&
+	    !to_skops(fd, e, NULL, 0, NULL))
 		return -1;
 	if (!e || !e->s)
 		return shim_real.listen(fd, backlog);
@@ -296,13 +356,16 @@ static int route(const struct sockaddr *sa, socklen_t len, struct skp_req *req)
 }
 
 /* A candidate's destination: loopback and what skopsd does not route stay
- * on the kernel, the rest goes to skops. false when to_skops failed. */
-static bool decide_dest(int fd, struct shim_fd *e, const struct sockaddr *sa, socklen_t len)
+ * on the kernel, the rest goes to skops (crc: a connect's, to_skops's).
+ * false when to_skops failed. */
+static bool decide_dest(int fd, struct shim_fd *e, const struct sockaddr *sa, socklen_t len,
+			int *crc)
 {
 	struct skp_req req = {.op = SKP_ROUTE};
-	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) || route(sa, len, &req))
+	if (!sa || loopback(sa, len) || sa_req(&req, sa, len) || !cand_daemon(e) ||
+	    route(sa, len, &req))
 		stay_kernel(e);
-	else if (!to_skops(fd, e))
+	else if (!to_skops(fd, e, sa, len, crc))
 		return false;
 	return true;
 }
@@ -312,7 +375,7 @@ bool shim_dg_decide(int fd, const struct sockaddr *to, socklen_t tolen)
 	struct shim_fd *e = shim_fd(fd);
 	if (!e || !e->c || e->c->type != SOCK_DGRAM || !to)
 		return true;
-	return decide_dest(fd, e, to, tolen);
+	return decide_dest(fd, e, to, tolen, NULL);
 }
 
 /* UDP connect sets (AF_UNSPEC: drops) the default peer at once. */
@@ -331,7 +394,9 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	struct shim_fd *e = shim_fd(fd);
 	/* a datagram candidate's disconnect decides nothing */
 	bool unspec = sa && len >= sizeof(sa_family_t) && sa->sa_family == AF_UNSPEC;
-	if (e && e->c && !(e->c->type == SOCK_DGRAM && unspec) && !decide_dest(fd, e, sa, len))
+	int crc = 1; /* skops's connect's rc when the socket was made with it, 1: not sent */
+	if (e && e->c && !(e->c->type == SOCK_DGRAM && unspec) &&
+	    !decide_dest(fd, e, sa, len, &crc))
 		return -1;
 	if (!e || !e->s)
 		return shim_real.connect(fd, sa, len);
@@ -339,16 +404,17 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (s->type == SOCK_DGRAM)
 		return dg_connect(s, sa, len);
 	uint32_t st = atomic_load(&s->shm->state);
-	if (st & SKP_ST_CONNECTED)
+	/* a socket made connecting (crc) may be established by now */
+	if (crc == 1 && (st & SKP_ST_CONNECTED))
 		return fail(EISCONN);
-	if (s->connecting) {
+	if (crc == 1 && s->connecting) {
 		if (shim_nonblock(s))
 			return fail(EALREADY);
 	} else {
 		struct skp_req req = {.op = SKP_CONNECT, .id = s->id};
 		struct skp_rep rep;
-		int rc = sa_req(&req, sa, len);
-		if (!rc)
+		int rc = crc;
+		if (rc == 1 && !(rc = sa_req(&req, sa, len)))
 			rc = shim_rpc(&req, &rep, NULL, NULL);
 		if (rc && rc != -EINPROGRESS)
 			return fail(-rc);
@@ -409,8 +475,12 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t le
 	struct shim_fd *e = shim_fd(fd);
 	if (e && e->c) {
 		int rc = shim_real.setsockopt(fd, level, name, val, len);
+		bool timeo = level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO);
+		if (!rc && timeo && timeo_ms(val, len) >= 0)
+			*(name == SO_RCVTIMEO ? &e->c->rcvtimeo_ms : &e->c->sndtimeo_ms) =
+			    timeo_ms(val, len);
 		if (!rc && len <= sizeof(e->c->opts[0].val) && e->c->nopts < SHIM_CAND_OPTS &&
-		    !(level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO))) {
+		    !timeo) {
 			unsigned i = e->c->nopts++;
 			e->c->opts[i].level = level;
 			e->c->opts[i].name = name;

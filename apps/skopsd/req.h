@@ -12,6 +12,10 @@ int req_hello(struct skopsd *d, struct client *cl, const struct skp_req *r, stru
 	      int *fds, int *nfds);
 int req_socket(struct skopsd *d, struct client *cl, const struct skp_req *r, struct skp_rep *rep,
 	       int *fds, int *nfds);
+/* SOCKET, the options and CONNECT of SKP_SOCK_CONNECT: fds come when the
+ * socket was made, and the rc is then the connect's */
+int req_sock_connect(struct skopsd *d, struct client *cl, const struct skp_req *r,
+		     struct skp_rep *rep, int *fds, int *nfds);
 int req_bind(struct skopsd *d, struct client *cl, struct dsock *s, const struct skp_req *r);
 /* rfds: the nk kernel loopback listeners that came with it (kept or closed) */
 int req_listen(struct skopsd *d, struct dsock *s, const struct skp_req *r, int *rfds, int nk);

@@ -1,5 +1,5 @@
 /* req_sock: the control requests on one socket (SOCKET, BIND, LISTEN,
- * CONNECT, ACCEPT, SHUTDOWN, CLOSE, the names, ROUTE) and HELLO and
+ * CONNECT, SOCK_CONNECT, ACCEPT, SHUTDOWN, CLOSE, the names, ROUTE) and HELLO and
  * NET_STATS, one handler each; srv.c dispatches to them after checking
  * that the client holds the socket it names. */
 #include <errno.h>
@@ -233,7 +233,7 @@ int req_hello(struct skopsd *d, struct client *cl, const struct skp_req *r, stru
 	}
 	fds[0] = cl->kick;
 	*nfds = rc ? 0 : 1;
-	rep->flags = d->loopback_listen ? SKP_F_LOOPBACK_LISTEN : 0;
+	rep->flags = (d->loopback_listen ? SKP_F_LOOPBACK_LISTEN : 0) | SKP_F_SOCK_CONNECT;
 	return rc;
 }
 
@@ -262,6 +262,57 @@ int req_socket(struct skopsd *d, struct client *cl, const struct skp_req *r, str
 		}
 	}
 	return rc;
+}
+
+/* SOCK_CONNECT's data: the header, then the sockaddr and the options,
+ * each part within what the request holds and nothing after them; the
+ * offset of the first option is the header's and the sockaddr's length */
+static int sconn_check(const struct skp_req *r, struct skp_sconn *h)
+{
+	if (r->len > sizeof(r->data) || r->len < sizeof(*h))
+		return -EINVAL;
+	memcpy(h, r->data, sizeof(*h));
+	uint32_t off = sizeof(*h) + h->salen;
+	for (unsigned i = 0; i < h->nopts && off <= r->len; i++) {
+		struct skp_opt o;
+		if (r->len - off < sizeof(o))
+			return -EINVAL;
+		memcpy(&o, r->data + off, sizeof(o));
+		off += sizeof(o);
+		if (o.len > r->len - off)
+			return -EINVAL;
+		off += o.len;
+	}
+	return off == r->len ? 0 : -EINVAL;
+}
+
+int req_sock_connect(struct skopsd *d, struct client *cl, const struct skp_req *r,
+		     struct skp_rep *rep, int *fds, int *nfds)
+{
+	struct skp_sconn h;
+	int rc = sconn_check(r, &h);
+	if (rc)
+		return rc;
+	struct skp_req one = {.op = SKP_SOCKET, .a = r->a, .b = SOCK_STREAM};
+	if ((rc = req_socket(d, cl, &one, rep, fds, nfds)))
+		return rc;
+	struct dsock *s = d->socks[rep->id];
+	uint32_t off = sizeof(h) + h.salen;
+	for (unsigned i = 0; i < h.nopts; i++) {
+		struct skp_opt o;
+		memcpy(&o, r->data + off, sizeof(o));
+		off += sizeof(o);
+		one = (struct skp_req){
+		    .op = SKP_SETSOCKOPT, .id = rep->id, .a = o.level, .b = o.name, .len = o.len};
+		memcpy(one.data, r->data + off, o.len);
+		off += o.len;
+		/* not reported, as the shim's batched replay never asked: the
+		 * app's kernel socket accepted the option when it was set */
+		(void)sockopt_set(d, cl, s, &one);
+	}
+	one = (struct skp_req){.op = SKP_CONNECT, .id = rep->id, .len = h.salen};
+	memcpy(one.data, r->data + sizeof(h), h.salen);
+	return req_connect(d, s, &one);
 }
 
 int req_bind(struct skopsd *d, struct client *cl, struct dsock *s, const struct skp_req *r)

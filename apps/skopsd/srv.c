@@ -232,8 +232,9 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		ctl_reply(cl->fd, &rep, fds, rep.rc ? 0 : 1);
 		return;
 	}
-	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_ROUTE && r->op != SKP_FORK &&
-	    r->op != SKP_CLAIM && r->op != SKP_NET_STATS && !(s = own(d, cl, r->id))) {
+	if (r->op != SKP_HELLO && r->op != SKP_SOCKET && r->op != SKP_SOCK_CONNECT &&
+	    r->op != SKP_ROUTE && r->op != SKP_FORK && r->op != SKP_CLAIM &&
+	    r->op != SKP_NET_STATS && !(s = own(d, cl, r->id))) {
 		rep.rc = -EBADF;
 		if (r->op != SKP_CLOSE) /* the shim waits for no CLOSE reply */
 			ctl_reply(cl->fd, &rep, NULL, 0);
@@ -255,6 +256,9 @@ static void serve(struct skopsd *d, struct client *cl, const struct skp_req *r, 
 		break;
 	case SKP_SOCKET:
 		rc = req_socket(d, cl, r, &rep, fds, &nfds);
+		break;
+	case SKP_SOCK_CONNECT:
+		rc = req_sock_connect(d, cl, r, &rep, fds, &nfds);
 		break;
 	case SKP_BIND:
 		rc = req_bind(d, cl, s, r);

@@ -10,7 +10,8 @@
  *       (no SA_RESTART) returns EINTR after ~200 ms, without spinning
  *   shim_probe hold HOST PORT   connects, prints "connected", sleeps
  *   shim_probe orphan HOST PORT connects, prints "connected", blocks in recv:
- *       once skopsd dies recv fails with ECONNRESET and send with EPIPE
+ *       once skopsd dies recv fails with ECONNRESET and send with EPIPE, and
+ *       the connect of a socket made before is ECONNRESET
  *   shim_probe restart HOST PORT a blocking recv with an SA_RESTART handler
  *       goes on after the signal and returns the echo sent 500 ms later by
  *       another thread; with SO_RCVTIMEO set the same signal gives EINTR
@@ -51,6 +52,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -734,14 +736,25 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (!strcmp(argv[1], "orphan")) {
-		int sk = dial(argv[2], argv[3]);
+		int sk = dial(argv[2], argv[3]), one = 1;
+		/* made before skopsd dies, connected after: skopsd is first
+		 * asked at connect, which fails as every later call */
+		int late = socket(AF_INET, SOCK_STREAM, 0);
+		check(late >= 0 && !setsockopt(late, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)),
+		      "a second socket");
 		printf("connected\n");
 		char buf[16];
 		ssize_t n = recv(sk, buf, sizeof(buf), 0);
 		check(n == -1 && errno == ECONNRESET, "recv after skopsd died: not ECONNRESET");
 		n = send(sk, "x", 1, MSG_NOSIGNAL);
 		check(n == -1 && errno == EPIPE, "send after skopsd died: not EPIPE");
-		printf("ECONNRESET, EPIPE\n");
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)atoi(argv[3]))};
+		inet_pton(AF_INET, argv[2], &sa.sin_addr);
+		check(connect(late, (struct sockaddr *)&sa, sizeof(sa)) == -1 &&
+			  errno == ECONNRESET,
+		      "connect after skopsd died of a socket made before: not ECONNRESET");
+		printf("ECONNRESET, EPIPE, connect ECONNRESET\n");
 		return 0;
 	}
 	check(0, "unknown mode");

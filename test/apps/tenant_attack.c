@@ -437,6 +437,68 @@ static void attack_sockopt_caps(int c)
 	sock_close(c, &t);
 }
 
+/* SOCK_CONNECT's packed data: each lie about a part's length is EINVAL
+ * with no socket made, and the options it carries pass the same
+ * capability checks as SETSOCKOPT (SO_PRIORITY 7 stays unset) */
+static uint32_t sconn(uint8_t *d, uint16_t salen, uint16_t nopts, uint32_t optlen, int prio)
+{
+	struct skp_sconn h = {.salen = salen, .nopts = nopts};
+	struct skp_opt o = {.level = SOL_SOCKET, .name = SO_PRIORITY, .len = optlen};
+	memcpy(d, &h, sizeof(h));
+	memcpy(d + sizeof(h), &peer, sizeof(peer));
+	memcpy(d + sizeof(h) + sizeof(peer), &o, sizeof(o));
+	memcpy(d + sizeof(h) + sizeof(peer) + sizeof(o), &prio, sizeof(prio));
+	return sizeof(h) + sizeof(peer) + sizeof(o) + sizeof(prio);
+}
+
+static void attack_sconn(int c)
+{
+	static const struct {
+		uint16_t salen, nopts;
+		uint32_t optlen, cut;
+		const char *what;
+	} lies[] = {{200, 1, 4, 0, "sockaddr past the end"},
+		    {16, 3, 4, 0, "options claimed, absent"},
+		    {16, 1, 4000, 0, "option value past the end"},
+		    {16, 1, 4, 2, "option cut short"},
+		    {16, 0, 4, 0, "bytes after the last part"}};
+	bool held = true;
+	for (unsigned i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		struct skp_req r = {.op = SKP_SOCK_CONNECT, .a = AF_INET};
+		r.len =
+		    sconn(r.data, lies[i].salen, lies[i].nopts, lies[i].optlen, 3) - lies[i].cut;
+		struct skp_rep rep;
+		int fds[2], n = 0;
+		int rc = rpc(c, &r, &rep, -1, fds, &n);
+		for (int k = 0; k < n; k++)
+			close(fds[k]);
+		if (rc != -EINVAL || n) {
+			verdict("sock_connect", false, "(%s: %s, %d fds)", lies[i].what,
+				strerror(-rc), n);
+			held = false;
+		}
+	}
+	struct skp_req r = {.op = SKP_SOCK_CONNECT, .a = AF_INET};
+	r.len = sconn(r.data, sizeof(peer), 1, sizeof(int), 7);
+	struct skp_rep rep, grep;
+	int fds[2], n = 0, prio = -1;
+	int rc = rpc(c, &r, &rep, -1, fds, &n);
+	int grc = n == 2 ? sock_op(c, SKP_GETSOCKOPT, rep.id, SOL_SOCKET, SO_PRIORITY, NULL,
+				   sizeof(int), &grep)
+			 : -EPROTO;
+	if (!grc)
+		memcpy(&prio, grep.data, sizeof(prio));
+	if (n == 2) {
+		struct ts t = {.id = rep.id, .memfd = fds[0], .efd = fds[1]};
+		t.shm = mmap(NULL, sizeof(struct skp_shm), PROT_READ, MAP_SHARED, t.memfd, 0);
+		sock_close(c, &t);
+	}
+	verdict("sock_connect",
+		held && n == 2 && (rc == 0 || rc == -EINPROGRESS) && !grc && prio == 0,
+		"(malformed: EINVAL, no socket; well-formed: connect %s, SO_PRIORITY 7 %s)",
+		strerror(-rc), prio == 0 ? "refused" : "applied");
+}
+
 /* garbage in the rings: the socket is reset, the daemon goes on */
 static void attack_ring(int c, int kick)
 {
@@ -551,6 +613,7 @@ static int attack(const char *host, int port)
 	attack_pending(c);
 	attack_privileged(c);
 	attack_sockopt_caps(c);
+	attack_sconn(c);
 	attack_ring(c, kick);
 	attack_adopt(c);
 	attack_quotas(c);

@@ -13,7 +13,8 @@
 #  3. the Python asyncio echo server;
 #  4. one epoll set of pipes, a timerfd and a skops socket (shim_probe);
 #     recvmmsg's timeout, checked on a kernel socket and on a skops one;
-#     O_NONBLOCK set after fork seen by the child and dups, both ways;
+#     O_NONBLOCK set after fork seen by the child and dups, both ways; a
+#     client socket before and at connect (conn_probe), as on the kernel;
 #  5. fork after listen: parent and child both accept; accept, fork, close
 #     in the parent: the child still owns the connection;
 #  6. exec keeps a socket (the new image uses it), not a close-on-exec one;
@@ -28,8 +29,9 @@ B=${SKOPS_BUILD:?}
 SKOPSD=$B/apps/skopsd/skopsd
 RUN=$B/apps/skops-run
 PROBE=${SKOPS_SHIM_PROBE:?}
+CPROBE=${SKOPS_CONN_PROBE:?}
 LOGGER=$B/hooks/progs/cb_logger.o
-for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$PROBE" "$LOGGER"; do
+for f in "$SKOPSD" "$RUN" "$B/apps/preload/libskops_preload.so" "$PROBE" "$CPROBE" "$LOGGER"; do
 	[ -e "$f" ] || fail "missing $f (build first)"
 done
 . "$(dirname "$0")/apps_lib.sh"
@@ -222,6 +224,13 @@ app "$PROBE" recvmmsg $IP4_B 7001 || fail "recvmmsg under the shim"
 # O_NONBLOCK is the open file's: shared with a forked child and dups
 in_b "$PROBE" nbshare $IP4_B 7001 >/dev/null || fail "O_NONBLOCK after fork on kernel sockets"
 app "$PROBE" nbshare $IP4_B 7001 || fail "O_NONBLOCK after fork under the shim"
+# a client socket before and at its connect (the daemon learns of it only
+# then): option errors, getsockname, fork, unconnected closes,
+# non-blocking and refused connects, as on a kernel socket (7998: nobody)
+in_b "$CPROBE" lazy $IP4_B 7001 7998 >/dev/null || fail "conn_probe on kernel sockets"
+out=$(app "$CPROBE" lazy $IP4_B 7001 7998) || fail "conn_probe under the shim"
+[ "$out" = "skops 6" ] || fail "conn_probe under the shim: '$out', not 6 skops sockets"
+echo "socket() to connect() under the shim: as on the kernel ($out)"
 # a reset after data, as Linux: recvmmsg reports the pending reset first
 # (do_recvmmsg's sock_error), the bytes stay for recv, then EOF; the same
 # checks on a kernel socket, then under the shim

@@ -223,5 +223,5 @@ BG_IN= bg orphan ip netns exec "$NS_A" "$RUN" --sock "$SOCK" -- "$PROBE" orphan 
 wait_for 10 grep -q connected "$TMP/orphan.out" || fail "orphan: $(cat "$TMP/orphan.err")"
 kill -9 "$PID_skopsd2"
 wait_pid 5 "$PID_orphan" || fail "app of a killed skopsd: $(cat "$TMP/orphan.err")"
-echo "skopsd killed: the app's recv gave ECONNRESET, its send EPIPE"
+echo "skopsd killed: the app's recv gave ECONNRESET, its send EPIPE, a later connect ECONNRESET"
 echo "PASS: curl, socat, cgroups, epoll, EINTR, SIGKILL, idle, fallback, SIGTERM, daemon killed"

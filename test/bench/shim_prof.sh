@@ -11,7 +11,10 @@
 #     program's and skopsd's system calls, context switches and CPU time,
 #     and skopsd's system calls by name (perf stat);
 #   crr: a connection per request, phase by phase (test/bench/crr_phase),
-#     under the shim and on the kernel's own socket on the same core.
+#     under the shim and on the kernel's own socket on the same core;
+#   crr_ctl: per connection, the control requests the program sent skopsd
+#     and the replies it read (a round trip each; CLOSE has none), and all
+#     the program's system calls and context switches.
 # SKOPSD_ARGS and SKOPS_POLL_USEC are passed on.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,6 +58,12 @@ in_a "$RUN" --sock "$SOCK" -- perf stat -x, -e "$EV" -o "$TMP/app.stat" \
 wait "$ps1" "$ps2"
 sphase=$(in_a "$RUN" --sock "$SOCK" -- taskset -c 1 "$PHASE" "$IP4_B" 7001 3000) ||
 	fail "crr_phase under the shim"
+# skopsd's control messages per connection, apart from the timed run: the
+# program's sendmsg (requests) and recvmsg (replies) are on its skopsd
+# connection only, its data goes through the rings
+in_a "$RUN" --sock "$SOCK" -- perf stat -x, -o "$TMP/ctl.stat" \
+	-e syscalls:sys_enter_sendmsg,syscalls:sys_enter_recvmsg,raw_syscalls:sys_enter,context-switches \
+	taskset -c 1 "$PHASE" "$IP4_B" 7001 1000 >/dev/null || fail "crr_phase, counted"
 /usr/bin/python3 - "$TMP" "$kphase" "$sphase" <<'PY'
 import json, sys
 tmp, kphase, sphase = sys.argv[1:4]
@@ -80,4 +89,10 @@ out["skopsd"]["by_name"] = {k.split("sys_enter_")[1]: round(v / n, 2)
                             if v / n >= 0.01}
 print(json.dumps({"rr": out}))
 print(json.dumps({"crr": {"kernel": json.loads(kphase), "shim": json.loads(sphase)}}))
+ctl = stat(f"{tmp}/ctl.stat")
+print(json.dumps({"crr_ctl": {
+    "requests": round(ctl.get("syscalls:sys_enter_sendmsg", 0) / 1000, 2),
+    "replies": round(ctl.get("syscalls:sys_enter_recvmsg", 0) / 1000, 2),
+    "app_syscalls": round(ctl.get("raw_syscalls:sys_enter", 0) / 1000, 2),
+    "app_switches": round(ctl.get("context-switches", 0) / 1000, 2)}}))
 PY

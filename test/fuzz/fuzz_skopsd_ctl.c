@@ -18,17 +18,33 @@
 #include <sys/syscall.h>
 
 #include "../sim/sim_harness.h"
+#include "bpfvm.h"
+#include "cgroup.h"
+#include "hooks.h"
 #include "skopsd.h"
 
 static struct sim S;
 static struct skopsd D;
+/* the cgroup tree a stream socket is placed in (skops_set_cgroup): without
+ * one every stream SOCKET fails and no request past it is reached. Each of
+ * the two stacks reads it on a core of its own. */
+static struct cg_tree *T;
+static struct bpfvm_registry *R;
+
+static void with_tree(struct stack_config *c)
+{
+	static unsigned lcore;
+	c->reg = R;
+	c->lcore = lcore++;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
 	sim_eal_init("fuzz_skopsd_ctl");
-	if (sim_create(&S, "fuzzctl", 7, NULL, 256, 0, false)) {
+	if (bpfvm_registry_create(&R) || cg_tree_create(&hooks_cg_prog_ops, 2, &T) ||
+	    sim_create_tweak(&S, "fuzzctl", 7, NULL, 256, 0, false, T, NULL, NULL, with_tree)) {
 		fprintf(stderr, "fuzz_skopsd_ctl: no simulated stacks\n");
 		exit(1);
 	}
@@ -40,7 +56,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* the replies so far; their fds closed, SOCKET's ids kept */
+/* the replies so far; their fds closed, the new sockets' ids kept */
 static void drain(int app, uint32_t *ids, unsigned *nids)
 {
 	for (;;) {
@@ -61,7 +77,8 @@ static void drain(int app, uint32_t *ids, unsigned *nids)
 		int k = skp_fds_take(&m, fds, SKP_FDS_MAX, (void (*)(int))close);
 		for (int i = 0; i < k; i++)
 			close(fds[i]);
-		if (rep.rc >= 0 && rep.id && *nids < 64)
+		/* SOCK_CONNECT's socket comes with an error rc (the connect's) */
+		if ((rep.rc >= 0 || k == SKP_FDS_MAX) && rep.id && *nids < 64)
 			ids[(*nids)++] = rep.id;
 	}
 }
