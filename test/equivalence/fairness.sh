@@ -13,7 +13,11 @@
 # flow that starts first takes more in 20 s with either stack (CUBIC's
 # flows converge slowly at this BDP), so compare like orders. FAIR_KEEP=DIR
 # keeps both flows' JSON (skperf's has the stack's counters and tcp_info);
-# FAIR_PCAP=DIR also keeps a 96-byte-snap capture of the senders' veth.
+# FAIR_PCAP=DIR also keeps 96-byte-snap captures (linkem's end a1
+# for both senders' data, A's end for their ACKs). FAIR_NICE=N runs the
+# slot's process (skperf, or the control's iperf3) at nice N: the kernel's
+# TCP runs in softirq ahead of any process, skperf's in a process that
+# other work on the machine delays (-10 is near a core of its own).
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -97,11 +101,11 @@ for cc in "${cclist[@]}"; do
 		sleep "$GAP"
 	fi
 	if [ "$CONTROL" = 1 ]; then
-		"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
 		echo "port ready" >>"$TMP/sk.err"
 	else
-		"${A[@]}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
+		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
 			--addr 198.18.5.3/24 --eal "-l 0" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
 	fi
