@@ -466,6 +466,25 @@ START_TEST(prr_no_extra_on_sack_only)
 }
 END_TEST
 
+/* Segment 1 arrives after 2: the ACK that fills the hole delivered one
+ * segment and grows the window by one (Linux's acked_sacked), not by the
+ * two it acknowledges; the SACK of 2 grew nothing (it ACKed no data). */
+START_TEST(growth_counts_delivered)
+{
+	struct sp p;
+	sp_init(&p, NSEG);
+	sp_rx(&p, 0);
+	uint32_t cw = p.c->cc.cwnd;
+	ck_assert_uint_lt(cw, p.c->cc.ssthresh); /* slow start: one per segment */
+	sp_rx(&p, 2);
+	ck_assert_uint_eq(p.c->cc.cwnd, cw);
+	sp_rx(&p, 1);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->cc.cwnd, cw + 1);
+	fx_fini(&p.f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -480,6 +499,7 @@ int main(void)
 	tcase_add_test(tc, limited_transmit_without_sack);
 	tcase_add_test(tc, prr_spreads_over_prior_cwnd);
 	tcase_add_test(tc, prr_no_extra_on_sack_only);
+	tcase_add_test(tc, growth_counts_delivered);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
