@@ -17,7 +17,9 @@
 # for both senders' data, A's end for their ACKs). FAIR_NICE=N runs the
 # slot's process (skperf, or the control's iperf3) at nice N: the kernel's
 # TCP runs in softirq ahead of any process, skperf's in a process that
-# other work on the machine delays (-10 is near a core of its own).
+# other work on the machine delays (-10 is near a core of its own);
+# FAIR_LCORE=N pins skperf to core N (default 0): other DPDK programs pinned
+# to core 0 beside it starve it for whole seconds.
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -106,7 +108,7 @@ for cc in "${cclist[@]}"; do
 		echo "port ready" >>"$TMP/sk.err"
 	else
 		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
-			--addr 198.18.5.3/24 --eal "-l 0" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+			--addr 198.18.5.3/24 --eal "-l ${FAIR_LCORE:-0}" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
 	fi
 	skp=$!
