@@ -115,7 +115,7 @@ for cc in "${cclist[@]}"; do
 	if [ "$SECOND" = 0 ]; then
 		# skperf's port comes up in about a second: the kernel's flow
 		# starts GAP seconds after it
-		for _ in $(seq 1 50); do grep -q "port ready" "$TMP/sk.err" && break; sleep 0.1; done
+		for _ in $(seq 1 50); do grep -qs "port ready" "$TMP/sk.err" && break; sleep 0.1; done
 		sleep "$GAP"
 		kernel_flow &
 		kp=$!
