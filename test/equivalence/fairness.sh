@@ -17,9 +17,11 @@
 # for both senders' data, A's end for their ACKs). FAIR_NICE=N runs the
 # slot's process (skperf, or the control's iperf3) at nice N: the kernel's
 # TCP runs in softirq ahead of any process, skperf's in a process that
-# other work on the machine delays (-10 is near a core of its own);
-# FAIR_LCORE=N pins skperf to core N (default 0): other DPDK programs pinned
-# to core 0 beside it starve it for whole seconds.
+# other work on the machine delays (even at -10 it stalled for seconds on a
+# core with busy-polling programs); FAIR_LCORE=N pins skperf to core N
+# (default 0): other DPDK programs pinned to core 0 beside it starved it.
+# Each run prints how many seconds after the kernel's flow the slot's began
+# and flags a run whose flows began too far apart to be a split.
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -133,8 +135,15 @@ for cc in "${cclist[@]}"; do
 	# the first second's Mbit/s of each: which flow had the path first
 	s1=$(json "$TMP/sk.json" "round(d['intervals'][0]['sum']['bits_per_second'] / 1e6, 1)")
 	k1=$(json "$TMP/k.json" "round(d['intervals'][0]['sum']['bits_per_second'] / 1e6, 1)")
-	echo "$cc: skops $((s / 1000000)) MB ($srt retransmits, $s1 Mbit/s in its first second), kernel $((k / 1000000)) MB ($krt retransmits, $k1): skops share $share %"
-	rows+=("{\"cc\":\"$cc\",\"skops_second\":$SECOND,\"control\":$CONTROL,\"skops_first_s_mbit\":$s1,\"kernel_first_s_mbit\":$k1,\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share}")
+	# how much later the slot's flow began than the kernel's (start.timestamp,
+	# whole seconds): a handshake lost behind the other flow's slow start
+	# can start a flow seconds late, and then the two overlap too little
+	# for a split
+	off=$(($(json "$TMP/sk.json" "d['start']['timestamp']['timesecs']") - $(json "$TMP/k.json" "d['start']['timestamp']['timesecs']")))
+	note=
+	[ "${off#-}" -gt $((${GAP%.*} + 2)) ] && note=" (flows started ${off#-} s apart: no split)"
+	echo "$cc: skops $((s / 1000000)) MB ($srt retransmits, $s1 Mbit/s in its first second), kernel $((k / 1000000)) MB ($krt retransmits, $k1), skops started ${off} s after the kernel: skops share $share %$note"
+	rows+=("{\"cc\":\"$cc\",\"skops_second\":$SECOND,\"control\":$CONTROL,\"start_offset_s\":$off,\"skops_first_s_mbit\":$s1,\"kernel_first_s_mbit\":$k1,\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share}")
 	sleep 1
 done
 lem_stop
