@@ -374,7 +374,9 @@ static void start_emit(struct sp_test *t, struct sp_jw *w)
 		snprintf(sys, sizeof(sys), "%s %s %s %s", u.sysname, u.nodename, u.release,
 			 u.machine);
 	sp_jw_str(w, "system_info", sys);
-	time_t now = time(NULL);
+	/* when the test began, as iperf3 writes it, not when this report is
+	 * written (a run's end: readers compare two tools' starts) */
+	time_t now = t->wall_start ? (time_t)t->wall_start : time(NULL);
 	char ts[64];
 	strftime(ts, sizeof(ts), "%a, %d %b %Y %H:%M:%S GMT", gmtime(&now));
 	sp_jw_obj(w, "timestamp");

@@ -136,6 +136,7 @@ struct sp_test {
 	unsigned ns;
 	bool sending;
 	uint64_t t_start, t_end, next_iv, iv_start;
+	int64_t wall_start; /* time(NULL) at the test's start: start.timestamp, as iperf3's */
 	uint64_t sent, rcvd;
 	struct sp_jw intervals; /* the "intervals" array's members */
 	/* cpu: rusage at the start */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "skperf.h"
 
@@ -101,6 +102,7 @@ void sp_test_begin(struct sp_test *t)
 	struct sp_app *a = t->app;
 	a->busy = true;
 	t->t_start = t->iv_start = clk_now(&a->clk);
+	t->wall_start = (int64_t)time(NULL);
 	t->next_iv = a->o.interval_s > 0 ? t->t_start + (uint64_t)(a->o.interval_s * 1e9) : 0;
 	t->sending = true;
 	for (unsigned i = 0; i < t->ns; i++)

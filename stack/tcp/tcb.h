@@ -98,7 +98,6 @@ struct tcp_recovery {
 	uint32_t lost_high;	 /* after an RTO: all un-SACKed data below is lost */
 	uint32_t prr_delivered;	 /* RFC 6937, bytes */
 	uint32_t prr_out;
-	uint32_t recover_fs;
 	uint32_t snd_budget;	/* bytes PRR allows this ACK (RECOVERY) */
 	uint32_t undo_marker;	/* snd_una when the last reduction began (undo armed) */
 	uint32_t undo_retrans;	/* its retransmissions not yet D-SACKed */

@@ -110,7 +110,13 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
 			if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
 				tcp_cc_set_state(tcb, TCP_CA_OPEN);
-			tcp_cc_cong_avoid(tcb, ack, segs);
+			/* Linux's acked_sacked: what this ACK delivered, so that
+			 * bytes SACKed earlier (when they grew nothing: no data
+			 * was ACKed) do not grow the window when the hole below
+			 * them fills */
+			int64_t d = (int64_t)(ack - prior_una) + (int64_t)tcb->sb.sacked -
+				    (int64_t)prior_sacked;
+			tcp_cc_cong_avoid(tcb, ack, d > 0 ? segs_of(tcb, (uint32_t)d) : 0);
 		}
 	} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 		if (SEQ_GEQ(ack, tcb->rec.recover)) {

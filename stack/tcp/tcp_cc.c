@@ -123,8 +123,11 @@ static void new_ssthresh(struct tcb *tcb)
 		tcb->cc.ssthresh = tcb->cc.cwnd_clamp;
 }
 
+/* Linux tcp_init_cwnd_reduction: the growth counted towards the next
+ * segment of window is dropped with the window it would have grown. */
 void tcp_cc_reduce(struct tcb *tcb)
 {
+	tcb->cc.cwnd_cnt = 0;
 	tcb->cc.prior_cwnd = tcb->cc.cwnd;
 	tcb->cc.prior_ssthresh = tcb->cc.ssthresh;
 	new_ssthresh(tcb);
@@ -132,6 +135,7 @@ void tcp_cc_reduce(struct tcb *tcb)
 
 void tcp_cc_cwr(struct tcb *tcb)
 {
+	tcb->cc.cwnd_cnt = 0;
 	tcb->cc.prior_cwnd = tcb->cc.cwnd;
 	new_ssthresh(tcb);
 	tcb->cc.cwnd = tcb->cc.ssthresh;

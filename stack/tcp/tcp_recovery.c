@@ -15,8 +15,14 @@ static uint32_t mss_of(const struct tcb *tcb)
 	return tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
 }
 
-/* PRR (RFC 6937 §3.1) for one ACK that delivered `delivered` bytes. */
-static void prr_ack(struct tcb *tcb, uint32_t delivered)
+/* PRR (RFC 6937 §3.1) for one ACK that delivered `delivered` bytes, sized
+ * as Linux's tcp_cwnd_reduction: the proportional part spreads ssthresh
+ * over the window at the reduction's start (prior_cwnd), not the flight
+ * (RFC 6937's RecoverFS, larger by what was SACKed before recovery began);
+ * below ssthresh each ACK sends what it delivered (or what the reduction
+ * is behind), one segment more only when it moved snd_una and marked
+ * nothing newly lost; an ACK that delivered nothing changes nothing. */
+static void prr_ack(struct tcb *tcb, uint32_t delivered, bool una_advanced, bool newly_lost)
 {
 	uint32_t mss = mss_of(tcb);
 	if (tcb->cc.ops->cong_control) {
@@ -25,22 +31,27 @@ static void prr_ack(struct tcb *tcb, uint32_t delivered)
 		tcb->rec.snd_budget = UINT32_MAX;
 		return;
 	}
+	if (delivered == 0) {
+		/* Linux leaves cwnd; the fast retransmit still goes */
+		if (tcb->rec.prr_out == 0 && tcb->rec.snd_budget < mss)
+			tcb->rec.snd_budget = mss;
+		return;
+	}
 	tcb->rec.prr_delivered += delivered;
 	uint64_t pipe = tcp_sb_pipe(tcb);
 	uint64_t ss = (uint64_t)tcb->cc.ssthresh * mss;
 	int64_t sndcnt;
 	if (pipe > ss) {
-		/* Proportional part: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out. */
-		uint64_t fs = tcb->rec.recover_fs ? tcb->rec.recover_fs : 1;
+		/* CEIL(prr_delivered · ssthresh / prior_cwnd) − prr_out */
+		uint64_t fs = (uint64_t)(tcb->cc.prior_cwnd ? tcb->cc.prior_cwnd : 1u) * mss;
 		sndcnt = (int64_t)(((uint64_t)tcb->rec.prr_delivered * ss + fs - 1) / fs) -
 			 (int64_t)tcb->rec.prr_out;
 	} else {
-		/* Slow-start reduction bound: back up to ssthresh, at most one
-		 * segment more than what was delivered. */
 		int64_t limit = (int64_t)tcb->rec.prr_delivered - (int64_t)tcb->rec.prr_out;
 		if (limit < (int64_t)delivered)
 			limit = delivered;
-		limit += mss;
+		if (una_advanced && !newly_lost)
+			limit += mss;
 		sndcnt = (int64_t)(ss - pipe) < limit ? (int64_t)(ss - pipe) : limit;
 	}
 	if (sndcnt < 0)
@@ -142,7 +153,6 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	tcb->rec.lost_high = tcp_rack_on(tcb) ? tcb->send.una : tcb->send.una + 1;
 	tcb->rec.prr_delivered = 0;
 	tcb->rec.prr_out = 0;
-	tcb->rec.recover_fs = tcb->send.max - tcb->send.una;
 	tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
 	arm_undo(tcb);
 }
@@ -195,9 +205,20 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 {
 	struct tcp_sb_res res;
 	struct tcp_rack_ack ra;
+	/* Linux's newly_lost for PRR: RACK's marks, or the DupThresh edge */
+	uint32_t edge0 = tcp_sb_lost_edge(tcb);
+	uint64_t marked0 = tcp->stats.rack_lost;
 	tcp_sb_update(tcb, h, prior_sacked, &res);
 	tcp_rack_ack(tcp, tcb, h, &res, &ra);
 	uint32_t acked = tcb->send.una - prior_una;
+	if (SEQ_LT(edge0, tcb->send.una))
+		edge0 = tcb->send.una;
+	bool newly_lost = tcp_rack_on(tcb) ? tcp->stats.rack_lost != marked0
+					   : SEQ_GT(tcp_sb_lost_edge(tcb), edge0);
+	/* what this ACK delivered: newly SACKed, or cumulatively ACKed
+	 * without having been SACKed before (Linux's acked_sacked) */
+	int64_t dv = (int64_t)acked + res.sacked_delta;
+	uint32_t delivered = dv > 0 ? (uint32_t)dv : 0;
 	tcp_tlp_ack(tcp, tcb, h, &res, acked != 0, !acked && dup_shape);
 	dsack_undo(tcp, tcb, &res);
 	if (res.reneged && tcb->rec.mode == TCP_SB_RECOVERY)
@@ -213,10 +234,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 			leave(tcb);
 			return true;
 		}
-		{
-			int64_t d = (int64_t)acked + res.sacked_delta;
-			prr_ack(tcb, d > 0 ? (uint32_t)d : 0);
-		}
+		prr_ack(tcb, delivered, acked != 0, newly_lost);
 		return true;
 	case TCP_SB_LOSS:
 		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
@@ -248,7 +266,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		       (tcb->rec.dupacks >= DUPTHRESH || tcp_sb_is_lost(tcb, tcb->send.una));
 	if (tcb->cc.ca_state != TCP_CA_LOSS && lost) {
 		enter_recovery(tcp, tcb);
-		prr_ack(tcb, res.newly_sacked);
+		prr_ack(tcb, delivered, acked != 0, newly_lost);
 		return true;
 	}
 	return false;
@@ -259,7 +277,8 @@ void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
 	if (tcb->rec.mode != TCP_SB_OPEN || tcb->cc.ca_state == TCP_CA_LOSS)
 		return;
 	enter_recovery(tcp, tcb);
-	prr_ack(tcb, 0);
+	/* Linux's RACK reorder timeout counts one segment delivered */
+	prr_ack(tcb, mss_of(tcb), false, true);
 }
 
 void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)

@@ -3,17 +3,32 @@
 # control share a bottleneck (issue 29: 40-60 % each over 20 s). Not a gate
 # test (a 2-vCPU machine shared with other work moves it); root.
 #   test/equivalence/fairness.sh [--cc cubic,bbr] [--secs 20] [--rate 100]
-#       [--rtt 20] [--queue BYTES] [--json FILE] [--control]
-# --control: the first flow is a second kernel iperf3 instead of skperf, the
-# topology's own split to read skops's against. FAIR_KEEP=DIR keeps both
-# flows' JSON (skperf's has the stack's counters and tcp_info).
+#       [--rtt 20] [--queue BYTES] [--json FILE] [--control] [--skops-second]
+#       [--gap SECS]
+# --control: skperf's flow is a second kernel iperf3 instead, the topology's
+# own split to read skops's against. --skops-second: the kernel's flow starts
+# first and skperf's (or the control's) GAP seconds later (default 1: about
+# what skperf's own start-up takes); without it skperf's flow starts first
+# and the kernel's GAP seconds after skperf's port is up (default 0). The
+# flow that starts first takes more in 20 s with either stack (CUBIC's
+# flows converge slowly at this BDP), so compare like orders. FAIR_KEEP=DIR
+# keeps both flows' JSON (skperf's has the stack's counters and tcp_info);
+# FAIR_PCAP=DIR also keeps 96-byte-snap captures (linkem's end a1
+# for both senders' data, A's end for their ACKs). FAIR_NICE=N runs the
+# slot's process (skperf, or the control's iperf3) at nice N: the kernel's
+# TCP runs in softirq ahead of any process, skperf's in a process that
+# other work on the machine delays (even at -10 it stalled for seconds on a
+# core with busy-polling programs); FAIR_LCORE=N pins skperf to core N
+# (default 0): other DPDK programs pinned to core 0 beside it starved it.
+# Each run prints how many seconds after the kernel's flow the slot's began
+# and flags a run whose flows began too far apart to be a split.
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
 # with RTT/2 each way and a RATE Mbit/s drop-tail queue of QUEUE bytes
 # (default one BDP) on A -> B, netns B runs two kernel iperf3 servers.
-# Both flows start together and run SECS; the share is each one's bytes
-# received over the two's. The kernel sender's CC is set with iperf3 -C,
+# Both flows run SECS; the share is each one's bytes received over
+# the two's. The kernel sender's CC is set with iperf3 -C,
 # skperf's with -C (the same name); the kernel's default here is bbr.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +36,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${SKOPS_BUILD:-$ROOT/build}
 LINKEM=$BUILD/test/linkem/linkem
 SKPERF=$BUILD/apps/skperf/skperf
-CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE= OUTJ= CONTROL=0
+CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE= OUTJ= CONTROL=0 SECOND=0 GAP=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CCS=$2 ;;
@@ -30,8 +45,10 @@ while [ $# -gt 0 ]; do
 	--rtt) RTT=$2 ;;
 	--queue) QUEUE=$2 ;;
 	--json) OUTJ=$2 ;;
+	--gap) GAP=$2 ;;
 	--control) CONTROL=1 && shift && continue ;;
-	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control]" >&2
+	--skops-second) SECOND=1 && shift && continue ;;
+	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS]" >&2
 	   exit 2 ;;
 	esac
 	shift 2
@@ -46,6 +63,7 @@ for t in ip ethtool iperf3 python3 timeout; do
 done
 for f in "$LINKEM" "$SKPERF"; do [ -x "$f" ] || fail "missing $f (build first)"; done
 : "${QUEUE:=$((RATE * 1000000 / 8 * RTT / 1000))}"
+[ -n "$GAP" ] || GAP=$SECOND
 TMP=$(mktemp -d /tmp/skops-fair-XXXXXX)
 # shellcheck source=../linkem/linkem_net.sh
 . "$ROOT/test/linkem/linkem_net.sh"
@@ -67,29 +85,65 @@ for cc in "${cclist[@]}"; do
 	"${B[@]}" timeout $((SECS + 30)) iperf3 -s -1 -p 5301 >/dev/null 2>&1 &
 	"${B[@]}" timeout $((SECS + 30)) iperf3 -s -1 -p 5302 >/dev/null 2>&1 &
 	sleep 0.5
+	if [ -n "${FAIR_PCAP:-}" ]; then
+		# skperf's frames leave past the taps of A's end (af_packet's
+		# qdisc bypass): linkem's end a1 sees both senders' data, A's
+		# end the ACKs both get
+		"${A[@]}" tcpdump -i "$LEM_IF_A" -s 96 -w "$FAIR_PCAP/$cc-a.pcap" >/dev/null 2>&1 &
+		tdp=$!
+		ip netns exec "$LEM_NS_L" tcpdump -i a1 -s 96 -w "$FAIR_PCAP/$cc-l.pcap" >/dev/null 2>&1 &
+		tdp="$tdp $!"
+		sleep 0.5
+	fi
+	kernel_flow() {
+		"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5302 -t "$SECS" -C "$cc" -J \
+			>"$TMP/k.json" 2>"$TMP/k.err"
+	}
+	if [ "$SECOND" = 1 ]; then
+		kernel_flow &
+		kp=$!
+		sleep "$GAP"
+	fi
 	if [ "$CONTROL" = 1 ]; then
-		"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
 		echo "port ready" >>"$TMP/sk.err"
 	else
-		"${A[@]}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
-			--addr 198.18.5.3/24 --eal "-l 0" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
+			--addr 198.18.5.3/24 --eal "-l ${FAIR_LCORE:-0}" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
 	fi
 	skp=$!
-	# skperf's port comes up in about a second: start the kernel's flow with it
-	for _ in $(seq 1 50); do grep -q "port ready" "$TMP/sk.err" && break; sleep 0.1; done
-	"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5302 -t "$SECS" -C "$cc" -J \
-		>"$TMP/k.json" 2>"$TMP/k.err" || fail "kernel iperf3 ($cc): $(tail -3 "$TMP/k.json")"
+	if [ "$SECOND" = 0 ]; then
+		# skperf's port comes up in about a second: the kernel's flow
+		# starts GAP seconds after it
+		for _ in $(seq 1 50); do grep -qs "port ready" "$TMP/sk.err" && break; sleep 0.1; done
+		sleep "$GAP"
+		kernel_flow &
+		kp=$!
+	fi
+	wait "$kp" || fail "kernel iperf3 ($cc): $(tail -3 "$TMP/k.json")"
 	wait "$skp" || fail "skperf ($cc): $(tail -3 "$TMP/sk.err")"
-	[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/sk.json" "$FAIR_KEEP/$cc-first.json" && cp "$TMP/k.json" "$FAIR_KEEP/$cc-second.json"
+	# shellcheck disable=SC2086 # two pids
+	[ -n "${tdp:-}" ] && kill $tdp && wait $tdp
+	[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/sk.json" "$FAIR_KEEP/$cc-skops.json" && cp "$TMP/k.json" "$FAIR_KEEP/$cc-kernel.json"
 	s=$(json "$TMP/sk.json" "d['end']['sum_received']['bytes']")
 	k=$(json "$TMP/k.json" "d['end']['sum_received']['bytes']")
 	srt=$(json "$TMP/sk.json" "d['end']['sum_sent'].get('retransmits', 0)")
 	krt=$(json "$TMP/k.json" "d['end']['sum_sent'].get('retransmits', 0)")
 	share=$(python3 -c "print(round(100 * $s / ($s + $k), 1))")
-	echo "$cc: skops $((s / 1000000)) MB ($srt retransmits), kernel $((k / 1000000)) MB ($krt retransmits): skops share $share %"
-	rows+=("{\"cc\":\"$cc\",\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share}")
+	# the first second's Mbit/s of each: which flow had the path first
+	s1=$(json "$TMP/sk.json" "round(d['intervals'][0]['sum']['bits_per_second'] / 1e6, 1)")
+	k1=$(json "$TMP/k.json" "round(d['intervals'][0]['sum']['bits_per_second'] / 1e6, 1)")
+	# how much later the slot's flow began than the kernel's (start.timestamp,
+	# whole seconds): a handshake lost behind the other flow's slow start
+	# can start a flow seconds late, and then the two overlap too little
+	# for a split
+	off=$(($(json "$TMP/sk.json" "d['start']['timestamp']['timesecs']") - $(json "$TMP/k.json" "d['start']['timestamp']['timesecs']")))
+	note=
+	[ "${off#-}" -gt $((${GAP%.*} + 2)) ] && note=" (flows started ${off#-} s apart: no split)"
+	echo "$cc: skops $((s / 1000000)) MB ($srt retransmits, $s1 Mbit/s in its first second), kernel $((k / 1000000)) MB ($krt retransmits, $k1), skops started ${off} s after the kernel: skops share $share %$note"
+	rows+=("{\"cc\":\"$cc\",\"skops_second\":$SECOND,\"control\":$CONTROL,\"start_offset_s\":$off,\"skops_first_s_mbit\":$s1,\"kernel_first_s_mbit\":$k1,\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share}")
 	sleep 1
 done
 lem_stop

@@ -60,6 +60,11 @@ def bulk(cpath, spath, nbytes):
             fail(f"{csent['bytes']} bytes moved, -n asked {nbytes}")
     if csent["bytes"] <= 0:
         fail("no bytes moved")
+    # start.timestamp is when the test began on either tool (iperf3's
+    # meaning): two ends of one test agree within a second
+    tc, tsv = (d["start"].get("timestamp", {}).get("timesecs") for d in (c, s))
+    if tc is not None and tsv is not None and abs(tc - tsv) > 1:
+        fail(f"start timestamps {tc} and {tsv} are {abs(tc - tsv)} s apart")
     if not c["intervals"] or not s["intervals"]:
         fail("no interval reports")
     for d, name in ((csent, "client sum_sent"), (crcvd, "client sum_received")):

@@ -396,6 +396,95 @@ START_TEST(limited_transmit_without_sack)
 }
 END_TEST
 
+/* Segment 1 lost after the ACK of 0 and limited transmit grew the flight
+ * past cwnd: while more is in flight than ssthresh, PRR lets out
+ * CEIL(ssthresh · delivered / prior_cwnd) in all, the window at the
+ * reduction's start as Linux's tcp_cwnd_reduction divides by, not the
+ * larger flight (RFC 6937's RecoverFS), which lets out less. */
+START_TEST(prr_spreads_over_prior_cwnd)
+{
+	struct sp p;
+	sp_init(&p, NSEG);
+	sp_rx(&p, 0);
+	sp_rx(&p, 2);
+	sp_rx(&p, 3);
+	/* growth counted towards the next segment goes with the reduction
+	 * (Linux tcp_init_cwnd_reduction) */
+	p.c->cc.cwnd_cnt = 3;
+	sp_rx(&p, 4);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq(p.c->cc.cwnd_cnt, 0);
+	uint32_t prior = p.c->cc.prior_cwnd, ss = p.c->cc.ssthresh;
+	uint32_t flight = (p.c->rec.recover - p.c->send.una) / SEG;
+	ck_assert_uint_gt(flight, prior);
+	bool differ = false;
+	unsigned steps = 0;
+	/* each ACK SACKs one segment of the pipe before PRR looks at it */
+	for (unsigned i = 5; i < 14 && tcp_sb_pipe(p.c) > (ss + 1) * SEG; i++, steps++) {
+		sp_rx(&p, i);
+		uint32_t d = p.c->rec.prr_delivered / SEG;
+		uint32_t want = (ss * d + prior - 1) / prior;
+		ck_assert_uint_eq(p.c->rec.prr_out / SEG, want > 1 ? want : 1);
+		differ |= want != (ss * d + flight - 1) / flight;
+	}
+	ck_assert_uint_ge(steps, 4);
+	ck_assert(differ); /* the flight's proportion would have sent less */
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Segments 1..7 lost: once less is in flight than ssthresh, an ACK that
+ * only SACKs sends what it delivered and no segment more (Linux's
+ * tcp_cwnd_reduction adds one only when snd_una moves and nothing was
+ * newly marked lost): one retransmission per SACKed segment. */
+START_TEST(prr_no_extra_on_sack_only)
+{
+	struct sp p;
+	sp_init(&p, NSEG);
+	sp_rx(&p, 0);
+	sp_rx(&p, 8);
+	sp_rx(&p, 9);
+	ck_assert_uint_eq(p.nrtx, 0);
+	sp_rx(&p, 10); /* three SACKed above 1..7: all lost */
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
+	uint32_t ss = p.c->cc.ssthresh;
+	ck_assert_uint_lt(tcp_sb_pipe(p.c), ss * SEG);
+	ck_assert_uint_eq(p.nrtx, 1);
+	sp_rx(&p, 11);
+	ck_assert_uint_eq(p.nrtx, 2);
+	sp_rx(&p, 12);
+	ck_assert_uint_eq(p.nrtx, 3);
+	/* an ACK that moves snd_una (1 arrives) and marks nothing new may
+	 * send one more than it delivered, up to ssthresh (1's retransmission
+	 * leaves the pipe) */
+	uint32_t pipe = tcp_sb_pipe(p.c) / SEG - 1;
+	sp_rx(&p, 1);
+	uint32_t more = ss - pipe < 2 ? ss - pipe : 2;
+
+	ck_assert_uint_eq(p.nrtx, 3 + more);
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Segment 1 arrives after 2: the ACK that fills the hole delivered one
+ * segment and grows the window by one (Linux's acked_sacked), not by the
+ * two it acknowledges; the SACK of 2 grew nothing (it ACKed no data). */
+START_TEST(growth_counts_delivered)
+{
+	struct sp p;
+	sp_init(&p, NSEG);
+	sp_rx(&p, 0);
+	uint32_t cw = p.c->cc.cwnd;
+	ck_assert_uint_lt(cw, p.c->cc.ssthresh); /* slow start: one per segment */
+	sp_rx(&p, 2);
+	ck_assert_uint_eq(p.c->cc.cwnd, cw);
+	sp_rx(&p, 1);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->cc.cwnd, cw + 1);
+	fx_fini(&p.f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -408,6 +497,9 @@ int main(void)
 	tcase_add_test(tc, dsack_undoes_spurious);
 	tcase_add_test(tc, dsack_no_undo_after_loss);
 	tcase_add_test(tc, limited_transmit_without_sack);
+	tcase_add_test(tc, prr_spreads_over_prior_cwnd);
+	tcase_add_test(tc, prr_no_extra_on_sack_only);
+	tcase_add_test(tc, growth_counts_delivered);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
