@@ -169,12 +169,15 @@ static void fin_input(struct tcp *tcp, struct tcb *tcb)
 		tcp_set_state(tcp, tcb, TCP_CLOSE_WAIT);
 		break;
 	case TCP_FIN_WAIT_1:
-		if (tcb->send.una == tcb->send.max && (tcb->flags & TCB_F_FIN_SENT)) {
-			tcp_send_ack(tcp, tcb);
+		/* Linux tcp_fin: a simultaneous close ACKs the FIN at once, from
+		 * FIN_WAIT_1. Left to the end of the burst, the ACK could leave
+		 * after the ACK of our FIN moved the connection to TIME_WAIT,
+		 * without what a full socket's programs write. */
+		tcp_send_ack(tcp, tcb);
+		if (tcb->send.una == tcb->send.max && (tcb->flags & TCB_F_FIN_SENT))
 			tcp_enter_time_wait(tcp, tcb);
-		} else {
+		else
 			tcp_set_state(tcp, tcb, TCP_CLOSING);
-		}
 		break;
 	case TCP_FIN_WAIT_2:
 		tcp_send_ack(tcp, tcb);
