@@ -56,11 +56,14 @@ int appport_set(struct appport *p, const char *key, const char *val, char *err, 
 	} else if (!strcmp(key, "mtu")) {
 		char *end;
 		unsigned long m = strtoul(v, &end, 10);
-		if (*end || m < 576 || m > 9000) {
-			snprintf(err, elen, "bad mtu '%s'", v);
+		if (*end || m < 576 || m > 65535) {
+			snprintf(err, elen, "bad mtu '%s' (576 to 65535)", v);
 			return -EINVAL;
 		}
+		/* the stack's MTU, and the device's when above the port's own
+		 * (jumbo frames, dev_ethdev_config.mtu) */
 		p->net.mtu = (uint32_t)m;
+		p->dev.mtu = (uint32_t)m;
 	} else if (!strcmp(key, "tcp-hz")) {
 		/* Linux's CONFIG_HZ choices: the timers round as a kernel
 		 * built with that HZ does (docs/tcp.md "Timers and HZ"). */

@@ -87,11 +87,14 @@ struct dev_ethdev_config {
 	uint16_t nb_queues;	 /* rx/tx queue pairs (one per lcore); 0 means 1 */
 	uint16_t nb_rxd, nb_txd; /* descriptors; 0 means 1024, adjusted to the port */
 	uint32_t pool_size;	 /* mbufs in the port's pool; 0 means sized from the rings */
-	uint32_t mtu;		 /* 0: keep the port's MTU */
-	bool promisc;		 /* enable promiscuous mode */
-	bool no_offload;	 /* do every checksum in software */
-	uint32_t link_wait_ms;	 /* bounded link-up wait; 0 means 3000 */
-	char *log;		 /* optional: what was configured, offloads dropped */
+	/* 0: the port's MTU. Above it: mbufs sized for a frame of mtu + 14
+	 * where the port takes one (any length on memif, whose MTU is then
+	 * this one), and the device asked for it; below: the device's stays. */
+	uint32_t mtu;
+	bool promisc;	       /* enable promiscuous mode */
+	bool no_offload;       /* do every checksum in software */
+	uint32_t link_wait_ms; /* bounded link-up wait; 0 means 3000 */
+	char *log;	       /* optional: what was configured, offloads dropped */
 	size_t log_len;
 	char *err; /* message on failure: "dev: ethdev: <where>: <what>" */
 	size_t err_len;
@@ -103,6 +106,9 @@ int dev_ethdev_create(const struct dev_ethdev_config *cfg, struct dev **out);
 /* A device for another queue of the same port (destroy it before the port). */
 int dev_ethdev_queue(struct dev *port, uint16_t queue, struct dev **out);
 struct rte_mempool *dev_ethdev_pool(struct dev *port);
+/* Mbufs in a port's pool when the config gives none, for mbufs of buf_size
+ * bytes (data room with headroom). */
+uint32_t dev_ethdev_pool_n(uint16_t nq, uint16_t nb_rxd, uint16_t nb_txd, uint32_t buf_size);
 uint16_t dev_ethdev_port_id(const struct dev *port);
 
 /* ---- in-memory wire (tests, simulation) -------------------------------- */
@@ -191,8 +197,10 @@ struct dev_opts {
 #define DEV_AF_PACKET_FRAMES 4096u
 
 /* Builds the EAL arguments: the vdevs (an af_packet one with
- * framecnt=DEV_AF_PACKET_FRAMES unless it sets framecnt), then, with vdevs only, the defaults
- * --no-pci --no-huge -m 256 (each left out when the extra arguments set a
+ * framecnt=DEV_AF_PACKET_FRAMES unless it sets framecnt, a memif one at an mtu
+ * above 1500 with a bsize that holds a frame unless it sets bsize), then, with
+ * vdevs only, the defaults --no-pci --no-huge -m 256 (more for a jumbo mtu's
+ * pool) (each left out when the extra arguments set a
  * conflicting option), a unique --file-prefix unless one is given,
  * --log-level=error, then the extra arguments. Writes up to max pointers into
  * argv (into storage buf) and returns argc or -E2BIG. */

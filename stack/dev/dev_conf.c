@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <rte_mbuf.h>
 
 static void conf_msg(char *buf, size_t len, const char *fmt, ...)
 {
@@ -66,6 +67,31 @@ static void arg_add(struct argbuf *a, const char *fmt, ...)
 	a->used += (size_t)n + 1;
 }
 
+/* A memif buffer per frame at a jumbo MTU (the default 2048 would chain
+ * five for 9000), in whole cache lines, at most the devarg's uint16. */
+static unsigned conf_memif_bsize(uint32_t mtu)
+{
+	uint32_t b = (mtu + 14u + 63u) & ~63u;
+	return b > UINT16_MAX ? UINT16_MAX : b;
+}
+
+/* EAL memory for the pool of jumbo mbufs dev_ethdev sizes (beyond the 256
+ * MB that hold the default pool and the rest): a 64 KiB MTU's 3072 mbufs
+ * take 200 MB. */
+static unsigned conf_jumbo_pool_mb(const struct dev_opts *o)
+{
+	if (o->mtu <= 1500)
+		return 0;
+	uint32_t buf = RTE_PKTMBUF_HEADROOM + o->mtu + 14u;
+	if (buf > UINT16_MAX)
+		buf = UINT16_MAX;
+	uint64_t n = o->pool ? o->pool
+			     : dev_ethdev_pool_n(o->queues, o->rxd ? o->rxd : 1024,
+						 o->txd ? o->txd : 1024, buf);
+	/* an mbuf's header and the mempool's own per object, rounded up */
+	return (unsigned)((n * (buf + 256u) + (1u << 20) - 1) >> 20);
+}
+
 int dev_opts_eal_argv(const struct dev_opts *o, char *buf, size_t buf_len, char **argv, int max)
 {
 	struct argbuf a = {.buf = buf, .len = buf_len, .argv = argv, .max = max};
@@ -82,8 +108,11 @@ int dev_opts_eal_argv(const struct dev_opts *o, char *buf, size_t buf_len, char 
 		 * sender over a veth from 3.2 to 7.8 Gbit/s with a third of
 		 * its retransmissions; a framecnt the user gives stands. */
 		bool afp = !strncmp(o->vdevs[i], "net_af_packet", 13);
+		bool memif = !strncmp(o->vdevs[i], "net_memif", 9);
 		if (afp && !strstr(o->vdevs[i], "framecnt="))
 			arg_add(&a, "--vdev=%s,framecnt=%u", o->vdevs[i], DEV_AF_PACKET_FRAMES);
+		else if (memif && o->mtu > 1500 && !strstr(o->vdevs[i], "bsize="))
+			arg_add(&a, "--vdev=%s,bsize=%u", o->vdevs[i], conf_memif_bsize(o->mtu));
 		else
 			arg_add(&a, "--vdev=%s", o->vdevs[i]);
 	}
@@ -93,7 +122,7 @@ int dev_opts_eal_argv(const struct dev_opts *o, char *buf, size_t buf_len, char 
 	if (vdev_only && !eal_has(o->eal, mem_opts)) {
 		arg_add(&a, "--no-huge");
 		arg_add(&a, "-m");
-		arg_add(&a, "256");
+		arg_add(&a, "%u", 256u + conf_jumbo_pool_mb(o));
 	}
 	if (!eal_has(o->eal, prefix_opts))
 		arg_add(&a, "--file-prefix=skops-%d", (int)getpid());
@@ -112,9 +141,35 @@ int dev_opts_eal_argv(const struct dev_opts *o, char *buf, size_t buf_len, char 
 	return a.argc;
 }
 
+/* DPDK 22.11's memif transmit leaves a stale chain flag on a packet's first
+ * buffer (fixed upstream by f7a52200d4, "net/memif: fix descriptor Tx flags
+ * corruption"): frames longer than one buffer come out corrupted, so a
+ * given bsize must hold a whole frame. */
+static int conf_memif_check(const struct dev_opts *o, char *err, size_t err_len)
+{
+	uint32_t frame = (o->mtu > 1500 ? o->mtu : 1500) + 14;
+	for (unsigned i = 0; i < o->nvdev; i++) {
+		const char *b = strstr(o->vdevs[i], "bsize=");
+		if (strncmp(o->vdevs[i], "net_memif", 9) || !b)
+			continue;
+		unsigned long bs = strtoul(b + 6, NULL, 10);
+		if (bs < frame) {
+			conf_msg(err, err_len,
+				 "dev: memif bsize=%lu holds no frame of %u bytes (mtu + 14): "
+				 "DPDK 22.11's memif corrupts frames chained over buffers",
+				 bs, frame);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int dev_opts_open(const struct dev_opts *o, struct dev **port, char *log, size_t log_len, char *err,
 		  size_t err_len)
 {
+	int rc = conf_memif_check(o, err, err_len);
+	if (rc)
+		return rc;
 	char buf[4096];
 	char *argv[64];
 	int argc = dev_opts_eal_argv(o, buf, sizeof(buf), argv, 64);
@@ -122,7 +177,7 @@ int dev_opts_open(const struct dev_opts *o, struct dev **port, char *log, size_t
 		conf_msg(err, err_len, "dev: eal: too many arguments");
 		return argc;
 	}
-	int rc = dev_eal_init(argc, argv, err, err_len);
+	rc = dev_eal_init(argc, argv, err, err_len);
 	if (rc < 0)
 		return rc;
 	struct dev_ethdev_config c = {

@@ -168,6 +168,79 @@ static bool ethdev_host_driver(const char *name)
 	return false;
 }
 
+/* net_memif carries frames of any length, chained over as many of its
+ * buffers as they need, but DPDK 22.11's driver has no mtu_set
+ * (rte_eth_dev_set_mtu says -ENOTSUP) and reports max_rx_pktlen 1518: its
+ * MTU is what the two ends agree on, so a configured one is taken as is. */
+static bool ethdev_mtu_free(const struct rte_eth_dev_info *info)
+{
+	return info->driver_name && !strcmp(info->driver_name, "net_memif");
+}
+
+/* The mbuf data room for a configured MTU: a frame of mtu + 14 in one mbuf
+ * where the port can receive one that long (its max_rx_pktlen; any length
+ * on memif), else DPDK's default (2048 bytes of data). uint16 bounds it. */
+static uint16_t ethdev_buf_size(const struct dev_ethdev_config *cfg,
+				const struct rte_eth_dev_info *info)
+{
+	uint32_t frame = cfg->mtu + RTE_ETHER_HDR_LEN;
+	if (!ethdev_mtu_free(info) && frame > info->max_rx_pktlen)
+		frame = info->max_rx_pktlen;
+	uint32_t size = RTE_PKTMBUF_HEADROOM + frame;
+	if (size <= RTE_MBUF_DEFAULT_BUF_SIZE)
+		return RTE_MBUF_DEFAULT_BUF_SIZE;
+	return size > UINT16_MAX ? UINT16_MAX : (uint16_t)size;
+}
+
+uint32_t dev_ethdev_pool_n(uint16_t nq, uint16_t nb_rxd, uint16_t nb_txd, uint32_t buf_size)
+{
+	if (!nq)
+		nq = 1;
+	/* Rings full on both sides plus bursts in flight plus the stack's own
+	 * queues (send buffers, reassembly) with headroom. Jumbo mbufs: the
+	 * rings' worth and 1024 more (a 64 KiB pool of 12288 would be 800 MB). */
+	if (buf_size > RTE_MBUF_DEFAULT_BUF_SIZE)
+		return (uint32_t)nq * (nb_rxd + nb_txd) + 1024u;
+	return (uint32_t)nq * (nb_rxd + nb_txd) * 2u + 8192u;
+}
+
+static int ethdev_pool(const struct dev_ethdev_config *cfg, struct ethdev_port *p,
+		       const struct rte_eth_dev_info *info, uint16_t nq, uint16_t nb_rxd,
+		       uint16_t nb_txd, int socket, uint32_t *pool_n)
+{
+	uint16_t buf = cfg->mtu ? ethdev_buf_size(cfg, info) : RTE_MBUF_DEFAULT_BUF_SIZE;
+	*pool_n = cfg->pool_size ? cfg->pool_size : dev_ethdev_pool_n(nq, nb_rxd, nb_txd, buf);
+	char name[RTE_MEMPOOL_NAMESIZE];
+	snprintf(name, sizeof(name), "skops_p%u", p->port_id);
+	p->pool = rte_pktmbuf_pool_create(name, *pool_n, 256, 0, buf, socket);
+	if (!p->pool) {
+		ethdev_msg(cfg->err, cfg->err_len,
+			   "dev: ethdev: port %u: mempool of %u mbufs of %u bytes: %s", p->port_id,
+			   *pool_n, buf, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A configured MTU above the port's asks the device for it; one below only
+ * clamps the stack (net's own mtu) and leaves the device, and the host
+ * interface behind af_packet, as they are. True when the MTU is ours to
+ * set (memif). */
+static bool ethdev_raise_mtu(const struct dev_ethdev_config *cfg, uint16_t port,
+			     const struct rte_eth_dev_info *info)
+{
+	uint16_t cur = 0;
+	if (!cfg->mtu || (rte_eth_dev_get_mtu(port, &cur) == 0 && cfg->mtu <= cur))
+		return false;
+	if (ethdev_mtu_free(info))
+		return true;
+	int rc = rte_eth_dev_set_mtu(port, (uint16_t)cfg->mtu);
+	if (rc)
+		ethdev_log(cfg, "dev: ethdev: port %u: set mtu %u: %s (kept %u)\n", port, cfg->mtu,
+			   rte_strerror(-rc), cur);
+	return false;
+}
+
 static int ethdev_link_wait(uint16_t port, uint32_t ms)
 {
 	struct rte_eth_link link;
@@ -232,18 +305,10 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 	int socket = rte_eth_dev_socket_id(port);
 	if (socket < 0)
 		socket = (int)rte_socket_id();
-	/* Rings full on both sides plus bursts in flight plus the stack's own
-	 * queues (send buffers, reassembly) with headroom. */
-	uint32_t pool_n =
-	    cfg->pool_size ? cfg->pool_size : (uint32_t)nq * (nb_rxd + nb_txd) * 2u + 8192u;
-	char name[RTE_MEMPOOL_NAMESIZE];
-	snprintf(name, sizeof(name), "skops_p%u", port);
-	p->pool = rte_pktmbuf_pool_create(name, pool_n, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
-	if (!p->pool) {
-		ethdev_msg(cfg->err, cfg->err_len, "dev: ethdev: port %u: mempool of %u: %s", port,
-			   pool_n, rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
+	uint32_t pool_n;
+	rc = ethdev_pool(cfg, p, &info, nq, nb_rxd, nb_txd, socket, &pool_n);
+	if (rc)
+		return rc;
 	for (uint16_t q = 0; q < nq; q++) {
 		struct rte_eth_rxconf rxc = info.default_rxconf;
 		rxc.offloads = conf.rxmode.offloads;
@@ -262,12 +327,7 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 			return rc;
 		}
 	}
-	if (cfg->mtu) {
-		rc = rte_eth_dev_set_mtu(port, (uint16_t)cfg->mtu);
-		if (rc)
-			ethdev_log(cfg, "dev: ethdev: port %u: set mtu %u: %s (kept)\n", port,
-				   cfg->mtu, rte_strerror(-rc));
-	}
+	bool mtu_ours = ethdev_raise_mtu(cfg, port, &info);
 	rc = rte_eth_dev_start(port);
 	if (rc) {
 		ethdev_msg(cfg->err, cfg->err_len, "dev: ethdev: port %u: start: %s", port,
@@ -283,12 +343,15 @@ static int ethdev_setup(const struct dev_ethdev_config *cfg, struct ethdev_port 
 	rte_eth_macaddr_get(port, &mac);
 	memcpy(p->caps.mac, mac.addr_bytes, 6);
 	uint16_t mtu = 1500;
-	if (rte_eth_dev_get_mtu(port, &mtu) == 0 && mtu)
+	if (mtu_ours)
+		p->caps.mtu = cfg->mtu;
+	else if (rte_eth_dev_get_mtu(port, &mtu) == 0 && mtu)
 		p->caps.mtu = mtu;
 	else
 		p->caps.mtu = 1500;
 	/* A frame of mtu + 14 must fit one rx mbuf: no scattered rx. */
-	uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM - 14;
+	uint32_t room =
+	    rte_pktmbuf_data_room_size(p->pool) - RTE_PKTMBUF_HEADROOM - RTE_ETHER_HDR_LEN;
 	if (p->caps.mtu > room)
 		p->caps.mtu = room;
 	uint64_t tx = conf.txmode.offloads;

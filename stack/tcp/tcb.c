@@ -134,6 +134,20 @@ int ring_reserve(struct tcp *tcp, struct tcp_ring *r, uint32_t cap)
 	return 0;
 }
 
+int ring_reserve_grow(struct tcp *tcp, struct tcp_ring *r, uint32_t cap, uint32_t max)
+{
+	if (r->cap >= cap)
+		return 0;
+	/* tcp_sndbuf_expand raises the buffer with each cwnd step: growing the
+	 * ring to each new size copied the whole ring into fresh pages every
+	 * time, a third of a jumbo-frame sender's time (docs/bench.md "Bulk
+	 * over memif"). Doubling makes it a handful of copies. */
+	uint64_t twice = 2ull * r->cap;
+	if (r->cap && twice > cap)
+		cap = (uint32_t)(twice < max ? twice : (max > cap ? max : cap));
+	return ring_reserve(tcp, r, cap);
+}
+
 void ring_release(struct tcp *tcp, struct tcp_ring *r, bool force)
 {
 	if ((r->len == 0 || force) && r->buf) {

@@ -141,6 +141,7 @@ struct tcp_rack {
 	uint32_t end_seq;      /* RACK.end_seq */
 	uint32_t rtt_us;       /* RACK.rtt */
 	uint32_t fack;	       /* highest end delivered */
+	uint32_t rtx_hi;       /* records from here on were sent once, in order */
 	uint64_t dsack_ns;     /* when reo_steps last grew */
 	uint64_t last_ns;      /* the last send's stamp: stamps only grow */
 };

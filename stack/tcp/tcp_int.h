@@ -143,6 +143,9 @@ struct tcb *tcb_alloc(struct tcp *tcp, int family);
 void tcb_free(struct tcp *tcp, struct tcb *tcb);
 /* Makes the ring hold at least cap bytes (allocated lazily). */
 int ring_reserve(struct tcp *tcp, struct tcp_ring *r, uint32_t cap);
+/* The same for a ring whose wanted size keeps growing (the send buffer
+ * follows cwnd): a ring that must grow at least doubles, up to max. */
+int ring_reserve_grow(struct tcp *tcp, struct tcp_ring *r, uint32_t cap, uint32_t max);
 /* Gives the memory back when the ring is empty (or force: its bytes go). */
 void ring_release(struct tcp *tcp, struct tcp_ring *r, bool force);
 void ring_cache_free(struct tcp *tcp); /* tcp_destroy */

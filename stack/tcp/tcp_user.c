@@ -245,7 +245,10 @@ static int32_t send_call(struct tcp *tcp, struct tcb *tcb, const void *buf, uint
 		len = room;
 	if (len == 0)
 		return 0;
-	if (ring_reserve(tcp, &tcb->snd, tcb->sndbuf) < 0)
+	uint32_t most = (tcb->flags & TCB_F_SNDBUF_LOCK) || tcb->sndbuf > tcp->cfg.tcp_wmem_max
+			    ? tcb->sndbuf
+			    : tcp->cfg.tcp_wmem_max;
+	if (ring_reserve_grow(tcp, &tcb->snd, tcb->sndbuf, most) < 0)
 		return -ENOMEM;
 	tcp_rate_check_app_limited(tcb); /* before the new data: was the sender dry? */
 	ring_write_at(&tcb->snd, tcb->snd.len, buf, len);

@@ -4,8 +4,9 @@
 #   test/bench/run.sh [--quick] [BUILD_DIR]
 # Configurations: kernel<->kernel over a veth with offloads on and off,
 # skperf<->kernel over af_packet both ways, skperf<->skperf over memif (two
-# processes); unmodified programs under the shim (shim.sh): iperf3 and krr
-# shim<->shim over memif (two skopsd) and shim<->kernel over af_packet,
+# processes; bulk also at MTU JUMBO, default 9000); unmodified programs
+# under the shim (shim.sh): iperf3 and krr shim<->shim over memif (two
+# skopsd) and shim<->kernel over af_packet,
 # nginx + wrk and redis-server + redis-benchmark on the shim and on the
 # kernel. Figures: bulk with 1 and 4 flows (iperf3 -J / skperf -J);
 # 64-byte RR latency p50/p99/p99.9 with its distribution and CRR per second
@@ -49,6 +50,7 @@ FLOWS=$([ $QUICK = 1 ] && echo 1 || echo "1 4")
 LOSS=$([ $QUICK = 1 ] && echo 50 || echo "10 50") # per mille
 PROGS=$([ $QUICK = 1 ] && echo 8 || echo "1 8")
 MODES=$([ $QUICK = 1 ] && echo jit || echo "jit interp") # test_skperf runs --no-jit
+JUMBO=${JUMBO:-9000} # memif's jumbo MTU (up to 65535)
 CONNS=$([ $QUICK = 1 ] && echo 10000 || echo "10000 100000")
 OUT=${OUT:-$ROOT/bench-results}
 mkdir -p "$OUT"
@@ -285,7 +287,7 @@ mm_stop() {
 }
 
 skops_skops() {
-	local P b1=() b4=() rr50=() rr99=() rr999=() crr=()
+	local P b1=() b4=() bj=() rr50=() rr99=() rr999=() crr=()
 	local -A hk
 	for ((r = 0; r < REPS; r++)); do
 		# CRR and RR first, as on the servers with programs below
@@ -299,6 +301,12 @@ skops_skops() {
 			v=$(jq_py "$TMP/m.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')
 			[ $P = 1 ] && b1+=("$v") || b4+=("$v")
 		done
+		mm_stop
+		# jumbo frames: both ends at one MTU (memif has none of its own;
+		# the mbufs and memif buffers follow it, test_memif_jumbo)
+		mm_start "--mtu $JUMBO"
+		mm_run "$TMP/m.json" -t "$SECS" --mtu $JUMBO
+		bj+=("$(jq_py "$TMP/m.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')")
 		mm_stop
 		# hook overhead: the same program attached N times on both ends
 		for n in $PROGS; do
@@ -319,6 +327,7 @@ skops_skops() {
 	done
 	record skops_skops_memif bulk_1 Mbit/s "${b1[@]}"
 	record skops_skops_memif bulk_4 Mbit/s "${b4[@]}"
+	record skops_skops_memif_mtu$JUMBO bulk_1 Mbit/s "${bj[@]}"
 	record_rr skops_skops_memif
 	record skops_skops_memif crr64 per_s "${crr[@]}"
 	for n in $PROGS; do

@@ -407,6 +407,17 @@ START_TEST(eal_args_af_packet_ring)
 	ck_assert_msg(strstr(line, "--vdev=net_af_packet0,iface=veth0,framecnt=1024 --no-pci "),
 		      "%s", line);
 	ck_assert_msg(!strstr(line, "--no-huge") && strstr(line, " -m 512 -l 1"), "%s", line);
+	/* a jumbo MTU: a memif buffer holds a frame (9014 bytes in whole
+	 * cache lines) and the EAL gets room for 3072 mbufs of 9142 bytes */
+	struct dev_opts j = {.prog = "t", .nvdev = 1, .mtu = 9000};
+	j.vdevs[0] = "net_memif0,role=client";
+	eal_line(&j, line, sizeof(line));
+	ck_assert_msg(
+	    strstr(line, "--vdev=net_memif0,role=client,bsize=9024 --no-pci --no-huge -m 284"),
+	    "%s", line);
+	j.vdevs[0] = "net_memif0,role=client,bsize=16384"; /* the user's stands */
+	eal_line(&j, line, sizeof(line));
+	ck_assert_msg(strstr(line, "--vdev=net_memif0,role=client,bsize=16384 "), "%s", line);
 	/* a PCI port: no vdev defaults */
 	struct dev_opts p = {.prog = "t", .port = "0000:03:00.0"};
 	eal_line(&p, line, sizeof(line));
