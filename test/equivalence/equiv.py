@@ -13,6 +13,7 @@ be identical in both runs (an unprogrammed kernel), and the kernel's global
 trace buffer then holds only the program side's lines. See docs/equivalence.md.
 """
 import bisect
+import fcntl
 import json
 import os
 import re
@@ -828,13 +829,22 @@ def equal(obs, k, s, label=""):
     return k == s
 
 
+# The kernel's bpf_printk lines go to the one global trace buffer, which a
+# kernel run clears and reads: the two suites (run side by side) take turns
+# with their kernel runs, from the program's attach to its detach.
+TRACE_LOCK = "/tmp/skops-equiv-trace.lock"
+
+
 def run_pair(kobj, obj, fam, dc, role, drop, hz, linear, datafile):
     """One scenario on the kernel, then on skops: observations or an error each."""
     results = {}
     for kind in ("kernel", "skops"):
         topo = Topo(fam, dc, kernel_side_addr=(kind == "kernel"))
         side = None
+        lock = open(TRACE_LOCK, "w") if kind == "kernel" else None
         try:
+            if lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
             side = KernelSide(kobj) if kind == "kernel" else \
                 SkopsSide(obj, hz, linear, datafile)
             results[kind] = run_once(side, topo, role, drop)
@@ -844,6 +854,8 @@ def run_pair(kobj, obj, fam, dc, role, drop, hz, linear, datafile):
             if side:
                 side.close()
             topo.close()
+            if lock:
+                lock.close()  # releases the lock
     return results
 
 
