@@ -346,6 +346,19 @@ skops_skops() {
 # namespace, both with cubic, to a kernel iperf3; linkem on its own core.
 # 1, 10 and 40 ms (10 ms with --quick).
 RTTS=${RTTS:-$([ $QUICK = 1 ] && echo 10 || echo "1 10 40")}
+# lem_bulk NAME CLIENT...: CLIENT (iperf3's options) sends for SECS with cubic
+# to an iperf3 in B behind linkem; LEM_BULK: Mbit/s received, the JSON in l.json
+lem_bulk() {
+	local name=$1
+	shift
+	port=$((port + 1))
+	bg lk timeout 90 ip netns exec "$LEM_NS_B" iperf3 -s -1 -p $port
+	listening "$LEM_NS_B" $port || fail "iperf3 -s behind linkem did not listen"
+	timeout 90 "$@" -c 198.18.6.2 -p $port -t "$SECS" -C cubic -J >"$TMP/l.json" 2>"$TMP/l.err" ||
+		fail "$name at ${rtt} ms: $(tail -3 "$TMP/l.err")"
+	wait_pid 20 "$PID_lk"
+	LEM_BULK=$(jq_py "$TMP/l.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')
+}
 linkem_rtt() {
 	local LINKEM=$BUILD/test/linkem/linkem rtt half k s
 	[ -x "$LINKEM" ] || fail "missing $LINKEM (build first)"
@@ -363,21 +376,11 @@ linkem_rtt() {
 		taskset -pc $C2 "$LEM_PID" >/dev/null # ip netns exec became linkem
 		k=() s=()
 		for ((r = 0; r < REPS; r++)); do
-			port=$((port + 1))
-			bg lk timeout 90 "${B[@]}" iperf3 -s -1 -p $port
-			listening "$LEM_NS_B" $port || fail "iperf3 -s behind linkem did not listen"
-			timeout 90 "${A[@]}" taskset -c $C1 iperf3 -c 198.18.6.2 -p $port -t "$SECS" -C cubic -J \
-				>"$TMP/l.json" 2>"$TMP/l.err" || fail "kernel iperf3 at ${rtt} ms: $(cat "$TMP/l.err")"
-			wait_pid 20 "$PID_lk"
-			k+=("$(jq_py "$TMP/l.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')")
-			port=$((port + 1))
-			bg lk timeout 90 "${B[@]}" iperf3 -s -1 -p $port
-			listening "$LEM_NS_B" $port || fail "iperf3 -s behind linkem did not listen"
-			timeout 90 "${A[@]}" "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
-				--addr 198.18.6.3/24 --eal "-l $C1" -c 198.18.6.2 -p $port -t "$SECS" -C cubic -J \
-				>"$TMP/l.json" 2>"$TMP/l.err" || fail "skperf at ${rtt} ms: $(tail -3 "$TMP/l.err")"
-			wait_pid 20 "$PID_lk"
-			s+=("$(jq_py "$TMP/l.json" 'd["end"]["sum_received"]["bits_per_second"]/1e6')")
+			lem_bulk "kernel iperf3" "${A[@]}" taskset -c $C1 iperf3
+			k+=("$LEM_BULK")
+			lem_bulk skperf "${A[@]}" "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
+				--addr 198.18.6.3/24 --eal "-l $C1"
+			s+=("$LEM_BULK")
 			[ -n "${LEM_KEEP:-}" ] && cp "$TMP/l.json" "$LEM_KEEP/skperf-${rtt}ms-$r.json"
 		done
 		lem_stop
