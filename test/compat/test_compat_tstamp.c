@@ -9,21 +9,11 @@
 #include "compat_fixture.h"
 #include "hk_double.h"
 #include "hooks_int.h"
-
-struct tstamp_res {
-	int32_t flags_bad, flags_len8, flags_tcp, get0_rc;
-	uint32_t get0_val;
-	int32_t set_rc;
-	uint32_t get1_val;
-	int32_t kf_first, kf_flags, kf_other, sockopt_ts, getopt_ts, cbset_ts;
-	uint32_t n_sendmsg, n_marked, n_sched, n_sw, n_hw, n_ack, order_bad, not_full, seen;
-};
+#include "tstamp_res.h"
 
 static const struct tstamp_res *result(struct bpfvm_obj *obj, uint32_t slot)
 {
-	struct bpfvm_map *m = bpfvm_obj_map_by_name(obj, "tstamp");
-	ck_assert_ptr_nonnull(m);
-	const struct tstamp_res *r = bpfvm_map_lookup(m, &slot);
+	const struct tstamp_res *r = tstamp_res_get(obj, slot);
 	ck_assert_ptr_nonnull(r);
 	return r;
 }

@@ -7,15 +7,7 @@
  * Then one large write, sent in many segments: SCHED = SND_SW, and ACK once
  * per marked byte. */
 #include "compat_sim.h"
-
-struct tstamp_res {
-	int32_t flags_bad, flags_len8, flags_tcp, get0_rc;
-	uint32_t get0_val;
-	int32_t set_rc;
-	uint32_t get1_val;
-	int32_t kf_first, kf_flags, kf_other, sockopt_ts, getopt_ts, cbset_ts;
-	uint32_t n_sendmsg, n_marked, n_sched, n_sw, n_hw, n_ack, order_bad, not_full, seen;
-};
+#include "tstamp_res.h"
 
 #define T      "compat_tstamp_sim"
 #define WRITES 5
@@ -26,11 +18,6 @@ static void settle(struct sim *s, int rd, uint64_t *rcvd)
 		sim_step(s);
 		sim_drain(s->b, rd, rcvd);
 	}
-}
-
-static const struct tstamp_res *res(struct bpfvm_obj *obj, uint32_t slot)
-{
-	return bpfvm_map_lookup(bpfvm_obj_map_by_name(obj, "tstamp"), &slot);
 }
 
 static void expect(const struct tstamp_res *r, const char *who, uint32_t n)
@@ -74,10 +61,10 @@ int main(void)
 		sim_step(&s);
 		sim_drain(s.a, a, &rcvd_a);
 	}
-	const struct tstamp_res *ra = res(obj, 0), *rb = res(obj, 1);
+	const struct tstamp_res *ra = tstamp_res_get(obj, 0), *rb = tstamp_res_get(obj, 1);
 	expect(ra, "client", WRITES);
 	expect(rb, "server", 1);
-	if (ra->get0_val != 0 || rb->get0_val != 1 || res(obj, 2)->set_rc != 0)
+	if (ra->get0_val != 0 || rb->get0_val != 1 || tstamp_res_get(obj, 2)->set_rc != 0)
 		sim_fail(T, "SK_BPF_CB_FLAGS: client read %u, server child %u (want 0, 1)",
 			 ra->get0_val, rb->get0_val);
 	if (ra->kf_first || ra->kf_flags != -EINVAL || ra->kf_other != -EOPNOTSUPP ||
