@@ -290,7 +290,7 @@ int shim_dg_next_len(struct ssock *s)
 	return n;
 }
 
-static bool buf_opt(int level, int name)
+bool shim_dg_local_opt(int level, int name)
 {
 	return level == SOL_SOCKET && (name == SO_RCVBUF || name == SO_SNDBUF ||
 				       name == SO_RCVBUFFORCE || name == SO_SNDBUFFORCE);
@@ -300,7 +300,7 @@ int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, sockle
 {
 	if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY)
 		s->v6only_known = false; /* the daemon's answer decides */
-	if (!buf_opt(level, name))
+	if (!shim_dg_local_opt(level, name))
 		return 1;
 	/* a kernel UDP socket does the kernel's arithmetic (the doubling,
 	 * rmem_max/wmem_max, the minimums) and gives the kernel's errors */
@@ -326,7 +326,7 @@ int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, sockle
 
 int shim_dg_getopt(struct ssock *s, int level, int name, void *val, socklen_t *len)
 {
-	if (!buf_opt(level, name))
+	if (!shim_dg_local_opt(level, name))
 		return 1;
 	int v = name == SO_RCVBUF ? s->rcvbuf : name == SO_SNDBUF ? s->sndbuf : 0;
 	if (v) {

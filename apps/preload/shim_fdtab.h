@@ -77,6 +77,8 @@ int shim_dg_next_len(struct ssock *s); /* FIONREAD: the next datagram's size */
 /* SO_RCVBUF/SO_SNDBUF(FORCE) as a kernel UDP socket answers them: 1 when
  * the option is not one of these (the daemon's), else 0 or -1 and errno */
 int shim_dg_setopt(struct ssock *s, int level, int name, const void *val, socklen_t len);
+/* an option shim_dg_setopt keeps in the shim: the daemon never sees it */
+bool shim_dg_local_opt(int level, int name);
 int shim_dg_getopt(struct ssock *s, int level, int name, void *val, socklen_t *len);
 
 /* shim_loop.c, loopback-listen: the kernel listeners on loopback that a

@@ -64,21 +64,32 @@ static bool loopback(const struct sockaddr *sa, socklen_t len)
 	return false;
 }
 
+/* the options of a datagram socket the daemon takes (the rest stay in
+ * the shim, set on the socket once made: dg_local_opts) */
+static bool opt_to_daemon(const struct shim_cand *c, unsigned i)
+{
+	return c->type != SOCK_DGRAM || !shim_dg_local_opt(c->opts[i].level, c->opts[i].name);
+}
+
 /* SKP_SOCK_CONNECT for candidate c to sa: its options go with it. false
  * when this daemon does not take it or it does not fit (each option's
  * value may be 64 bytes): then SOCKET, the options and CONNECT go apart. */
 static bool sconn_pack(struct skp_req *r, const struct shim_cand *c, const struct sockaddr *sa,
 		       socklen_t len)
 {
-	if (c->type != SOCK_STREAM || !(shim_hello_flags() & SKP_F_SOCK_CONNECT))
+	uint32_t need = c->type == SOCK_DGRAM ? SKP_F_SOCK_CONNECT_DGRAM : SKP_F_SOCK_CONNECT;
+	if ((c->type != SOCK_STREAM && c->type != SOCK_DGRAM) || !(shim_hello_flags() & need))
 		return false;
-	struct skp_sconn h = {.salen = (uint16_t)len, .nopts = (uint16_t)c->nopts};
+	struct skp_sconn h = {.salen = (uint16_t)len};
 	size_t off = sizeof(h);
 	if (len > sizeof(r->data) - off)
 		return false;
 	memcpy(r->data + off, sa, len);
 	off += len;
 	for (unsigned i = 0; i < c->nopts; i++) {
+		if (!opt_to_daemon(c, i))
+			continue;
+		h.nopts++;
 		struct skp_opt o = {
 		    .level = c->opts[i].level, .name = c->opts[i].name, .len = c->opts[i].len};
 		if (sizeof(o) + o.len > sizeof(r->data) - off)
@@ -93,6 +104,16 @@ static bool sconn_pack(struct skp_req *r, const struct shim_cand *c, const struc
 	return true;
 }
 
+/* a new datagram socket's options kept in the shim (the buffer sizes):
+ * the kernel socket took them, so they cannot fail here */
+static void dg_local_opts(struct ssock *s, const struct shim_cand *c)
+{
+	for (unsigned i = 0; s->type == SOCK_DGRAM && i < c->nopts; i++)
+		if (!opt_to_daemon(c, i))
+			(void)shim_dg_setopt(s, c->opts[i].level, c->opts[i].name, c->opts[i].val,
+					     c->opts[i].len);
+}
+
 /* the options set on the kernel socket, which already accepted them:
  * their replies are not asked, so they go in one round trip */
 static void replay_opts(struct ssock *s, const struct shim_cand *c)
@@ -100,8 +121,7 @@ static void replay_opts(struct ssock *s, const struct shim_cand *c)
 	struct skp_req *o = c->nopts ? calloc(c->nopts, sizeof(*o)) : NULL;
 	unsigned no = 0;
 	for (unsigned i = 0; o && i < c->nopts; i++) {
-		if (s->type == SOCK_DGRAM && shim_dg_setopt(s, c->opts[i].level, c->opts[i].name,
-							    c->opts[i].val, c->opts[i].len) != 1)
+		if (!opt_to_daemon(c, i))
 			continue;
 		o[no] = (struct skp_req){.op = SKP_SETSOCKOPT,
 					 .id = s->id,
@@ -147,6 +167,7 @@ static struct ssock *to_skops(int fd, struct shim_fd *e, const struct sockaddr *
 	s->sndtimeo_ms = e->c->sndtimeo_ms;
 	shim_set_nonblock(s, shim_real.fcntl(fd, F_GETFL) & O_NONBLOCK);
 	int cloexec = shim_real.fcntl(fd, F_GETFD) & FD_CLOEXEC;
+	dg_local_opts(s, e->c);
 	if (!conn)
 		replay_opts(s, e->c);
 	if (shim_real.dup3(fds[1], fd, cloexec ? O_CLOEXEC : 0) < 0) {
@@ -401,6 +422,8 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (!e || !e->s)
 		return shim_real.connect(fd, sa, len);
 	struct ssock *s = e->s;
+	if (s->type == SOCK_DGRAM && crc != 1) /* made connected (or refused) */
+		return crc ? fail(-crc) : 0;
 	if (s->type == SOCK_DGRAM)
 		return dg_connect(s, sa, len);
 	uint32_t st = atomic_load(&s->shm->state);

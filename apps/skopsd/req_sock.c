@@ -233,7 +233,8 @@ int req_hello(struct skopsd *d, struct client *cl, const struct skp_req *r, stru
 	}
 	fds[0] = cl->kick;
 	*nfds = rc ? 0 : 1;
-	rep->flags = (d->loopback_listen ? SKP_F_LOOPBACK_LISTEN : 0) | SKP_F_SOCK_CONNECT;
+	rep->flags = (d->loopback_listen ? SKP_F_LOOPBACK_LISTEN : 0) | SKP_F_SOCK_CONNECT |
+		     SKP_F_SOCK_CONNECT_DGRAM;
 	return rc;
 }
 
@@ -293,7 +294,9 @@ int req_sock_connect(struct skopsd *d, struct client *cl, const struct skp_req *
 	int rc = sconn_check(r, &h);
 	if (rc)
 		return rc;
-	struct skp_req one = {.op = SKP_SOCKET, .a = r->a, .b = SOCK_STREAM};
+	/* the type as SOCKET takes it: a UDP connect is one request too */
+	int type = r->b == SOCK_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
+	struct skp_req one = {.op = SKP_SOCKET, .a = r->a, .b = type};
 	if ((rc = req_socket(d, cl, &one, rep, fds, nfds)))
 		return rc;
 	struct dsock *s = d->socks[rep->id];

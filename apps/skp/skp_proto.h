@@ -122,16 +122,18 @@ enum skp_op {
 	 * sent, rc: how many counters there are. Needs no HELLO. */
 	SKP_NET_STATS,
 	/* SOCKET, the options set before connect, and CONNECT in one round
-	 * trip: the shim's connect() of a stream socket skopsd does not know
-	 * yet. a: family; data: struct skp_sconn, the sockaddr (salen bytes),
-	 * then nopts options, each struct skp_opt and its value, packed, no
-	 * padding. The options are applied in order, their errors not
-	 * reported (the app's kernel socket already took them, as with the
-	 * SETSOCKOPT replay they replace), then the connect. Reply with the
-	 * socket's memfd and eventfd (the socket was made): id and SOCKET's
-	 * fds, rc the connect's (0, -EINPROGRESS, its error); without fds:
-	 * rc says why no socket was made (-EINVAL: data malformed). Sent only
-	 * to a daemon whose HELLO set SKP_F_SOCK_CONNECT. */
+	 * trip: the shim's connect() of a socket skopsd does not know yet.
+	 * a: family; b: SOCK_STREAM, or SOCK_DGRAM to a daemon whose HELLO
+	 * set SKP_F_SOCK_CONNECT_DGRAM (any other b: a stream); data:
+	 * struct skp_sconn, the sockaddr (salen bytes), then nopts options,
+	 * each struct skp_opt and its value, packed, no padding. The
+	 * options are applied in order, their errors not reported (the app's
+	 * kernel socket already took them, as with the SETSOCKOPT replay they
+	 * replace), then the connect. Reply with the socket's memfd and
+	 * eventfd (the socket was made): id and SOCKET's fds, rc the
+	 * connect's (0, -EINPROGRESS, its error); without fds: rc says why no
+	 * socket was made (-EINVAL: data malformed). Sent only to a daemon
+	 * whose HELLO set SKP_F_SOCK_CONNECT. */
 	SKP_SOCK_CONNECT,
 	SKP_OP_MAX,
 };
@@ -163,8 +165,9 @@ struct skp_req {
 };
 
 /* skp_rep.flags of HELLO: the daemon's settings the shim follows */
-#define SKP_F_LOOPBACK_LISTEN (1u << 0) /* a wildcard listener also listens on loopback */
-#define SKP_F_SOCK_CONNECT    (1u << 1) /* takes SKP_SOCK_CONNECT */
+#define SKP_F_LOOPBACK_LISTEN	 (1u << 0) /* a wildcard listener also listens on loopback */
+#define SKP_F_SOCK_CONNECT	 (1u << 1) /* takes SKP_SOCK_CONNECT */
+#define SKP_F_SOCK_CONNECT_DGRAM (1u << 2) /* ... of a datagram socket too */
 
 struct skp_rep {
 	int32_t rc; /* >= 0 or -errno */

@@ -9,7 +9,8 @@
  *  - MSG_PEEK, MSG_DONTWAIT, MSG_TRUNC (flag out and length in), FIONREAD
  *    the next datagram's size, poll and epoll readiness, SO_TYPE,
  *    SO_PROTOCOL, SO_RCVBUF/SO_SNDBUF as the kernel doubles them;
- *  - bind to port 0 takes an ephemeral port; a connected socket: send/recv,
+ *  - bind to port 0 takes an ephemeral port; a connected socket (options
+ *    set before its connect read back): send/recv,
  *    getpeername, a routed local address; connect AF_UNSPEC disconnects
  *    (what stays of the local name printed, compared with the kernel's);
  *  - ECONNREFUSED after an ICMP port unreachable on a connected socket
@@ -266,8 +267,16 @@ static void many(int fd)
 static void connected(void)
 {
 	int fd = new_sock();
+	/* set before connect: under the shim the socket is made at connect,
+	 * these going with it (SO_REUSEADDR to the daemon, SO_RCVBUF kept in
+	 * the shim) */
+	int one = 1, rb = 65536;
+	check(!setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)), "SO_REUSEADDR");
+	check(!setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb)), "SO_RCVBUF");
 	check(!connect(fd, (struct sockaddr *)&peer, peer_len), "connect");
 	where(fd);
+	printf("set before connect: SO_REUSEADDR %d, SO_RCVBUF %d\n",
+	       get_int(fd, SOL_SOCKET, SO_REUSEADDR), get_int(fd, SOL_SOCKET, SO_RCVBUF));
 	struct sockaddr_storage ss;
 	socklen_t l = sizeof(ss);
 	check(!getpeername(fd, (struct sockaddr *)&ss, &l) && same_addr(&ss, &peer),
