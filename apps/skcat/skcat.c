@@ -151,12 +151,12 @@ static void print_info(struct stack *st, int sd)
 			(unsigned long long)tc.out_of_window_icmps);
 	else
 		fprintf(stderr, "]");
-	/* the network layer's drops, each by its reason */
+	/* the network layer's drops, each by its reason, and its frames */
 	struct net_stats ns;
 	net_get_stats(stack_net(st), &ns);
 	fprintf(stderr, ",\"net\":{");
-	for (const struct net_stat_name *d = net_drop_names; d->name; d++)
-		fprintf(stderr, "%s\"%s\":%llu", d == net_drop_names ? "" : ",", d->name,
+	for (const struct net_stat_name *d = net_stat_names; d->name; d++)
+		fprintf(stderr, "%s\"%s\":%llu", d == net_stat_names ? "" : ",", d->name,
 			(unsigned long long)*(const uint64_t *)((const char *)&ns + d->off));
 	fprintf(stderr, "}}\n");
 }

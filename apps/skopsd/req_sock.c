@@ -198,13 +198,13 @@ static int net_stats(struct skopsd *d, int32_t first, struct skp_rep *rep)
 	struct net_stats ns;
 	net_get_stats(stack_net(d->st), &ns);
 	int total = 0;
-	while (net_drop_names[total].name)
+	while (net_stat_names[total].name)
 		total++;
 	if (first < 0 || first > total)
 		return -EINVAL;
 	int i = first;
 	for (; i < total; i++) {
-		const struct net_stat_name *c = &net_drop_names[i];
+		const struct net_stat_name *c = &net_stat_names[i];
 		size_t room = sizeof(rep->data) - rep->len;
 		int n =
 		    snprintf((char *)rep->data + rep->len, room, "%s %llu\n", c->name,

@@ -116,7 +116,7 @@ enum skp_op {
 	 * not a skops socket; -EBADF: one that was closed meanwhile (data
 	 * still says what it was) */
 	SKP_ADOPT,
-	/* the network layer's drop counters (net_drop_names), for skopsctl
+	/* the network layer's counters (net_stat_names), for skopsctl
 	 * net stats: a: the first counter's index; reply data: "name value\n"
 	 * lines from there, as many as fit, id: the index after the last one
 	 * sent, rc: how many counters there are. Needs no HELLO. */

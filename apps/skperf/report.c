@@ -287,11 +287,11 @@ static void counters_emit(struct sp_test *t, struct sp_jw *w)
 	sp_jw_u64(w, "syncookies_sent", c.syncookies_sent);
 	sp_jw_u64(w, "out_of_window_icmps", c.out_of_window_icmps);
 	sp_jw_end_obj(w);
-	/* the network layer's drops, each by its reason */
+	/* the network layer's drops, each by its reason, and its frames */
 	struct net_stats ns;
 	net_get_stats(stack_net(t->app->st), &ns);
 	sp_jw_obj(w, "net");
-	for (const struct net_stat_name *d = net_drop_names; d->name; d++)
+	for (const struct net_stat_name *d = net_stat_names; d->name; d++)
 		sp_jw_u64(w, d->name, *(const uint64_t *)((const char *)&ns + d->off));
 	sp_jw_end_obj(w);
 }

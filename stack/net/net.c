@@ -155,7 +155,7 @@ void net_get_stats(const struct net *n, struct net_stats *out)
 /* clang-format splits a braced initialiser inside a macro badly */
 // clang-format off
 #define NET_DROP(f) {#f, offsetof(struct net_stats, f)}
-const struct net_stat_name net_drop_names[] = {
+const struct net_stat_name net_stat_names[] = {
 	NET_DROP(neigh_table_full),  NET_DROP(neigh_evicted),
 	NET_DROP(neigh_failed),      NET_DROP(neigh_queue_drop),
 	NET_DROP(neigh_ignored),     NET_DROP(pmtu_updates),
@@ -169,7 +169,8 @@ const struct net_stat_name net_drop_names[] = {
 	NET_DROP(ip6_bad_hdr),       NET_DROP(icmp_bad),
 	NET_DROP(icmp6_bad),         NET_DROP(l4_bad_csum),
 	NET_DROP(l4_no_handler),     NET_DROP(ip4_not_for_us),
-	NET_DROP(ip6_not_for_us),    {NULL, 0},
+	NET_DROP(ip6_not_for_us),    NET_DROP(rx_frames),
+	NET_DROP(tx_frames),         {NULL, 0},
 };
 // clang-format on
 

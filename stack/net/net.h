@@ -194,13 +194,14 @@ bool net_is_local(const struct net *n, uint8_t family, const void *addr);
 /* ::ffff:a.b.c.d (RFC 4291 §2.5.5.2) */
 bool net_v6_mapped(const uint8_t a[16]);
 void net_get_stats(const struct net *n, struct net_stats *out);
-/* The drop counters of struct net_stats by name, for what users read
- * (skcat --info, skperf -J): NULL-terminated. */
+/* The drop counters of struct net_stats by name, then the frames in and
+ * out, for what users read (skcat --info, skperf -J, skopsctl net stats):
+ * NULL-terminated. */
 struct net_stat_name {
 	const char *name;
 	size_t off; /* offsetof(struct net_stats, ...) */
 };
-extern const struct net_stat_name net_drop_names[];
+extern const struct net_stat_name net_stat_names[];
 /* The one line a user needs when a port hands over frames whose checksums a
  * local sender left to offload (a veth peer's default): on a port with
  * rx_host_port, once TCP/UDP segments were dropped for bad checksums and none

@@ -10,6 +10,7 @@
 #   shim_shim: iperf3 and krr under skops-run on two skopsd over memif;
 #   shim_kernel: the same against the kernel's iperf3 and krr over the
 #     af_packet veth, both ways;
+#   port_cap: the af_packet port alone (portcap), the cap of what follows;
 #   apps: nginx serving a 64-byte file to wrk --latency (one connection for
 #     the latency, 32 for requests/s) and redis-server to redis-benchmark
 #     (GET and SET, 32 clients), on the kernel and under the shim.
@@ -162,10 +163,55 @@ wrk_to() {
 		>"$2" 2>&1 || fail "wrk -c$1: $(cat "$2")"
 	grep -q "Socket errors\|Non-2xx" "$2" && fail "wrk -c$1 saw errors: $(cat "$2")"
 }
+# The af_packet port's cap (issue 28: where the port caps a figure, show
+# the cap): portcap reflecting every frame on the veth skopsd uses, one
+# core receiving and sending as skopsd's loop does, fed by a portcap
+# generator on the other end. PORT_CAP: its frames a second each way.
+PORTCAP=$BUILD/test/bench/portcap
+PORT_CAP=
+port_cap() {
+	local v=()
+	[ -x "$PORTCAP" ] || fail "missing $PORTCAP (build first)"
+	for ((r = 0; r < REPS; r++)); do
+		bg pc ip netns exec "$NS_A" "$PORTCAP" --vdev "$AF_PACKET_VDEV" --eal "-l $C1" reflect \
+			$((SECS + 2))
+		sleep 1 # the reflector's port is up before the generator sends
+		in_b "$PORTCAP" --vdev "net_af_packet1,iface=$VETH_B" --eal "-l $C2" gen "$SECS" \
+			>"$TMP/pcg.json" 2>"$TMP/pcg.err" || fail "portcap gen: $(cat "$TMP/pcg.err")"
+		wait_pid 20 "$PID_pc" || fail "portcap reflect: $(cat "$TMP/pc.err")"
+		v+=("$(jq_py "$TMP/pc.out" 'd["tx_per_s"]')")
+	done
+	record port_af_packet reflect_frames_s per_s "${v[@]}"
+	PORT_CAP=$(printf '%s\n' "${v[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+}
+# port_frames: skopsd sdv's frames in and out so far ("RX TX")
+port_frames() {
+	"$BUILD/apps/skopsctl" net stats "$SHIM_SOCK" -j >"$TMP/ns.json" 2>"$TMP/ns.err" &&
+		jq_py "$TMP/ns.json" 'str(d["rx_frames"]) + " " + str(d["tx_frames"])'
+}
+# frames_mark, then frames_share ARRAY (with FRAMES=1): the busier
+# direction's frames a second through skopsd's port between the two, as a
+# percentage of PORT_CAP, onto ARRAY
+frames_mark() {
+	[ "${FRAMES:-0}" = 1 ] || return 0
+	F0=$(port_frames) || fail "skopsctl net stats: $(cat "$TMP/ns.err")"
+	T0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+}
+frames_share() {
+	local -n into=$1
+	local f1
+	[ "${FRAMES:-0}" = 1 ] && [ -n "$PORT_CAP" ] || return 0
+	f1=$(port_frames) || fail "skopsctl net stats: $(cat "$TMP/ns.err")"
+	into+=("$(/usr/bin/python3 -c 'import sys, time
+b, a = [list(map(int, x.split())) for x in sys.argv[1:3]]
+secs = time.monotonic() - float(sys.argv[3])
+print(round(100 * max(a[0] - b[0], a[1] - b[1]) / secs / float(sys.argv[4]), 1))' "$F0" "$f1" "$T0" "$PORT_CAP")")
+}
 # app_figures CONFIG PREFIX...: nginx and redis started under PREFIX (a
-# command prefix running in a on core C1), measured from b
+# command prefix running in a on core C1), measured from b; with FRAMES=1
+# (skopsd sdv) also the share of the port's cap each load took
 app_figures() {
-	local cfg=$1 n50=() n99=() nrps=() g50=() g99=() grps=() srps=()
+	local cfg=$1 n50=() n99=() nrps=() g50=() g99=() grps=() srps=() nshare=() rshare=()
 	shift
 	for ((r = 0; r < REPS; r++)); do
 		rm -f "$NGX/error.log"
@@ -174,7 +220,9 @@ app_figures() {
 		wrk_to 1 "$TMP/wrk1.out"
 		n50+=("$(us "$(awk '$1 == "50%" {print $2}' "$TMP/wrk1.out")")")
 		n99+=("$(us "$(awk '$1 == "99%" {print $2}' "$TMP/wrk1.out")")")
+		frames_mark
 		wrk_to 32 "$TMP/wrk32.out"
+		frames_share nshare
 		nrps+=("$(awk '/Requests\/sec/ {print $2}' "$TMP/wrk32.out")")
 		kill -QUIT "$PID_nginx"
 		wait_pid 20 "$PID_nginx" || fail "$cfg: nginx did not stop: $(tail -3 "$NGX/error.log")"
@@ -182,8 +230,10 @@ app_figures() {
 			--protected-mode no --dir "$TMP"
 		wait_for 20 sh -c "ip netns exec $NS_B redis-cli -h $IP4_A -p 6379 ping | grep -q PONG" ||
 			fail "$cfg: redis-server did not answer: $(tail -3 "$TMP/redis.out")"
+		frames_mark
 		in_b taskset -c $C2 timeout 120 redis-benchmark -h $IP4_A -p 6379 -c 32 -n $((SECS * 20000)) \
 			-t get,set --csv >"$TMP/rb.csv" 2>"$TMP/rb.err" || fail "$cfg: redis-benchmark: $(cat "$TMP/rb.err")"
+		frames_share rshare
 		# "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",...
 		grps+=("$(awk -F'"' '$2 == "GET" {print $4}' "$TMP/rb.csv")")
 		g50+=("$(awk -F'"' '$2 == "GET" {print $10 * 1000}' "$TMP/rb.csv")")
@@ -199,6 +249,8 @@ app_figures() {
 	record "$cfg" redis_get_p99_c32 us "${g99[@]}"
 	record "$cfg" redis_get_req_s per_s "${grps[@]}"
 	record "$cfg" redis_set_req_s per_s "${srps[@]}"
+	record "$cfg" nginx64_c32_port_cap_share % "${nshare[@]}"
+	record "$cfg" redis_c32_port_cap_share % "${rshare[@]}"
 }
 
 apps() {
@@ -206,6 +258,6 @@ apps() {
 	app_figures kernel_apps timeout 300 ip netns exec "$NS_A" taskset -c $C1
 	in_a ip addr del "$IP4_A/24" dev "$VETH_A"
 	shimd_veth
-	app_figures shim_apps timeout 300 $SHIM_A
+	FRAMES=1 app_figures shim_apps timeout 300 $SHIM_A
 	shimd_stop sdv
 }
