@@ -180,6 +180,7 @@ port_cap() {
 			>"$TMP/pcg.json" 2>"$TMP/pcg.err" || fail "portcap gen: $(cat "$TMP/pcg.err")"
 		wait_pid 20 "$PID_pc" || fail "portcap reflect: $(cat "$TMP/pc.err")"
 		v+=("$(jq_py "$TMP/pc.out" 'd["tx_per_s"]')")
+		[ "${v[-1]:-0}" != 0 ] || fail "portcap: no frame reflected: $(cat "$TMP/pc.out" "$TMP/pcg.json")"
 	done
 	record port_af_packet reflect_frames_s per_s "${v[@]}"
 	PORT_CAP=$(printf '%s\n' "${v[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
