@@ -416,7 +416,7 @@ t0=$SECONDS
 section() { echo "bench: $1 at $((SECONDS - t0)) s" >&2; }
 echo "bench: ${SECS}s a figure, $REPS repetition(s), cores $C1 and $C2" >&2
 for step in "kernel_kernel kernel_kernel_veth_offload 0" "kernel_kernel kernel_kernel_veth_nooffload 1" \
-	skops_kernel skops_kernel_rr skops_skops shim_shim shim_kernel port_cap apps linkem_rtt conns; do
+	skops_kernel skops_kernel_rr skops_skops shim_shim port_cap shim_kernel apps linkem_rtt conns; do
 	[ -n "${STEPS:-}" ] && [[ " $STEPS " != *" ${step%% *} "* ]] && continue
 	section "${step%% *}"
 	$step

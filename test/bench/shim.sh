@@ -8,9 +8,9 @@
 # milliseconds): over memif both cores hold a skopsd, and each side's
 # programs share their daemon's.
 #   shim_shim: iperf3 and krr under skops-run on two skopsd over memif;
+#   port_cap: the af_packet port alone (portcap), the cap of what follows;
 #   shim_kernel: the same against the kernel's iperf3 and krr over the
 #     af_packet veth, both ways;
-#   port_cap: the af_packet port alone (portcap), the cap of what follows;
 #   apps: nginx serving a 64-byte file to wrk --latency (one connection for
 #     the latency, 32 for requests/s) and redis-server to redis-benchmark
 #     (GET and SET, 32 clients), on the kernel and under the shim.
@@ -114,15 +114,19 @@ shim_client_a() { timeout 60 $SHIM_A iperf3 "$@"; }
 kernel_up() { wait_for 20 in_b timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" || fail "nothing listens on $1:$2"; }
 
 shim_kernel() {
-	local P tx1=() tx4=() rx1=() rx4=() rr50=() rr99=() rr999=() crr=()
+	local P tx1=() tx4=() rx1=() rx4=() rr50=() rr99=() rr999=() crr=() txs=() rxs=()
 	shimd_veth
 	for ((r = 0; r < REPS; r++)); do
 		for P in $FLOWS; do
+			FRAMES=$((P == 1)) frames_mark
 			bulk_to_b shim_client_a -P $P
+			FRAMES=$((P == 1)) frames_share txs "$PORT_CAP_1514"
 			[ $P = 1 ] && tx1+=("$BULK") || tx4+=("$BULK")
 			shim_iperf_s "timeout 90 $SHIM_A"
+			FRAMES=$((P == 1)) frames_mark
 			in_b taskset -c $C2 timeout 60 iperf3 -c $IP4_A -p $port -t "$SECS" -P $P -J >"$TMP/k.json" ||
 				fail "iperf3 -c to the shim: $(head -c 600 "$TMP/k.json")"
+			FRAMES=$((P == 1)) frames_share rxs "$PORT_CAP_1514"
 			wait_pid 20 "$PID_is"
 			v=$(mbits "$TMP/k.json")
 			[ $P = 1 ] && rx1+=("$v") || rx4+=("$v")
@@ -132,6 +136,8 @@ shim_kernel() {
 	record shim_to_kernel bulk_4 Mbit/s "${tx4[@]}"
 	record kernel_to_shim bulk_1 Mbit/s "${rx1[@]}"
 	record kernel_to_shim bulk_4 Mbit/s "${rx4[@]}"
+	record shim_to_kernel bulk_1_port_cap_share % "${txs[@]}"
+	record kernel_to_shim bulk_1_port_cap_share % "${rxs[@]}"
 	# RR/CRR both ways: "shim → kernel" is the shim the client
 	UP=(kernel_up)
 	for ((r = 0; r < REPS; r++)); do
@@ -166,33 +172,41 @@ wrk_to() {
 # The af_packet port's cap (issue 28: where the port caps a figure, show
 # the cap): portcap reflecting every frame on the veth skopsd uses, one
 # core receiving and sending as skopsd's loop does, fed by a portcap
-# generator on the other end. PORT_CAP: its frames a second each way.
+# generator on the other end, with 60-byte and with 1514-byte frames.
+# PORT_CAP, PORT_CAP_1514: the median frames a second each way.
 PORTCAP=$BUILD/test/bench/portcap
 PORT_CAP=
+PORT_CAP_1514=
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 port_cap() {
-	local v=()
+	local v=() vb=() size f
 	[ -x "$PORTCAP" ] || fail "missing $PORTCAP (build first)"
 	for ((r = 0; r < REPS; r++)); do
-		bg pc ip netns exec "$NS_A" "$PORTCAP" --vdev "$AF_PACKET_VDEV" --eal "-l $C1" reflect \
-			$((SECS + 2))
-		sleep 1 # the reflector's port is up before the generator sends
-		in_b "$PORTCAP" --vdev "net_af_packet1,iface=$VETH_B" --eal "-l $C2" gen "$SECS" \
-			>"$TMP/pcg.json" 2>"$TMP/pcg.err" || fail "portcap gen: $(cat "$TMP/pcg.err")"
-		wait_pid 20 "$PID_pc" || fail "portcap reflect: $(cat "$TMP/pc.err")"
-		v+=("$(jq_py "$TMP/pc.out" 'd["tx_per_s"]')")
-		[ "${v[-1]:-0}" != 0 ] || fail "portcap: no frame reflected: $(cat "$TMP/pc.out" "$TMP/pcg.json")"
+		for size in 60 1514; do
+			bg pc ip netns exec "$NS_A" "$PORTCAP" --vdev "$AF_PACKET_VDEV" --eal "-l $C1" \
+				reflect $((SECS + 2))
+			sleep 1 # the reflector's port is up before the generator sends
+			in_b "$PORTCAP" --vdev "net_af_packet1,iface=$VETH_B" --eal "-l $C2" gen "$SECS" \
+				$size >"$TMP/pcg.json" 2>"$TMP/pcg.err" || fail "portcap gen: $(cat "$TMP/pcg.err")"
+			wait_pid 20 "$PID_pc" || fail "portcap reflect: $(cat "$TMP/pc.err")"
+			f=$(jq_py "$TMP/pc.out" 'd["tx_per_s"]')
+			[ "${f:-0}" != 0 ] || fail "portcap: no frame reflected: $(cat "$TMP/pc.out" "$TMP/pcg.json")"
+			[ $size = 60 ] && v+=("$f") || vb+=("$f")
+		done
 	done
 	record port_af_packet reflect_frames_s per_s "${v[@]}"
-	PORT_CAP=$(printf '%s\n' "${v[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+	record port_af_packet reflect_1514_frames_s per_s "${vb[@]}"
+	PORT_CAP=$(median "${v[@]}")
+	PORT_CAP_1514=$(median "${vb[@]}")
 }
 # port_frames: skopsd sdv's frames in and out so far ("RX TX")
 port_frames() {
 	"$BUILD/apps/skopsctl" net stats "$SHIM_SOCK" -j >"$TMP/ns.json" 2>"$TMP/ns.err" &&
 		jq_py "$TMP/ns.json" 'str(d["rx_frames"]) + " " + str(d["tx_frames"])'
 }
-# frames_mark, then frames_share ARRAY (with FRAMES=1): the busier
+# frames_mark, then frames_share ARRAY CAP (with FRAMES=1): the busier
 # direction's frames a second through skopsd's port between the two, as a
-# percentage of PORT_CAP, onto ARRAY
+# percentage of CAP (frames a second), onto ARRAY
 frames_mark() {
 	[ "${FRAMES:-0}" = 1 ] || return 0
 	F0=$(port_frames) || fail "skopsctl net stats: $(cat "$TMP/ns.err")"
@@ -200,13 +214,13 @@ frames_mark() {
 }
 frames_share() {
 	local -n into=$1
-	local f1
-	[ "${FRAMES:-0}" = 1 ] && [ -n "$PORT_CAP" ] || return 0
+	local f1 cap=$2
+	[ "${FRAMES:-0}" = 1 ] && [ -n "$cap" ] || return 0
 	f1=$(port_frames) || fail "skopsctl net stats: $(cat "$TMP/ns.err")"
 	into+=("$(/usr/bin/python3 -c 'import sys, time
 b, a = [list(map(int, x.split())) for x in sys.argv[1:3]]
 secs = time.monotonic() - float(sys.argv[3])
-print(round(100 * max(a[0] - b[0], a[1] - b[1]) / secs / float(sys.argv[4]), 1))' "$F0" "$f1" "$T0" "$PORT_CAP")")
+print(round(100 * max(a[0] - b[0], a[1] - b[1]) / secs / float(sys.argv[4]), 1))' "$F0" "$f1" "$T0" "$cap")")
 }
 # app_figures CONFIG PREFIX...: nginx and redis started under PREFIX (a
 # command prefix running in a on core C1), measured from b; with FRAMES=1
@@ -223,7 +237,7 @@ app_figures() {
 		n99+=("$(us "$(awk '$1 == "99%" {print $2}' "$TMP/wrk1.out")")")
 		frames_mark
 		wrk_to 32 "$TMP/wrk32.out"
-		frames_share nshare
+		frames_share nshare "$PORT_CAP"
 		nrps+=("$(awk '/Requests\/sec/ {print $2}' "$TMP/wrk32.out")")
 		kill -QUIT "$PID_nginx"
 		wait_pid 20 "$PID_nginx" || fail "$cfg: nginx did not stop: $(tail -3 "$NGX/error.log")"
@@ -234,7 +248,7 @@ app_figures() {
 		frames_mark
 		in_b taskset -c $C2 timeout 120 redis-benchmark -h $IP4_A -p 6379 -c 32 -n $((SECS * 20000)) \
 			-t get,set --csv >"$TMP/rb.csv" 2>"$TMP/rb.err" || fail "$cfg: redis-benchmark: $(cat "$TMP/rb.err")"
-		frames_share rshare
+		frames_share rshare "$PORT_CAP"
 		# "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",...
 		grps+=("$(awk -F'"' '$2 == "GET" {print $4}' "$TMP/rb.csv")")
 		g50+=("$(awk -F'"' '$2 == "GET" {print $10 * 1000}' "$TMP/rb.csv")")
