@@ -108,8 +108,10 @@ static bool hooks_info_mapped(const struct hooks_sk_info *in)
 
 /* Copy what the programs read from the socket into the context. Fields the
  * kernel shows only on full sockets stay 0 on request sockets. */
-static void hooks_ctx_fill(struct hooks_sock_ops_view *v, struct hooks_bpf_sock_view *b,
-			   struct hooks_sock *hs, uint32_t groups)
+static inline __attribute__((always_inline)) void hooks_ctx_fill(struct hooks_sock_ops_view *v,
+								 struct hooks_bpf_sock_view *b,
+								 struct hooks_sock *hs,
+								 uint32_t groups)
 {
 	struct hooks_sk_info in;
 
