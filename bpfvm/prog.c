@@ -401,8 +401,7 @@ int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, ui
 	if (prog->jit_fn) {
 		/* The JIT's entry fills call for its own callbacks. held_recs
 		 * is read only below held_nrecs: left unwritten, as zeroing its
-		 * slots was a third of this function for a program calling a
-		 * helper. */
+		 * 128 bytes cost each run ~15 instructions of the ~85 here. */
 		struct bpfvm_run run;
 		memset(&run, 0, offsetof(struct bpfvm_run, held_recs));
 		run.prog = prog;
