@@ -161,7 +161,8 @@ extern const struct hooks_btf_blob hooks_btf_blob;
 /* One context per hooks_call; r1 points at view (offset 0 of the wrapper), so
  * a helper given ctx, or ctx->sk, finds the socket behind it. Every socket
  * pointer a program holds names this call's socket, so helpers taking one
- * find it through the run's ctx. */
+ * find it through the run's ctx. A run whose programs call no helper builds
+ * only view and bsk, side by side as here (hooks_run_leaves). */
 /* One socket option as it was before a running program first changed it. */
 #define HOOKS_UNDO_MAX 32 /* more than the options a program can set */
 #define HOOKS_UNDO_VAL 16 /* the longest value: a congestion control or device name */
