@@ -189,7 +189,7 @@ static int query_locked(struct cg_tree *tree, struct cg_node *node, uint32_t typ
 		return -ENOENT;
 	const struct cg_progs *pr = node->attached[type];
 	const struct cg_array *eff =
-	    atomic_load_explicit(&node->effective[type], memory_order_relaxed);
+	    atomic_load_explicit(&node->hot.effective[type], memory_order_relaxed);
 	bool effective = query_flags & CG_QUERY_EFFECTIVE;
 	uint32_t total = effective ? eff->n : (pr ? pr->n : 0);
 	/* This cgroup's own flags; an effective query reports 0, as kernels

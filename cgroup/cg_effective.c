@@ -96,8 +96,8 @@ int cg_update_effective(struct cg_tree *tree, struct cg_node *node, uint32_t typ
 	}
 	for (struct cg_node *d = node; d; d = next_pre(d, node)) {
 		/* Release: a reader that loads the new pointer sees its contents. */
-		const struct cg_array *old =
-		    atomic_exchange_explicit(&d->effective[type], d->pending, memory_order_acq_rel);
+		const struct cg_array *old = atomic_exchange_explicit(
+		    &d->hot.effective[type], d->pending, memory_order_acq_rel);
 		d->pending = NULL;
 		cg_retire(tree, old);
 	}
@@ -110,17 +110,9 @@ void cg_clear_effective(struct cg_tree *tree, struct cg_node *node)
 {
 	for (uint32_t t = 0; t < CG_ATTACH_TYPES; t++) {
 		const struct cg_array *old = atomic_exchange_explicit(
-		    &node->effective[t], &cg_empty_array, memory_order_acq_rel);
+		    &node->hot.effective[t], &cg_empty_array, memory_order_acq_rel);
 		cg_retire(tree, old);
 	}
 	cg_grace_start(tree);
 	cg_reclaim(tree);
-}
-
-const struct cg_array *cg_effective(const struct cg_node *node, uint32_t type)
-{
-	if (!node || type >= CG_ATTACH_TYPES)
-		return &cg_empty_array;
-	/* Acquire pairs with the writer's exchange: the entries are visible. */
-	return atomic_load_explicit(&node->effective[type], memory_order_acquire);
 }

@@ -1,6 +1,6 @@
 /* cgroup internals shared by cg_tree.c, cg_attach.c, cg_effective.c and
  * cg_rcu.c; never included outside cgroup/. Writers serialise on tree->lock;
- * readers touch only node->effective[] (acquire loads) and their QSBR slot. */
+ * readers touch only node->hot.effective[] (acquire loads) and their QSBR slot. */
 #ifndef SKOPS_CGROUP_CG_INT_H
 #define SKOPS_CGROUP_CG_INT_H
 
@@ -23,9 +23,9 @@ struct cg_progs {
 };
 
 struct cg_node {
-	/* Hot: the only fields readers touch. Each points at an array owned by
-	 * the tree (or at cg_empty_array), swapped with release stores. */
-	_Atomic(const struct cg_array *) effective[CG_ATTACH_TYPES];
+	/* Hot: the only fields readers touch; first, as cg_effective (cgroup.h)
+	 * reads them through the node's address */
+	struct cg_node_hot hot;
 
 	/* References: the tree's while not removed, one per linked child (a
 	 * child pins its ancestors, as cgroup_bpf_inherit() takes bpf refs on
@@ -44,6 +44,7 @@ struct cg_node {
 	const char *name; /* last component, inside path */
 	char path[];
 };
+_Static_assert(offsetof(struct cg_node, hot) == 0, "cg_effective reads the node as its hot part");
 
 /* Header in front of every allocated cg_array: the retire list link and the
  * grace-period token after which it may be freed. */
@@ -74,7 +75,6 @@ struct cg_tree {
 
 /* The array every (node, type) without effective programs points at. A
  * constant table, never freed or retired. */
-extern const struct cg_array cg_empty_array;
 
 /* cg_effective.c */
 struct cg_array *cg_array_alloc(uint32_t n);

@@ -47,7 +47,7 @@ static struct cg_node *node_alloc(struct cg_tree *tree, const char *path, size_t
 	if (!n)
 		return NULL;
 	for (uint32_t t = 0; t < CG_ATTACH_TYPES; t++)
-		atomic_init(&n->effective[t], &cg_empty_array);
+		atomic_init(&n->hot.effective[t], &cg_empty_array);
 	atomic_init(&n->refcnt, 1);
 	n->tree = tree;
 	memcpy(n->path, path, len);

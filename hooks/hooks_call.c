@@ -69,7 +69,7 @@ void hooks_bind_thread(const struct hooks *hk)
 
 void hooks_quiescent(struct hooks *hk)
 {
-	hk->fields_arr = NULL;
+	hk->plan.arr = NULL;
 	cg_quiescent(hk->cfg.tree, hk->cfg.lcore);
 }
 
@@ -108,9 +108,11 @@ static bool hooks_info_mapped(const struct hooks_sk_info *in)
 
 /* Copy what the programs read from the socket into the context. Fields the
  * kernel shows only on full sockets stay 0 on request sockets. */
-static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_t groups)
+static inline __attribute__((always_inline)) void hooks_ctx_fill(struct hooks_sock_ops_view *v,
+								 struct hooks_bpf_sock_view *b,
+								 struct hooks_sock *hs,
+								 uint32_t groups)
 {
-	struct hooks_sock_ops_view *v = &ctx->view;
 	struct hooks_sk_info in;
 
 	if (!groups)
@@ -161,7 +163,6 @@ static void hooks_ctx_fill(struct hooks_ctx *ctx, struct hooks_sock *hs, uint32_
 		v->bytes_acked = in.bytes_acked;
 	}
 	if (groups & HOOKS_INFO_SOCK) {
-		struct hooks_bpf_sock_view *b = &ctx->bsk;
 		v->sk_txhash = in.sk_txhash;
 		b->family = in.family;
 		b->type = in.sk_type;
@@ -195,6 +196,33 @@ static inline void hooks_view_zero(struct hooks_sock_ops_view *v)
 	p[0] = p[1] = p[2] = p[3] = p[4] = p[5] = p[6] = (hooks_v2){0, 0};
 	p[7] = p[8] = p[9] = p[10] = p[11] = p[12] = (hooks_v2){0, 0};
 	*(uint64_t *)(void *)(p + 13) = 0;
+}
+
+/* The view every program of a run reads, and the bpf_sock view its sk points
+ * at. Linux zeroes the context before each call (tcp_call_bpf), so reply
+ * starts as args[0] or 0 and unread fields read 0. */
+static inline __attribute__((always_inline)) void
+hooks_view_build(struct hooks_sock_ops_view *v, struct hooks_bpf_sock_view *b,
+		 struct hooks_sock *hs, uint32_t groups, uint32_t op, const uint32_t *args,
+		 unsigned nargs, const struct hooks_skb *skb)
+{
+	hooks_view_zero(v);
+	v->op = op;
+	if (nargs > 4)
+		nargs = 4;
+	for (unsigned i = 0; i < nargs; i++)
+		v->args[i] = args[i];
+	v->bpf_sock_ops_cb_flags = hs->fullsock ? hs->cb_flags : 0;
+	if (groups & HOOKS_INFO_SOCK)
+		memset(b, 0, sizeof(*b));
+	hooks_ctx_fill(v, b, hs, groups);
+	v->sk = (uint64_t)(uintptr_t)b;
+	if (skb) {
+		v->skb_data = (uint64_t)(uintptr_t)skb->hdr;
+		v->skb_data_end = (uint64_t)(uintptr_t)(skb->hdr + skb->hdr_len);
+		v->skb_len = skb->skb_len;
+		v->skb_tcp_flags = skb->flags;
+	}
 }
 
 static uint64_t hooks_now_ns(void)
@@ -250,66 +278,80 @@ static void hooks_undo(struct hooks_ctx *ctx, uint8_t mark)
 	}
 }
 
-int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs)
+/* The plan of arr, kept for the last array this instance ran. Out of line:
+ * the array changes only with an attach or detach, and the loop here would
+ * cost hooks_run a frame on every call. */
+static __attribute__((noinline)) const struct hooks_plan *
+hooks_plan_build(struct hooks *hk, const struct cg_array *arr)
 {
-	return hooks_run(hs, op, args, nargs, NULL, NULL);
-}
-
-int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs,
-	      const struct hooks_skb *skb, uint32_t *remaining)
-{
-	const struct cg_array *arr;
-	struct hooks_ctx ctx;
+	struct hooks_plan *pl = &hk->plan;
 	uint64_t fields = 0;
-	bool all_ok = true;
-	uint32_t groups, txhash;
-
-	if (!hs->cg)
-		return -1;
-	arr = cg_effective(hs->cg, CG_ATTACH_SOCK_OPS);
-	if (arr->n == 0)
-		return -1;
-
-	if (hs->hk->fields_arr == arr) {
-		fields = hs->hk->fields;
-	} else {
-		for (uint32_t i = 0; i < arr->n; i++)
-			fields |= bpfvm_prog_ctx_fields(arr->progs[i]);
-		hs->hk->fields_arr = arr;
-		hs->hk->fields = fields;
+	/* timing each run (stats) wants hooks_run_full's clock reads */
+	bool leaf = !hk->cfg.stats && arr->n <= HOOKS_PLAN_LEAVES;
+	for (uint32_t i = 0; i < arr->n; i++) {
+		fields |= bpfvm_prog_ctx_fields(arr->progs[i]);
+		if (leaf && !(pl->leaf[i] = bpfvm_prog_leaf_fn(arr->progs[i])))
+			leaf = false;
 	}
-	groups = hooks_fields_groups(fields);
+	pl->groups = hooks_fields_groups(fields);
 	/* sk is a pointer to the bpf_sock view, filled when a program reads it */
 	if (fields & (3ull << HOOKS_FIELD(sk)))
-		groups |= HOOKS_INFO_SOCK | HOOKS_INFO_ADDR | HOOKS_INFO_TCP;
+		pl->groups |= HOOKS_INFO_SOCK | HOOKS_INFO_ADDR | HOOKS_INFO_TCP;
+	pl->nleaf = leaf ? arr->n : 0;
+	pl->arr = arr;
+	return pl;
+}
 
-	/* Linux zeroes the context before each call (tcp_call_bpf), so reply
-	 * starts as args[0] or 0 and unread fields read 0. */
-	hooks_view_zero(&ctx.view);
+/* Every program a JIT leaf: none calls a helper, so nothing but the view
+ * changes (no option set, no callback flag, no header byte), and none can
+ * be stopped by the budget. The helpers' state and the per-program undo
+ * record of hooks_run_full have nothing to do; the run is the view and one
+ * call per program. */
+static inline __attribute__((always_inline)) int
+hooks_run_leaves(const struct hooks_plan *pl, struct hooks_sock *hs, uint32_t op,
+		 const uint32_t *args, unsigned nargs, const struct hooks_skb *skb,
+		 uint32_t *remaining)
+{
+	struct {
+		struct hooks_sock_ops_view view;
+		struct hooks_bpf_sock_view bsk;
+	} c;
+	const uint32_t n = pl->nleaf;
+	bool all_ok = true;
+
+	hooks_view_build(&c.view, &c.bsk, hs, pl->groups, op, args, nargs, skb);
+	const uint32_t txhash = c.view.sk_txhash;
+	for (uint32_t i = 0; i < n; i++)
+		/* Linux's run loop takes the program's 32-bit return value. */
+		all_ok &= (uint32_t)pl->leaf[i](&c.view, HOOKS_CTX_SIZE, NULL) == 1;
+	if (c.view.sk_txhash != txhash && hs->ops->set_txhash)
+		hs->ops->set_txhash(hs, c.view.sk_txhash);
+	/* the option space is as it was; no helper marked the data */
+	if (remaining && op == HOOKS_OP_TSTAMP_SENDMSG_CB)
+		*remaining = 0;
+	return all_ok ? (int)c.view.reply : -1;
+}
+
+/* Any program may call helpers: the whole context, and what a program the
+ * budget stops must put back. */
+static __attribute__((noinline)) int hooks_run_full(const struct cg_array *arr, uint32_t groups,
+						    struct hooks_sock *hs, uint32_t op,
+						    const uint32_t *args, unsigned nargs,
+						    const struct hooks_skb *skb,
+						    uint32_t *remaining)
+{
+	struct hooks_ctx ctx;
+	bool all_ok = true;
+
+	hooks_view_build(&ctx.view, &ctx.bsk, hs, groups, op, args, nargs, skb);
 	ctx.hs = hs;
 	ctx.ktp_set = 0;
 	ctx.nundo = 0;
 	ctx.undo_mark = 0;
-	ctx.view.op = op;
-	if (nargs > 4)
-		nargs = 4;
-	for (unsigned i = 0; i < nargs; i++)
-		ctx.view.args[i] = args[i];
-	ctx.view.bpf_sock_ops_cb_flags = hs->fullsock ? hs->cb_flags : 0;
-	if (groups & HOOKS_INFO_SOCK)
-		memset(&ctx.bsk, 0, sizeof(ctx.bsk));
-	hooks_ctx_fill(&ctx, hs, groups);
-	ctx.view.sk = (uint64_t)(uintptr_t)&ctx.bsk;
 	ctx.skb = skb;
 	ctx.remaining_opt_len = remaining ? *remaining : 0;
 	ctx.tx_marked = 0;
-	if (skb) {
-		ctx.view.skb_data = (uint64_t)(uintptr_t)skb->hdr;
-		ctx.view.skb_data_end = (uint64_t)(uintptr_t)(skb->hdr + skb->hdr_len);
-		ctx.view.skb_len = skb->skb_len;
-		ctx.view.skb_tcp_flags = skb->flags;
-	}
-	txhash = ctx.view.sk_txhash;
+	const uint32_t txhash = ctx.view.sk_txhash;
 
 	const bool stats = hs->hk->cfg.stats;
 	for (uint32_t i = 0; i < arr->n; i++) {
@@ -365,6 +407,36 @@ int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned
 		*remaining =
 		    op == HOOKS_OP_TSTAMP_SENDMSG_CB ? ctx.tx_marked : ctx.remaining_opt_len;
 	return all_ok ? (int)ctx.view.reply : -1;
+}
+
+/* The run, inlined into hooks_call (most calls: no segment, no option space)
+ * and hooks_run. */
+static inline __attribute__((always_inline)) int
+hooks_run_inline(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs,
+		 const struct hooks_skb *skb, uint32_t *remaining)
+{
+	if (!hs->cg)
+		return -1;
+	const struct cg_array *arr = cg_effective(hs->cg, CG_ATTACH_SOCK_OPS);
+	if (arr->n == 0)
+		return -1;
+	const struct hooks_plan *pl = &hs->hk->plan;
+	if (__builtin_expect(pl->arr != arr, 0))
+		pl = hooks_plan_build(hs->hk, arr);
+	if (pl->nleaf)
+		return hooks_run_leaves(pl, hs, op, args, nargs, skb, remaining);
+	return hooks_run_full(arr, pl->groups, hs, op, args, nargs, skb, remaining);
+}
+
+int hooks_run(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs,
+	      const struct hooks_skb *skb, uint32_t *remaining)
+{
+	return hooks_run_inline(hs, op, args, nargs, skb, remaining);
+}
+
+int hooks_call(struct hooks_sock *hs, uint32_t op, const uint32_t *args, unsigned nargs)
+{
+	return hooks_run_inline(hs, op, args, nargs, NULL, NULL);
 }
 
 /* ---- call-site wrappers (docs/sockops.md §3) -------------------------------- */

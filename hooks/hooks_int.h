@@ -161,7 +161,8 @@ extern const struct hooks_btf_blob hooks_btf_blob;
 /* One context per hooks_call; r1 points at view (offset 0 of the wrapper), so
  * a helper given ctx, or ctx->sk, finds the socket behind it. Every socket
  * pointer a program holds names this call's socket, so helpers taking one
- * find it through the run's ctx. */
+ * find it through the run's ctx. A run whose programs call no helper builds
+ * only view and bsk, side by side as here (hooks_run_leaves). */
 /* One socket option as it was before a running program first changed it. */
 #define HOOKS_UNDO_MAX 32 /* more than the options a program can set */
 #define HOOKS_UNDO_VAL 16 /* the longest value: a congestion control or device name */
@@ -233,15 +234,27 @@ struct hooks_trace {
 };
 void hooks_trace_append(struct hooks_trace *tr, const char *line, size_t n);
 
+/* What a run needs to know of an effective array, worked out once per array
+ * (hooks_plan_of, hooks_call.c) rather than on every call. */
+#define HOOKS_PLAN_LEAVES 8
+struct hooks_plan {
+	const void *arr; /* the array it describes; NULL: none */
+	uint32_t groups; /* the hooks_sk_info groups its programs read */
+	/* nleaf = the array's length when every program is a JIT leaf
+	 * (bpfvm_prog_leaf_fn) and there are at most HOOKS_PLAN_LEAVES, with
+	 * their images in leaf[]; 0 otherwise */
+	uint32_t nleaf;
+	bpfvm_leaf_fn leaf[HOOKS_PLAN_LEAVES];
+};
+
 struct hooks {
 	struct hooks_config cfg;
 	uint64_t next_cookie;
-	/* ctx fields read by the programs of the last effective array seen. An
-	 * array stays allocated until this reader's next quiescent state, so
-	 * its address cannot name another array before hooks_quiescent clears
-	 * the cache. */
-	const void *fields_arr;
-	uint64_t fields;
+	/* The plan of the last effective array seen. An array (and the
+	 * programs it holds) stays allocated until this reader's next
+	 * quiescent state, so its address cannot name another array before
+	 * hooks_quiescent clears the cache. */
+	struct hooks_plan plan;
 	struct hooks_trace trace;
 };
 

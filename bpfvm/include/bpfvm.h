@@ -503,6 +503,13 @@ uint64_t bpfvm_prog_run(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len
  * Stops are counted in bpfvm_prog_info.budget_stops and the registry's
  * bpfvm_registry_budget_stops. */
 int bpfvm_prog_exec(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len, uint64_t *r0);
+/* The JIT image of a program that calls nothing (no helper, tail call or
+ * subprogram) and has no run-time budget, or NULL. Such a run cannot be
+ * stopped and touches only ctx and its own stack, so fn(ctx, ctx_len, NULL)
+ * is bpfvm_prog_exec without the call around it; a caller running many
+ * times may keep fn while it holds a reference on prog. */
+typedef uint64_t (*bpfvm_leaf_fn)(void *ctx, uint64_t ctx_len, struct bpfvm_run *run);
+bpfvm_leaf_fn bpfvm_prog_leaf_fn(const struct bpfvm_prog *prog);
 uint64_t bpfvm_prog_run_interp(const struct bpfvm_prog *prog, void *ctx, size_t ctx_len);
 /* Bounds-checked interpreter run (conformance runner, fuzzing): *stop_pc is -1
  * after a normal exit, else the insn where the run stopped (an access outside

@@ -5,6 +5,7 @@
 #ifndef SKOPS_CGROUP_CGROUP_H
 #define SKOPS_CGROUP_CGROUP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,9 +73,25 @@ int cg_query(struct cg_tree *tree, struct cg_node *node, uint32_t type, uint32_t
 int cg_reader_register(struct cg_tree *tree, unsigned slot);
 void cg_reader_unregister(struct cg_tree *tree, unsigned slot);
 void cg_quiescent(struct cg_tree *tree, unsigned slot);
+/* What readers touch of a node: its first member (cg_int.h), so that
+ * cg_effective, on every sock_ops call, is one load in the caller. */
+struct cg_node_hot {
+	/* each points at an array owned by the tree (or at cg_empty_array),
+	 * swapped with release stores */
+	_Atomic(const struct cg_array *) effective[CG_ATTACH_TYPES];
+};
+extern const struct cg_array cg_empty_array;
+
 /* The effective array, valid until this reader's next cg_quiescent(). Never
  * NULL: an empty array when nothing is attached. */
-const struct cg_array *cg_effective(const struct cg_node *node, uint32_t type);
+static inline const struct cg_array *cg_effective(const struct cg_node *node, uint32_t type)
+{
+	if (!node || type >= CG_ATTACH_TYPES)
+		return &cg_empty_array;
+	const struct cg_node_hot *hot = (const struct cg_node_hot *)(const void *)node;
+	/* Acquire pairs with the writer's exchange: the entries are visible. */
+	return atomic_load_explicit(&hot->effective[type], memory_order_acquire);
+}
 
 /* Writers free old arrays after a grace period; this waits for one and frees
  * everything pending (also done opportunistically on each change). Not from an

@@ -2,8 +2,9 @@
  * program, reply) for 0, 1 and 8 effective programs, interpreter and JIT.
  * The program is hooks/progs/syn_rto.o, a seed-style branchy policy (port,
  * family, address-prefix and op tests) answering TIMEOUT_INIT. Prints JSON.
- * Usage: hooks_bench [PROG.o] [calls] [interp|jit]
- *   (default: $SKOPS_BUILD/hooks/progs/syn_rto.o, 2000000 calls, both engines) */
+ * Usage: hooks_bench [PROG.o] [calls] [interp|jit] [nprogs]
+ *   (default: $SKOPS_BUILD/hooks/progs/syn_rto.o, 2000000 calls, both engines,
+ *   0, 1 and 8 programs; one count alone is what a profile wants) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,10 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const unsigned counts[] = {0, 1, 8};
+	static const unsigned all_counts[] = {0, 1, 8};
+	const unsigned *counts = all_counts;
+	size_t ncounts = sizeof all_counts / sizeof all_counts[0];
+	unsigned one_count;
 	char defpath[512];
 	const char *path = argc > 1 && argv[1][0] ? argv[1] : NULL;
 	uint64_t calls = argc > 2 ? strtoull(argv[2], NULL, 10) : 2000000;
@@ -124,10 +128,22 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (argc > 4) {
+		char *end;
+		unsigned long n = strtoul(argv[4], &end, 10);
+		if (*end || end == argv[4] || n > BENCH_MAX_PROGS) {
+			fprintf(stderr, "hooks_bench: nprogs '%s': want 0..%d\n", argv[4],
+				BENCH_MAX_PROGS);
+			return 2;
+		}
+		one_count = (unsigned)n;
+		counts = &one_count;
+		ncounts = 1;
+	}
 	printf("{\"bench\": \"hooks_call\", \"program\": \"%s\", \"calls\": %llu, \"results\": [",
 	       path, (unsigned long long)calls);
 	for (int e = e_lo; e <= e_hi; e++)
-		for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		for (size_t i = 0; i < ncounts; i++) {
 			struct bench_result r;
 			if (bench_one(path, counts[i], e == 1, calls, &r) < 0)
 				return 1;

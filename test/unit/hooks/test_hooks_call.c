@@ -17,6 +17,9 @@ static struct hooks *hk;
 static struct cg_node *root;
 static struct hkd_sock d;
 static char logbuf[4096];
+/* the "jit" cases load every program JIT-compiled: programs that call
+ * nothing then run through hooks' leaf path, the others through the full one */
+static bool use_jit;
 
 static void setup_stats(bool stats)
 {
@@ -34,11 +37,25 @@ static void setup_stats(bool stats)
 
 static void setup(void)
 {
+	use_jit = false;
 	setup_stats(false);
 }
 
 static void setup_with_stats(void)
 {
+	use_jit = false;
+	setup_stats(true);
+}
+
+static void setup_jit(void)
+{
+	use_jit = true;
+	setup_stats(false);
+}
+
+static void setup_jit_with_stats(void)
+{
+	use_jit = true;
 	setup_stats(true);
 }
 
@@ -54,11 +71,15 @@ static void teardown(void)
 static struct bpfvm_prog *load(const struct bpfvm_insn *insns, size_t n, bool strict, int *err)
 {
 	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof logbuf};
-	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type, .strict = strict, .log = &log};
+	struct bpfvm_load_opts o = {
+	    .type = &hooks_sock_ops_type, .strict = strict, .jit = use_jit, .log = &log};
 	struct bpfvm_prog *p = NULL;
+	size_t len;
 
 	logbuf[0] = '\0';
 	*err = bpfvm_prog_load(reg, insns, n, NULL, 0, &o, &p);
+	if (*err == 0 && use_jit)
+		ck_assert_msg(bpfvm_prog_jited(p, &len) != NULL, "not JIT-compiled: %s", logbuf);
 	return p;
 }
 
@@ -153,7 +174,8 @@ START_TEST(sk_storage_per_socket)
 				    .map_flags = 1,
 				    .name = "cnt"};
 	struct bpfvm_log log = {.level = 1, .buf = logbuf, .size = sizeof logbuf};
-	struct bpfvm_load_opts o = {.type = &hooks_sock_ops_type, .strict = true, .log = &log};
+	struct bpfvm_load_opts o = {
+	    .type = &hooks_sock_ops_type, .strict = true, .jit = use_jit, .log = &log};
 	struct bpfvm_map *map;
 	struct bpfvm_prog *p;
 	struct hkd_sock d2;
@@ -460,11 +482,100 @@ START_TEST(stats_off)
 }
 END_TEST
 
-static Suite *call_suite(void)
+/* return 1 if the u32 at ctx + OFF is V, else 0 */
+#define PROG_EXPECT(name, OFF, V)                                                                  \
+	static const struct bpfvm_insn name[] = {I_LDXW(2, 1, OFF), I_MOV64_IMM(0, 1),             \
+						 I_JEQ_IMM(2, V, 1), I_MOV64_IMM(0, 0), I_EXIT()}
+
+PROG_READ(read_op, 0);
+PROG_READ(read_remote_ip6_0, 32);
+PROG_EXPECT(expect_rport, 64, 0x409c0000); /* 40000, network order, upper half */
+PROG_EXPECT(expect_cwnd, 76, 10);
+
+/* hooks fills the fields some program of the array reads: each program must
+ * see the fields it reads, whichever program before or after it reads
+ * nothing or other fields. */
+START_TEST(fields_of_every_program)
 {
-	Suite *s = suite_create("hooks_call");
-	TCase *tc = tcase_create("call");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	attach(root, LOAD(read_op));
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 4);
+	ck_assert_uint_eq(d.groups_asked, 0);
+	attach(root, LOAD(expect_rport)); /* reads what read_op did not */
+	ck_assert_int_eq(hooks_call(&d.hs, 4, NULL, 0), 4);
+	attach(root, LOAD(expect_cwnd)); /* another group */
+	attach(root, LOAD(read_op));
+	ck_assert_int_eq(hooks_call(&d.hs, 5, NULL, 0), 5);
+	ck_assert_uint_eq(d.groups_asked, HOOKS_INFO_ADDR | HOOKS_INFO_TCP);
+	/* a request socket: TCP fields read 0, so expect_cwnd fails */
+	d.hs.fullsock = false;
+	ck_assert_int_eq(hooks_call(&d.hs, 5, NULL, 0), -1);
+}
+END_TEST
+
+/* Each call's view starts from zero: a field one socket fills reads 0 on the
+ * next socket that has no value for it (an IPv4 socket's ip6 words), and
+ * args a call does not pass read 0 after a call that passed them. */
+START_TEST(no_stale_fields)
+{
+	struct hkd_sock d4;
+
+	attach(root, LOAD(read_remote_ip6_0));
+	hkd_init(&d4, 2, 55601, 40000, true);
+	hooks_sock_init(&d4.hs, hk, &hkd_ops, root, true);
+	ck_assert_uint_ne(d.info.remote_ip6[0], 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq((uint32_t)hooks_call(&d.hs, 4, NULL, 0), d.info.remote_ip6[0]);
+		ck_assert_int_eq(hooks_call(&d4.hs, 4, NULL, 0), 0);
+	}
+	hooks_sock_fini(&d4.hs);
+	/* args[2] passed, then not */
+	static const struct bpfvm_insn read_arg2[] = {I_LDXW(2, 1, 12), I_STXW(1, 2, 4),
+						      I_MOV64_IMM(0, 1), I_EXIT()};
+	attach(root, LOAD(read_arg2));
+	ck_assert_int_eq(hooks_call(&d.hs, 8, (const uint32_t[]){1, 2, 3}, 3), 3);
+	ck_assert_int_eq(hooks_call(&d.hs, 8, (const uint32_t[]){1, 2}, 2), 0);
+}
+END_TEST
+
+/* What hooks works out once per effective array is redone when the array
+ * changes: a program that calls a helper joins, then leaves. */
+START_TEST(plan_follows_the_array)
+{
+	attach(root, LOAD(reply5_ret1));
+	ck_assert_int_eq(hooks_call(&d.hs, 1, NULL, 0), 5);
+	struct bpfvm_prog *flag = LOAD(set_rtt_flag);
+	bpfvm_prog_get(flag);
+	attach(root, flag);
+	ck_assert_int_eq(hooks_call(&d.hs, 1, NULL, 0), 5);
+	ck_assert_uint_eq(d.hs.cb_flags, HOOKS_CB_RTT);
+	ck_assert_int_eq(cg_detach(tree, root, CG_ATTACH_SOCK_OPS, flag), 0);
+	bpfvm_prog_put(flag);
+	d.hs.cb_flags = 0;
+	hooks_quiescent(hk); /* the old arrays may go: their addresses may come back */
+	ck_assert_int_eq(hooks_call(&d.hs, 1, NULL, 0), 5);
+	ck_assert_uint_eq(d.hs.cb_flags, 0);
+	attach(root, LOAD(read_snd_cwnd));
+	ck_assert_int_eq(hooks_call(&d.hs, 1, NULL, 0), 10);
+}
+END_TEST
+
+/* bpfvm_prog_leaf_fn: a JIT image that calls nothing, and only that. */
+START_TEST(leaf_or_not)
+{
+	struct bpfvm_prog *leaf = LOAD(reply5_ret1), *calls = LOAD(set_rtt_flag);
+	ck_assert_ptr_nonnull(bpfvm_prog_leaf_fn(leaf));
+	ck_assert_ptr_null(bpfvm_prog_leaf_fn(calls));
+	use_jit = false;
+	struct bpfvm_prog *interp = LOAD(reply5_ret1);
+	ck_assert_ptr_null(bpfvm_prog_leaf_fn(interp));
+	bpfvm_prog_put(leaf);
+	bpfvm_prog_put(calls);
+	bpfvm_prog_put(interp);
+}
+END_TEST
+
+static void add_call_tests(TCase *tc)
+{
 	tcase_add_test(tc, nothing_attached);
 	tcase_add_test(tc, reply_from_last_writer);
 	tcase_add_test(tc, any_not_one_gives_minus_one);
@@ -483,11 +594,31 @@ static Suite *call_suite(void)
 	tcase_add_test(tc, sk_pointer_view);
 	tcase_add_test(tc, sk_storage_per_socket);
 	tcase_add_test(tc, lcore_identity);
+	tcase_add_test(tc, fields_of_every_program);
+	tcase_add_test(tc, no_stale_fields);
+	tcase_add_test(tc, plan_follows_the_array);
+}
+
+static Suite *call_suite(void)
+{
+	Suite *s = suite_create("hooks_call");
+	TCase *tc = tcase_create("call");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	add_call_tests(tc);
 	suite_add_tcase(s, tc);
+	TCase *tj = tcase_create("jit");
+	tcase_add_checked_fixture(tj, setup_jit, teardown);
+	add_call_tests(tj);
+	tcase_add_test(tj, leaf_or_not);
+	suite_add_tcase(s, tj);
 	TCase *ts = tcase_create("stats");
 	tcase_add_checked_fixture(ts, setup_with_stats, teardown);
 	tcase_add_test(ts, stats_counted);
 	suite_add_tcase(s, ts);
+	TCase *tsj = tcase_create("stats_jit");
+	tcase_add_checked_fixture(tsj, setup_jit_with_stats, teardown);
+	tcase_add_test(tsj, stats_counted);
+	suite_add_tcase(s, tsj);
 	return s;
 }
 
