@@ -4,7 +4,8 @@
  * the same rings, pool and offloads as skopsd's).
  *   portcap --vdev DEVARGS [--eal ARGS] reflect SECS
  *       every frame received goes back out at once (one core receiving and
- *       sending, as skopsd's poll loop does)
+ *       sending, as skopsd's poll loop does); SIGINT or SIGTERM ends it
+ *       early
  *   portcap --vdev DEVARGS [--eal ARGS] gen SECS [SIZE]
  *       SIZE-byte frames (default 60, the Ethernet minimum without FCS) as
  *       fast as the port takes them; what comes back is counted
@@ -15,6 +16,7 @@
  * only), tx_per_s, rx_per_s. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,16 @@
 #include "dev/dev.h"
 
 #define BURST 32
+
+/* SIGINT/SIGTERM end the run early, the figures still printed: the bench
+ * stops a reflector once its generator is done */
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static uint64_t now_ns(void)
 {
@@ -95,6 +107,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "portcap: %s\n", err);
 		return 1;
 	}
+	fprintf(stderr, "portcap: port ready\n");
 	struct rte_mempool *pool = dev_ethdev_pool(d);
 	struct rte_mbuf *m[BURST];
 	uint64_t tx = 0, rx = 0, t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), t = t0;
@@ -102,7 +115,9 @@ int main(int argc, char **argv)
 	 * it starts before the generator and stops after it */
 	uint64_t first = 0, last = 0;
 	/* bounded by time: the clock is read on every pass */
-	while ((t = now_ns()) < end) {
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	while (!stop && (t = now_ns()) < end) {
 		uint16_t k = dev_rx_burst(d, m, BURST);
 		uint16_t ours = 0;
 		for (uint16_t i = 0; i < k; i++)

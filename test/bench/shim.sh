@@ -183,11 +183,15 @@ port_cap() {
 	[ -x "$PORTCAP" ] || fail "missing $PORTCAP (build first)"
 	for ((r = 0; r < REPS; r++)); do
 		for size in 60 1514; do
+			# the reflector (ip netns exec becomes it) runs until the
+			# generator is done; its rate counts only the frames it saw
 			bg pc ip netns exec "$NS_A" "$PORTCAP" --vdev "$AF_PACKET_VDEV" --eal "-l $C1" \
-				reflect $((SECS + 2))
-			sleep 1 # the reflector's port is up before the generator sends
+				reflect 60
+			wait_for 10 grep -q "port ready" "$TMP/pc.err" ||
+				fail "portcap reflect: $(cat "$TMP/pc.err")"
 			in_b "$PORTCAP" --vdev "net_af_packet1,iface=$VETH_B" --eal "-l $C2" gen "$SECS" \
 				$size >"$TMP/pcg.json" 2>"$TMP/pcg.err" || fail "portcap gen: $(cat "$TMP/pcg.err")"
+			kill -TERM "$PID_pc"
 			wait_pid 20 "$PID_pc" || fail "portcap reflect: $(cat "$TMP/pc.err")"
 			f=$(jq_py "$TMP/pc.out" 'd["tx_per_s"]')
 			[ "${f:-0}" != 0 ] || fail "portcap: no frame reflected: $(cat "$TMP/pc.out" "$TMP/pcg.json")"
