@@ -98,6 +98,18 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	return rtt_us;
 }
 
+/* The CC's growth for an ACK that recovery left alone: none while an ECE's
+ * reduction (CWR) lasts, as Linux's tcp_cong_control, which sizes the
+ * window by tcp_cwnd_reduction alone in CWR and Recovery; the window stays
+ * at ssthresh, where Linux's ends (tcp_end_cwnd_reduction). */
+static void ack_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t segs)
+{
+	if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
+		tcp_cc_set_state(tcb, TCP_CA_OPEN);
+	if (tcb->cc.ca_state != TCP_CA_CWR)
+		tcp_cc_cong_avoid(tcb, ack, segs);
+}
+
 /* The window after an ACK of new data: SACK recovery (tcp_recovery.c),
  * NewReno's full or partial acknowledgment (RFC 6582 §3.2 (3), (5)), or
  * the CC's growth. */
@@ -108,15 +120,13 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	if (tcb->flags & TCB_F_SACK) {
 		/* RFC 6675 with PRR (tcp_recovery.c) */
 		if (!tcp_rec_ack(tcp, tcb, h, prior_una, in, false)) {
-			if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
-				tcp_cc_set_state(tcb, TCP_CA_OPEN);
 			/* Linux's acked_sacked: what this ACK delivered, so that
 			 * bytes SACKed earlier (when they grew nothing: no data
 			 * was ACKed) do not grow the window when the hole below
 			 * them fills */
 			int64_t d = (int64_t)(ack - prior_una) + (int64_t)tcb->sb.sacked -
 				    (int64_t)in->prior_sacked;
-			tcp_cc_cong_avoid(tcb, ack, d > 0 ? segs_of(tcb, (uint32_t)d) : 0);
+			ack_cong_avoid(tcb, ack, d > 0 ? segs_of(tcb, (uint32_t)d) : 0);
 		}
 	} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 		if (SEQ_GEQ(ack, tcb->rec.recover)) {
@@ -131,9 +141,7 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 			tcp_retransmit_head(tcp, tcb);
 		}
 	} else {
-		if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
-			tcp_cc_set_state(tcb, TCP_CA_OPEN);
-		tcp_cc_cong_avoid(tcb, ack, segs);
+		ack_cong_avoid(tcb, ack, segs);
 	}
 	tcp_cc_ack_done(tcb);
 }

@@ -583,6 +583,45 @@ START_TEST(dctcp_alpha_and_cut)
 }
 END_TEST
 
+START_TEST(no_growth_in_cwr)
+{
+	/* Linux's tcp_cong_control sizes the window by tcp_cwnd_reduction
+	 * alone in CWR, never by cong_avoid: after an ECE's cut to ssthresh
+	 * the window does not grow until the ACKs pass what was in flight at
+	 * the ECE (the recovery point), then grows again. Reno on an ECN
+	 * connection, ten segments: the ECE on the first ACK halves 10 to 5;
+	 * in congestion avoidance the ACKs of 8 segments would add one. */
+	struct fx f;
+	struct tcb *c = dctcp_conn(&f);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0);
+	uint32_t m = c->mss, una = c->send.una;
+	static uint8_t big[10 * 1460];
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 10 * m, f.now), (int)(10 * m));
+	f.next = f.nout;
+	struct tcp_repr a = fx_repr(f.peer_seq, una + 2 * m, TCP_ACK | TCP_ECE, 65535);
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.ssthresh, 5);
+	ck_assert_uint_eq(c->cc.cwnd, 5);
+	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_CWR);
+	for (uint32_t k = 4; k <= 8; k += 2) {
+		a = fx_repr(f.peer_seq, una + k * m, TCP_ACK, 65535);
+		fx_send(&f, &a, NULL, 0);
+		ck_assert_uint_eq(c->cc.cwnd, 5);
+	}
+	/* past the recovery point: Open, and the ACKs grow it again */
+	uint32_t end = c->send.max;
+	a = fx_repr(f.peer_seq, end, TCP_ACK, 65535);
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_OPEN);
+	f.next = f.nout;
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 5 * m, f.now), (int)(5 * m));
+	a = fx_repr(f.peer_seq, end + 5 * m, TCP_ACK, 65535);
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.cwnd, 6);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_cc");
@@ -591,6 +630,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, cubic_beta);
 	tcase_add_test(tc, dctcp_echo_per_segment);
 	tcase_add_test(tc, dctcp_alpha_and_cut);
+	tcase_add_test(tc, no_growth_in_cwr);
 	suite_add_tcase(s, tc);
 	TCase *cu = tcase_create("cubic");
 	tcase_add_test(cu, cubic_root_table);
