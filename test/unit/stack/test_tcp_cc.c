@@ -622,6 +622,33 @@ START_TEST(no_growth_in_cwr)
 }
 END_TEST
 
+START_TEST(cwnd_limited_for_the_window)
+{
+	/* Linux's tcp_is_cwnd_limited keeps what the last send saw
+	 * (tcp_cwnd_validate) until the window then in flight is
+	 * acknowledged: a sender that filled cwnd 10 and then had nothing
+	 * more to send grows by all ten segments' ACKs in congestion
+	 * avoidance, not only by the first ACK's (whose flight was still
+	 * full). Reno, ssthresh 5: ten segments ACKed count cwnd to 11. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0);
+	c->cc.ssthresh = 5;
+	ck_assert_uint_eq(c->cc.cwnd, 10);
+	uint32_t m = c->mss, una = c->send.una;
+	static uint8_t big[10 * 1460];
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 10 * m, f.now), (int)(10 * m));
+	f.next = f.nout;
+	for (uint32_t k = 2; k <= 10; k += 2) {
+		struct tcp_repr a = fx_repr(f.peer_seq, una + k * m, TCP_ACK, 65535);
+		fx_send(&f, &a, NULL, 0);
+	}
+	ck_assert_uint_eq(c->cc.cwnd, 11);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_cc");
@@ -631,6 +658,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dctcp_echo_per_segment);
 	tcase_add_test(tc, dctcp_alpha_and_cut);
 	tcase_add_test(tc, no_growth_in_cwr);
+	tcase_add_test(tc, cwnd_limited_for_the_window);
 	suite_add_tcase(s, tc);
 	TCase *cu = tcase_create("cubic");
 	tcase_add_test(cu, cubic_root_table);
