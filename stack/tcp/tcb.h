@@ -319,6 +319,10 @@ struct tcb {
 	bool out_q;	       /* on the output queue (tcp_outq.c) */
 	uint8_t pend;	       /* TCB_P_*: what a sock_ops call asked for */
 	uint32_t pmtu;
+	/* Linux's is_cwnd_limited and cwnd_usage_seq (tcp_cwnd_validate,
+	 * tcp_output.c): a send since the window ending at cwnd_usage_seq
+	 * left cwnd full (cwnd_limited sits below, where a byte packs) */
+	uint32_t cwnd_usage_seq;
 	struct tcp_cc_state cc;
 	struct tcp_rtt_est rtt;
 	struct tcp_rtx_state rtx;
@@ -373,6 +377,7 @@ struct tcb {
 	 * default applies) */
 	uint32_t bound_if, uid;
 	int8_t autoflowlabel;
+	bool cwnd_limited; /* with cwnd_usage_seq above */
 	uint32_t ecn_seen;
 	struct tcp_conn_counts cnt;
 	struct tcp_sack_sb sb;

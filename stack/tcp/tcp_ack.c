@@ -27,9 +27,9 @@ static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
 	return n ? n : 1;
 }
 
-/* An RTT sample for the CC on every ACK that moves snd_una (HyStart++ wants
- * several a round, Karn's timing gives one): the timestamp echo (RFC 7323
- * §4), at the 1 ms resolution of our TSval clock. -1: none. */
+/* The CC's RTT sample when the send records give none (Linux's fallback in
+ * tcp_ack_update_rtt): the timestamp echo (RFC 7323 §4), at the 1 ms
+ * resolution of our TSval clock. -1: none. */
 static int32_t ack_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const struct tcp_repr *h)
 {
 	if (!(tcb->flags & TCB_F_TS) || !h->ts || !h->tsecr)
@@ -73,7 +73,7 @@ static bool ack_window(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s
 
 /* What an ACK of new data changes before recovery looks at it: the send
  * ring, the RTT (timestamps, or Karn's timed segment), snd_una. Returns
- * the RTT sample for the CC, -1 when none. */
+ * the RTT sample for the CC when the send records give none, -1: none. */
 static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, bool fin_acked)
 {
 	uint32_t ack = h->ack;
@@ -98,25 +98,35 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	return rtt_us;
 }
 
+/* The CC's growth for an ACK that recovery left alone: none while an ECE's
+ * reduction (CWR) lasts, as Linux's tcp_cong_control, which sizes the
+ * window by tcp_cwnd_reduction alone in CWR and Recovery; the window stays
+ * at ssthresh, where Linux's ends (tcp_end_cwnd_reduction). */
+static void ack_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t segs)
+{
+	if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
+		tcp_cc_set_state(tcb, TCP_CA_OPEN);
+	if (tcb->cc.ca_state != TCP_CA_CWR)
+		tcp_cc_cong_avoid(tcb, ack, segs);
+}
+
 /* The window after an ACK of new data: SACK recovery (tcp_recovery.c),
  * NewReno's full or partial acknowledgment (RFC 6582 §3.2 (3), (5)), or
  * the CC's growth. */
 static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
-		     uint32_t prior_sacked, uint32_t segs)
+		     const struct tcp_rec_in *in, uint32_t segs)
 {
 	uint32_t ack = h->ack;
 	if (tcb->flags & TCB_F_SACK) {
 		/* RFC 6675 with PRR (tcp_recovery.c) */
-		if (!tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, false)) {
-			if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
-				tcp_cc_set_state(tcb, TCP_CA_OPEN);
+		if (!tcp_rec_ack(tcp, tcb, h, prior_una, in, false)) {
 			/* Linux's acked_sacked: what this ACK delivered, so that
 			 * bytes SACKed earlier (when they grew nothing: no data
 			 * was ACKed) do not grow the window when the hole below
 			 * them fills */
 			int64_t d = (int64_t)(ack - prior_una) + (int64_t)tcb->sb.sacked -
-				    (int64_t)prior_sacked;
-			tcp_cc_cong_avoid(tcb, ack, d > 0 ? segs_of(tcb, (uint32_t)d) : 0);
+				    (int64_t)in->prior_sacked;
+			ack_cong_avoid(tcb, ack, d > 0 ? segs_of(tcb, (uint32_t)d) : 0);
 		}
 	} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 		if (SEQ_GEQ(ack, tcb->rec.recover)) {
@@ -131,9 +141,7 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 			tcp_retransmit_head(tcp, tcb);
 		}
 	} else {
-		if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
-			tcp_cc_set_state(tcb, TCP_CA_OPEN);
-		tcp_cc_cong_avoid(tcb, ack, segs);
+		ack_cong_avoid(tcb, ack, segs);
 	}
 	tcp_cc_ack_done(tcb);
 }
@@ -169,8 +177,15 @@ static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr
 	bool fin_acked = (tcb->flags & TCB_F_FIN_SENT) && SEQ_GT(h->ack, tcb->fin_seq);
 	int32_t rtt_us = ack_take(tcp, tcb, h, fin_acked);
 	uint32_t segs = segs_of(tcb, acked);
-	tcp_cc_pkts_acked(tcb, segs, rtt_us);
-	ack_grow(tcp, tcb, h, prior_una, prior_sacked, segs);
+	struct tcp_rec_in in = {.prior_sacked = prior_sacked};
+	if (tcb->flags & TCB_F_SACK)
+		tcp_rec_sack(tcp, tcb, h, prior_sacked, &in);
+	/* Linux's ca_rtt_us: µs since the newest segment delivered left,
+	 * unless it was resent; HyStart's delay test reads it, and an echo
+	 * of 1 ms ticks, or the oldest segment's time, reads a round late */
+	int32_t ca_rtt = tcp_rate_ca_rtt_us(tcp, tcb);
+	tcp_cc_pkts_acked(tcb, segs, ca_rtt >= 0 ? ca_rtt : rtt_us);
+	ack_grow(tcp, tcb, h, prior_una, &in, segs);
 	tcp_sndbuf_expand(tcb);
 	tcp_rec_dupacks_reset(tcb);
 	tcp_rearm_rtx(tcp, tcb);
@@ -242,7 +257,13 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		/* SACK blocks count on old ACKs too (Linux tcp_ack). */
 		bool dup_shape = ack == tcb->send.una && s->len == 0 &&
 				 !(s->flags & (TCP_SYN | TCP_FIN)) && !wnd_changed;
-		tcp_rec_ack(tcp, tcb, h, prior_una, prior_sacked, dup_shape);
+		struct tcp_rec_in in;
+		tcp_rec_sack(tcp, tcb, h, prior_sacked, &in);
+		/* Linux's tcp_clean_rtx_queue calls pkts_acked for an ACK
+		 * that moved nothing too, with the newly SACKed segments' RTT */
+		if (ack == tcb->send.una && tcb->send.una != tcb->send.max && !s->handshake)
+			tcp_cc_pkts_acked(tcb, 0, tcp_rate_ca_rtt_us(tcp, tcb));
+		tcp_rec_ack(tcp, tcb, h, prior_una, &in, dup_shape);
 	} else if (ack == tcb->send.una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
 		   !wnd_changed && tcb->send.max != tcb->send.una) {
 		ack_dup_newreno(tcp, tcb, ack);

@@ -19,6 +19,7 @@ static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 	v->snd_nxt = tcb->send.nxt;
 	v->iss = tcb->send.iss;
 	v->prior_inflight = tcb->rec.prior_inflight;
+	v->cwnd_limited = tcb->cwnd_limited;
 	v->inflight = 0;
 	v->srtt_us8 = tcb->rtt.srtt_us8;
 	v->min_rtt_us = tcb->rtt.min_us;

@@ -78,6 +78,12 @@ struct tcp_rate_ack {
 	uint32_t end;
 	uint64_t prior_delivered, prior_ns, xmit_ns;
 	int64_t send_us; /* the send phase of the sampled window */
+	/* For the CC's RTT sample (Linux's ca_rtt_us): the send times of the
+	 * newest never-resent segment this ACK cumulatively acknowledged and
+	 * of the newest it newly SACKed (0: none), and whether it
+	 * cumulatively acknowledged a resent one. */
+	uint64_t ca_cum_ns, ca_sack_ns;
+	bool cum_rtx;
 };
 
 struct tcp {
@@ -400,6 +406,11 @@ bool tcp_rate_on(const struct tcp *tcp, const struct tcb *tcb);
 void tcp_rate_idle(struct tcb *tcb, uint64_t now);
 void tcp_rate_sent(struct tcb *tcb, struct tcp_rack_seg *g);
 void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
+/* A resent segment SACKed earlier is cumulatively acknowledged now. */
+void tcp_rate_rtx_acked(struct tcb *tcb);
+/* The RTT the CC sees for the ACK being processed, from its records, in µs
+ * (Linux's ca_rtt_us); -1 when they give none. */
+int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb);
 void tcp_rate_ack_begin(struct tcb *tcb);
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs);
 void tcp_rate_check_app_limited(struct tcb *tcb);
@@ -426,10 +437,24 @@ void tcp_sb_check(const struct tcb *tcb);
 
 /* tcp_recovery.c: SACK-based loss recovery (RFC 6675 with PRR, RFC 6937),
  * limited transmit (RFC 3042) and RTO recovery that keeps SACKed data. */
-/* Every acceptable ACK of a SACK connection, after snd_una took it. true:
- * recovery sized cwnd for this ACK (no congestion avoidance). */
+/* What an acceptable ACK of a SACK connection told the scoreboard and RACK
+ * (tcp_rec_sack), for the recovery step that follows (tcp_rec_ack). */
+struct tcp_rec_in {
+	struct tcp_sb_res res;
+	struct tcp_rack_ack ra;
+	uint32_t prior_sacked; /* sb.sacked before the ACK */
+	uint32_t edge0;	       /* the DupThresh loss edge before it */
+	uint64_t marked0;      /* RACK's loss marks before it */
+};
+/* The scoreboard and RACK take the ACK, after snd_una did (Linux's
+ * tcp_sacktag_write_queue and tcp_clean_rtx_queue's walk): before the CC's
+ * pkts_acked, whose RTT sample the delivered segments give. */
+void tcp_rec_sack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sacked,
+		  struct tcp_rec_in *in);
+/* Then loss recovery (Linux's tcp_fastretrans_alert). true: recovery sized
+ * cwnd for this ACK (no congestion avoidance). */
 bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
-		 uint32_t prior_sacked, bool dup_shape);
+		 const struct tcp_rec_in *in, bool dup_shape);
 void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb); /* instead of go-back-N */
 /* Extra bytes the first two duplicate ACKs let new data use (RFC 3042). */
 uint32_t tcp_rec_lt_bytes(const struct tcb *tcb);

@@ -386,6 +386,22 @@ static bool can_send_data(uint8_t st)
 	       st == TCP_CLOSING || st == TCP_LAST_ACK;
 }
 
+/* Linux's tcp_cwnd_validate after a send: whether the window was the limit,
+ * kept until the window then in flight is acknowledged (or the window is
+ * the limit again), so that the ACKs of a window the sender filled grow
+ * cwnd although the flight shrinks between sends (an output turn
+ * deferred, a sender that ran dry), as tcp_is_cwnd_limited. */
+static void cwnd_validate(struct tcb *tcb, bool sent)
+{
+	bool limited = (uint64_t)tcp_inflight(tcb) >= (uint64_t)tcb->cc.cwnd * tcb->mss;
+	if (!sent && !limited)
+		return;
+	if (SEQ_GEQ(tcb->send.una, tcb->cwnd_usage_seq) || limited) {
+		tcb->cwnd_limited = limited;
+		tcb->cwnd_usage_seq = tcb->send.nxt;
+	}
+}
+
 int tcp_output(struct tcp *tcp, struct tcb *tcb)
 {
 	int sent = 0;
@@ -405,6 +421,8 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		sent += tcp_rec_send_lost(tcp, tcb);
 	int new_sent = 0;
 	uint32_t cap = tcp_out_cap(tcp, tcb); /* a turn's worth (tcp_outq.c) */
+	bool pending =
+	    tcb->snd.len > tcb->send.nxt - tcb->send.una || (tcb->flags & TCB_F_FIN_QUEUED);
 	for (int guard = 0; guard < 4096; guard++) {
 		uint32_t off = tcb->send.nxt - tcb->send.una;
 		uint32_t avail = tcb->snd.len > off ? tcb->snd.len - off : 0;
@@ -475,6 +493,8 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 	}
 	if (rec && !new_sent && !tcb->out_q && !frto_new && !tcp_pace_hold(tcp, tcb))
 		sent += tcp_rec_send_more(tcp, tcb);
+	if (pending)
+		cwnd_validate(tcb, sent != 0);
 ack:
 	if (!sent && (tcb->flags & TCB_F_ACK_NOW) && tcb->state != TCP_CLOSED &&
 	    tcb->state != TCP_LISTEN && tcb->state != TCP_SYN_SENT)
@@ -488,6 +508,8 @@ void tcp_snd_init(struct tcb *tcb, uint32_t iss)
 {
 	tcb->send.iss = iss;
 	tcb->send.una = tcb->send.nxt = tcb->send.max = iss;
+	tcb->cwnd_usage_seq = iss;
+	tcb->cwnd_limited = false;
 }
 
 void tcp_snd_set_una(struct tcb *tcb, uint32_t una)

@@ -268,6 +268,8 @@ void tcp_rack_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		struct tcp_rack_seg *g = rec(tcb, k);
 		if (!(g->flags & TCP_RS_SACKED))
 			delivered(tcp, tcb, g, out);
+		else if (g->flags & TCP_RS_RTX)
+			tcp_rate_rtx_acked(tcb);
 		if (g->flags & TCP_RS_LOST)
 			r->nlost--;
 		k++;

@@ -52,6 +52,16 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g)
 	if (a->tcb != tcb)
 		tcp_rate_ack_begin(tcb); /* not within its ACK's processing */
 	r->delivered += g->end - g->seq;
+	/* Linux's ca_rtt_us takes the newest never-resent segment delivered,
+	 * a newly SACKed one before a cumulatively acknowledged one; a resent
+	 * one cumulatively acknowledged voids the latter (Karn). */
+	if (!(g->flags & TCP_RS_RTX)) {
+		uint64_t *t = (g->flags & TCP_RS_SACKED) ? &a->ca_sack_ns : &a->ca_cum_ns;
+		if (g->xmit_ns > *t)
+			*t = g->xmit_ns;
+	} else if (!(g->flags & TCP_RS_SACKED)) {
+		a->cum_rtx = true;
+	}
 	/* The segment sent last that this ACK delivers (the send order of
 	 * RACK's stamps, sequence numbers breaking ties) decides the sample. */
 	if (a->have && !(g->xmit_ns > r->first_tx_ns ||
@@ -68,11 +78,36 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g)
 	r->first_tx_ns = g->xmit_ns;
 }
 
+void tcp_rate_rtx_acked(struct tcb *tcb)
+{
+	struct tcp_rate_ack *a = &tcb->tcp->rate_ack;
+	if (a->tcb != tcb)
+		tcp_rate_ack_begin(tcb);
+	a->cum_rtx = true;
+}
+
+int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb)
+{
+	const struct tcp_rate_ack *a = &tcp->rate_ack;
+	if (a->tcb != tcb)
+		return -1;
+	uint64_t sent = a->ca_sack_ns ? a->ca_sack_ns : a->cum_rtx ? 0 : a->ca_cum_ns;
+	if (!sent)
+		return -1;
+	/* in whole µs of either clock, as Linux's stamps; a stamp may lie a
+	 * few ns past the clock (tcp_rack_sent) */
+	uint64_t now_us = tcp->now / CLK_NS_PER_US, sent_us = sent / CLK_NS_PER_US;
+	uint64_t us = now_us > sent_us ? now_us - sent_us : 0;
+	return us < INT32_MAX ? (int32_t)us : INT32_MAX;
+}
+
 void tcp_rate_ack_begin(struct tcb *tcb)
 {
 	struct tcp_rate_ack *a = &tcb->tcp->rate_ack;
 	a->tcb = tcb;
 	a->have = false;
+	a->ca_cum_ns = a->ca_sack_ns = 0;
+	a->cum_rtx = false;
 	a->delivered = tcb->rate.delivered;
 	a->lost = tcb->rack.lost;
 	/* the pipe costs a walk of the scoreboard: only for its consumer */

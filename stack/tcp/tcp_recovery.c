@@ -200,28 +200,32 @@ static bool loss_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 	return false;
 }
 
-bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
-		 uint32_t prior_sacked, bool dup_shape)
+void tcp_rec_sack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_sacked,
+		  struct tcp_rec_in *in)
 {
-	struct tcp_sb_res res;
-	struct tcp_rack_ack ra;
+	in->prior_sacked = prior_sacked;
 	/* Linux's newly_lost for PRR: RACK's marks, or the DupThresh edge */
-	uint32_t edge0 = tcp_sb_lost_edge(tcb);
-	uint64_t marked0 = tcp->stats.rack_lost;
-	tcp_sb_update(tcb, h, prior_sacked, &res);
-	tcp_rack_ack(tcp, tcb, h, &res, &ra);
+	in->edge0 = tcp_sb_lost_edge(tcb);
+	in->marked0 = tcp->stats.rack_lost;
+	tcp_sb_update(tcb, h, prior_sacked, &in->res);
+	tcp_rack_ack(tcp, tcb, h, &in->res, &in->ra);
+}
+
+bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
+		 const struct tcp_rec_in *in, bool dup_shape)
+{
+	const struct tcp_sb_res *res = &in->res;
 	uint32_t acked = tcb->send.una - prior_una;
-	if (SEQ_LT(edge0, tcb->send.una))
-		edge0 = tcb->send.una;
-	bool newly_lost = tcp_rack_on(tcb) ? tcp->stats.rack_lost != marked0
+	uint32_t edge0 = SEQ_LT(in->edge0, tcb->send.una) ? tcb->send.una : in->edge0;
+	bool newly_lost = tcp_rack_on(tcb) ? tcp->stats.rack_lost != in->marked0
 					   : SEQ_GT(tcp_sb_lost_edge(tcb), edge0);
 	/* what this ACK delivered: newly SACKed, or cumulatively ACKed
 	 * without having been SACKed before (Linux's acked_sacked) */
-	int64_t dv = (int64_t)acked + res.sacked_delta;
+	int64_t dv = (int64_t)acked + res->sacked_delta;
 	uint32_t delivered = dv > 0 ? (uint32_t)dv : 0;
-	tcp_tlp_ack(tcp, tcb, h, &res, acked != 0, !acked && dup_shape);
-	dsack_undo(tcp, tcb, &res);
-	if (res.reneged && tcb->rec.mode == TCP_SB_RECOVERY)
+	tcp_tlp_ack(tcp, tcb, h, res, acked != 0, !acked && dup_shape);
+	dsack_undo(tcp, tcb, res);
+	if (res->reneged && tcb->rec.mode == TCP_SB_RECOVERY)
 		tcb->rec.high_rxt = tcb->send.una; /* the board is gone: holes anew */
 	if (SEQ_LT(tcb->rec.high_rxt, tcb->send.una))
 		tcb->rec.high_rxt = tcb->send.una;
@@ -237,7 +241,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 		prr_ack(tcb, delivered, acked != 0, newly_lost);
 		return true;
 	case TCP_SB_LOSS:
-		if (loss_ack(tcp, tcb, h, &res, &ra, acked != 0, !acked && dup_shape))
+		if (loss_ack(tcp, tcb, h, res, &in->ra, acked != 0, !acked && dup_shape))
 			return false;
 		if (SEQ_GEQ(tcb->send.una, tcb->rec.recover))
 			leave(tcb);
@@ -252,7 +256,7 @@ bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uin
 	 * rule, as NewReno would. A cumulative ACK starts the count anew. */
 	if (acked)
 		tcb->rec.dupacks = 0;
-	else if (res.newly_sacked || (dup_shape && h->nsack == 0))
+	else if (res->newly_sacked || (dup_shape && h->nsack == 0))
 		tcb->rec.dupacks++;
 	/* §5 (3)-(4); RFC 6582's guard: no new recovery for ACKs below the
 	 * point of the previous one. */

@@ -4,7 +4,7 @@
 # test (a 2-vCPU machine shared with other work moves it); root.
 #   test/equivalence/fairness.sh [--cc cubic,bbr] [--secs 20] [--rate 100]
 #       [--rtt 20] [--queue BYTES] [--json FILE] [--control] [--skops-second]
-#       [--gap SECS]
+#       [--gap SECS] [--steady SETTLE]
 # --control: skperf's flow is a second kernel iperf3 instead, the topology's
 # own split to read skops's against. --skops-second: the kernel's flow starts
 # first and skperf's (or the control's) GAP seconds later (default 1: about
@@ -22,6 +22,12 @@
 # (default 0): other DPDK programs pinned to core 0 beside it starved it.
 # Each run prints how many seconds after the kernel's flow the slot's began
 # and flags a run whose flows began too far apart to be a split.
+# --steady SETTLE: the split once both flows are past their start, not the
+# race of their starts: the second flow starts GAP seconds after the first
+# (default 5) and runs SECS - GAP so both end together, and the share is
+# counted from SETTLE seconds after the second flow's start to the earlier
+# end, from both documents' per-interval bytes (fair_steady.py). The whole
+# run's share is printed beside it.
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -36,7 +42,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${SKOPS_BUILD:-$ROOT/build}
 LINKEM=$BUILD/test/linkem/linkem
 SKPERF=$BUILD/apps/skperf/skperf
-CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE= OUTJ= CONTROL=0 SECOND=0 GAP=''
+CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE='' OUTJ='' CONTROL=0 SECOND=0 GAP='' STEADY=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CCS=$2 ;;
@@ -46,9 +52,10 @@ while [ $# -gt 0 ]; do
 	--queue) QUEUE=$2 ;;
 	--json) OUTJ=$2 ;;
 	--gap) GAP=$2 ;;
+	--steady) STEADY=$2 ;;
 	--control) CONTROL=1 && shift && continue ;;
 	--skops-second) SECOND=1 && shift && continue ;;
-	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS]" >&2
+	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS] [--steady SETTLE]" >&2
 	   exit 2 ;;
 	esac
 	shift 2
@@ -63,7 +70,15 @@ for t in ip ethtool iperf3 python3 timeout; do
 done
 for f in "$LINKEM" "$SKPERF"; do [ -x "$f" ] || fail "missing $f (build first)"; done
 : "${QUEUE:=$((RATE * 1000000 / 8 * RTT / 1000))}"
-[ -n "$GAP" ] || GAP=$SECOND
+if [ -n "$STEADY" ]; then
+	[ -n "$GAP" ] || GAP=5
+else
+	[ -n "$GAP" ] || GAP=$SECOND
+fi
+# the flow started second runs the time left to the first's end
+SECS2=$SECS
+[ -n "$STEADY" ] && SECS2=$(python3 -c "print(max(10, round($SECS - $GAP)))")
+now() { date +%s.%N; }
 TMP=$(mktemp -d /tmp/skops-fair-XXXXXX)
 # shellcheck source=../linkem/linkem_net.sh
 . "$ROOT/test/linkem/linkem_net.sh"
@@ -95,38 +110,45 @@ for cc in "${cclist[@]}"; do
 		tdp="$tdp $!"
 		sleep 0.5
 	fi
+	# each flow's start as seen from here (for --steady): the kernel's
+	# iperf3 connects at once, skperf once its port is up
 	kernel_flow() {
-		"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5302 -t "$SECS" -C "$cc" -J \
+		now >"$TMP/k.t0"
+		"${A[@]}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5302 -t "$1" -C "$cc" -J \
 			>"$TMP/k.json" 2>"$TMP/k.err"
 	}
+	slot_secs=$SECS
 	if [ "$SECOND" = 1 ]; then
-		kernel_flow &
+		kernel_flow "$SECS" &
 		kp=$!
 		sleep "$GAP"
+		slot_secs=$SECS2
 	fi
 	if [ "$CONTROL" = 1 ]; then
-		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+		now >"$TMP/sk.t0"
+		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$slot_secs" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
-		echo "port ready" >>"$TMP/sk.err"
 	else
 		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
-			--addr 198.18.5.3/24 --eal "-l ${FAIR_LCORE:-0}" -c 198.18.5.2 -p 5301 -t "$SECS" -C "$cc" -J \
+			--addr 198.18.5.3/24 --eal "-l ${FAIR_LCORE:-0}" -c 198.18.5.2 -p 5301 -t "$slot_secs" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
+		# skperf's port comes up in about a second
+		for _ in $(seq 1 100); do grep -qs "port ready" "$TMP/sk.err" && break; sleep 0.05; done
+		now >"$TMP/sk.t0"
 	fi
 	skp=$!
 	if [ "$SECOND" = 0 ]; then
-		# skperf's port comes up in about a second: the kernel's flow
-		# starts GAP seconds after it
-		for _ in $(seq 1 50); do grep -qs "port ready" "$TMP/sk.err" && break; sleep 0.1; done
+		# the kernel's flow starts GAP seconds after skperf's port is up
 		sleep "$GAP"
-		kernel_flow &
+		kernel_flow "$SECS2" &
 		kp=$!
 	fi
 	wait "$kp" || fail "kernel iperf3 ($cc): $(tail -3 "$TMP/k.json")"
 	wait "$skp" || fail "skperf ($cc): $(tail -3 "$TMP/sk.err")"
 	# shellcheck disable=SC2086 # two pids
 	[ -n "${tdp:-}" ] && kill $tdp && wait $tdp
-	[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/sk.json" "$FAIR_KEEP/$cc-skops.json" && cp "$TMP/k.json" "$FAIR_KEEP/$cc-kernel.json"
+	[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/sk.json" "$FAIR_KEEP/$cc-skops.json" && cp "$TMP/k.json" "$FAIR_KEEP/$cc-kernel.json" &&
+		cp "$TMP/sk.t0" "$FAIR_KEEP/$cc-skops.t0" && cp "$TMP/k.t0" "$FAIR_KEEP/$cc-kernel.t0"
 	s=$(json "$TMP/sk.json" "d['end']['sum_received']['bytes']")
 	k=$(json "$TMP/k.json" "d['end']['sum_received']['bytes']")
 	srt=$(json "$TMP/sk.json" "d['end']['sum_sent'].get('retransmits', 0)")
@@ -142,8 +164,14 @@ for cc in "${cclist[@]}"; do
 	off=$(($(json "$TMP/sk.json" "d['start']['timestamp']['timesecs']") - $(json "$TMP/k.json" "d['start']['timestamp']['timesecs']")))
 	note=
 	[ "${off#-}" -gt $((${GAP%.*} + 2)) ] && note=" (flows started ${off#-} s apart: no split)"
+	steady=null
+	if [ -n "$STEADY" ]; then
+		steady=$(python3 "$HERE/fair_steady.py" "$TMP/sk.json" "$(cat "$TMP/sk.t0")" \
+			"$TMP/k.json" "$(cat "$TMP/k.t0")" "$STEADY") || fail "fair_steady ($cc)"
+		echo "$cc steady: $steady"
+	fi
 	echo "$cc: skops $((s / 1000000)) MB ($srt retransmits, $s1 Mbit/s in its first second), kernel $((k / 1000000)) MB ($krt retransmits, $k1), skops started ${off} s after the kernel: skops share $share %$note"
-	rows+=("{\"cc\":\"$cc\",\"skops_second\":$SECOND,\"control\":$CONTROL,\"start_offset_s\":$off,\"skops_first_s_mbit\":$s1,\"kernel_first_s_mbit\":$k1,\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share}")
+	rows+=("{\"cc\":\"$cc\",\"skops_second\":$SECOND,\"control\":$CONTROL,\"start_offset_s\":$off,\"skops_first_s_mbit\":$s1,\"kernel_first_s_mbit\":$k1,\"skops_bytes\":$s,\"kernel_bytes\":$k,\"skops_retransmits\":$srt,\"kernel_retransmits\":$krt,\"skops_share_pct\":$share,\"steady\":$steady}")
 	sleep 1
 done
 lem_stop

@@ -83,6 +83,7 @@ struct tcp_cc_view {
 	uint32_t snd_una, snd_nxt; /* sequence space */
 	uint32_t iss;		   /* our initial sequence number */
 	uint32_t prior_inflight;   /* bytes in flight before the ACK being processed */
+	bool cwnd_limited;	   /* a send in the window now acknowledged filled cwnd (Linux's) */
 	uint32_t inflight;	   /* bytes in flight now: set for cong_control only */
 	uint32_t srtt_us8;	   /* smoothed RTT × 8 in µs; 0: no sample yet */
 	uint32_t min_rtt_us;	   /* the connection's minimum RTT; 0: none yet */

@@ -6,8 +6,11 @@
 
 bool cc_is_cwnd_limited(const struct tcp_cc_view *v)
 {
-	/* Linux tcp_is_cwnd_limited: in slow start, limited if at least half
-	 * the window is in flight; otherwise when the window is full. */
+	/* Linux tcp_is_cwnd_limited: a send in the window being acknowledged
+	 * filled cwnd; in slow start also when at least half the window is in
+	 * flight; otherwise when the window is full. */
+	if (v->cwnd_limited)
+		return true;
 	uint32_t mss = v->mss ? v->mss : CC_MSS_DEFAULT;
 	/* What was in flight when the ACK arrived (Linux keeps the flag
 	 * from send time). */

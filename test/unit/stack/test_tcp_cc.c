@@ -7,8 +7,8 @@
  * alpha/2. Linux's CUBIC (cc_cubic.c) step by step through its view: the
  * cube root, K, the target and cnt in Linux's integers at HZ 250, the HZ/32
  * hysteresis, the Reno-friendly estimate, HyStart's ACK-train and delay
- * exits, the resets, the idle shift from the last send; "cubic_rfc" is
- * there on request. */
+ * exits, the resets, the idle shift from the last send, the RTT it is given
+ * (the newest segment delivered, in µs); "cubic_rfc" is there on request. */
 #include <math.h>
 
 #include "check_main.h"
@@ -413,6 +413,69 @@ START_TEST(cubic_rfc_selectable)
 }
 END_TEST
 
+#define US 1000ull
+
+/* The peer's ACK of `ack` at the current time, echoing tsecr, with SACK
+ * blocks [l, r) when r != l. */
+static void peer_ack(struct fx *f, uint32_t ack, uint32_t tsecr, uint32_t l, uint32_t r)
+{
+	struct tcp_repr a = fx_repr(f->peer_seq, ack, TCP_ACK, 512);
+	a.ts = true;
+	a.tsval = 200;
+	a.tsecr = tsecr;
+	if (l != r) {
+		a.nsack = 1;
+		a.sack[0].l = l;
+		a.sack[0].r = r;
+	}
+	fx_send(f, &a, NULL, 0);
+}
+
+START_TEST(cubic_rtt_of_newest_segment)
+{
+	/* Linux gives cubic ca_rtt_us: µs since the newest segment the ACK
+	 * delivered left (tcp_clean_rtx_queue), a newly SACKed one first,
+	 * on duplicate ACKs too. Two segments leave at t0, two at t0 + 3.3
+	 * ms; an ACK of all four at t0 + 10.4 ms is 7.1 ms after the newest
+	 * left (Karn's timed segment, the first, says 10.4 ms; the echo of
+	 * the newest's TSval, 7 or 8 ms). */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	ck_assert(c->flags & TCB_F_SACK);
+	ck_assert(c->flags & TCB_F_TS);
+	ck_assert_str_eq(c->cc.ops->name, "cubic");
+	uint32_t m = c->mss, una = c->send.una;
+	static uint8_t big[4 * 1460];
+	uint64_t t0 = f.now;
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
+	fx_at(&f, t0 + 3300 * US);
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
+	ck_assert_uint_eq(f.nout - f.next, 4);
+	uint32_t tsval = f.out[f.next + 3].r.tsval;
+	f.next = f.nout;
+	fx_at(&f, t0 + 10400 * US);
+	peer_ack(&f, una + 4 * m, tsval, 0, 0);
+	struct cc_cubic_info ci;
+	ck_assert(cc_cubic_info_of(c->cc.ops, c->cc.priv, &ci));
+	ck_assert_uint_eq(ci.delay_min_us, 7100);
+	/* Four more, two at t1 and two at t1 + 2 ms; the first is lost and
+	 * a duplicate ACK at t1 + 8.5 ms SACKs the last two: 6.5 ms. */
+	una += 4 * m;
+	uint64_t t1 = t0 + 20 * MS;
+	fx_at(&f, t1);
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
+	fx_at(&f, t1 + 2 * MS);
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
+	f.next = f.nout;
+	fx_at(&f, t1 + 8500 * US);
+	peer_ack(&f, una, tsval, una + 2 * m, una + 4 * m);
+	ck_assert(cc_cubic_info_of(c->cc.ops, c->cc.priv, &ci));
+	ck_assert_uint_eq(ci.delay_min_us, 6500);
+	fx_fini(&f);
+}
+END_TEST
+
 /* A DCTCP connection accepted from a peer whose SYN asked for ECN. */
 static struct tcb *dctcp_conn(struct fx *f)
 {
@@ -520,6 +583,72 @@ START_TEST(dctcp_alpha_and_cut)
 }
 END_TEST
 
+START_TEST(no_growth_in_cwr)
+{
+	/* Linux's tcp_cong_control sizes the window by tcp_cwnd_reduction
+	 * alone in CWR, never by cong_avoid: after an ECE's cut to ssthresh
+	 * the window does not grow until the ACKs pass what was in flight at
+	 * the ECE (the recovery point), then grows again. Reno on an ECN
+	 * connection, ten segments: the ECE on the first ACK halves 10 to 5;
+	 * in congestion avoidance the ACKs of 8 segments would add one. */
+	struct fx f;
+	struct tcb *c = dctcp_conn(&f);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0);
+	uint32_t m = c->mss, una = c->send.una;
+	static uint8_t big[10 * 1460];
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 10 * m, f.now), (int)(10 * m));
+	f.next = f.nout;
+	struct tcp_repr a = fx_repr(f.peer_seq, una + 2 * m, TCP_ACK | TCP_ECE, 65535);
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.ssthresh, 5);
+	ck_assert_uint_eq(c->cc.cwnd, 5);
+	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_CWR);
+	for (uint32_t k = 4; k <= 8; k += 2) {
+		a = fx_repr(f.peer_seq, una + k * m, TCP_ACK, 65535);
+		fx_send(&f, &a, NULL, 0);
+		ck_assert_uint_eq(c->cc.cwnd, 5);
+	}
+	/* past the recovery point: Open, and the ACKs grow it again */
+	uint32_t end = c->send.max;
+	a = fx_repr(f.peer_seq, end, TCP_ACK, 65535);
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_OPEN);
+	f.next = f.nout;
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 5 * m, f.now), (int)(5 * m));
+	a = fx_repr(f.peer_seq, end + 5 * m, TCP_ACK, 65535);
+	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.cwnd, 6);
+	fx_fini(&f);
+}
+END_TEST
+
+START_TEST(cwnd_limited_for_the_window)
+{
+	/* Linux's tcp_is_cwnd_limited keeps what the last send saw
+	 * (tcp_cwnd_validate) until the window then in flight is
+	 * acknowledged: a sender that filled cwnd 10 and then had nothing
+	 * more to send grows by all ten segments' ACKs in congestion
+	 * avoidance, not only by the first ACK's (whose flight was still
+	 * full). Reno, ssthresh 5: ten segments ACKed count cwnd to 11. */
+	struct fx f;
+	fx_init(&f);
+	struct tcb *c = fx_passive(&f, false, NULL);
+	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0);
+	c->cc.ssthresh = 5;
+	ck_assert_uint_eq(c->cc.cwnd, 10);
+	uint32_t m = c->mss, una = c->send.una;
+	static uint8_t big[10 * 1460];
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 10 * m, f.now), (int)(10 * m));
+	f.next = f.nout;
+	for (uint32_t k = 2; k <= 10; k += 2) {
+		struct tcp_repr a = fx_repr(f.peer_seq, una + k * m, TCP_ACK, 65535);
+		fx_send(&f, &a, NULL, 0);
+	}
+	ck_assert_uint_eq(c->cc.cwnd, 11);
+	fx_fini(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tcp_cc");
@@ -528,6 +657,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, cubic_beta);
 	tcase_add_test(tc, dctcp_echo_per_segment);
 	tcase_add_test(tc, dctcp_alpha_and_cut);
+	tcase_add_test(tc, no_growth_in_cwr);
+	tcase_add_test(tc, cwnd_limited_for_the_window);
 	suite_add_tcase(s, tc);
 	TCase *cu = tcase_create("cubic");
 	tcase_add_test(cu, cubic_root_table);
@@ -540,6 +671,7 @@ static Suite *suite(void)
 	tcase_add_test(cu, cubic_idle_shift);
 	tcase_add_test(cu, last_send_time);
 	tcase_add_test(cu, cubic_rfc_selectable);
+	tcase_add_test(cu, cubic_rtt_of_newest_segment);
 	suite_add_tcase(s, cu);
 	return s;
 }
