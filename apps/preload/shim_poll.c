@@ -298,9 +298,13 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 			errno = add ? ENOMEM : ENOENT;
 			return -1;
 		}
-		struct epoll_event k = {.events = EPOLLIN, .data.ptr = r};
+		/* a fast one's eventfd is edge-triggered in the kernel's set:
+		 * each daemon write ends a sleep, and the count it leaves
+		 * needs no read (a system call) before the next one */
+		struct epoll_event k = {.events = EPOLLIN | EPOLLET, .data.ptr = r};
 		if (!fast(ev->events))
-			k.events |= ev->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE);
+			k.events =
+			    EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE));
 		rc = shim_real.epoll_ctl(epfd, op, fd, &k);
 		if (rc && add && !*p) {
 			free(r);
@@ -380,9 +384,9 @@ static int ready_regs(int epfd, struct epoll_event *evs, int max, bool *any)
 	return out;
 }
 
-/* Before a kernel wait on epfd: each fast registration's eventfd cleared
- * and this wait counted a waiter of its socket (shim_sleep_begin: the
- * daemon writes the eventfd at each change until shim_sleep_end), the
+/* Before a kernel wait on epfd: this wait counted a waiter of each fast
+ * registration's socket (shim_sleep_begin: the daemon writes the eventfd,
+ * an edge in the kernel's set, at each change until shim_sleep_end), the
  * sockets held into *held (*n of them; an array of the caller's to free
  * unless it is buf). NULL: out of memory. Called with ep_lock. */
 static struct ssock **count_sleep(int epfd, struct ssock **buf, int room, int *n)
@@ -397,7 +401,6 @@ static struct ssock **count_sleep(int epfd, struct ssock **buf, int room, int *n
 	for (struct ereg *r = regs; r; r = r->next) {
 		if (r->epfd != epfd || !fast(r->events) || r->off)
 			continue;
-		shim_arm(r->fd, r->s, 0, false);
 		/* send space is asked for only where it is missing (tcp_poll's
 		 * SOCK_NOSPACE), so a writable socket's drains wake nobody;
 		 * edge-triggered ones get theirs from the send that found the
