@@ -211,6 +211,11 @@ struct ereg {
 	struct ssock *s;
 	uint32_t events;
 	epoll_data_t data;
+	/* edge-triggered: the socket's chg at the last look, and an edge
+	 * not yet looked at (ADD, MOD, the daemon's death); one-shot: it
+	 * fired, and sleeps until a MOD */
+	uint32_t chg_seen;
+	bool edge, off;
 };
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -258,6 +263,17 @@ void shim_epoll_forget(int fd)
 	pthread_mutex_unlock(&ep_lock);
 }
 
+/* Every registration but an exclusive one is reported from the shared
+ * memory (level, edge and one-shot alike); the kernel's set holds its
+ * eventfd only to end a sleep, written while the wait counts itself a
+ * waiter of the socket. EPOLLEXCLUSIVE asks the kernel to wake one of
+ * several waiters, which only the kernel can choose: those keep the
+ * eventfd's edges, written at every change (epoll_regs). */
+static bool fast(uint32_t events)
+{
+	return !(events & EPOLLEXCLUSIVE);
+}
+
 EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	shim_init();
@@ -282,9 +298,13 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 			errno = add ? ENOMEM : ENOENT;
 			return -1;
 		}
-		struct epoll_event k = {
-		    .events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE)),
-		    .data.ptr = r};
+		/* a fast one's eventfd is edge-triggered in the kernel's set:
+		 * each daemon write ends a sleep, and the count it leaves
+		 * needs no read (a system call) before the next one */
+		struct epoll_event k = {.events = EPOLLIN | EPOLLET, .data.ptr = r};
+		if (!fast(ev->events))
+			k.events =
+			    EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE));
 		rc = shim_real.epoll_ctl(epfd, op, fd, &k);
 		if (rc && add && !*p) {
 			free(r);
@@ -294,14 +314,19 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 			r->s = s;
 			r->events = ev->events;
 			r->data = ev->data;
+			/* as the kernel's ep_insert/ep_modify: ready now is
+			 * reported, edge or not */
+			r->chg_seen = atomic_load_explicit(&s->shm->chg, memory_order_acquire);
+			r->edge = true;
+			r->off = false;
 			if (add && !*p) {
 				r->next = regs;
 				regs = r;
 			}
-			/* the kernel's epoll wait is not counted: the daemon
-			 * writes at every change of a socket in a set */
-			atomic_store(&s->shm->epoll_regs, 1);
-			shim_arm(fd, s, (short)(ev->events & (EPOLLIN | EPOLLOUT)), true);
+			if (!fast(ev->events)) {
+				atomic_store(&s->shm->epoll_regs, 1);
+				shim_arm(fd, s, (short)(ev->events & (EPOLLIN | EPOLLOUT)), true);
+			}
 			watch_ctl(epfd);
 		}
 	}
@@ -309,50 +334,101 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	return rc;
 }
 
-/* A plain level-triggered registration is reported from the shared memory
- * alone: no eventfd write, no kernel wait when it is ready. Edge-triggered,
- * one-shot and exclusive ones keep the kernel's semantics through their
- * eventfd (the daemon writes it at every change: epoll_regs). */
-static bool fast(const struct ereg *r)
-{
-	return !(r->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE));
-}
-
 static uint32_t reg_ready(const struct ereg *r)
 {
 	return (uint32_t)shim_ready(r->s) & (r->events | EPOLLERR | EPOLLHUP | EPOLLRDHUP);
 }
 
-/* The fast registrations of epfd that are ready, into evs (up to max);
- * with arm, the others are armed for a kernel wait first. *any: epfd
- * holds a skops fd. Called with ep_lock. */
-static int ready_regs(int epfd, struct epoll_event *evs, int max, bool arm, bool *any)
+/* What a fast registration reports now, taking its edge or its one shot
+ * when it reports (ep_send_events: an edge-triggered item leaves the
+ * ready list whether or not it was ready when looked at). */
+static uint32_t reg_take(struct ereg *r)
+{
+	if (r->off)
+		return 0;
+	if (r->events & EPOLLET) {
+		/* acquire: the change counted is visible with it */
+		uint32_t c = atomic_load_explicit(&r->s->shm->chg, memory_order_acquire);
+		if (c == r->chg_seen && !r->edge)
+			return 0;
+		r->chg_seen = c;
+		r->edge = false;
+	}
+	uint32_t e = reg_ready(r);
+	if (e && (r->events & EPOLLONESHOT))
+		r->off = true;
+	return e;
+}
+
+/* The fast registrations of epfd that report, into evs (up to max).
+ * *any: epfd holds a skops fd. Called with ep_lock. */
+static int ready_regs(int epfd, struct epoll_event *evs, int max, bool *any)
 {
 	int out = 0;
 	*any = false;
-	for (struct ereg *r = regs; r; r = r->next) {
+	for (struct ereg *r = regs; r && out < max; r = r->next) {
 		if (r->epfd != epfd)
 			continue;
 		*any = true;
-		if (!fast(r))
+		if (!fast(r->events))
 			continue;
-		if (arm)
-			shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)), false);
-		uint32_t e = reg_ready(r);
-		if (e && out < max) {
+		uint32_t e = reg_take(r);
+		if (e) {
 			evs[out].events = e;
 			evs[out].data = r->data;
 			out++;
 		}
 	}
+	for (struct ereg *r = regs; r && !*any; r = r->next)
+		*any = r->epfd == epfd;
 	return out;
 }
 
+/* Before a kernel wait on epfd: this wait counted a waiter of each fast
+ * registration's socket (shim_sleep_begin: the daemon writes the eventfd,
+ * an edge in the kernel's set, at each change until shim_sleep_end), the
+ * sockets held into *held (*n of them; an array of the caller's to free
+ * unless it is buf). NULL: out of memory. Called with ep_lock. */
+static struct ssock **count_sleep(int epfd, struct ssock **buf, int room, int *n)
+{
+	int k = 0;
+	for (struct ereg *r = regs; r; r = r->next)
+		k += r->epfd == epfd && fast(r->events) && !r->off;
+	struct ssock **held = k <= room ? buf : malloc((size_t)k * sizeof(*held));
+	if (!held)
+		return NULL;
+	*n = 0;
+	for (struct ereg *r = regs; r; r = r->next) {
+		if (r->epfd != epfd || !fast(r->events) || r->off)
+			continue;
+		/* send space is asked for only where it is missing (tcp_poll's
+		 * SOCK_NOSPACE), so a writable socket's drains wake nobody;
+		 * edge-triggered ones get theirs from the send that found the
+		 * ring full (shim_ask_out), as the kernel's EPOLLOUT edge */
+		if ((r->events & (EPOLLOUT | EPOLLET)) == EPOLLOUT && !(shim_ready(r->s) & POLLOUT))
+			shim_ask_out(r->s);
+		shim_sock_hold(r->s); /* a close in another thread waits for us */
+		shim_sleep_begin(r->s);
+		held[(*n)++] = r->s;
+	}
+	return held;
+}
+
+static void uncount_sleep(struct ssock **held, int n, struct ssock **buf)
+{
+	for (int i = 0; i < n; i++) {
+		shim_sleep_end(held[i]);
+		shim_sock_put(held[i]);
+	}
+	if (held != buf)
+		free(held);
+}
+
 /* The kernel's n events at evs[from..from+n) made the caller's, after the
- * out already there: skops fds with their real readiness (fast ones were
- * reported from the shared memory already, when ready), wake-ups that were
- * not for the caller dropped; *died: the daemon's connection hung up.
- * Called with ep_lock. */
+ * out already there: exclusive skops registrations with their real
+ * readiness, wake-ups of fast ones (reported from the shared memory) and
+ * ones not for the caller dropped; *died: the daemon's connection hung
+ * up. Called with ep_lock. */
 static int kernel_events(struct epoll_event *evs, int out, int from, int n, bool any, bool *died)
 {
 	for (int i = from; i < from + n; i++) {
@@ -371,7 +447,7 @@ static int kernel_events(struct epoll_event *evs, int out, int from, int n, bool
 			evs[out++] = evs[i];
 			continue;
 		}
-		uint32_t e = fast(r) ? 0 : reg_ready(r);
+		uint32_t e = fast(r->events) ? 0 : reg_ready(r);
 		if (!e)
 			continue;
 		evs[out].events = e;
@@ -382,28 +458,44 @@ static int kernel_events(struct epoll_event *evs, int out, int from, int n, bool
 }
 
 /* After a kernel wait on epfd: every skops fd of the set is ready once the
- * daemon died (shim_ready); its eventfd set, so edge-triggered ones see an
- * edge. Called with ep_lock. */
+ * daemon died (shim_ready): an edge for each fast registration, and the
+ * exclusive ones' eventfds set. Called with ep_lock. */
 static void daemon_died(int epfd)
 {
 	shim_ctl_hangup();
 	for (struct ereg *r = regs; r; r = r->next)
-		if (r->epfd == epfd)
-			shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)), true);
+		if (r->epfd == epfd) {
+			r->edge = true;
+			if (!fast(r->events))
+				shim_arm(r->fd, r->s, (short)(r->events & (EPOLLIN | EPOLLOUT)),
+					 true);
+		}
 }
 
-/* One look at epfd without sleeping: the ready fast registrations, then
- * what the kernel has (kernel fds, edge-triggered skops fds). */
-static int epoll_look(int epfd, struct epoll_event *evs, int max, bool arm, int tmo,
+/* One look at epfd: the fast registrations that report, then what the
+ * kernel has (kernel fds, exclusive skops registrations), waiting tmo ms
+ * for it when nothing was found (with sleep: counted a waiter of each
+ * fast registration's socket meanwhile). */
+static int epoll_look(int epfd, struct epoll_event *evs, int max, bool sleep, int tmo,
 		      const sigset_t *mask)
 {
 	bool any, died = false;
+	struct ssock *buf[64], **held = NULL;
+	int nheld = 0;
 	pthread_mutex_lock(&ep_lock);
-	int out = ready_regs(epfd, evs, max, arm, &any);
+	if (sleep && !(held = count_sleep(epfd, buf, 64, &nheld))) {
+		pthread_mutex_unlock(&ep_lock);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* after the count: a change from here on writes the eventfd */
+	int out = ready_regs(epfd, evs, max, &any);
 	pthread_mutex_unlock(&ep_lock);
 	if (out)
 		tmo = 0;
 	int n = out < max ? shim_real.epoll_pwait(epfd, evs + out, max - out, tmo, mask) : 0;
+	if (held)
+		uncount_sleep(held, nheld, buf);
 	if (n < 0)
 		return out ? out : -1;
 	pthread_mutex_lock(&ep_lock);
@@ -435,7 +527,7 @@ static int epoll_core(int epfd, struct epoll_event *evs, int max, int64_t end, c
 			} else {
 				bool any;
 				pthread_mutex_lock(&ep_lock);
-				n = ready_regs(epfd, evs, max, false, &any);
+				n = ready_regs(epfd, evs, max, &any);
 				pthread_mutex_unlock(&ep_lock);
 				if (!any)
 					break; /* no skops fd: the kernel's wait alone */

@@ -245,9 +245,9 @@ int dgram_pump(struct skopsd *d, struct dsock *s, bool *bad);
 /* stream.c: a TCP socket's bytes (received ones only while not closing) */
 int stream_pump(struct skopsd *d, struct dsock *s, bool *bad);
 
-/* wake.c: the app's eventfd (never again once it would block: hostile),
- * written only while an app thread sleeps on it (waiters) or an epoll
- * registration exists (skp_proto.h) */
+/* wake.c: each change counted (chg); the app's eventfd (never again once
+ * it would block: hostile) written only while an app thread sleeps on it
+ * (waiters) or an EPOLLEXCLUSIVE registration exists (skp_proto.h) */
 void wake_app(struct dsock *s);
 /* tx space freed: a wake only if the app asked for it (SKP_WANT_OUT) */
 void wake_tx(struct dsock *s);

@@ -15,6 +15,10 @@
 void wake_app(struct dsock *s)
 {
 	uint64_t one = 1;
+	/* the change is an edge for edge-triggered epoll registrations,
+	 * which look at the shared memory and need no write while awake;
+	 * after what the caller published (release) */
+	atomic_fetch_add_explicit(&s->shm->chg, 1, memory_order_release);
 	if (s->hostile)
 		return;
 	/* only where a waiter may sleep (skp_proto.h): the change the caller

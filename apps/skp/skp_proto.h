@@ -58,19 +58,26 @@ struct skp_shm {
 	/* Wake-ups only where somebody sleeps (docs/skopsd.md "Waking"):
 	 * dsleep: the daemon sleeps in the kernel: a producer that moved an
 	 * index kicks it (otherwise its poll loop finds the index itself);
-	 * waiters: app threads sleeping on the eventfd in a blocking call or
-	 * poll/select: the daemon writes it at each change while one sleeps;
-	 * epoll_regs: an epoll set holds the socket (its wait is the kernel's,
-	 * which the shim cannot count): a write at every change;
+	 * waiters: app threads sleeping on the eventfd in a blocking call,
+	 * poll/select or epoll_wait: the daemon writes it at each change
+	 * while one sleeps;
+	 * epoll_regs: an EPOLLEXCLUSIVE registration holds the socket (the
+	 * kernel picks which of its waiters wakes, so the shim cannot count
+	 * them): a write at every change;
 	 * wseq: eventfd writes so far, so a waiter reads (clears) the
-	 * eventfd only when one may have come since its last read. Each side
-	 * stores its flag, then a seq_cst fence, then reads the other's index
-	 * (and the other way round), so one of the two always sees the other. */
+	 * eventfd only when one may have come since its last read;
+	 * chg: the daemon's changes so far (one per wake_app, written or
+	 * not): an edge-triggered epoll registration reports at most once
+	 * per move of it, as the kernel's at each wake-up of the socket.
+	 * Each side stores its flag, then a seq_cst fence, then reads the
+	 * other's index (and the other way round), so one of the two always
+	 * sees the other. */
 	_Atomic uint32_t dsleep;
 	_Atomic uint32_t waiters;
 	_Atomic uint32_t epoll_regs;
 	_Atomic uint32_t wseq;
-	uint8_t pad[8];
+	_Atomic uint32_t chg;
+	uint8_t pad[4];
 	struct skp_idx tx, rx;
 	uint8_t txbuf[SKP_RING_SIZE];
 	uint8_t rxbuf[SKP_RING_SIZE];

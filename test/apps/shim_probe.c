@@ -6,6 +6,14 @@
  *       second: a non-blocking socket in an edge-triggered epoll set sends
  *       until EAGAIN, then its EPOLLOUT edge comes once the server reads
  *       (the same on a kernel socket)
+ *   shim_probe etwake HOST PORT against an echo server: a wait sleeping in
+ *       epoll_wait (past the shim's poll) is woken when the echo of a
+ *       line sent 200 ms later arrives, for a level-triggered, an
+ *       edge-triggered and a one-shot registration of one socket in three
+ *       sets; the edge is reported once while the data stays unread and
+ *       again at the next echo; the one-shot one not again until
+ *       EPOLL_CTL_MOD, which reports the unread data at once (the same on
+ *       a kernel socket)
  *   shim_probe eintr HOST PORT  a blocking recv interrupted by SIGALRM
  *       (no SA_RESTART) returns EINTR after ~200 ms, without spinning
  *   shim_probe hold HOST PORT   connects, prints "connected", sleeps
@@ -70,142 +78,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "shim_probe: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "shim_probe: %s\n", what);
-		exit(1);
-	}
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
-}
-
-static int dial(const char *host, const char *port)
-{
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-		check(0, "bad host");
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		die("socket");
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		die("connect");
-	return fd;
-}
-
-/* one epoll_wait; returns the data of the single event, or -1 on timeout */
-static int wait_one(int ep, int ms)
-{
-	struct epoll_event ev[4];
-	int n = epoll_wait(ep, ev, 4, ms);
-	if (n < 0)
-		die("epoll_wait");
-	check(n <= 1, "epoll_wait: more than one event");
-	return n ? ev[0].data.fd : -1;
-}
-
-static int run_etout(const char *host, const char *port)
-{
-	int sk = dial(host, port);
-	fcntl(sk, F_SETFL, fcntl(sk, F_GETFL) | O_NONBLOCK);
-	int ep = epoll_create1(0);
-	struct epoll_event e = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.fd = sk};
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sk, &e))
-		die("epoll_ctl");
-	(void)wait_one(ep, 0); /* the first edge: writable */
-	static char buf[65536];
-	size_t sent = 0;
-	for (;;) {
-		ssize_t w = send(sk, buf, sizeof(buf), MSG_NOSIGNAL);
-		if (w < 0 && errno == EAGAIN)
-			break;
-		if (w < 0)
-			die("send");
-		sent += (size_t)w;
-		check(sent < (256u << 20), "256 MiB sent without EAGAIN");
-	}
-	double t0 = now_s();
-	int got = wait_one(ep, 10000);
-	check(got == sk, "no EPOLLOUT edge within 10 s after EAGAIN");
-	check(send(sk, buf, 1, MSG_NOSIGNAL) == 1, "not writable after the edge");
-	printf("etout: EAGAIN after %zu bytes, the EPOLLOUT edge %.2f s later\n", sent,
-	       now_s() - t0);
-	close(sk);
-	return 0;
-}
-
-static int run_epoll(const char *host, const char *port)
-{
-	int sk = dial(host, port), p[2], tfd = timerfd_create(CLOCK_MONOTONIC, 0);
-	if (pipe(p) || tfd < 0)
-		die("pipe/timerfd");
-	check(sk < FD_SETSIZE, "socket fd above FD_SETSIZE");
-	int ep = epoll_create1(0);
-	struct epoll_event e = {.events = EPOLLIN};
-	e.data.fd = p[0];
-	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &e);
-	e.data.fd = tfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
-	e.data.fd = sk;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sk, &e))
-		die("epoll_ctl socket");
-	/* nothing ready: the wait sleeps */
-	double t0 = now_s(), c0 = cpu_s();
-	check(wait_one(ep, 500) == -1, "idle wait returned an event");
-	double wall = now_s() - t0, cpu = cpu_s() - c0;
-	printf("idle wait: %.0f ms wall, %.1f ms cpu\n", wall * 1e3, cpu * 1e3);
-	check(wall > 0.45, "idle wait returned early");
-	check(cpu < 0.1, "idle wait used the CPU (spinning)");
-	/* the pipe */
-	check(write(p[1], "x", 1) == 1, "pipe write");
-	check(wait_one(ep, 2000) == p[0], "pipe event missing");
-	char c;
-	check(read(p[0], &c, 1) == 1, "pipe read");
-	/* the timer */
-	struct itimerspec its = {.it_value = {.tv_nsec = 100000000}};
-	timerfd_settime(tfd, 0, &its, NULL);
-	check(wait_one(ep, 2000) == tfd, "timerfd event missing");
-	uint64_t exp;
-	check(read(tfd, &exp, sizeof(exp)) == sizeof(exp), "timerfd read");
-	/* the socket: the echo of what we send */
-	check(send(sk, "ping", 4, 0) == 4, "send");
-	check(wait_one(ep, 5000) == sk, "socket event missing");
-	char buf[16];
-	ssize_t n = recv(sk, buf, sizeof(buf), 0);
-	check(n == 4 && !memcmp(buf, "ping", 4), "echo data");
-	check(wait_one(ep, 300) == -1, "socket still readable after the read");
-	/* closed without EPOLL_CTL_DEL (as nginx closes), its echo still on
-	 * the way: the set forgets it, as a kernel socket's last close does */
-	int sk2 = dial(host, port);
-	e.data.fd = sk2;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sk2, &e))
-		die("epoll_ctl socket 2");
-	static char blob[65536];
-	check(send(sk2, blob, sizeof(blob), 0) > 0, "send 2");
-	close(sk2);
-	check(wait_one(ep, 500) == -1, "a closed socket was still reported");
-	printf("epoll: pipe, timerfd and skops socket each reported once\n");
-	return 0;
-}
+#include "shim_probe.h"
 
 static void on_alarm(int sig)
 {
@@ -709,6 +582,8 @@ int main(int argc, char **argv)
 		return run_epoll(argv[2], argv[3]);
 	if (!strcmp(argv[1], "eintr"))
 		return run_eintr(argv[2], argv[3]);
+	if (!strcmp(argv[1], "etwake"))
+		return run_etwake(argv[2], argv[3]);
 	if (!strcmp(argv[1], "etout"))
 		return run_etout(argv[2], argv[3]);
 	if (!strcmp(argv[1], "exec"))

@@ -203,6 +203,9 @@ tuned 7200 2
 
 # ---- 4: epoll of pipes, a timerfd and a skops socket
 app "$PROBE" epoll $IP4_B 7001 || fail "epoll mix"
+# sleepers in epoll_wait woken by an echo: level, edge, one-shot
+in_b "$PROBE" etwake $IP4_B 7001 >/dev/null || fail "epoll sleepers on a kernel socket"
+app "$PROBE" etwake $IP4_B 7001 || fail "epoll sleepers woken under the shim"
 # a full tx ring's EPOLLOUT edge (edge-triggered, non-blocking): the server
 # reads only a second after it accepts; on a kernel socket, then the shim
 slow_sink() { # PORT
