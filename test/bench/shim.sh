@@ -6,7 +6,7 @@
 # eventfd), on C2; the kernel's own server runs on C1. A program sharing the
 # core of a busy-polling skopsd waits for the scheduler's tick to run (p99 of
 # milliseconds): over memif both cores hold a skopsd, and each side's
-# programs share their daemon's.
+# programs share their daemon's core (iperf3 the other side's, shim_shim).
 #   shim_shim: iperf3 and krr under skops-run on two skopsd over memif;
 #   port_cap: the af_packet port alone (portcap), the cap of what follows;
 #   shim_kernel: the same against the kernel's iperf3 and krr over the
@@ -87,9 +87,13 @@ shim_shim() {
 		--addr 198.18.4.2/24
 	UP=(shim_up "$sb")
 	for ((r = 0; r < REPS; r++)); do
+		# bulk pipelines only with each iperf3 on the other side's
+		# daemon's core: on its own daemon's, a program and the daemon
+		# that drains or fills its ring take turns (1.5-2.0 Gbit/s
+		# against 8.1-9.0, docs/bench.md); rr and crr keep the shared core
 		for P in $FLOWS; do
-			shim_iperf_s "$(shim "$sa" $C1)"
-			$(shim "$sb" $C2) iperf3 -c $h -p $port -t "$SECS" -P $P -J >"$TMP/k.json" 2>"$TMP/k.err" ||
+			shim_iperf_s "$(shim "$sa" $C2)"
+			$(shim "$sb" $C1) iperf3 -c $h -p $port -t "$SECS" -P $P -J >"$TMP/k.json" 2>"$TMP/k.err" ||
 				fail "shim iperf3 -c over memif: $(head -c 600 "$TMP/k.json") $(cat "$TMP/k.err")"
 			wait_pid 20 "$PID_is"
 			v=$(mbits "$TMP/k.json")
