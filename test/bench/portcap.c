@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_mbuf.h>
 
+#include "clk.h"
 #include "dev/dev.h"
 
 #define BURST 32
@@ -36,13 +36,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void usage(void)
@@ -110,14 +103,16 @@ int main(int argc, char **argv)
 	fprintf(stderr, "portcap: port ready\n");
 	struct rte_mempool *pool = dev_ethdev_pool(d);
 	struct rte_mbuf *m[BURST];
-	uint64_t tx = 0, rx = 0, t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), t = t0;
+	struct clk clk;
+	clk_init_real(&clk);
+	uint64_t tx = 0, rx = 0, t0 = clk_now(&clk), end = t0 + (uint64_t)(secs * 1e9), t = t0;
 	/* a reflector's rate is over the time frames came (first to last):
 	 * it starts before the generator and stops after it */
 	uint64_t first = 0, last = 0;
 	/* bounded by time: the clock is read on every pass */
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
-	while (!stop && (t = now_ns()) < end) {
+	while (!stop && (t = clk_now(&clk)) < end) {
 		uint16_t k = dev_rx_burst(d, m, BURST);
 		uint16_t ours = 0;
 		for (uint16_t i = 0; i < k; i++)
