@@ -45,12 +45,20 @@ void tcp_rate_sent(struct tcb *tcb, struct tcp_rack_seg *g)
 	g->flags = r->app_limited ? g->flags | TCP_RS_APPLIM : g->flags & ~TCP_RS_APPLIM;
 }
 
+/* The stack's one per-ACK sample, begun for tcb when it is another's (a
+ * delivery outside tcb's ACK processing, or a sample asked for with no ACK
+ * begun: then an empty one). */
+static struct tcp_rate_ack *ack_of(struct tcb *tcb)
+{
+	if (tcb->tcp->rate_ack.tcb != tcb)
+		tcp_rate_ack_begin(tcb);
+	return &tcb->tcp->rate_ack;
+}
+
 void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g)
 {
 	struct tcp_rate *r = &tcb->rate;
-	struct tcp_rate_ack *a = &tcb->tcp->rate_ack;
-	if (a->tcb != tcb)
-		tcp_rate_ack_begin(tcb); /* not within its ACK's processing */
+	struct tcp_rate_ack *a = ack_of(tcb);
 	r->delivered += g->end - g->seq;
 	/* Linux's ca_rtt_us takes the newest never-resent segment delivered,
 	 * a newly SACKed one before a cumulatively acknowledged one; a resent
@@ -80,10 +88,7 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g)
 
 void tcp_rate_rtx_acked(struct tcb *tcb)
 {
-	struct tcp_rate_ack *a = &tcb->tcp->rate_ack;
-	if (a->tcb != tcb)
-		tcp_rate_ack_begin(tcb);
-	a->cum_rtx = true;
+	ack_of(tcb)->cum_rtx = true;
 }
 
 int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb)
@@ -117,10 +122,8 @@ void tcp_rate_ack_begin(struct tcb *tcb)
 void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 {
 	struct tcp_rate *r = &tcb->rate;
-	struct tcp_rate_ack *a = &tcp->rate_ack;
+	struct tcp_rate_ack *a = ack_of(tcb);
 	uint32_t mss = tcb->mss ? tcb->mss : TCP_MSS_DEFAULT;
-	if (a->tcb != tcb)
-		tcp_rate_ack_begin(tcb); /* no ACK begun for it: an empty sample */
 	/* The bubble the application left has been delivered. */
 	if (r->app_limited && r->delivered > r->app_limited)
 		r->app_limited = 0;
