@@ -35,7 +35,23 @@ static int32_t ack_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const st
 	if (!(tcb->flags & TCB_F_TS) || !h->ts || !h->tsecr)
 		return -1;
 	uint32_t ms = tcp_ts_now(tcp, tcb) - h->tsecr;
-	return ms < 60000 ? (int32_t)(ms * 1000) : -1;
+	if (ms >= 60000)
+		return -1;
+	return (int32_t)(ms ? ms * 1000 : 1000); /* a tick at least, as Linux */
+}
+
+/* Linux's ca_rtt_us for an ACK of new data (tcp_clean_rtx_queue,
+ * tcp_ack_update_rtt): the send records' sample, but the timestamp echo
+ * when no segment sent once was cumulatively acknowledged; rtt_us (Karn's
+ * timed segment) when neither gives one. The CC's pkts_acked and the rate
+ * sample both take it. */
+static int32_t ack_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const struct tcp_repr *h,
+			     int32_t rtt_us)
+{
+	bool cum;
+	int32_t us = tcp_rate_ca_rtt_us(tcp, tcb, &cum);
+	int32_t ts = cum ? -1 : ack_rtt_us(tcp, tcb, h);
+	return ts >= 0 ? ts : us >= 0 ? us : rtt_us;
 }
 
 /* RFC 5961 §5.2: SND.UNA − MAX.SND.WND <= SEG.ACK <= SND.NXT (snd_max: after
@@ -168,9 +184,10 @@ static bool ack_fin(struct tcp *tcp, struct tcb *tcb)
 	return true;
 }
 
-/* An ACK that acknowledges new data. false: tcb was freed. */
+/* An ACK that acknowledges new data. false: tcb was freed. *ca_rtt: the
+ * CC's RTT sample. */
 static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
-			 uint32_t prior_sacked)
+			 uint32_t prior_sacked, int32_t *ca_rtt)
 {
 	uint32_t prior_una = tcb->send.una;
 	uint32_t acked = h->ack - prior_una;
@@ -180,11 +197,11 @@ static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr
 	struct tcp_rec_in in = {.prior_sacked = prior_sacked};
 	if (tcb->flags & TCB_F_SACK)
 		tcp_rec_sack(tcp, tcb, h, prior_sacked, &in);
-	/* Linux's ca_rtt_us: µs since the newest segment delivered left,
-	 * unless it was resent; HyStart's delay test reads it, and an echo
-	 * of 1 ms ticks, or the oldest segment's time, reads a round late */
-	int32_t ca_rtt = tcp_rate_ca_rtt_us(tcp, tcb);
-	tcp_cc_pkts_acked(tcb, segs, ca_rtt >= 0 ? ca_rtt : rtt_us);
+	/* µs since the newest segment delivered left, unless it was resent:
+	 * HyStart's delay test reads it, and an echo of 1 ms ticks, or the
+	 * oldest segment's time, reads a round late */
+	*ca_rtt = ack_ca_rtt_us(tcp, tcb, h, rtt_us);
+	tcp_cc_pkts_acked(tcb, segs, *ca_rtt);
 	ack_grow(tcp, tcb, h, prior_una, &in, segs);
 	tcp_sndbuf_expand(tcb);
 	tcp_rec_dupacks_reset(tcb);
@@ -214,18 +231,23 @@ static void ack_dup_newreno(struct tcp *tcp, struct tcb *tcb, uint32_t ack)
 }
 
 /* Linux's cong_control: the CC alone sizes the window from this ACK's
- * rate sample; what recovery wrote to cwnd meanwhile is put back first. */
+ * rate sample; what recovery wrote to cwnd meanwhile is put back first.
+ * ca_rtt: the ACK's RTT sample as pkts_acked had it; acked: it moved
+ * snd_una. */
 static void ack_cong_control(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
-			     uint32_t cwnd_before)
+			     uint32_t cwnd_before, int32_t ca_rtt, bool acked)
 {
 	if (!(tcb->flags & TCB_F_SACK)) {
-		/* the rate records see the cumulative ACK alone */
+		/* the rate records see the cumulative ACK alone, only now:
+		 * the sample is theirs from here */
 		struct tcp_sb_res none = {0};
 		struct tcp_rack_ack ra;
 		tcp_rack_ack(tcp, tcb, h, &none, &ra);
+		if (acked)
+			ca_rtt = ack_ca_rtt_us(tcp, tcb, h, ca_rtt);
 	}
 	struct tcp_rate_sample rs;
-	tcp_rate_gen(tcp, tcb, &rs);
+	tcp_rate_gen(tcp, tcb, &rs, ca_rtt);
 	tcp_cc_cong_control(tcb, h->ack, &rs, cwnd_before);
 }
 
@@ -250,8 +272,9 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		ecn_ece(tcp, tcb);
 	uint32_t prior_una = tcb->send.una, prior_sacked = tcb->sb.sacked;
 	bool sack = (tcb->flags & TCB_F_SACK) != 0;
+	int32_t ca_rtt = -1;
 	if (SEQ_GT(ack, tcb->send.una)) {
-		if (!ack_new_data(tcp, tcb, h, prior_sacked))
+		if (!ack_new_data(tcp, tcb, h, prior_sacked, &ca_rtt))
 			return false;
 	} else if (sack) {
 		/* SACK blocks count on old ACKs too (Linux tcp_ack). */
@@ -261,15 +284,17 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		tcp_rec_sack(tcp, tcb, h, prior_sacked, &in);
 		/* Linux's tcp_clean_rtx_queue calls pkts_acked for an ACK
 		 * that moved nothing too, with the newly SACKed segments' RTT */
+		bool cum;
+		ca_rtt = tcp_rate_ca_rtt_us(tcp, tcb, &cum);
 		if (ack == tcb->send.una && tcb->send.una != tcb->send.max && !s->handshake)
-			tcp_cc_pkts_acked(tcb, 0, tcp_rate_ca_rtt_us(tcp, tcb));
+			tcp_cc_pkts_acked(tcb, 0, ca_rtt);
 		tcp_rec_ack(tcp, tcb, h, prior_una, &in, dup_shape);
 	} else if (ack == tcb->send.una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
 		   !wnd_changed && tcb->send.max != tcb->send.una) {
 		ack_dup_newreno(tcp, tcb, ack);
 	}
 	if (tcb->cc.ops->cong_control && SEQ_GEQ(ack, prior_una) && !s->handshake)
-		ack_cong_control(tcp, tcb, h, cwnd_before);
+		ack_cong_control(tcp, tcb, h, cwnd_before, ca_rtt, SEQ_GT(ack, prior_una));
 	tcp_pace_update(tcp, tcb); /* Linux tcp_cong_control, every ACK */
 	return true;
 }

@@ -76,7 +76,7 @@ struct tcp_rate_ack {
 	bool have;	       /* a segment this ACK delivered had rate state */
 	bool app_limited, retrans;
 	uint32_t end;
-	uint64_t prior_delivered, prior_ns, xmit_ns;
+	uint64_t prior_delivered, prior_ns;
 	int64_t send_us; /* the send phase of the sampled window */
 	/* For the CC's RTT sample (Linux's ca_rtt_us): the send times of the
 	 * newest never-resent segment this ACK cumulatively acknowledged and
@@ -409,10 +409,13 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
 /* A resent segment SACKed earlier is cumulatively acknowledged now. */
 void tcp_rate_rtx_acked(struct tcb *tcb);
 /* The RTT the CC sees for the ACK being processed, from its records, in µs
- * (Linux's ca_rtt_us); -1 when they give none. */
-int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb);
+ * (Linux's ca_rtt_us); -1 when they give none. *cum: whether a segment
+ * sent once was cumulatively acknowledged (Linux's seq_rtt_us >= 0). */
+int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb, bool *cum);
 void tcp_rate_ack_begin(struct tcb *tcb);
-void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs);
+/* The ACK's rate sample; rtt_us: its ca_rtt_us as the CC was given it
+ * (Linux's tcp_ack_update_rtt sets rs->rtt_us to it), -1: none */
+void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs, int32_t rtt_us);
 void tcp_rate_check_app_limited(struct tcb *tcb);
 void tcp_rate_set_app_limited(struct tcb *tcb, uint64_t mark); /* BBR's PROBE_RTT */
 /* Bytes in flight: the SACK pipe (RFC 6675), else snd_nxt - snd_una. */

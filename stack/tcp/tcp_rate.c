@@ -81,7 +81,6 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g)
 	a->app_limited = (g->flags & TCP_RS_APPLIM) != 0;
 	a->retrans = (g->flags & TCP_RS_RTX) != 0;
 	a->end = g->end;
-	a->xmit_ns = g->xmit_ns;
 	a->send_us = (int64_t)((g->xmit_ns - g->first_tx_ns) / CLK_NS_PER_US);
 	r->first_tx_ns = g->xmit_ns;
 }
@@ -91,11 +90,13 @@ void tcp_rate_rtx_acked(struct tcb *tcb)
 	ack_of(tcb)->cum_rtx = true;
 }
 
-int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb)
+int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb, bool *cum)
 {
 	const struct tcp_rate_ack *a = &tcp->rate_ack;
+	*cum = false;
 	if (a->tcb != tcb)
 		return -1;
+	*cum = a->ca_cum_ns && !a->cum_rtx;
 	uint64_t sent = a->ca_sack_ns ? a->ca_sack_ns : a->cum_rtx ? 0 : a->ca_cum_ns;
 	if (!sent)
 		return -1;
@@ -119,7 +120,7 @@ void tcp_rate_ack_begin(struct tcb *tcb)
 	a->inflight = tcb->cc.ops->cong_control ? tcp_inflight(tcb) : 0;
 }
 
-void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
+void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs, int32_t rtt_us)
 {
 	struct tcp_rate *r = &tcb->rate;
 	struct tcp_rate_ack *a = ack_of(tcb);
@@ -136,7 +137,7 @@ void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 	    .acked_sacked = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d,
 	    .losses = (tcb->rack.lost - a->lost) * mss,
 	    .prior_in_flight = a->inflight,
-	    .rtt_us = -1,
+	    .rtt_us = rtt_us,
 	};
 	bool have = a->have;
 	a->tcb = NULL;
@@ -148,8 +149,6 @@ void tcp_rate_gen(struct tcp *tcp, struct tcb *tcb, struct tcp_rate_sample *rs)
 	rs->delivered = (int64_t)(r->delivered - a->prior_delivered);
 	int64_t ack_us = (int64_t)((tcp->now - a->prior_ns) / CLK_NS_PER_US);
 	rs->interval_us = a->send_us > ack_us ? a->send_us : ack_us;
-	if (!a->retrans)
-		rs->rtt_us = (int32_t)((tcp->now - a->xmit_ns) / CLK_NS_PER_US);
 	/* Shorter than any round trip: a resent segment's delivery credited
 	 * to the retransmission, or a clock step; no rate can be trusted. */
 	if (rs->interval_us < (int64_t)tcb->rtt.min_us)

@@ -476,6 +476,55 @@ START_TEST(cubic_rtt_of_newest_segment)
 }
 END_TEST
 
+static void cfg_bbr(struct tcp_config *c)
+{
+	c->cc = "bbr";
+}
+
+START_TEST(bbr_rtt_is_ca_rtt)
+{
+	/* Linux's rate sample carries the ACK's ca_rtt_us (tcp_ack_update_rtt
+	 * sets rs->rtt_us to it), which BBR's min_rtt filter reads: µs since
+	 * the newest segment delivered left, and when the ACK cumulatively
+	 * acknowledged only a resent segment, the timestamp echo, a 1 ms
+	 * tick at least. */
+	struct fx f;
+	fx_init_cfg(&f, cfg_bbr);
+	struct tcb *c = fx_passive(&f, true, NULL);
+	ck_assert_str_eq(c->cc.ops->name, "bbr");
+	ck_assert(c->flags & TCB_F_TS);
+	uint32_t m = c->mss, una = c->send.una;
+	static uint8_t big[4 * 1460];
+	uint64_t t0 = f.now;
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
+	fx_at(&f, t0 + 3300 * US);
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
+	uint32_t tsval = f.out[f.nout - 1].r.tsval;
+	f.next = f.nout;
+	fx_at(&f, t0 + 10400 * US);
+	peer_ack(&f, una + 4 * m, tsval, 0, 0);
+	struct cc_bbr_info bi;
+	ck_assert(cc_bbr_info_of(c->cc.ops, c->cc.priv, &bi));
+	ck_assert_uint_eq(bi.min_rtt_us, 7100);
+	/* one segment, lost: the RTO resends it and the ACK of the resent
+	 * one, 0.3 ms later, echoes its TSval */
+	una += 4 * m;
+	ck_assert_int_eq(tcp_send(f.tcp, c, big, m, f.now), (int)m);
+	f.next = f.nout;
+	uint64_t t1 = f.now;
+	for (int i = 0; i < 400 && f.nout == f.next; i++)
+		fx_at(&f, f.now + MS);
+	struct fx_seg *rtx = fx_pop(&f);
+	ck_assert_uint_eq(rtx->r.seq, una);
+	ck_assert_uint_gt(f.now - t1, 7 * MS);
+	fx_at(&f, f.now + 300 * US);
+	peer_ack(&f, una + m, rtx->r.tsval, 0, 0);
+	ck_assert(cc_bbr_info_of(c->cc.ops, c->cc.priv, &bi));
+	ck_assert_uint_eq(bi.min_rtt_us, 1000);
+	fx_fini(&f);
+}
+END_TEST
+
 /* A DCTCP connection accepted from a peer whose SYN asked for ECN. */
 static struct tcb *dctcp_conn(struct fx *f)
 {
@@ -672,6 +721,7 @@ static Suite *suite(void)
 	tcase_add_test(cu, last_send_time);
 	tcase_add_test(cu, cubic_rfc_selectable);
 	tcase_add_test(cu, cubic_rtt_of_newest_segment);
+	tcase_add_test(cu, bbr_rtt_is_ca_rtt);
 	suite_add_tcase(s, cu);
 	return s;
 }
