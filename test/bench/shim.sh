@@ -1,12 +1,17 @@
 # Sourced by run.sh: unmodified programs on skopsd through the LD_PRELOAD
 # shim (skops-run) against the same programs on the kernel. skopsd
 # busy-polls (--eal "-l N"), so it gets a core to itself where it can: on
-# the af_packet veth, skopsd on C1 and the programs, the shim's and the
-# kernel peer's (they sleep while waiting: the shim on the daemon's
-# eventfd), on C2; the kernel's own server runs on C1. A program sharing the
-# core of a busy-polling skopsd waits for the scheduler's tick to run (p99 of
-# milliseconds): over memif both cores hold a skopsd, and each side's
-# programs share their daemon's core (iperf3 the other side's, shim_shim).
+# the af_packet veth, skopsd on C1 and the programs under the shim on C2;
+# the kernel's own server runs on C1. The kernel peer stands in for another
+# host: for bulk and the apps it runs on C2 beside the program, for RR and
+# CRR on C1 beside skopsd, where skopsd's sends wake it on the CPU that sent
+# them (on this VM a wake-up sent to another CPU that is running costs
+# about 22 us, to an idle one 9, docs/bench.md "Shim RR"); the full run also
+# records RR and CRR with the peer on the program's core (*_app_core). A
+# program sharing the core of a busy-polling skopsd waits for the
+# scheduler's tick to run (p99 of milliseconds): over memif both cores hold
+# a skopsd, and each side's programs share their daemon's core (iperf3 the
+# other side's, shim_shim).
 #   shim_shim: iperf3 and krr under skops-run on two skopsd over memif;
 #   port_cap: the af_packet port alone (portcap), the cap of what follows;
 #   shim_kernel: the same against the kernel's iperf3 and krr over the
@@ -109,16 +114,35 @@ shim_shim() {
 	record shim_shim_memif crr64 per_s "${crr[@]}"
 }
 
+# shim_kernel_rr SUFFIX PEER-PREFIX: RR and CRR both ways against the kernel
+# peer under PEER-PREFIX, as shim_to_kernel$SUFFIX and kernel_to_shim$SUFFIX
+shim_kernel_rr() {
+	local rr50=() rr99=() rr999=() crr=()
+	UP=(kernel_up)
+	for ((r = 0; r < REPS; r++)); do
+		rr_crr shim_to_kernel$1 "timeout 90 $2" "timeout 90 $SHIM_A" $IP4_B
+	done
+	record_rr shim_to_kernel$1
+	record shim_to_kernel$1 crr64 per_s "${crr[@]}"
+	rr50=() rr99=() rr999=() crr=()
+	for ((r = 0; r < REPS; r++)); do
+		rr_crr kernel_to_shim$1 "timeout 90 $SHIM_A" "timeout 90 $2" $IP4_A
+	done
+	record_rr kernel_to_shim$1
+	record kernel_to_shim$1 crr64 per_s "${crr[@]}"
+}
+
 SHIM_SOCK=$TMP/shim.sock
 # skopsd on the af_packet veth in a, on core C1
 shimd_veth() { SHIMD_NS=$NS_A shimd_start sdv $C1 "$SHIM_SOCK" --vdev "$AF_PACKET_VDEV" --addr "$IP4_A/24"; }
 SHIM_A="ip netns exec $NS_A $RUN --sock $SHIM_SOCK -- taskset -c $C2"
 KERN_B="ip netns exec $NS_B taskset -c $C2"
+KERN_B1="ip netns exec $NS_B taskset -c $C1"
 shim_client_a() { timeout 60 $SHIM_A iperf3 "$@"; }
 kernel_up() { wait_for 20 in_b timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" || fail "nothing listens on $1:$2"; }
 
 shim_kernel() {
-	local P tx1=() tx4=() rx1=() rx4=() rr50=() rr99=() rr999=() crr=() txs=() rxs=()
+	local P tx1=() tx4=() rx1=() rx4=() txs=() rxs=()
 	shimd_veth
 	for ((r = 0; r < REPS; r++)); do
 		for P in $FLOWS; do
@@ -143,18 +167,8 @@ shim_kernel() {
 	record shim_to_kernel bulk_1_port_cap_share % "${txs[@]}"
 	record kernel_to_shim bulk_1_port_cap_share % "${rxs[@]}"
 	# RR/CRR both ways: "shim → kernel" is the shim the client
-	UP=(kernel_up)
-	for ((r = 0; r < REPS; r++)); do
-		rr_crr shim_to_kernel "timeout 90 $KERN_B" "timeout 90 $SHIM_A" $IP4_B
-	done
-	record_rr shim_to_kernel
-	record shim_to_kernel crr64 per_s "${crr[@]}"
-	rr50=() rr99=() rr999=() crr=()
-	for ((r = 0; r < REPS; r++)); do
-		rr_crr kernel_to_shim "timeout 90 $SHIM_A" "timeout 90 $KERN_B" $IP4_A
-	done
-	record_rr kernel_to_shim
-	record kernel_to_shim crr64 per_s "${crr[@]}"
+	shim_kernel_rr "" "$KERN_B1"
+	[ $QUICK = 1 ] || shim_kernel_rr _app_core "$KERN_B"
 	shimd_stop sdv
 }
 
