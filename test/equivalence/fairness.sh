@@ -5,7 +5,7 @@
 #   test/equivalence/fairness.sh [--cc cubic,bbr] [--secs 20] [--rate 100]
 #       [--rtt 20] [--queue BYTES] [--json FILE] [--control] [--skops-second]
 #       [--gap SECS] [--steady SETTLE] [--kernel-gso-segs N]
-#       [--slot-gso-segs N]
+#       [--slot-gso-segs N] [--red PCT]
 # --control: skperf's flow is a second kernel iperf3 instead, the topology's
 # own split to read skops's against. --skops-second: the kernel's flow starts
 # first and skperf's (or the control's) GAP seconds later (default 1: about
@@ -39,6 +39,9 @@
 # alone: it sends from 198.18.5.4 on a macvlan over A's veth (its own
 # gso_max_segs, a source rule routing it there), the other kernel flow
 # keeps the veth's, so the two kernel flows differ only in their trains.
+# --red PCT: linkem drops early past half the queue, with a chance rising
+# to PCT at its limit (linkem --red): drops by the flows' share of the
+# arrivals instead of by which frames reach a full queue.
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -53,7 +56,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${SKOPS_BUILD:-$ROOT/build}
 LINKEM=$BUILD/test/linkem/linkem
 SKPERF=$BUILD/apps/skperf/skperf
-CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE='' OUTJ='' CONTROL=0 SECOND=0 GAP='' STEADY='' KGSO='' SGSO=''
+CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE='' OUTJ='' CONTROL=0 SECOND=0 GAP='' STEADY='' KGSO='' SGSO='' RED=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CCS=$2 ;;
@@ -66,9 +69,10 @@ while [ $# -gt 0 ]; do
 	--steady) STEADY=$2 ;;
 	--kernel-gso-segs) KGSO=$2 ;;
 	--slot-gso-segs) SGSO=$2 ;;
+	--red) RED=$2 ;;
 	--control) CONTROL=1 && shift && continue ;;
 	--skops-second) SECOND=1 && shift && continue ;;
-	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS] [--steady SETTLE] [--kernel-gso-segs N] [--slot-gso-segs N]" >&2
+	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS] [--steady SETTLE] [--kernel-gso-segs N] [--slot-gso-segs N] [--red PCT]" >&2
 	   exit 2 ;;
 	esac
 	shift 2
@@ -116,7 +120,9 @@ if [ -n "$SGSO" ]; then
 	SLOT_BIND=(-B 198.18.5.4)
 fi
 half=$(python3 -c "print($RTT / 2)")
-lem_start "$TMP/lem.json" --delay "$half" --a2b --rate "$RATE" --queue "$QUEUE" ||
+red=()
+[ -n "$RED" ] && red=(--red "$RED")
+lem_start "$TMP/lem.json" --delay "$half" --a2b --rate "$RATE" --queue "$QUEUE" "${red[@]}" ||
 	fail "linkem: $(cat "$TMP/lem.json.log")"
 "${A[@]}" ping -c 2 -W 2 198.18.5.2 >/dev/null || fail "no path A -> B"
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -201,6 +207,7 @@ for cc in "${cclist[@]}"; do
 	sleep 1
 done
 lem_stop
+[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/lem.json" "$FAIR_KEEP/linkem.json"
 out="{\"rate_mbit\":$RATE,\"rtt_ms\":$RTT,\"queue_bytes\":$QUEUE,\"secs\":$SECS,\"runs\":[$(IFS=,; echo "${rows[*]}")]}"
 echo "$out"
 [ -n "$OUTJ" ] && echo "$out" >"$OUTJ"
