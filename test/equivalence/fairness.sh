@@ -13,7 +13,8 @@
 # and the kernel's GAP seconds after skperf's port is up (default 0). The
 # flow that starts first takes more in 20 s with either stack (CUBIC's
 # flows converge slowly at this BDP), so compare like orders. FAIR_KEEP=DIR
-# keeps both flows' JSON (skperf's has the stack's counters and tcp_info);
+# keeps both flows' JSON (skperf's has the stack's counters and tcp_info)
+# and linkem's counters (linkem.json: the queue's drops);
 # FAIR_PCAP=DIR also keeps 96-byte-snap captures (linkem's end a1
 # for both senders' data, A's end for their ACKs). FAIR_NICE=N runs the
 # slot's process (skperf, or the control's iperf3) at nice N: the kernel's
