@@ -4,7 +4,8 @@
 # test (a 2-vCPU machine shared with other work moves it); root.
 #   test/equivalence/fairness.sh [--cc cubic,bbr] [--secs 20] [--rate 100]
 #       [--rtt 20] [--queue BYTES] [--json FILE] [--control] [--skops-second]
-#       [--gap SECS] [--steady SETTLE]
+#       [--gap SECS] [--steady SETTLE] [--kernel-gso-segs N]
+#       [--slot-gso-segs N] [--red PCT]
 # --control: skperf's flow is a second kernel iperf3 instead, the topology's
 # own split to read skops's against. --skops-second: the kernel's flow starts
 # first and skperf's (or the control's) GAP seconds later (default 1: about
@@ -12,7 +13,8 @@
 # and the kernel's GAP seconds after skperf's port is up (default 0). The
 # flow that starts first takes more in 20 s with either stack (CUBIC's
 # flows converge slowly at this BDP), so compare like orders. FAIR_KEEP=DIR
-# keeps both flows' JSON (skperf's has the stack's counters and tcp_info);
+# keeps both flows' JSON (skperf's has the stack's counters and tcp_info)
+# and linkem's counters (linkem.json: the queue's drops);
 # FAIR_PCAP=DIR also keeps 96-byte-snap captures (linkem's end a1
 # for both senders' data, A's end for their ACKs). FAIR_NICE=N runs the
 # slot's process (skperf, or the control's iperf3) at nice N: the kernel's
@@ -28,6 +30,19 @@
 # counted from SETTLE seconds after the second flow's start to the earlier
 # end, from both documents' per-interval bytes (fair_steady.py). The whole
 # run's share is printed beside it.
+# --kernel-gso-segs N: A's veth's gso_max_segs, which caps the kernel's
+# TCP super-packets (the kernel's TCP always builds GSO skbs, sized by
+# tcp_tso_autosize to about 1 ms at its pacing rate, and segments them in
+# software when the device cannot: the veths' offloads being off does not
+# stop them). 1 makes the kernel's sender emit one segment per skb, as
+# skops on af_packet does; skops's frames do not pass the kernel's GSO.
+# --slot-gso-segs N (with --control): the same cap for the slot's iperf3
+# alone: it sends from 198.18.5.4 on a macvlan over A's veth (its own
+# gso_max_segs, a source rule routing it there), the other kernel flow
+# keeps the veth's, so the two kernel flows differ only in their trains.
+# --red PCT: linkem drops early past half the queue, with a chance rising
+# to PCT at its limit (linkem --red): drops by the flows' share of the
+# arrivals instead of by which frames reach a full queue.
 # Topology (test/linkem/linkem_net.sh): netns A holds both senders on one
 # veth (the kernel at 198.18.5.1, skperf through af_packet at 198.18.5.3,
 # the same MAC; each ignores the other's address), linkem relays A <-> B
@@ -42,7 +57,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${SKOPS_BUILD:-$ROOT/build}
 LINKEM=$BUILD/test/linkem/linkem
 SKPERF=$BUILD/apps/skperf/skperf
-CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE='' OUTJ='' CONTROL=0 SECOND=0 GAP='' STEADY=''
+CCS=cubic,bbr SECS=20 RATE=100 RTT=20 QUEUE='' OUTJ='' CONTROL=0 SECOND=0 GAP='' STEADY='' KGSO='' SGSO='' RED=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CCS=$2 ;;
@@ -53,9 +68,12 @@ while [ $# -gt 0 ]; do
 	--json) OUTJ=$2 ;;
 	--gap) GAP=$2 ;;
 	--steady) STEADY=$2 ;;
+	--kernel-gso-segs) KGSO=$2 ;;
+	--slot-gso-segs) SGSO=$2 ;;
+	--red) RED=$2 ;;
 	--control) CONTROL=1 && shift && continue ;;
 	--skops-second) SECOND=1 && shift && continue ;;
-	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS] [--steady SETTLE]" >&2
+	*) echo "usage: fairness.sh [--cc LIST] [--secs N] [--rate MBIT] [--rtt MS] [--queue BYTES] [--json FILE] [--control] [--skops-second] [--gap SECS] [--steady SETTLE] [--kernel-gso-segs N] [--slot-gso-segs N] [--red PCT]" >&2
 	   exit 2 ;;
 	esac
 	shift 2
@@ -89,8 +107,23 @@ A=(ip netns exec "$LEM_NS_A")
 B=(ip netns exec "$LEM_NS_B")
 "${A[@]}" ip addr add 198.18.5.1/24 dev "$LEM_IF_A"
 "${B[@]}" ip addr add 198.18.5.2/24 dev "$LEM_IF_B"
+if [ -n "$KGSO" ]; then
+	"${A[@]}" ip link set dev "$LEM_IF_A" gso_max_segs "$KGSO" || fail "gso_max_segs $KGSO on $LEM_IF_A"
+fi
+SLOT_BIND=()
+if [ -n "$SGSO" ]; then
+	[ "$CONTROL" = 1 ] || fail "--slot-gso-segs is for --control (skperf has no GSO)"
+	"${A[@]}" ip link add link "$LEM_IF_A" name slot0 type macvlan mode bridge &&
+		"${A[@]}" ip link set dev slot0 gso_max_segs "$SGSO" up &&
+		"${A[@]}" ip addr add 198.18.5.4/32 dev slot0 &&
+		"${A[@]}" ip rule add from 198.18.5.4 table 105 &&
+		"${A[@]}" ip route add 198.18.5.0/24 dev slot0 table 105 || fail "slot's macvlan"
+	SLOT_BIND=(-B 198.18.5.4)
+fi
 half=$(python3 -c "print($RTT / 2)")
-lem_start "$TMP/lem.json" --delay "$half" --a2b --rate "$RATE" --queue "$QUEUE" ||
+red=()
+[ -n "$RED" ] && red=(--red "$RED")
+lem_start "$TMP/lem.json" --delay "$half" --a2b --rate "$RATE" --queue "$QUEUE" "${red[@]}" ||
 	fail "linkem: $(cat "$TMP/lem.json.log")"
 "${A[@]}" ping -c 2 -W 2 198.18.5.2 >/dev/null || fail "no path A -> B"
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -126,7 +159,7 @@ for cc in "${cclist[@]}"; do
 	fi
 	if [ "$CONTROL" = 1 ]; then
 		now >"$TMP/sk.t0"
-		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 -t "$slot_secs" -C "$cc" -J \
+		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) iperf3 -c 198.18.5.2 -p 5301 "${SLOT_BIND[@]}" -t "$slot_secs" -C "$cc" -J \
 			>"$TMP/sk.json" 2>"$TMP/sk.err" &
 	else
 		"${A[@]}" nice -n "${FAIR_NICE:-0}" timeout $((SECS + 30)) "$SKPERF" --vdev "net_af_packet0,iface=$LEM_IF_A" \
@@ -175,6 +208,7 @@ for cc in "${cclist[@]}"; do
 	sleep 1
 done
 lem_stop
+[ -n "${FAIR_KEEP:-}" ] && cp "$TMP/lem.json" "$FAIR_KEEP/linkem.json"
 out="{\"rate_mbit\":$RATE,\"rtt_ms\":$RTT,\"queue_bytes\":$QUEUE,\"secs\":$SECS,\"runs\":[$(IFS=,; echo "${rows[*]}")]}"
 echo "$out"
 [ -n "$OUTJ" ] && echo "$out" >"$OUTJ"

@@ -15,6 +15,8 @@ const char lem_usage[] =
     "  --burst PCT,LEN       loss bursts: start with PCT per frame, LEN frames on average\n"
     "  --rate MBIT           rate limit (a drop-tail queue before it)\n"
     "  --queue BYTES         the queue's limit (k/m suffixes; default 150k)\n"
+    "  --red PCT             early drops: past half the queue's limit a frame is\n"
+    "                        dropped with a chance rising to PCT at the limit\n"
     "  --reorder PCT,MS      hold a frame back MS more with chance PCT\n"
     "  --drop LIST           drop these TCP data segments of the direction, counted\n"
     "                        from 1: N, N-M, comma separated, or every:K[@FROM]\n"
@@ -132,6 +134,9 @@ int lem_option(struct lem_params *p, const char *opt, const char *val, char *err
 		if (!bytes(val, &p->queue_bytes) || p->queue_bytes < 2048)
 			return fail(err, errlen, opt, val,
 				    "want bytes (k/m suffix), at least 2048");
+	} else if (!strcmp(opt, "--red")) {
+		if (!pct_ppm(val, &p->early_ppm))
+			return fail(err, errlen, opt, val, "want a percentage");
 	} else if (!strcmp(opt, "--reorder")) {
 		if (!pair(val, buf, sizeof(buf), &b) || !pct_ppm(buf, &p->reorder_ppm) ||
 		    !num(b, &v))
@@ -270,6 +275,17 @@ enum lem_verdict lem_judge(const struct lem_params *p, struct lem_state *st, uin
 		uint64_t backlog = (start - now) * p->rate_bps / 8000000000ull;
 		if (backlog + len > p->queue_bytes) {
 			stats->drop_queue++;
+			return LEM_DROP;
+		}
+		/* RED's idea on the instantaneous backlog (Floyd and Jacobson
+		 * 1993): drops spread over the flows by their share of the
+		 * arrivals, where a full drop-tail queue takes whichever frames
+		 * arrive at the moments it is full, which the senders' timing
+		 * decides (their "phase effects") */
+		uint64_t half = p->queue_bytes / 2;
+		if (p->early_ppm && backlog > half &&
+		    rnd_ppm(st) < (uint64_t)p->early_ppm * (backlog - half) / half) {
+			stats->drop_early++;
 			return LEM_DROP;
 		}
 		/* Ethernet's preamble, delimiter, FCS and gap: 24 bytes a frame */

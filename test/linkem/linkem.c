@@ -224,15 +224,15 @@ static void print_stats(FILE *f, const struct dir *d, bool last)
 	    f,
 	    "  \"%s\": {\"frames\": %llu, \"bytes\": %llu, \"sent\": %llu, "
 	    "\"tcp_data\": %llu, \"drop_random\": %llu, \"drop_burst\": %llu, "
-	    "\"drop_nth\": %llu, \"drop_queue\": %llu, \"ce_marked\": %llu, "
+	    "\"drop_nth\": %llu, \"drop_queue\": %llu, \"drop_early\": %llu, \"ce_marked\": %llu, "
 	    "\"reordered\": %llu, \"oversize\": %llu, \"tx_err\": %llu, \"sock_drops\": %llu}%s\n",
 	    d->name, (unsigned long long)s->frames, (unsigned long long)s->bytes,
 	    (unsigned long long)s->sent, (unsigned long long)s->tcp_data,
 	    (unsigned long long)s->drop_random, (unsigned long long)s->drop_burst,
 	    (unsigned long long)s->drop_nth, (unsigned long long)s->drop_queue,
-	    (unsigned long long)s->ce_marked, (unsigned long long)s->reordered,
-	    (unsigned long long)s->oversize, (unsigned long long)s->tx_err,
-	    (unsigned long long)s->sock_drops, last ? "" : ",");
+	    (unsigned long long)s->drop_early, (unsigned long long)s->ce_marked,
+	    (unsigned long long)s->reordered, (unsigned long long)s->oversize,
+	    (unsigned long long)s->tx_err, (unsigned long long)s->sock_drops, last ? "" : ",");
 }
 
 static void usage(void)

@@ -23,6 +23,7 @@ struct lem_params {
 	uint32_t burst_len;   /* mean frames lost in a burst (uniform 1 to 2 LEN - 1) */
 	uint64_t rate_bps;    /* 0: no limit */
 	uint64_t queue_bytes; /* drop-tail limit of the rate limiter's queue */
+	uint32_t early_ppm;   /* chance of an early drop at the full queue (--red) */
 	uint32_t reorder_ppm; /* a frame is held back by reorder_ns with this chance */
 	uint64_t reorder_ns;
 	struct lem_nth drop, mark; /* drop, or mark CE (ECT frames) */
@@ -40,7 +41,7 @@ struct lem_state {
 
 struct lem_stats {
 	uint64_t frames, bytes, sent, tcp_data, drop_random, drop_burst, drop_nth, drop_queue,
-	    ce_marked, reordered, oversize, tx_err;
+	    drop_early, ce_marked, reordered, oversize, tx_err;
 	uint64_t sock_drops; /* the receiving socket's buffer overflowed (PACKET_STATISTICS) */
 };
 

@@ -1,5 +1,6 @@
 /* The link emulator's judgement (lem.c): options refused with reasons, the
- * rate limiter's departures and drop-tail queue, deterministic drops and CE
+ * rate limiter's departures, drop-tail queue and early drops (--red),
+ * deterministic drops and CE
  * marks by segment index, and loss rates near what was asked. */
 #include <check.h>
 #include <string.h>
@@ -59,6 +60,7 @@ START_TEST(options_refused)
 	ck_assert_int_eq(lem_option(&p, "--drop", "5-3", err, sizeof(err)), -1);
 	ck_assert_int_eq(lem_option(&p, "--drop", "every:0", err, sizeof(err)), -1);
 	ck_assert_int_eq(lem_option(&p, "--queue", "100", err, sizeof(err)), -1);
+	ck_assert_int_eq(lem_option(&p, "--red", "120", err, sizeof(err)), -1);
 	ck_assert_int_eq(lem_option(&p, "--jitter", "1", err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "unknown option --jitter"));
 }
@@ -95,6 +97,44 @@ START_TEST(rate_and_queue)
 	/* after the queue drained the link takes frames again */
 	ck_assert_int_eq(lem_judge(&p, &st, f, len, 1000000 + 20000000, &due, &s), LEM_PASS);
 	ck_assert_uint_eq(due, 1000000 + 20000000 + 121920 + 10000000);
+}
+END_TEST
+
+/* Frames judged with the queue held at backlog bytes: how many of n an
+ * early drop took. */
+static int early_drops(const struct lem_params *p, struct lem_state *st, uint64_t backlog, int n)
+{
+	uint8_t f[2048];
+	uint32_t len = frame4(f, 1446);
+	struct lem_stats s = {0};
+	uint64_t now = 1000000000, due;
+	for (int i = 0; i < n; i++) {
+		st->link_free_ns = now + backlog * 8000000000ull / p->rate_bps;
+		lem_judge(p, st, f, len, now, &due, &s);
+	}
+	ck_assert_uint_eq(s.drop_queue, 0);
+	return (int)s.drop_early;
+}
+
+START_TEST(early_drop)
+{
+	struct lem_params p = {0};
+	struct lem_state st;
+	opt(&p, "--rate", "100");
+	opt(&p, "--queue", "100k");
+	opt(&p, "--red", "10");
+	lem_state_init(&st, 7);
+	/* none below half the limit; the chance rises linearly to 10 % at
+	 * the limit: 5 % at three quarters, about 9.7 % one frame short */
+	ck_assert_int_eq(early_drops(&p, &st, 40000, 20000), 0);
+	ck_assert_int_eq(early_drops(&p, &st, 51200, 20000), 0);
+	int mid = early_drops(&p, &st, 76800, 20000);
+	ck_assert_msg(mid > 850 && mid < 1150, "%d of 20000 at 3/4", mid);
+	int top = early_drops(&p, &st, 102400 - 1600, 20000);
+	ck_assert_msg(top > 1750 && top < 2150, "%d of 20000 at the limit", top);
+	/* without --red the same queue drops nothing early */
+	p.early_ppm = 0;
+	ck_assert_int_eq(early_drops(&p, &st, 102400 - 1600, 1000), 0);
 }
 END_TEST
 
@@ -197,6 +237,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, options_refused);
 	tcase_add_test(tc, rate_and_queue);
+	tcase_add_test(tc, early_drop);
 	tcase_add_test(tc, nth_drop_and_mark);
 	tcase_add_test(tc, loss_rates);
 	tcase_add_test(tc, reorder);
