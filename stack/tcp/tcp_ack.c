@@ -43,14 +43,15 @@ static int32_t ack_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const st
 /* Linux's ca_rtt_us for an ACK of new data (tcp_clean_rtx_queue,
  * tcp_ack_update_rtt): the send records' sample, but the timestamp echo
  * when no segment sent once was cumulatively acknowledged; rtt_us (Karn's
- * timed segment) when neither gives one. The CC's pkts_acked and the rate
- * sample both take it. */
+ * timed segment, else the echo) when neither gives one. fed: the records
+ * have seen this ACK (on a connection without SACK they see it only for a
+ * cong_control CC, after pkts_acked: there they say nothing yet). */
 static int32_t ack_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb, const struct tcp_repr *h,
-			     int32_t rtt_us)
+			     int32_t rtt_us, bool fed)
 {
 	bool cum;
 	int32_t us = tcp_rate_ca_rtt_us(tcp, tcb, &cum);
-	int32_t ts = cum ? -1 : ack_rtt_us(tcp, tcb, h);
+	int32_t ts = cum || !fed ? -1 : ack_rtt_us(tcp, tcb, h);
 	return ts >= 0 ? ts : us >= 0 ? us : rtt_us;
 }
 
@@ -200,7 +201,7 @@ static bool ack_new_data(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr
 	/* µs since the newest segment delivered left, unless it was resent:
 	 * HyStart's delay test reads it, and an echo of 1 ms ticks, or the
 	 * oldest segment's time, reads a round late */
-	*ca_rtt = ack_ca_rtt_us(tcp, tcb, h, rtt_us);
+	*ca_rtt = ack_ca_rtt_us(tcp, tcb, h, rtt_us, (tcb->flags & TCB_F_SACK) != 0);
 	tcp_cc_pkts_acked(tcb, segs, *ca_rtt);
 	ack_grow(tcp, tcb, h, prior_una, &in, segs);
 	tcp_sndbuf_expand(tcb);
@@ -244,7 +245,7 @@ static void ack_cong_control(struct tcp *tcp, struct tcb *tcb, const struct tcp_
 		struct tcp_rack_ack ra;
 		tcp_rack_ack(tcp, tcb, h, &none, &ra);
 		if (acked)
-			ca_rtt = ack_ca_rtt_us(tcp, tcb, h, ca_rtt);
+			ca_rtt = ack_ca_rtt_us(tcp, tcb, h, ca_rtt, true);
 	}
 	struct tcp_rate_sample rs;
 	tcp_rate_gen(tcp, tcb, &rs, ca_rtt);
