@@ -38,6 +38,13 @@
 #define FULL_BW_ROUNDS 3
 #define PACING_MARGIN  1u /* percent below the estimate, to drain queues */
 #define MIN_RTT_NONE   UINT32_MAX
+/* ACK aggregation (Linux's bbr_extra_acked_*): gain 1, the max over 5 to
+ * 10 rounds, at most 100 ms of the estimate; an epoch that counted 2^20
+ * segments starts over. */
+#define EXTRA_ACKED_GAIN     BBR_UNIT
+#define EXTRA_ACKED_WIN_RTTS 5u
+#define EXTRA_ACKED_MAX_US   100000u
+#define ACK_EPOCH_MAX	     0xFFFFFu
 
 enum bbr_mode { BBR_STARTUP, BBR_DRAIN, BBR_PROBE_BW, BBR_PROBE_RTT };
 
@@ -63,10 +70,16 @@ struct bbr {
 	uint32_t cycle_stamp_us;     /* when the current gain phase began */
 	uint32_t prior_cwnd;	     /* before recovery or PROBE_RTT */
 	uint32_t full_bw;	     /* bandwidth when growth was last seen */
-	uint16_t pacing_gain, cwnd_gain;
-	uint8_t mode, prev_ca_state, cycle_idx, full_bw_cnt;
-	bool packet_conservation, round_start, idle_restart, probe_rtt_round_done;
-	bool full_bw_reached, has_seen_rtt;
+	uint32_t ack_epoch_us;	     /* when the ACK-aggregation epoch began */
+	uint16_t extra_acked[2];     /* segments beyond the estimate, two windows */
+	/* bit-fields: the state fits the 72 bytes of cc_priv */
+	uint32_t ack_epoch_acked : 20; /* segments delivered in the epoch */
+	uint32_t extra_acked_win_rtts : 5, extra_acked_win_idx : 1;
+	uint32_t mode : 2, cycle_idx : 3;
+	uint32_t pacing_gain : 10, cwnd_gain : 10;
+	uint32_t prev_ca_state : 3, full_bw_cnt : 2;
+	uint32_t packet_conservation : 1, round_start : 1, idle_restart : 1;
+	uint32_t probe_rtt_round_done : 1, full_bw_reached : 1, has_seen_rtt : 1;
 };
 _Static_assert(sizeof(struct bbr) <= TCP_CC_PRIV_SIZE, "bbr state exceeds cc_priv");
 
@@ -277,6 +290,72 @@ static void update_bw(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 		bw_update(b, b->rtt_cnt, (uint32_t)bw);
 }
 
+/* Whether the stack paces this connection at v->pacing_rate: with SACK
+ * (its TCP_CC_NEEDS_PACING counts only then, tcp_pace_on). Without, the window must carry
+ * the pacing gain: sending at the delivery rate, an ACK-clocked sender
+ * drains a queue only by lowering what it has in flight, so DRAIN would
+ * never end and PROBE_BW's 2 BDP would keep a BDP queued. */
+static bool paced(const struct tcp_cc_view *v)
+{
+	return v->sack;
+}
+
+/* ACK aggregation (Linux's bbr_update_ack_aggregation): receivers that
+ * delay or coalesce ACKs, and links that batch, deliver in bursts after
+ * silences in which the sender had to keep sending; the window must hold
+ * what a burst brings beyond the estimate's rate, or the line idles. An
+ * epoch runs while deliveries stay ahead of the estimate; what they are
+ * ahead by, at most a window, is kept as a max over 5 to 10 rounds. */
+static void update_ack_aggregation(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
+{
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	if (!rs->acked_sacked || rs->delivered < 0 || rs->interval_us <= 0)
+		return;
+	if (b->round_start) {
+		if (b->extra_acked_win_rtts < 31)
+			b->extra_acked_win_rtts++;
+		if (b->extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS) {
+			b->extra_acked_win_rtts = 0;
+			b->extra_acked_win_idx ^= 1u;
+			b->extra_acked[b->extra_acked_win_idx] = 0;
+		}
+	}
+	uint32_t now = us_now(v), acked = segs_of(v, rs->acked_sacked);
+	uint64_t expected = ((uint64_t)max_bw(b) * (now - b->ack_epoch_us) >> BW_SCALE) / mss_of(v);
+	if (b->ack_epoch_acked <= expected || b->ack_epoch_acked + acked >= ACK_EPOCH_MAX + 1) {
+		b->ack_epoch_acked = 0; /* slower than the estimate: a new epoch */
+		b->ack_epoch_us = now;
+		expected = 0;
+	}
+	uint32_t sum = b->ack_epoch_acked + acked;
+	b->ack_epoch_acked = sum < ACK_EPOCH_MAX ? sum : ACK_EPOCH_MAX;
+	uint64_t extra = b->ack_epoch_acked - expected;
+	if (extra > v->cwnd)
+		extra = v->cwnd;
+	if (extra > UINT16_MAX)
+		extra = UINT16_MAX;
+	if (extra > b->extra_acked[b->extra_acked_win_idx])
+		b->extra_acked[b->extra_acked_win_idx] = (uint16_t)extra;
+}
+
+/* Segments the window holds for aggregation once the pipe is full: the
+ * larger window's excess at gain 1, at most 100 ms of the estimate. */
+static uint32_t ack_aggregation_cwnd(const struct tcp_cc_view *v)
+{
+	const struct bbr *b = cpriv(v);
+	/* Unpaced (no SACK) the records see only cumulative ACKs, and the
+	 * one that fills a hole delivers a round at once: no aggregation of
+	 * the path's (Linux counts each duplicate ACK as delivered). Added to
+	 * an unpaced window it overflowed the queue in the simulation. */
+	if (!b->full_bw_reached || !paced(v))
+		return 0;
+	uint32_t extra =
+	    b->extra_acked[0] > b->extra_acked[1] ? b->extra_acked[0] : b->extra_acked[1];
+	uint64_t cap = ((uint64_t)max_bw(b) * EXTRA_ACKED_MAX_US >> BW_SCALE) / mss_of(v);
+	uint64_t w = (uint64_t)EXTRA_ACKED_GAIN * extra >> BBR_SCALE;
+	return (uint32_t)(w < cap ? w : cap);
+}
+
 static bool next_cycle_phase(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
 	struct bbr *b = CC_PRIV(v, struct bbr);
@@ -418,16 +497,6 @@ static bool recover_or_restore(struct tcp_cc_view *v, const struct tcp_rate_samp
 	return false;
 }
 
-/* Whether the stack paces this connection at v->pacing_rate: with SACK
- * (its TCP_CC_NEEDS_PACING counts only then, tcp_pace_on). Without, the window must carry
- * the pacing gain: sending at the delivery rate, an ACK-clocked sender
- * drains a queue only by lowering what it has in flight, so DRAIN would
- * never end and PROBE_BW's 2 BDP would keep a BDP queued. */
-static bool paced(const struct tcp_cc_view *v)
-{
-	return v->sack;
-}
-
 /* The window's gain: cwnd_gain when paced; else the pacing gain, at
  * least 1 (a window below the BDP would leave the line idle). */
 static uint32_t window_gain(const struct tcp_cc_view *v)
@@ -445,7 +514,8 @@ static void set_cwnd(struct tcp_cc_view *v, const struct tcp_rate_sample *rs, ui
 	uint32_t acked = rs->acked_sacked ? segs_of(v, rs->acked_sacked) : 0;
 	uint32_t cwnd = v->cwnd;
 	if (acked && !recover_or_restore(v, rs, acked, &cwnd)) {
-		uint32_t target = inflight_target(v, bw, window_gain(v));
+		uint32_t target =
+		    quantization_budget(v, bdp(v, bw, window_gain(v)) + ack_aggregation_cwnd(v));
 		if (b->full_bw_reached) {
 			/* grow towards the target, cut to it at once */
 			cwnd = cwnd + acked < target ? cwnd + acked : target;
@@ -465,6 +535,7 @@ static void bbr_cong_control(struct tcp_cc_view *v, uint32_t ack, const struct t
 	(void)ack;
 	struct bbr *b = CC_PRIV(v, struct bbr);
 	update_bw(v, rs);
+	update_ack_aggregation(v, rs);
 	if (b->mode == BBR_PROBE_BW && next_cycle_phase(v, rs))
 		advance_cycle(v);
 	check_full_bw(v, rs);
@@ -484,6 +555,7 @@ static void bbr_init(struct tcp_cc_view *v)
 	b->next_rtt_delivered = (uint32_t)v->delivered;
 	b->prev_ca_state = TCP_CA_OPEN;
 	b->cycle_stamp_us = us_now(v);
+	b->ack_epoch_us = us_now(v);
 	v->pacing_rate = 0;
 	init_pacing_rate(v);
 	enter_startup(v);

@@ -525,6 +525,61 @@ START_TEST(bbr_rtt_is_ca_rtt)
 }
 END_TEST
 
+/* BBR driven through its view at 10 MB/s and a 10 ms path (a BDP of 100
+ * segments of 1000 bytes, 100 in flight), its deliveries coming back
+ * every `every` ms, `every` × 10 segments at a time, for `ms` ms. Returns
+ * cwnd at the end. */
+static uint32_t bbr_run_acks(uint32_t every, uint32_t ms)
+{
+	static uint64_t priv[TCP_CC_PRIV_SIZE / 8];
+	memset(priv, 0, sizeof(priv));
+	struct tcp_cc_view v = {
+	    .now_ns = T0,
+	    .hz = HZ,
+	    .mss = 1000,
+	    .srtt_us8 = 10000 * 8,
+	    .min_rtt_us = 10000,
+	    .cwnd = 10,
+	    .cwnd_clamp = UINT32_MAX / 2,
+	    .sack = true,
+	    .paced = true,
+	    .priv = priv,
+	};
+	cc_bbr_ops.init(&v);
+	for (uint32_t t = every; t <= ms; t += every) {
+		v.now_ns = T0 + (uint64_t)t * MS;
+		uint32_t bytes = every * 10000;
+		struct tcp_rate_sample rs = {
+		    .delivered = 100000,
+		    .interval_us = 10000,
+		    .prior_delivered = v.delivered > 100000 ? v.delivered - 100000 : 0,
+		    .acked_sacked = bytes,
+		    .prior_in_flight = 100000,
+		    .rtt_us = 10000,
+		};
+		v.delivered += bytes;
+		v.inflight = 100000;
+		cc_bbr_ops.cong_control(&v, 0, &rs);
+	}
+	return v.cwnd;
+}
+
+START_TEST(bbr_ack_aggregation)
+{
+	/* Linux's BBR (≥ 4.20, bbr_update_ack_aggregation) adds to its window
+	 * what ACKs deliver in a burst beyond the estimated rate, so that a
+	 * sender whose ACKs come bunched (delayed or coalesced ACKs, batching
+	 * links) keeps sending through the silences between them: 2 BDP is
+	 * 200 segments, the quantization budget adds 3 × 7 to 12, the
+	 * aggregation 10 at an ACK a ms and 50 at one each 5 ms. */
+	uint32_t smooth = bbr_run_acks(1, 2000), bunched = bbr_run_acks(5, 2000);
+	ck_assert_uint_ge(smooth, 200 + 21 + 10);
+	ck_assert_uint_le(smooth, 200 + 36 + 10 + 3);
+	ck_assert_uint_ge(bunched, 200 + 21 + 50);
+	ck_assert_uint_le(bunched, 200 + 36 + 50 + 3);
+}
+END_TEST
+
 /* A DCTCP connection accepted from a peer whose SYN asked for ECN. */
 static struct tcb *dctcp_conn(struct fx *f)
 {
@@ -722,6 +777,7 @@ static Suite *suite(void)
 	tcase_add_test(cu, cubic_rfc_selectable);
 	tcase_add_test(cu, cubic_rtt_of_newest_segment);
 	tcase_add_test(cu, bbr_rtt_is_ca_rtt);
+	tcase_add_test(cu, bbr_ack_aggregation);
 	suite_add_tcase(s, cu);
 	return s;
 }
