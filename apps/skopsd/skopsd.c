@@ -43,8 +43,9 @@
 /* while polling, the control sockets and kicks are read this often: an
  * epoll_wait is a system call (about 1 us on a VM), a round of the rings
  * is not, and a request waits for it */
-#define SKOPSD_EPOLL_NS 20000
-#define SKOPSD_DRAIN_NS (2ull * 1000000000ull) /* SIGTERM: FINs get this long */
+#define SKOPSD_EPOLL_NS	  20000
+#define SKOPSD_DRAIN_NS	  (2ull * 1000000000ull) /* SIGTERM: FINs get this long */
+#define SKOPSD_SHORT_BUSY 2			 /* passes with work that end in a yield (run) */
 
 struct attach {
 	char cg[256], obj[256];
@@ -327,6 +328,7 @@ static void run(struct skopsd *d)
 {
 	uint64_t drain_end = 0, last_trim = 0, last_work = stack_now_ns(d->st), last_epoll = 0;
 	unsigned stats_seq = 0;
+	unsigned busy = 0; /* passes with work in a row, up to the one before */
 	for (;;) {
 		if (quit && !d->draining) {
 			drain_start(d);
@@ -367,7 +369,17 @@ static void run(struct skopsd *d)
 		if (work) {
 			last_work = now;
 			idle_sleep_end(d);
+		} else if (busy && busy <= SKOPSD_SHORT_BUSY) {
+			/* the first pass without work after a short run with
+			 * it (a request, a reply): what our sends woke on this
+			 * core (a kernel peer, a program under the shim) runs
+			 * now, not when the scheduler lets it preempt us or at
+			 * the next yield below (docs/bench.md "Shim RR"); not
+			 * after a long run (bulk), where the core would go to
+			 * a program that keeps it for its whole slice */
+			sched_yield();
 		}
+		busy = work ? (busy > SKOPSD_SHORT_BUSY ? busy : busy + 1) : 0;
 		bool idle = now - last_work >= d->poll_ns;
 		if (!idle && now - last_epoll < SKOPSD_EPOLL_NS)
 			continue;
