@@ -431,6 +431,25 @@ static void peer_ack(struct fx *f, uint32_t ack, uint32_t tsecr, uint32_t l, uin
 	fx_send(f, &a, NULL, 0);
 }
 
+/* Two segments leave now and two 3.3 ms later; the peer acknowledges all
+ * four 10.4 ms after the first, echoing the newest's TSval (*tsval): 7.1
+ * ms after the newest left. Returns snd_una after the ACK. */
+static uint32_t four_acked_after_newest(struct fx *f, struct tcb *c, uint32_t *tsval)
+{
+	static uint8_t big[2 * 1460];
+	uint32_t m = c->mss, una = c->send.una;
+	uint64_t t0 = f->now;
+	ck_assert_int_eq(tcp_send(f->tcp, c, big, 2 * m, f->now), (int)(2 * m));
+	fx_at(f, t0 + 3300 * US);
+	ck_assert_int_eq(tcp_send(f->tcp, c, big, 2 * m, f->now), (int)(2 * m));
+	ck_assert_uint_eq(f->nout - f->next, 4);
+	*tsval = f->out[f->next + 3].r.tsval;
+	f->next = f->nout;
+	fx_at(f, t0 + 10400 * US);
+	peer_ack(f, una + 4 * m, *tsval, 0, 0);
+	return una + 4 * m;
+}
+
 START_TEST(cubic_rtt_of_newest_segment)
 {
 	/* Linux gives cubic ca_rtt_us: µs since the newest segment the ACK
@@ -445,23 +464,15 @@ START_TEST(cubic_rtt_of_newest_segment)
 	ck_assert(c->flags & TCB_F_SACK);
 	ck_assert(c->flags & TCB_F_TS);
 	ck_assert_str_eq(c->cc.ops->name, "cubic");
-	uint32_t m = c->mss, una = c->send.una;
-	static uint8_t big[4 * 1460];
+	uint32_t m = c->mss;
+	static uint8_t big[2 * 1460];
 	uint64_t t0 = f.now;
-	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
-	fx_at(&f, t0 + 3300 * US);
-	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
-	ck_assert_uint_eq(f.nout - f.next, 4);
-	uint32_t tsval = f.out[f.next + 3].r.tsval;
-	f.next = f.nout;
-	fx_at(&f, t0 + 10400 * US);
-	peer_ack(&f, una + 4 * m, tsval, 0, 0);
+	uint32_t tsval, una = four_acked_after_newest(&f, c, &tsval);
 	struct cc_cubic_info ci;
 	ck_assert(cc_cubic_info_of(c->cc.ops, c->cc.priv, &ci));
 	ck_assert_uint_eq(ci.delay_min_us, 7100);
 	/* Four more, two at t1 and two at t1 + 2 ms; the first is lost and
 	 * a duplicate ACK at t1 + 8.5 ms SACKs the last two: 6.5 ms. */
-	una += 4 * m;
 	uint64_t t1 = t0 + 20 * MS;
 	fx_at(&f, t1);
 	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
@@ -493,22 +504,14 @@ START_TEST(bbr_rtt_is_ca_rtt)
 	struct tcb *c = fx_passive(&f, true, NULL);
 	ck_assert_str_eq(c->cc.ops->name, "bbr");
 	ck_assert(c->flags & TCB_F_TS);
-	uint32_t m = c->mss, una = c->send.una;
-	static uint8_t big[4 * 1460];
-	uint64_t t0 = f.now;
-	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
-	fx_at(&f, t0 + 3300 * US);
-	ck_assert_int_eq(tcp_send(f.tcp, c, big, 2 * m, f.now), (int)(2 * m));
-	uint32_t tsval = f.out[f.nout - 1].r.tsval;
-	f.next = f.nout;
-	fx_at(&f, t0 + 10400 * US);
-	peer_ack(&f, una + 4 * m, tsval, 0, 0);
+	uint32_t m = c->mss, tsval;
+	static uint8_t big[1460];
+	uint32_t una = four_acked_after_newest(&f, c, &tsval);
 	struct cc_bbr_info bi;
 	ck_assert(cc_bbr_info_of(c->cc.ops, c->cc.priv, &bi));
 	ck_assert_uint_eq(bi.min_rtt_us, 7100);
 	/* one segment, lost: the RTO resends it and the ACK of the resent
 	 * one, 0.3 ms later, echoes its TSval */
-	una += 4 * m;
 	ck_assert_int_eq(tcp_send(f.tcp, c, big, m, f.now), (int)m);
 	f.next = f.nout;
 	uint64_t t1 = f.now;
