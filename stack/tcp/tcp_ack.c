@@ -285,8 +285,7 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		tcp_rec_sack(tcp, tcb, h, prior_sacked, &in);
 		/* Linux's tcp_clean_rtx_queue calls pkts_acked for an ACK
 		 * that moved nothing too, with the newly SACKed segments' RTT */
-		bool cum;
-		ca_rtt = tcp_rate_ca_rtt_us(tcp, tcb, &cum);
+		ca_rtt = tcp_rate_ca_rtt_us(tcp, tcb, NULL);
 		if (ack == tcb->send.una && tcb->send.una != tcb->send.max && !s->handshake)
 			tcp_cc_pkts_acked(tcb, 0, ca_rtt);
 		tcp_rec_ack(tcp, tcb, h, prior_una, &in, dup_shape);

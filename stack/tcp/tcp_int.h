@@ -409,8 +409,8 @@ void tcp_rate_delivered(struct tcb *tcb, const struct tcp_rack_seg *g);
 /* A resent segment SACKed earlier is cumulatively acknowledged now. */
 void tcp_rate_rtx_acked(struct tcb *tcb);
 /* The RTT the CC sees for the ACK being processed, from its records, in µs
- * (Linux's ca_rtt_us); -1 when they give none. *cum: whether a segment
- * sent once was cumulatively acknowledged (Linux's seq_rtt_us >= 0). */
+ * (Linux's ca_rtt_us); -1 when they give none. *cum (unless NULL): whether
+ * a segment sent once was cumulatively acknowledged (seq_rtt_us >= 0). */
 int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb, bool *cum);
 void tcp_rate_ack_begin(struct tcb *tcb);
 /* The ACK's rate sample; rtt_us: its ca_rtt_us as the CC was given it

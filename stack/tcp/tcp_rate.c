@@ -93,10 +93,11 @@ void tcp_rate_rtx_acked(struct tcb *tcb)
 int32_t tcp_rate_ca_rtt_us(const struct tcp *tcp, const struct tcb *tcb, bool *cum)
 {
 	const struct tcp_rate_ack *a = &tcp->rate_ack;
-	*cum = false;
-	if (a->tcb != tcb)
+	bool mine = a->tcb == tcb;
+	if (cum)
+		*cum = mine && a->ca_cum_ns && !a->cum_rtx;
+	if (!mine)
 		return -1;
-	*cum = a->ca_cum_ns && !a->cum_rtx;
 	uint64_t sent = a->ca_sack_ns ? a->ca_sack_ns : a->cum_rtx ? 0 : a->ca_cum_ns;
 	if (!sent)
 		return -1;
