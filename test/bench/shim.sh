@@ -114,22 +114,22 @@ shim_shim() {
 	record shim_shim_memif crr64 per_s "${crr[@]}"
 }
 
+# rr_crr_reps CONFIG SERVER-PREFIX CLIENT-PREFIX HOST: rr_crr REPS times,
+# its figures recorded as CONFIG's
+rr_crr_reps() {
+	local r rr50=() rr99=() rr999=() crr=()
+	for ((r = 0; r < REPS; r++)); do
+		rr_crr "$@"
+	done
+	record_rr "$1"
+	record "$1" crr64 per_s "${crr[@]}"
+}
 # shim_kernel_rr SUFFIX PEER-PREFIX: RR and CRR both ways against the kernel
 # peer under PEER-PREFIX, as shim_to_kernel$SUFFIX and kernel_to_shim$SUFFIX
 shim_kernel_rr() {
-	local rr50=() rr99=() rr999=() crr=()
 	UP=(kernel_up)
-	for ((r = 0; r < REPS; r++)); do
-		rr_crr shim_to_kernel$1 "timeout 90 $2" "timeout 90 $SHIM_A" $IP4_B
-	done
-	record_rr shim_to_kernel$1
-	record shim_to_kernel$1 crr64 per_s "${crr[@]}"
-	rr50=() rr99=() rr999=() crr=()
-	for ((r = 0; r < REPS; r++)); do
-		rr_crr kernel_to_shim$1 "timeout 90 $SHIM_A" "timeout 90 $2" $IP4_A
-	done
-	record_rr kernel_to_shim$1
-	record kernel_to_shim$1 crr64 per_s "${crr[@]}"
+	rr_crr_reps shim_to_kernel$1 "timeout 90 $2" "timeout 90 $SHIM_A" $IP4_B
+	rr_crr_reps kernel_to_shim$1 "timeout 90 $SHIM_A" "timeout 90 $2" $IP4_A
 }
 
 SHIM_SOCK=$TMP/shim.sock
