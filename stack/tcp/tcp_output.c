@@ -402,6 +402,29 @@ static void cwnd_validate(struct tcb *tcb, bool sent)
 	}
 }
 
+/* What cwnd lets out of recovery: the window less what is in the network,
+ * which for a SACK connection with SACKed or lost data is pipe (RFC 6675),
+ * as Linux's tcp_cwnd_test counts tcp_packets_in_flight in every state.
+ * Counting the bytes past snd_una instead, a connection whose recovery
+ * ended with new holes below SACKed data sent nothing until the next
+ * recovery began, and began it at the flight it had drained to (BBR sets
+ * cwnd to that flight). Without SACK, two segments more on the first
+ * duplicate ACKs (RFC 3042); a rewound snd_nxt (go-back-N after a path MTU
+ * drop) has only what lies below it in flight. */
+static uint32_t cwnd_room(struct tcb *tcb, uint32_t inflight)
+{
+	uint64_t cw = (uint64_t)tcb->cc.cwnd * tcb->mss;
+	uint32_t flight = inflight;
+	if ((tcb->flags & TCB_F_SACK) && (tcb->sb.n || tcb->rack.nlost)) {
+		uint32_t pipe = tcp_sb_pipe(tcb);
+		if (pipe < flight)
+			flight = pipe;
+	} else {
+		cw += tcp_rec_lt_bytes(tcb);
+	}
+	return cw > flight ? (uint32_t)(cw - flight < UINT32_MAX ? cw - flight : UINT32_MAX) : 0;
+}
+
 int tcp_output(struct tcp *tcp, struct tcb *tcb)
 {
 	int sent = 0;
@@ -430,17 +453,12 @@ int tcp_output(struct tcp *tcp, struct tcb *tcb)
 		bool fin_due = fin_q && SEQ_LEQ(tcb->send.nxt, tcb->fin_seq);
 		if (!avail && !fin_due)
 			break;
-		uint64_t cwnd_b = (uint64_t)tcb->cc.cwnd * tcb->mss + tcp_rec_lt_bytes(tcb);
-		uint64_t wnd = tcb->send.wnd < cwnd_b ? tcb->send.wnd : cwnd_b;
 		uint32_t inflight = tcb->send.nxt - tcb->send.una;
-		uint32_t usable = wnd > inflight ? (uint32_t)(wnd - inflight) : 0;
-		if (rec) {
-			/* the receive window as always, the congestion window
-			 * as recovery counts it (pipe, PRR) */
-			uint32_t rw = tcb->send.wnd > inflight ? tcb->send.wnd - inflight : 0;
-			uint32_t rr = tcp_rec_room(tcb);
-			usable = rw < rr ? rw : rr;
-		}
+		uint32_t rw = tcb->send.wnd > inflight ? tcb->send.wnd - inflight : 0;
+		/* the receive window as always, the congestion window as
+		 * recovery counts it (pipe, PRR) in recovery */
+		uint32_t cr = rec ? tcp_rec_room(tcb) : cwnd_room(tcb, inflight);
+		uint32_t usable = rw < cr ? rw : cr;
 		uint32_t room = tcp_seg_room(tcb);
 		uint32_t len = avail < room ? avail : room;
 		if (len > usable)

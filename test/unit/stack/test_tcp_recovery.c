@@ -485,6 +485,38 @@ START_TEST(growth_counts_delivered)
 }
 END_TEST
 
+/* A recovery that ends with a new hole below SACKed data: segment 14, sent
+ * in it, is lost and one ACK SACKs 15 and 16 (a receiver's ACK of two,
+ * fewer than DupThresh). Outside recovery the window counts what is in the
+ * network (pipe), as Linux's tcp_cwnd_test counts tcp_packets_in_flight in
+ * its Disorder state: two segments left it, two new ones go. Counting every
+ * byte past snd_una, only limited transmit's one segment went (RFC 3042),
+ * and under RACK, which waits a reordering window before it marks, SACKed
+ * data held the window shut until the next recovery. */
+START_TEST(open_window_counts_pipe)
+{
+	struct sp p;
+	sp_init(&p, NSEG);
+	sp_rx(&p, 0);
+	for (unsigned i = 2; i < 14; i++)
+		sp_rx(&p, i);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq((p.c->rec.recover - p.base) / SEG, 14);
+	sp_rx(&p, 1);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->send.una, p.base + 14 * SEG);
+	uint32_t cwnd = p.c->cc.cwnd, high = p.high;
+	ck_assert_uint_eq(high - p.c->send.una, cwnd * SEG); /* the window is full */
+	p.have[15] = p.have[16] = true;
+	sp_ack(&p, 15);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_OPEN);
+	ck_assert_uint_eq(p.c->cc.cwnd, cwnd);
+	ck_assert_uint_eq(p.high, high + 2 * SEG);
+	ck_assert_uint_eq(tcp_sb_pipe(p.c), cwnd * SEG);
+	fx_fini(&p.f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -500,6 +532,7 @@ int main(void)
 	tcase_add_test(tc, prr_spreads_over_prior_cwnd);
 	tcase_add_test(tc, prr_no_extra_on_sack_only);
 	tcase_add_test(tc, growth_counts_delivered);
+	tcase_add_test(tc, open_window_counts_pipe);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -213,9 +213,13 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 	}
 	if (SEQ_LT(seq, c->send.una))
 		violation(me, "segment at %u below snd_una %u (len %u)", seq, c->send.una, len);
-	if (len && seq != c->send.una && c->rec.mode != TCP_SB_OPEN) {
-		/* SACK recovery counts what is in the network (RFC 6675
-		 * pipe), a segment at a time, within the receive window. */
+	bool probe = c->tlp.out && seq == c->tlp.high && len <= c->mss;
+	bool sacked = (c->flags & TCB_F_SACK) && (c->sb.n || c->rack.nlost);
+	if (len && seq != c->send.una && (c->rec.mode != TCP_SB_OPEN || (sacked && !probe))) {
+		/* SACK recovery, and a SACK connection with SACKed or lost
+		 * data outside it (Linux's tcp_cwnd_test), counts what is in
+		 * the network (RFC 6675 pipe), a segment at a time, within
+		 * the receive window. */
 		uint64_t cw = (uint64_t)c->cc.cwnd * c->mss;
 		uint32_t pipe = tcp_sb_pipe(c);
 		if (pipe >= cw + c->mss)
@@ -224,8 +228,7 @@ static void check_segment(struct side *me, struct tcb *c, uint32_t seq, uint32_t
 		if ((uint64_t)(seq + len - c->send.una) > c->send.wnd)
 			violation(me, "data to %u beyond the receive window (%u bytes, %u)",
 				  seq + len, c->send.wnd, seq + len - c->send.una);
-	} else if (len && seq != c->send.una &&
-		   !(c->tlp.out && seq == c->tlp.high && len <= c->mss)) {
+	} else if (len && seq != c->send.una && !probe) {
 		/* cwnd, and two more segments on the first duplicate ACKs (RFC
 		 * 3042); a tail loss probe of new data goes whatever cwnd says
 		 * (RFC 8985 §7.3). */
