@@ -106,6 +106,9 @@ static void iv_stream(struct sp_jw *w, const struct sp_stream *s, double from, d
 		sp_jw_int(w, "rtt", s->ti.srtt_us);
 		sp_jw_int(w, "rttvar", s->ti.rttvar_us);
 		sp_jw_int(w, "pmtu", s->ti.mss + 40);
+		/* not in iperf3's intervals: Linux's tcpi_pacing_rate, bytes a second */
+		if (s->ti.pacing_rate != UINT64_MAX)
+			sp_jw_u64(w, "pacing_rate", s->ti.pacing_rate);
 	}
 	sp_jw_bool(w, "omitted", false);
 	sp_jw_bool(w, "sender", s ? s->sender : true);
