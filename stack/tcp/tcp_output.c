@@ -402,7 +402,7 @@ static void cwnd_validate(struct tcb *tcb, bool sent)
 	}
 }
 
-/* What cwnd lets out of recovery: the window less what is in the network,
+/* What cwnd lets out outside recovery: the window less what is in the network,
  * which for a SACK connection with SACKed or lost data is pipe (RFC 6675),
  * as Linux's tcp_cwnd_test counts tcp_packets_in_flight in every state.
  * Counting the bytes past snd_una instead, a connection whose recovery
@@ -422,7 +422,8 @@ static uint32_t cwnd_room(struct tcb *tcb, uint32_t inflight)
 	} else {
 		cw += tcp_rec_lt_bytes(tcb);
 	}
-	return cw > flight ? (uint32_t)(cw - flight < UINT32_MAX ? cw - flight : UINT32_MAX) : 0;
+	uint64_t room = cw > flight ? cw - flight : 0;
+	return room < UINT32_MAX ? (uint32_t)room : UINT32_MAX;
 }
 
 int tcp_output(struct tcp *tcp, struct tcb *tcb)
