@@ -322,7 +322,7 @@ static void update_ack_aggregation(struct tcp_cc_view *v, const struct tcp_rate_
 	}
 	uint32_t now = us_now(v), acked = segs_of(v, rs->acked_sacked);
 	uint64_t expected = ((uint64_t)max_bw(b) * (now - b->ack_epoch_us) >> BW_SCALE) / mss_of(v);
-	if (b->ack_epoch_acked <= expected || b->ack_epoch_acked + acked >= ACK_EPOCH_MAX + 1) {
+	if (b->ack_epoch_acked <= expected || b->ack_epoch_acked + acked > ACK_EPOCH_MAX) {
 		b->ack_epoch_acked = 0; /* slower than the estimate: a new epoch */
 		b->ack_epoch_us = now;
 		expected = 0;
