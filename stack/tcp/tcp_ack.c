@@ -13,11 +13,8 @@ static void ecn_ece(struct tcp *tcp, struct tcb *tcb)
 	/* RFC 3168 §6.1.2: reduce once per window of data. */
 	if (tcb->cc.ca_state != TCP_CA_OPEN && tcb->cc.ca_state != TCP_CA_DISORDER)
 		return;
-	tcp_rec_no_undo(tcb); /* a congestion signal is never undone (Linux tcp_enter_cwr) */
-	tcp_cc_cwr(tcb);
-	tcp_rec_set_recover(tcb, tcb->send.max);
+	tcp_rec_cwr_begin(tcb);
 	tcb->flags |= TCB_F_CWR_PENDING;
-	tcp_cc_set_state(tcb, TCP_CA_CWR);
 }
 
 static uint32_t segs_of(const struct tcb *tcb, uint32_t bytes)
@@ -115,16 +112,17 @@ static int32_t ack_take(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr 
 	return rtt_us;
 }
 
-/* The CC's growth for an ACK that recovery left alone: none while an ECE's
- * reduction (CWR) lasts, as Linux's tcp_cong_control, which sizes the
- * window by tcp_cwnd_reduction alone in CWR and Recovery; the window stays
- * at ssthresh, where Linux's ends (tcp_end_cwnd_reduction). */
-static void ack_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t segs)
+/* The window for an ACK of new data that recovery left alone: while an
+ * ECE's reduction (CWR) lasts PRR sizes it, never the CC (Linux's
+ * tcp_cong_control); after it, and after an RTO's recovery point, the CC
+ * grows it. delivered: bytes ACKed or SACKed that were not before. */
+static void ack_cong_avoid(struct tcb *tcb, uint32_t ack, uint32_t delivered)
 {
+	if (tcb->cc.ca_state == TCP_CA_CWR && tcp_rec_cwr_ack(tcb, delivered, true))
+		return;
 	if (tcb->cc.ca_state != TCP_CA_OPEN && SEQ_GEQ(ack, tcb->rec.recover))
 		tcp_cc_set_state(tcb, TCP_CA_OPEN);
-	if (tcb->cc.ca_state != TCP_CA_CWR)
-		tcp_cc_cong_avoid(tcb, ack, segs);
+	tcp_cc_cong_avoid(tcb, ack, delivered ? segs_of(tcb, delivered) : 0);
 }
 
 /* The window after an ACK of new data: SACK recovery (tcp_recovery.c),
@@ -143,7 +141,7 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 			 * them fills */
 			int64_t d = (int64_t)(ack - prior_una) + (int64_t)tcb->sb.sacked -
 				    (int64_t)in->prior_sacked;
-			ack_cong_avoid(tcb, ack, d > 0 ? segs_of(tcb, (uint32_t)d) : 0);
+			ack_cong_avoid(tcb, ack, d > 0 ? (uint32_t)d : 0);
 		}
 	} else if (tcb->flags & TCB_F_IN_RECOVERY) {
 		if (SEQ_GEQ(ack, tcb->rec.recover)) {
@@ -158,7 +156,7 @@ static void ack_grow(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 			tcp_retransmit_head(tcp, tcb);
 		}
 	} else {
-		ack_cong_avoid(tcb, ack, segs);
+		ack_cong_avoid(tcb, ack, ack - prior_una);
 	}
 	tcp_cc_ack_done(tcb);
 }
@@ -220,10 +218,14 @@ static void ack_dup_newreno(struct tcp *tcp, struct tcb *tcb, uint32_t ack)
 		tcp_cc_set_cwnd(tcb, tcb->cc.cwnd + 1); /* RFC 6582 §3.2 (4): inflate */
 	} else if (dupacks == 3 && tcb->cc.ca_state != TCP_CA_LOSS &&
 		   SEQ_GT(ack, tcb->rec.recover - 1)) {
-		/* RFC 6582 §3.2 (2): fast retransmit, enter recovery. */
+		/* RFC 6582 §3.2 (2): fast retransmit, enter recovery; in an
+		 * ECE's reduction with its ssthresh and recovery point
+		 * (Linux tcp_enter_recovery). */
 		tcp->stats.fast_retrans++;
-		tcp_cc_reduce(tcb);
-		tcp_rec_set_recover(tcb, tcb->send.max);
+		if (tcb->cc.ca_state != TCP_CA_CWR) {
+			tcp_cc_reduce(tcb);
+			tcp_rec_set_recover(tcb, tcb->send.max);
+		}
 		tcb->flags |= TCB_F_IN_RECOVERY;
 		tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 		tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh + 3);
@@ -288,7 +290,10 @@ bool tcp_ack_input(struct tcp *tcp, struct tcb *tcb, const struct seg_ctx *s)
 		ca_rtt = tcp_rate_ca_rtt_us(tcp, tcb, NULL);
 		if (ack == tcb->send.una && tcb->send.una != tcb->send.max && !s->handshake)
 			tcp_cc_pkts_acked(tcb, 0, ca_rtt);
-		tcp_rec_ack(tcp, tcb, h, prior_una, &in, dup_shape);
+		/* in an ECE's reduction what it SACKed counts for PRR */
+		if (!tcp_rec_ack(tcp, tcb, h, prior_una, &in, dup_shape) &&
+		    tcb->cc.ca_state == TCP_CA_CWR && in.res.sacked_delta > 0)
+			tcp_rec_cwr_ack(tcb, (uint32_t)in.res.sacked_delta, false);
 	} else if (ack == tcb->send.una && s->len == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
 		   !wnd_changed && tcb->send.max != tcb->send.una) {
 		ack_dup_newreno(tcp, tcb, ack);

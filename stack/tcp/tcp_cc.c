@@ -134,20 +134,13 @@ void tcp_cc_reduce(struct tcb *tcb)
 	new_ssthresh(tcb);
 }
 
-void tcp_cc_cwr(struct tcb *tcb)
-{
-	tcb->cc.cwnd_cnt = 0;
-	tcb->cc.prior_cwnd = tcb->cc.cwnd;
-	new_ssthresh(tcb);
-	tcb->cc.cwnd = tcb->cc.ssthresh;
-}
-
-void tcp_cc_rto(struct tcb *tcb)
+void tcp_cc_rto(struct tcb *tcb, bool reduce)
 {
 	/* RFC 5681 §3.1 (4)-(5): ssthresh from the CC, loss window of one. */
-	if (tcb->cc.ca_state != TCP_CA_LOSS)
+	if (reduce) {
 		tcp_cc_reduce(tcb);
-	tcp_cc_event(tcb, CA_EVENT_LOSS);
+		tcp_cc_event(tcb, CA_EVENT_LOSS);
+	}
 	tcp_cc_set_state(tcb, TCP_CA_LOSS);
 	tcb->cc.cwnd = 1;
 	tcb->cc.cwnd_cnt = 0;

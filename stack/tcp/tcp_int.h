@@ -472,6 +472,11 @@ void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
 /* F-RTO step 2b asked this output to send new data, not holes (once). */
 bool tcp_rec_take_frto_new(struct tcb *tcb);
 void tcp_rec_no_undo(struct tcb *tcb); /* a congestion signal: no undo of it */
+/* An ECE's reduction (CA state CWR) begins, and then an ACK that
+ * delivered bytes in it: false when the reduction is over (cwnd at
+ * ssthresh, CA state open) and the CC may grow the window again. */
+void tcp_rec_cwr_begin(struct tcb *tcb);
+bool tcp_rec_cwr_ack(struct tcb *tcb, uint32_t delivered, bool una_advanced);
 /* RFC 6582's recovery point: a reduction (ECE, NewReno's fast retransmit,
  * an RTO) or the handshake's ISS sets it (tcp_rec.h has the per-ACK
  * writes to tcb->rec). */
@@ -491,8 +496,8 @@ void tcp_cc_set_clamp(struct tcb *tcb, uint32_t clamp); /* TCP_BPF_SNDCWND_CLAMP
 /* A reduction begins: prior_* keep the window for an undo, ssthresh from
  * the CC within the clamp. */
 void tcp_cc_reduce(struct tcb *tcb);
-void tcp_cc_cwr(struct tcb *tcb);  /* ECE (RFC 3168 §6.1.2): cwnd to the new ssthresh */
-void tcp_cc_rto(struct tcb *tcb);  /* RFC 5681 §3.1 (4)-(5), loss window of one */
+/* RFC 5681 §3.1 (4)-(5), loss window of one; reduce: a new ssthresh too. */
+void tcp_cc_rto(struct tcb *tcb, bool reduce);
 void tcp_cc_undo(struct tcb *tcb); /* the reduction was spurious */
 /* After an ACK's window growth: the clamp, max_cwnd. */
 void tcp_cc_ack_done(struct tcb *tcb);

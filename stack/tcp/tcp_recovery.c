@@ -137,11 +137,25 @@ void tcp_rec_established(struct tcb *tcb)
 	tcb->rec.lost_high = tcb->send.iss + 1;
 }
 
+/* Linux tcp_init_cwnd_reduction: ssthresh from the CC, and PRR counts
+ * anew from the window at this point, up to RecoveryPoint = HighData. */
+static void begin_reduction(struct tcb *tcb)
+{
+	tcp_cc_reduce(tcb);
+	tcb->rec.recover = tcb->send.max;
+	tcb->rec.prr_delivered = 0;
+	tcb->rec.prr_out = 0;
+}
+
 static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 {
 	tcp->stats.fast_retrans++;
-	tcp_cc_reduce(tcb);
-	tcb->rec.recover = tcb->send.max; /* RecoveryPoint = HighData */
+	/* Linux tcp_enter_recovery: a loss found while an ECE's reduction
+	 * runs continues that reduction (its ssthresh, PRR counts and
+	 * recovery point) and has nothing to undo: the ECE cannot be. */
+	bool in_cwr = tcb->cc.ca_state == TCP_CA_CWR;
+	if (!in_cwr)
+		begin_reduction(tcb);
 	tcb->flags |= TCB_F_IN_RECOVERY;
 	tcp_cc_set_state(tcb, TCP_CA_RECOVERY);
 	tcb->rec.mode = TCP_SB_RECOVERY;
@@ -151,10 +165,34 @@ static void enter_recovery(struct tcp *tcp, struct tcb *tcb)
 	 * recovery was entered: it counts as lost. With RACK only what RACK
 	 * marked is (Linux tcp_recovery=1). */
 	tcb->rec.lost_high = tcp_rack_on(tcb) ? tcb->send.una : tcb->send.una + 1;
-	tcb->rec.prr_delivered = 0;
-	tcb->rec.prr_out = 0;
 	tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb); /* Linux retrans_stamp */
-	arm_undo(tcb);
+	if (!in_cwr)
+		arm_undo(tcb);
+}
+
+/* RFC 3168 §6.1.2 as Linux's tcp_enter_cwr: ssthresh from the CC once a
+ * window, never undone, and cwnd brought down to it over the round by
+ * the same PRR that recovery runs (tcp_cwnd_reduction), not cut at once. */
+void tcp_rec_cwr_begin(struct tcb *tcb)
+{
+	tcb->rec.undo = false;
+	begin_reduction(tcb);
+	tcp_cc_set_state(tcb, TCP_CA_CWR);
+}
+
+bool tcp_rec_cwr_ack(struct tcb *tcb, uint32_t delivered, bool una_advanced)
+{
+	/* Linux holds CWR until something above the point is ACKed, so that
+	 * the CWR flag reached the receiver; then the window is ssthresh
+	 * (tcp_end_cwnd_reduction). */
+	if (SEQ_GT(tcb->send.una, tcb->rec.recover)) {
+		if (!tcb->cc.ops->cong_control)
+			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
+		tcp_cc_set_state(tcb, TCP_CA_OPEN);
+		return false;
+	}
+	prr_ack(tcb, delivered, una_advanced, false);
+	return true;
 }
 
 /* The RTO was spurious: undo its reduction (Linux tcp_try_undo_loss). */
@@ -337,7 +375,7 @@ void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx)
 {
 	if (rtx && tcb->rec.undo)
 		tcb->rec.undo_retrans++;
-	if (tcb->rec.mode != TCP_SB_RECOVERY)
+	if (tcb->rec.mode != TCP_SB_RECOVERY && tcb->cc.ca_state != TCP_CA_CWR)
 		return;
 	tcb->rec.prr_out += seglen;
 	tcb->rec.snd_budget = tcb->rec.snd_budget > seglen ? tcb->rec.snd_budget - seglen : 0;

@@ -259,6 +259,19 @@ static void syn_timeout(struct tcp *tcp, struct tcb *tcb)
 	tcp_so_retrans(tcp, tcb, tcb->send.iss, 1, 0);
 }
 
+/* Linux tcp_enter_loss: a new ssthresh only if none was taken within this
+ * window: from Open, once the ACKs passed the last reduction's recovery
+ * point, or in Loss after the ACKs made progress since the last timeout
+ * (retransmits is this timeout's count: 1 after a reset). A timeout in a
+ * recovery or an ECE's reduction keeps the ssthresh that one took. */
+static bool rto_reduces(const struct tcb *tcb)
+{
+	uint8_t st = tcb->cc.ca_state;
+	return st == TCP_CA_OPEN || st == TCP_CA_DISORDER ||
+	       !SEQ_GT(tcb->rec.recover, tcb->send.una) ||
+	       (st == TCP_CA_LOSS && tcb->rtx.retransmits == 1);
+}
+
 static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 {
 	if (tcb->state == TCP_SYN_SENT || tcb->state == TCP_SYN_RECEIVED) {
@@ -297,7 +310,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcb->rtx.first_ns = tcp->now;
 	tcb->rtx.retransmits++;
 	tcp->stats.rto++;
-	tcp_cc_rto(tcb);
+	tcp_cc_rto(tcb, rto_reduces(tcb));
 	tcp_rec_dupacks_reset(tcb);
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
 	tcp_rec_set_recover(tcb, tcb->send.max);

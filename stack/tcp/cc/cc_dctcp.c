@@ -139,10 +139,9 @@ static void dctcp_cwnd_event(struct tcp_cc_view *v, enum tcp_ca_event ev)
 		dctcp_ece_update(v, 0);
 		break;
 	case CA_EVENT_LOSS:
-		/* Linux raises it on the first RTO only (tcp_enter_loss); a
-		 * backed-off RTO keeps the ssthresh the first one set. */
-		if (v->ca_state != TCP_CA_LOSS)
-			dctcp_react_to_loss(v);
+		/* raised only by an RTO that reduces (tcp_cc_rto), as Linux's
+		 * tcp_enter_loss: a backed-off one keeps the first's ssthresh */
+		dctcp_react_to_loss(v);
 		break;
 	default:
 		break;

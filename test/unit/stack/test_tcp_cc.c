@@ -693,11 +693,13 @@ END_TEST
 START_TEST(no_growth_in_cwr)
 {
 	/* Linux's tcp_cong_control sizes the window by tcp_cwnd_reduction
-	 * alone in CWR, never by cong_avoid: after an ECE's cut to ssthresh
-	 * the window does not grow until the ACKs pass what was in flight at
-	 * the ECE (the recovery point), then grows again. Reno on an ECN
-	 * connection, ten segments: the ECE on the first ACK halves 10 to 5;
-	 * in congestion avoidance the ACKs of 8 segments would add one. */
+	 * (PRR) alone in CWR, never by cong_avoid: an ECE brings the window
+	 * down to ssthresh over the round, and it does not grow until an ACK
+	 * passes what was in flight at the ECE (the recovery point: Linux
+	 * holds CWR until something above it is ACKed), then grows again.
+	 * Reno on an ECN connection, ten segments: the ECE on the first ACK
+	 * sets ssthresh 5; in congestion avoidance the ACKs of 8 segments
+	 * would add one. */
 	struct fx f;
 	struct tcb *c = dctcp_conn(&f);
 	ck_assert_int_eq(tcp_setsockopt(c, 6, 13, "reno", 4, false), 0);
@@ -705,25 +707,31 @@ START_TEST(no_growth_in_cwr)
 	static uint8_t big[10 * 1460];
 	ck_assert_int_eq(tcp_send(f.tcp, c, big, 10 * m, f.now), (int)(10 * m));
 	f.next = f.nout;
+	uint32_t end = c->send.max;
 	struct tcp_repr a = fx_repr(f.peer_seq, una + 2 * m, TCP_ACK | TCP_ECE, 65535);
 	fx_send(&f, &a, NULL, 0);
 	ck_assert_uint_eq(c->cc.ssthresh, 5);
-	ck_assert_uint_eq(c->cc.cwnd, 5);
 	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_CWR);
+	/* PRR with prior_cwnd 10: 8 in flight above ssthresh, the ACKs of
+	 * 2 and 4 segments let ceil(2·5/10) and ceil(4·5/10) out (cwnd =
+	 * pipe + that: 9, 8); at or below ssthresh the window is ssthresh. */
+	ck_assert_uint_eq(c->cc.cwnd, 9);
+	static const uint32_t want[] = {8, 5, 5};
 	for (uint32_t k = 4; k <= 8; k += 2) {
 		a = fx_repr(f.peer_seq, una + k * m, TCP_ACK, 65535);
 		fx_send(&f, &a, NULL, 0);
-		ck_assert_uint_eq(c->cc.cwnd, 5);
+		ck_assert_uint_eq(c->cc.cwnd, want[k / 2 - 2]);
 	}
-	/* past the recovery point: Open, and the ACKs grow it again */
-	uint32_t end = c->send.max;
 	a = fx_repr(f.peer_seq, end, TCP_ACK, 65535);
 	fx_send(&f, &a, NULL, 0);
-	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_OPEN);
+	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_CWR);
+	ck_assert_uint_eq(c->cc.cwnd, 5);
+	/* past the recovery point: Open at ssthresh, and the ACKs grow it */
 	f.next = f.nout;
 	ck_assert_int_eq(tcp_send(f.tcp, c, big, 5 * m, f.now), (int)(5 * m));
 	a = fx_repr(f.peer_seq, end + 5 * m, TCP_ACK, 65535);
 	fx_send(&f, &a, NULL, 0);
+	ck_assert_uint_eq(c->cc.ca_state, TCP_CA_OPEN);
 	ck_assert_uint_eq(c->cc.cwnd, 6);
 	fx_fini(&f);
 }

@@ -263,16 +263,24 @@ START_TEST(ecn_echo_and_cwr)
 	f.next = f.nout;
 	tcp_send_ack(f.tcp, c);
 	ck_assert_uint_eq(fx_pop(&f)->r.flags, TCP_ACK);
-	/* ECE from the peer halves cwnd once and sets CWR on the next data */
+	/* ECE from the peer halves ssthresh once and sets CWR on the next
+	 * data. PRR sizes the window meanwhile, as Linux's
+	 * tcp_cwnd_reduction: nothing in flight, one segment delivered and
+	 * one more for the ACK that moved snd_una: 2. */
 	uint32_t cw = c->cc.cwnd;
 	tcp_send(f.tcp, c, "w", 1, f.now);
 	f.next = f.nout;
 	struct tcp_repr ece = fx_repr(1003, c->send.nxt, TCP_ACK | TCP_ECE, 65535);
 	fx_send(&f, &ece, NULL, 0);
-	ck_assert_uint_eq(c->cc.cwnd, cw / 2);
+	ck_assert_uint_eq(c->cc.ssthresh, cw / 2);
+	ck_assert_uint_eq(c->cc.cwnd, 2);
 	tcp_send(f.tcp, c, "v", 1, f.now);
 	e = fx_pop(&f);
 	ck_assert(e->r.flags & TCP_CWR);
+	/* its ACK is above the point: the reduction ends at ssthresh */
+	ece = fx_repr(1003, c->send.nxt, TCP_ACK, 65535);
+	fx_send(&f, &ece, NULL, 0);
+	ck_assert_uint_eq(c->cc.cwnd, cw / 2);
 	fx_fini(&f);
 }
 END_TEST

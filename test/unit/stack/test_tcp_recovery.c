@@ -20,6 +20,7 @@ struct sp {
 	unsigned nrtx;
 	uint32_t high; /* highest end sent */
 	unsigned last;
+	bool ece; /* the peer's ACKs echo a CE mark */
 };
 
 static void sp_collect(struct sp *p)
@@ -37,14 +38,11 @@ static void sp_collect(struct sp *p)
 	}
 }
 
-static void sp_init(struct sp *p, unsigned nsegs_queued)
+static void sp_init_rack(struct sp *p, unsigned nsegs_queued, bool rack)
 {
 	memset(p, 0, sizeof(*p));
 	fx_init(&p->f);
-	/* The scripts check RFC 6675's DupThresh rules, which RACK replaces
-	 * (tcp_recovery = 0); RACK is checked over time in
-	 * test_tcp_recovery_sim.c. */
-	p->f.tcp->cfg.no_rack = true;
+	p->f.tcp->cfg.no_rack = !rack;
 	p->c = fx_active(&p->f, true);
 	/* The scripts count on Reno's halving (PRR's budget); the stack's
 	 * default is cubic. */
@@ -60,6 +58,14 @@ static void sp_init(struct sp *p, unsigned nsegs_queued)
 	sp_collect(p);
 }
 
+static void sp_init(struct sp *p, unsigned nsegs_queued)
+{
+	/* The scripts check RFC 6675's DupThresh rules, which RACK replaces
+	 * (tcp_recovery = 0); RACK is checked over time in
+	 * test_tcp_recovery_sim.c. */
+	sp_init_rack(p, nsegs_queued, false);
+}
+
 /* The peer sends an ACK for what it holds with SACK blocks (the range of
  * the segment that just came first, RFC 2018 §4), as a receiver would. */
 static void sp_ack(struct sp *p, unsigned just)
@@ -67,7 +73,8 @@ static void sp_ack(struct sp *p, unsigned just)
 	unsigned a = 0;
 	while (a < NSEG && p->have[a])
 		a++;
-	struct tcp_repr r = fx_repr(p->f.peer_seq, p->base + a * SEG, TCP_ACK, 4096);
+	struct tcp_repr r =
+	    fx_repr(p->f.peer_seq, p->base + a * SEG, TCP_ACK | (p->ece ? TCP_ECE : 0), 4096);
 	r.ts = true;
 	r.tsval = (uint32_t)(p->f.now / MS);
 	r.tsecr = p->c->recv.ts_recent;
@@ -517,6 +524,74 @@ START_TEST(open_window_counts_pipe)
 }
 END_TEST
 
+/* Linux tcp_enter_recovery: a loss found during an ECE's reduction (CWR)
+ * continues it: the same ssthresh, PRR's counts from the ECE on, its
+ * recovery point, and no undo (an ECE is never undone). RACK marks segment
+ * 4 lost once three segments above it are SACKed. */
+START_TEST(loss_in_cwr_keeps_its_reduction)
+{
+	struct sp p;
+	sp_init_rack(&p, NSEG, true);
+	p.c->flags |= TCB_F_ECN; /* negotiated: test_tcp_ecn.c */
+	p.f.now += 10 * MS;
+	p.ece = true;
+	sp_rx(&p, 0);
+	p.ece = false;
+	ck_assert_uint_eq(p.c->cc.ca_state, TCP_CA_CWR);
+	uint32_t ss = p.c->cc.ssthresh, prior = p.c->cc.prior_cwnd, point = p.c->rec.recover;
+	ck_assert_uint_eq(prior, 10);
+	ck_assert_uint_eq(ss, 5);
+	for (unsigned i = 1; i < 4; i++)
+		sp_rx(&p, i);
+	ck_assert_uint_eq(p.c->cc.ca_state, TCP_CA_CWR);
+	ck_assert_uint_eq(p.c->rec.prr_delivered, 4 * SEG);
+	ck_assert_uint_lt(p.c->cc.cwnd, prior); /* PRR brings it down */
+	for (unsigned i = 5; i < 8; i++)
+		sp_rx(&p, i);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
+	ck_assert_uint_eq(p.c->cc.ssthresh, ss);
+	ck_assert_uint_eq(p.c->cc.prior_cwnd, prior);
+	ck_assert_uint_eq(p.c->rec.recover, point);
+	ck_assert_uint_eq(p.c->rec.prr_delivered, 7 * SEG);
+	ck_assert(!p.c->rec.undo);
+	/* The pipe (8-12) is at ssthresh and PRR has sent before: the
+	 * retransmission waits for the next delivery, as in Linux, whose
+	 * fast retransmit is forced only while prr_out is 0. */
+	ck_assert(!rtx_has(&p, 4));
+	sp_rx(&p, 8);
+	ck_assert(rtx_has(&p, 4));
+	fx_fini(&p.f);
+}
+END_TEST
+
+/* Linux tcp_enter_loss: a timeout during a recovery keeps the ssthresh the
+ * recovery took (ssthresh is taken once a window), with a loss window of
+ * one; a second timeout without progress keeps it too. */
+START_TEST(rto_in_recovery_keeps_ssthresh)
+{
+	struct sp p;
+	sp_init(&p, NSEG);
+	p.f.tcp->cfg.no_tlp = true;
+	sp_rx(&p, 0);
+	for (unsigned i = 2; i < 10; i++)
+		sp_rx(&p, i);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_RECOVERY);
+	uint32_t ss = p.c->cc.ssthresh;
+	ck_assert_uint_eq(ss, 5);
+	ck_assert_uint_lt(p.c->cc.cwnd, 2 * ss); /* a fresh cut would take less */
+	for (int k = 0; k < 2; k++) {
+		uint64_t rto = p.c->tm.at[TCP_T_RTX];
+		ck_assert_uint_gt(rto, 0);
+		fx_at(&p.f, rto);
+		sp_collect(&p);
+		ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
+		ck_assert_uint_eq(p.c->cc.cwnd, 1);
+		ck_assert_uint_eq(p.c->cc.ssthresh, ss);
+	}
+	fx_fini(&p.f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -533,6 +608,8 @@ int main(void)
 	tcase_add_test(tc, prr_no_extra_on_sack_only);
 	tcase_add_test(tc, growth_counts_delivered);
 	tcase_add_test(tc, open_window_counts_pipe);
+	tcase_add_test(tc, loss_in_cwr_keeps_its_reduction);
+	tcase_add_test(tc, rto_in_recovery_keeps_ssthresh);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
