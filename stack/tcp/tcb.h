@@ -132,7 +132,7 @@ struct tcp_rack {
 	struct tcp_rack_seg *s;
 	uint32_t head, n, cap; /* records s[head, head + n) */
 	uint32_t nlost;	       /* records with TCP_RS_LOST */
-	uint32_t lost;	       /* segments deemed lost, for tcp_info */
+	uint32_t lost;	       /* segments ever deemed lost (Linux's tp->lost) */
 	bool whole;	       /* the records cover what is in flight */
 	bool reord;	       /* reordering seen (RFC 8985 §6.2 step 3) */
 	uint8_t reo_steps;     /* reo_wnd in min_rtt/4 steps, grown by D-SACKs */
@@ -296,7 +296,7 @@ struct tcp_cc_state {
 	uint32_t max_cwnd;		     /* largest cwnd after any ACK, for tcp_info */
 	uint32_t initial_cwnd;		     /* TCP_BPF_IW; 0 until established: TCP_INIT_CWND */
 	uint8_t ca_state;		     /* TCP_CA_* */
-	uint64_t priv[9];		     /* TCP_CC_PRIV_SIZE: the algorithm's state */
+	uint64_t priv[10];		     /* TCP_CC_PRIV_SIZE: the algorithm's state */
 };
 
 /* marked sends a connection follows at once (Linux: one per skb) */
@@ -382,7 +382,6 @@ struct tcb {
 	struct tcp_conn_counts cnt;
 	struct tcp_sack_sb sb;
 	struct tcp_recovery rec;
-	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 	struct tcp_rack rack;
 	struct tcp_tlp tlp;
 	struct tcp_rcvq_space rcvq;
@@ -395,6 +394,8 @@ struct tcb {
 		uint32_t key[TCP_TSTAMP_KEYS];
 		uint8_t n, sent;
 	} tsk;
+	/* read only once our FIN is out; here it fills tsk's tail */
+	uint32_t fin_seq; /* sequence number of our FIN when TCB_F_FIN_SENT */
 };
 /* Its size with the sub-states grouped; grow it knowingly: an idle
  * connection (tcb, socket slot, hash slots) is held to 1.3 KiB (issue 28;

@@ -27,6 +27,8 @@ static inline void view_of(struct tcb *tcb, struct tcp_cc_view *v)
 	v->cwnd_clamp = tcb->cc.cwnd_clamp;
 	v->prior_cwnd = tcb->cc.prior_cwnd;
 	v->delivered = tcb->rate.delivered;
+	v->delivered_ns = tcb->rate.delivered_ns;
+	v->lost = tcb->rack.lost;
 	v->max_pacing_rate = tcb->pace.max_rate;
 	v->ca_state = tcb->cc.ca_state;
 	v->ecn = (tcb->flags & TCB_F_ECN) != 0;

@@ -331,6 +331,7 @@ void tcp_rack_mark_all_lost(struct tcp *tcp, struct tcb *tcb)
 		if (!(g->flags & (TCP_RS_SACKED | TCP_RS_LOST))) {
 			g->flags |= TCP_RS_LOST;
 			r->nlost++;
+			r->lost++; /* Linux's tp->lost counts a timeout's marks too */
 		}
 	}
 	tcp_timer_clear(tcp, tcb, TCP_T_REO);

@@ -41,7 +41,7 @@ enum tcp_ca_event {
 /* The algorithm's sockets pace (Linux's BBR sets sk_pacing_status itself). */
 #define TCP_CC_NEEDS_PACING (1u << 1)
 #define TCP_CC_NAME_MAX	    16
-#define TCP_CC_PRIV_SIZE    72	 /* bytes of view->priv */
+#define TCP_CC_PRIV_SIZE    80	 /* bytes of view->priv */
 #define CC_MSS_DEFAULT	    536u /* RFC 9293 §3.7.1, the stack's TCP_MSS_DEFAULT */
 #define CC_INIT_CWND	    10u	 /* RFC 6928, the stack's TCP_INIT_CWND */
 #define CC_NS_PER_US	    1000ull
@@ -91,6 +91,8 @@ struct tcp_cc_view {
 	uint32_t cwnd_clamp;	   /* cwnd never exceeds it (TCP_BPF_SNDCWND_CLAMP) */
 	uint32_t prior_cwnd;	   /* cwnd before the last reduction (undo) */
 	uint64_t delivered;	   /* bytes ever delivered (tcp_rate.c) */
+	uint64_t delivered_ns;	   /* when delivered last grew */
+	uint32_t lost;		   /* segments ever deemed lost (Linux's tp->lost) */
 	uint64_t max_pacing_rate;  /* SO_MAX_PACING_RATE, bytes a second */
 	uint8_t ca_state;	   /* TCP_CA_* before this event */
 	bool ecn;		   /* ECN negotiated */
@@ -191,6 +193,7 @@ struct cc_bbr_info {
 	uint32_t min_rtt_stamp_ms;	 /* when it was taken (stack clock) */
 	uint32_t pacing_gain, cwnd_gain; /* in 256ths */
 	uint8_t mode;			 /* 0 startup, 1 drain, 2 probe_bw, 3 probe_rtt */
+	bool lt_use_bw;			 /* bw is the long-term (policer) rate */
 };
 /* false unless ops is bbr (or a table wrapping it). */
 bool cc_bbr_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_bbr_info *out);

@@ -17,9 +17,12 @@
  *             in flight for 200 ms and a round trip, so that queues drain
  *             and the minimum is measured again.
  *
+ * A token-bucket policer drops what exceeds its rate however short the
+ * queue: when intervals of heavy loss deliver at one steady rate, BBR uses
+ * that long-term rate at gain 1 for a while instead (lt_*, below).
+ *
  * Rates are kept in bytes a µs << BW_SCALE (Linux keeps segments; this
- * stack's rate samples are bytes). The long-term (policer) bandwidth model
- * and the ACK-aggregation allowance of later kernels are not done. */
+ * stack's rate samples are bytes). */
 #include "cc.h"
 
 #define BW_SCALE       16 /* bandwidth in bytes/µs << BW_SCALE */
@@ -45,6 +48,19 @@
 #define EXTRA_ACKED_WIN_RTTS 5u
 #define EXTRA_ACKED_MAX_US   100000u
 #define ACK_EPOCH_MAX	     0xFFFFFu
+/* The long-term model (Linux's bbr_lt_*): an interval of 4 to 16 rounds,
+ * not application-limited, that ends in a loss and lost at least 50/256
+ * (20 %) of what it delivered measures a rate; two in a row within 1/8
+ * (or 4 kbit/s) of each other are the policer's, used for 48 rounds. */
+#define LT_INTVL_MIN_RTTS 4u
+#define LT_LOSS_THRESH	  50u
+#define LT_BW_RATIO	  (BBR_UNIT / 8)
+#define LT_BW_DIFF	  (4000u / 8) /* bytes a second */
+#define LT_BW_MAX_RTTS	  48u
+#define LT_KIB_SHIFT	  10 /* lt_last_delivered in KiB: no wrap in an interval */
+/* Round counts are 8 bits (the state fits cc_priv): a sample's age stops
+ * at AGE_MAX, past the window, so that it never wraps back into it. */
+#define AGE_MAX 64u
 
 enum bbr_mode { BBR_STARTUP, BBR_DRAIN, BBR_PROBE_BW, BBR_PROBE_RTT };
 
@@ -52,29 +68,31 @@ static const uint16_t pacing_gain[CYCLE_LEN] = {
     BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT,
 };
 
-/* A windowed maximum kept as the best three samples of the window, each
- * younger than the one before (Kathleen Nichols' algorithm, as Linux's
- * lib/minmax.c): the best expires when the window passes it and the next
- * takes over. t is in round trips. */
-struct bbr_sample {
-	uint32_t t, v;
-};
-
+/* The bandwidth filter is a windowed maximum kept as the best three
+ * samples of the window, each younger than the one before (Kathleen
+ * Nichols' algorithm, as Linux's lib/minmax.c): the best expires when the
+ * window passes it and the next takes over. Its times are round trips. */
 struct bbr {
-	struct bbr_sample bw[3];
+	uint32_t bw[3];		     /* the three samples, best first */
+	uint8_t bw_t[3];	     /* and the rounds they were taken in */
+	uint8_t rtt_cnt;	     /* round trips counted, mod 256 */
 	uint32_t min_rtt_us;	     /* MIN_RTT_NONE before the first sample */
 	uint32_t min_rtt_stamp_ms;   /* when it was taken (ms of the stack clock) */
 	uint32_t probe_rtt_done_ms;  /* PROBE_RTT ends after it; 0: not timing */
-	uint32_t rtt_cnt;	     /* round trips counted */
 	uint32_t next_rtt_delivered; /* the round ends when delivered passes it (low bits) */
 	uint32_t cycle_stamp_us;     /* when the current gain phase began */
 	uint32_t prior_cwnd;	     /* before recovery or PROBE_RTT */
 	uint32_t full_bw;	     /* bandwidth when growth was last seen */
 	uint32_t ack_epoch_us;	     /* when the ACK-aggregation epoch began */
 	uint16_t extra_acked[2];     /* segments beyond the estimate, two windows */
-	/* bit-fields: the state fits the 72 bytes of cc_priv */
+	uint32_t lt_bw;		     /* the long-term rate; 0: none measured */
+	uint32_t lt_last_delivered;  /* at the interval's start: KiB delivered */
+	uint32_t lt_last_lost;	     /* segments lost */
+	uint32_t lt_last_stamp_ms;   /* when delivered last grew */
+	/* bit-fields: the state fits the 80 bytes of cc_priv */
 	uint32_t ack_epoch_acked : 20; /* segments delivered in the epoch */
 	uint32_t extra_acked_win_rtts : 5, extra_acked_win_idx : 1;
+	uint32_t lt_rtt_cnt : 6, lt_is_sampling : 1, lt_use_bw : 1;
 	uint32_t mode : 2, cycle_idx : 3;
 	uint32_t pacing_gain : 10, cwnd_gain : 10;
 	uint32_t prev_ca_state : 3, full_bw_cnt : 2;
@@ -111,40 +129,73 @@ static uint32_t segs_of(const struct tcp_cc_view *v, uint64_t bytes)
 
 static uint32_t max_bw(const struct bbr *b)
 {
-	return b->bw[0].v;
+	return b->bw[0];
 }
 
-static void bw_reset(struct bbr *b, uint32_t t, uint32_t v)
+/* The bandwidth the model uses (Linux's bbr_bw): the policer's when one
+ * was found, else the filter's. */
+static uint32_t model_bw(const struct bbr *b)
 {
-	b->bw[0] = b->bw[1] = b->bw[2] = (struct bbr_sample){t, v};
+	return b->lt_use_bw ? b->lt_bw : max_bw(b);
 }
 
-static void bw_update(struct bbr *b, uint32_t t, uint32_t v)
+static void bw_set(struct bbr *b, int i, uint8_t t, uint32_t v)
 {
-	struct bbr_sample s = {t, v};
-	if (v >= b->bw[0].v || t - b->bw[2].t > BW_WIN_ROUNDS) {
-		bw_reset(b, t, v); /* a new best, or nothing in the window is left */
+	b->bw_t[i] = t;
+	b->bw[i] = v;
+}
+
+static void bw_move(struct bbr *b, int to, int from)
+{
+	bw_set(b, to, b->bw_t[from], b->bw[from]);
+}
+
+static uint8_t bw_age(const struct bbr *b, int i)
+{
+	return (uint8_t)(b->rtt_cnt - b->bw_t[i]);
+}
+
+/* A new round: ages past AGE_MAX stay there. */
+static void bw_round(struct bbr *b)
+{
+	b->rtt_cnt++;
+	for (int i = 0; i < 3; i++)
+		if (bw_age(b, i) > AGE_MAX)
+			b->bw_t[i] = (uint8_t)(b->rtt_cnt - AGE_MAX);
+}
+
+/* A sample of this round. */
+static void bw_update(struct bbr *b, uint32_t v)
+{
+	uint8_t t = b->rtt_cnt;
+	if (v >= b->bw[0] || bw_age(b, 2) > BW_WIN_ROUNDS) {
+		/* a new best, or nothing in the window is left */
+		for (int i = 0; i < 3; i++)
+			bw_set(b, i, t, v);
 		return;
 	}
-	if (v >= b->bw[1].v)
-		b->bw[1] = b->bw[2] = s;
-	else if (v >= b->bw[2].v)
-		b->bw[2] = s;
-	uint32_t age = t - b->bw[0].t;
+	if (v >= b->bw[1]) {
+		bw_set(b, 1, t, v);
+		bw_set(b, 2, t, v);
+	} else if (v >= b->bw[2]) {
+		bw_set(b, 2, t, v);
+	}
+	uint8_t age = bw_age(b, 0);
 	if (age > BW_WIN_ROUNDS) {
 		/* the best left the window: the others move up */
-		b->bw[0] = b->bw[1];
-		b->bw[1] = b->bw[2];
-		b->bw[2] = s;
-		if (t - b->bw[0].t > BW_WIN_ROUNDS) {
-			b->bw[0] = b->bw[1];
-			b->bw[1] = b->bw[2];
+		bw_move(b, 0, 1);
+		bw_move(b, 1, 2);
+		bw_set(b, 2, t, v);
+		if (bw_age(b, 0) > BW_WIN_ROUNDS) {
+			bw_move(b, 0, 1);
+			bw_move(b, 1, 2);
 		}
-	} else if (b->bw[1].t == b->bw[0].t && age > BW_WIN_ROUNDS / 4) {
+	} else if (b->bw_t[1] == b->bw_t[0] && age > BW_WIN_ROUNDS / 4) {
 		/* a quarter of the window without a second best: take one */
-		b->bw[1] = b->bw[2] = s;
-	} else if (b->bw[2].t == b->bw[1].t && age > BW_WIN_ROUNDS / 2) {
-		b->bw[2] = s;
+		bw_set(b, 1, t, v);
+		bw_set(b, 2, t, v);
+	} else if (b->bw_t[2] == b->bw_t[1] && age > BW_WIN_ROUNDS / 2) {
+		bw_set(b, 2, t, v);
 	}
 }
 
@@ -267,6 +318,95 @@ static uint32_t inflight_segs(struct tcp_cc_view *v)
 	return segs_of(v, v->inflight);
 }
 
+static void lt_reset_interval(struct tcp_cc_view *v)
+{
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	b->lt_last_stamp_ms = (uint32_t)(v->delivered_ns / CC_NS_PER_MS);
+	b->lt_last_delivered = (uint32_t)(v->delivered >> LT_KIB_SHIFT);
+	b->lt_last_lost = v->lost;
+	b->lt_rtt_cnt = 0;
+}
+
+static void lt_reset(struct tcp_cc_view *v)
+{
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	b->lt_bw = 0;
+	b->lt_use_bw = false;
+	b->lt_is_sampling = false;
+	lt_reset_interval(v);
+}
+
+/* An interval measured bw: a policer if the last one measured the same. */
+static void lt_interval_done(struct tcp_cc_view *v, uint32_t bw)
+{
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	if (b->lt_bw) {
+		uint32_t diff = bw > b->lt_bw ? bw - b->lt_bw : b->lt_bw - bw;
+		if ((uint64_t)diff * BBR_UNIT <= (uint64_t)LT_BW_RATIO * b->lt_bw ||
+		    pacing_rate_of(diff, BBR_UNIT) <= LT_BW_DIFF) {
+			b->lt_bw = (uint32_t)(((uint64_t)bw + b->lt_bw) >> 1);
+			b->lt_use_bw = true;
+			b->pacing_gain = BBR_UNIT; /* try to avoid drops */
+			b->lt_rtt_cnt = 0;
+			return;
+		}
+	}
+	b->lt_bw = bw;
+	lt_reset_interval(v);
+}
+
+/* Linux's bbr_lt_bw_sampling, on each rate sample after the round count. */
+static void lt_sample(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
+{
+	struct bbr *b = CC_PRIV(v, struct bbr);
+	if (b->lt_use_bw) {
+		/* after 48 rounds at the policer's rate, probe again */
+		if (b->mode == BBR_PROBE_BW && b->round_start &&
+		    ++b->lt_rtt_cnt >= LT_BW_MAX_RTTS) {
+			lt_reset(v);
+			enter_probe_bw(v);
+		}
+		return;
+	}
+	/* The first loss says the policer's tokens are spent: intervals
+	 * that begin earlier measure its burst, not its rate. */
+	if (!b->lt_is_sampling) {
+		if (!rs->losses)
+			return;
+		lt_reset_interval(v);
+		b->lt_is_sampling = true;
+	}
+	if (rs->is_app_limited) {
+		lt_reset(v); /* it would measure the application */
+		return;
+	}
+	if (b->round_start)
+		b->lt_rtt_cnt++;
+	if (b->lt_rtt_cnt < LT_INTVL_MIN_RTTS)
+		return;
+	if (b->lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS) {
+		lt_reset(v);
+		return;
+	}
+	if (!rs->losses)
+		return; /* the interval ends at a loss: the tokens are spent */
+	uint64_t lost = (uint64_t)(v->lost - b->lt_last_lost) * mss_of(v);
+	uint64_t delivered =
+	    (uint64_t)((uint32_t)(v->delivered >> LT_KIB_SHIFT) - b->lt_last_delivered)
+	    << LT_KIB_SHIFT;
+	if (!delivered || (lost << BBR_SCALE) < LT_LOSS_THRESH * delivered)
+		return;
+	uint32_t t = (uint32_t)(v->delivered_ns / CC_NS_PER_MS) - b->lt_last_stamp_ms;
+	if ((int32_t)t < 1)
+		return; /* under a millisecond: wait */
+	if (t >= UINT32_MAX / 1000u) {
+		lt_reset(v);
+		return;
+	}
+	uint64_t bw = delivered * BW_UNIT / ((uint64_t)t * 1000u);
+	lt_interval_done(v, bw < UINT32_MAX ? (uint32_t)bw : UINT32_MAX);
+}
+
 static void update_bw(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 {
 	struct bbr *b = CC_PRIV(v, struct bbr);
@@ -277,17 +417,18 @@ static void update_bw(struct tcp_cc_view *v, const struct tcp_rate_sample *rs)
 	 * delivered. */
 	if ((int32_t)((uint32_t)rs->prior_delivered - b->next_rtt_delivered) >= 0) {
 		b->next_rtt_delivered = (uint32_t)v->delivered;
-		b->rtt_cnt++;
+		bw_round(b);
 		b->round_start = true;
 		b->packet_conservation = false;
 	}
+	lt_sample(v, rs);
 	uint64_t bw = (uint64_t)rs->delivered * BW_UNIT / (uint64_t)rs->interval_us;
 	if (bw > UINT32_MAX)
 		bw = UINT32_MAX;
 	/* An application-limited sample shows less than the path can do,
 	 * unless it beats the estimate anyway. */
 	if (!rs->is_app_limited || bw >= max_bw(b))
-		bw_update(b, b->rtt_cnt, (uint32_t)bw);
+		bw_update(b, (uint32_t)bw);
 }
 
 /* Whether the stack paces this connection at v->pacing_rate: with SACK
@@ -321,7 +462,8 @@ static void update_ack_aggregation(struct tcp_cc_view *v, const struct tcp_rate_
 		}
 	}
 	uint32_t now = us_now(v), acked = segs_of(v, rs->acked_sacked);
-	uint64_t expected = ((uint64_t)max_bw(b) * (now - b->ack_epoch_us) >> BW_SCALE) / mss_of(v);
+	uint64_t expected =
+	    ((uint64_t)model_bw(b) * (now - b->ack_epoch_us) >> BW_SCALE) / mss_of(v);
 	if (b->ack_epoch_acked <= expected || b->ack_epoch_acked + acked > ACK_EPOCH_MAX) {
 		b->ack_epoch_acked = 0; /* slower than the estimate: a new epoch */
 		b->ack_epoch_us = now;
@@ -351,7 +493,7 @@ static uint32_t ack_aggregation_cwnd(const struct tcp_cc_view *v)
 		return 0;
 	uint32_t extra =
 	    b->extra_acked[0] > b->extra_acked[1] ? b->extra_acked[0] : b->extra_acked[1];
-	uint64_t cap = ((uint64_t)max_bw(b) * EXTRA_ACKED_MAX_US >> BW_SCALE) / mss_of(v);
+	uint64_t cap = ((uint64_t)model_bw(b) * EXTRA_ACKED_MAX_US >> BW_SCALE) / mss_of(v);
 	uint64_t w = (uint64_t)EXTRA_ACKED_GAIN * extra >> BBR_SCALE;
 	return (uint32_t)(w < cap ? w : cap);
 }
@@ -456,7 +598,7 @@ static void update_gains(struct tcp_cc_view *v)
 		b->cwnd_gain = HIGH_GAIN; /* keep the window: only the rate drains */
 		break;
 	case BBR_PROBE_BW:
-		b->pacing_gain = pacing_gain[b->cycle_idx];
+		b->pacing_gain = b->lt_use_bw ? BBR_UNIT : pacing_gain[b->cycle_idx];
 		b->cwnd_gain = CWND_GAIN;
 		break;
 	default:
@@ -542,8 +684,8 @@ static void bbr_cong_control(struct tcp_cc_view *v, uint32_t ack, const struct t
 	check_drain(v);
 	update_min_rtt(v, rs);
 	update_gains(v);
-	set_pacing_rate(v, max_bw(b), b->pacing_gain);
-	set_cwnd(v, rs, max_bw(b));
+	set_pacing_rate(v, model_bw(b), b->pacing_gain);
+	set_cwnd(v, rs, model_bw(b));
 }
 
 static void bbr_init(struct tcp_cc_view *v)
@@ -558,6 +700,7 @@ static void bbr_init(struct tcp_cc_view *v)
 	b->ack_epoch_us = us_now(v);
 	v->pacing_rate = 0;
 	init_pacing_rate(v);
+	lt_reset(v);
 	enter_startup(v);
 	update_gains(v);
 }
@@ -577,6 +720,7 @@ static uint32_t bbr_undo_cwnd(struct tcp_cc_view *v)
 	struct bbr *b = CC_PRIV(v, struct bbr);
 	b->full_bw = 0;
 	b->full_bw_cnt = 0;
+	lt_reset(v);
 	return v->cwnd;
 }
 
@@ -584,10 +728,13 @@ static void bbr_set_state(struct tcp_cc_view *v, uint8_t st)
 {
 	struct bbr *b = CC_PRIV(v, struct bbr);
 	if (st == TCP_CA_LOSS) {
-		/* An RTO: the next ACK starts a round, growth is measured anew. */
+		/* An RTO: the next ACK starts a round, growth is measured
+		 * anew, and it counts as a loss for the long-term model. */
+		struct tcp_rate_sample rs = {.losses = 1};
 		b->prev_ca_state = TCP_CA_LOSS;
 		b->full_bw = 0;
 		b->round_start = true;
+		lt_sample(v, &rs);
 	}
 }
 
@@ -600,7 +747,7 @@ static void bbr_cwnd_event(struct tcp_cc_view *v, enum tcp_ca_event ev)
 	 * let a PROBE_RTT that is due end now. */
 	b->idle_restart = true;
 	if (b->mode == BBR_PROBE_BW)
-		set_pacing_rate(v, max_bw(b), BBR_UNIT);
+		set_pacing_rate(v, model_bw(b), BBR_UNIT);
 	else if (b->mode == BBR_PROBE_RTT)
 		check_probe_rtt_done(v);
 }
@@ -610,12 +757,13 @@ bool cc_bbr_info_of(const struct tcp_cc_ops *ops, const void *priv, struct cc_bb
 	if (!ops || ops->init != cc_bbr_ops.init) /* bbr, or a table wrapping it */
 		return false;
 	const struct bbr *b = priv;
-	out->bw = (uint64_t)max_bw(b) * 1000000u >> BW_SCALE;
+	out->bw = (uint64_t)model_bw(b) * 1000000u >> BW_SCALE;
 	out->min_rtt_us = b->min_rtt_us;
 	out->min_rtt_stamp_ms = b->min_rtt_stamp_ms;
 	out->pacing_gain = b->pacing_gain;
 	out->cwnd_gain = b->cwnd_gain;
 	out->mode = b->mode;
+	out->lt_use_bw = b->lt_use_bw;
 	return true;
 }
 

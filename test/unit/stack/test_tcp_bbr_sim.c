@@ -29,14 +29,18 @@
 #define QMAX_NS	 (40 * MS)
 #define MSS	 1448u
 /* what the line carries of payload: each segment pays TPATH_WIRE more */
-#define GOODPUT_MAX ((double)RATE_BPS * MSS / (MSS + TPATH_WIRE))
-#define NSAMPLES    8192
+#define GOODPUT_MAX   ((double)RATE_BPS * MSS / (MSS + TPATH_WIRE))
+#define NSAMPLES      8192
+#define POLICE_BUCKET 64000u /* bytes: about 40 segments */
 
 struct path {
 	struct tpath w; /* the clock, both stacks, the segments in flight */
 	uint64_t rng;
 	uint32_t loss_ppm; /* random loss of A's segments */
-	uint64_t dropped, lost;
+	/* a token-bucket policer on A's segments before the queue: police_bps,
+	 * a bucket of POLICE_BUCKET bytes; 0: none */
+	uint64_t police_bps, tokens_nb, police_ns; /* tokens in byte-ns units */
+	uint64_t dropped, lost, policed;
 	/* queueing delay of A's data segments from `measure_ns` on */
 	uint64_t measure_ns, qsum_ns, qmax_ns, qn;
 };
@@ -64,6 +68,24 @@ static uint32_t rnd(struct path *p)
 	return (uint32_t)(p->rng >> 33);
 }
 
+/* Token bucket: the bucket fills at police_bps up to POLICE_BUCKET bytes;
+ * a segment it cannot pay for is dropped. Tokens are bytes × 8e9 / rate. */
+static bool police(struct path *p, uint32_t len)
+{
+	uint64_t cap = (uint64_t)POLICE_BUCKET * 8 * 1000000000ull;
+	p->tokens_nb += (p->w.now - p->police_ns) * p->police_bps;
+	p->police_ns = p->w.now;
+	if (p->tokens_nb > cap)
+		p->tokens_nb = cap;
+	uint64_t cost = (uint64_t)(len + TPATH_WIRE) * 8 * 1000000000ull;
+	if (p->tokens_nb < cost) {
+		p->policed++;
+		return false;
+	}
+	p->tokens_nb -= cost;
+	return true;
+}
+
 static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const struct tcp_repr *r,
 		     const struct tcp_iov *d)
 {
@@ -71,6 +93,8 @@ static int path_xmit(void *arg, const struct tcp_tuple *t, uint8_t tos, const st
 	struct tpath_end *e = arg;
 	struct path *p = TPATH_OWNER(e, struct path, w);
 	uint32_t len = d->n[0] + d->n[1];
+	if (e->idx == 0 && len && p->police_bps && !police(p, len))
+		return 0;
 	if (p->w.busy[e->idx] > p->w.now + QMAX_NS) {
 		p->dropped++;
 		return 0;
@@ -98,6 +122,9 @@ struct result {
 	double q_mean_ms; /* A's queueing delay after the first second */
 	double q_max_ms;
 	uint64_t dropped;     /* at the queue */
+	uint64_t policed;     /* by the policer, after the first second */
+	uint64_t sent;	      /* A's data segments then, resent ones too */
+	bool lt_used;	      /* BBR paced at the long-term (policer) rate */
 	bool saw_probe_rtt;   /* BBR only */
 	bool min_rtt_renewed; /* min_rtt taken again after PROBE_RTT */
 	uint32_t min_rtt_us;
@@ -106,7 +133,7 @@ struct result {
 /* A bulk transfer of `secs` seconds from A to B with congestion control
  * cc; record: BBR's rate samples after the first second are kept. */
 static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, bool record,
-			      bool no_sack)
+			      bool no_sack, uint64_t police_bps)
 {
 	struct result res;
 	memset(&res, 0, sizeof(res));
@@ -115,6 +142,8 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 	tpath_init(&p->w, RATE_BPS);
 	p->rng = 0x5eed0bb1;
 	p->loss_ppm = loss_ppm;
+	p->police_bps = police_bps;
+	p->tokens_nb = (uint64_t)POLICE_BUCKET * 8 * 1000000000ull;
 	for (int i = 0; i < 2; i++) {
 		struct tcp_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
@@ -145,7 +174,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 	}
 	ck_assert_int_eq(tcp_connect(p->w.tcp[0], a, &b4, 5001, p->w.now), -EINPROGRESS);
 	static uint8_t buf[65536];
-	uint64_t t0 = 0, end_ns = 0, rcvd = 0, rcvd_1s = 0, t1 = 0;
+	uint64_t t0 = 0, end_ns = 0, rcvd = 0, rcvd_1s = 0, t1 = 0, policed_1s = 0, sent_1s = 0;
 	uint32_t first_min_rtt_ms = 0;
 	const char *bad = NULL;
 	for (uint64_t steps = 0; steps < 50000000ull; steps++) {
@@ -172,11 +201,15 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 		if (t0 && !t1 && p->w.now >= p->measure_ns) {
 			t1 = p->w.now;
 			rcvd_1s = rcvd;
+			policed_1s = p->policed;
+			sent_1s = a->cnt.data_segs_out;
 		}
 		struct cc_bbr_info bi;
 		if (cc_bbr_get_info(a, &bi)) {
 			if (bi.mode == 3)
 				res.saw_probe_rtt = true;
+			if (bi.lt_use_bw)
+				res.lt_used = true;
 			if (!first_min_rtt_ms && bi.min_rtt_us != UINT32_MAX)
 				first_min_rtt_ms = bi.min_rtt_stamp_ms;
 			if (res.saw_probe_rtt && bi.mode != 3 &&
@@ -203,13 +236,18 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 	res.q_mean_ms = p->qn ? (double)p->qsum_ns / (double)p->qn / 1e6 : 0;
 	res.q_max_ms = (double)p->qmax_ns / 1e6;
 	res.dropped = p->dropped;
+	res.policed = p->policed - policed_1s;
+	res.sent = a->cnt.data_segs_out - sent_1s;
 	samples.now = NULL;
 	if (getenv("SKOPS_BBR_REPORT"))
 		printf("bbr_sim: %-5s loss %.1f%%: %.1f Mbit/s (line %.1f of payload), queue mean "
 		       "%.2f "
-		       "ms max %.2f ms, %llu dropped at the queue, %llu lost%s%s\n",
+		       "ms max %.2f ms, %llu dropped at the queue, %llu lost, %llu policed of %llu "
+		       "after 1 s%s%s%s\n",
 		       cc, loss_ppm / 1e4, res.mbps, GOODPUT_MAX / 1e6, res.q_mean_ms, res.q_max_ms,
 		       (unsigned long long)res.dropped, (unsigned long long)p->lost,
+		       (unsigned long long)res.policed, (unsigned long long)res.sent,
+		       res.lt_used ? ", long-term rate used" : "",
 		       res.saw_probe_rtt ? ", PROBE_RTT seen" : "",
 		       res.min_rtt_renewed ? ", min_rtt renewed" : "");
 	tpath_fini(&p->w);
@@ -219,7 +257,7 @@ static struct result run_opts(const char *cc, uint32_t loss_ppm, unsigned secs, 
 
 static struct result run(const char *cc, uint32_t loss_ppm, unsigned secs, bool record)
 {
-	return run_opts(cc, loss_ppm, secs, record, false);
+	return run_opts(cc, loss_ppm, secs, record, false, 0);
 }
 
 START_TEST(clean_path)
@@ -249,6 +287,25 @@ START_TEST(random_loss)
 }
 END_TEST
 
+/* A token-bucket policer at 30 Mbit/s (64 kB bucket) on a 100 Mbit/s
+ * line: it drops whatever exceeds its rate, however short the queue, so
+ * BBR's probes and its filter's burst samples cost a loss each time
+ * (Linux's BBR finds the policer from intervals of 20 % loss at a steady
+ * rate, bbr_lt_bw_sampling, and paces at that rate for 48 rounds). */
+START_TEST(policer)
+{
+	struct result res = run_opts("bbr", 0, 8, false, false, 30000000ull);
+	double cap = 30e6 * MSS / (MSS + TPATH_WIRE) / 1e6;
+	ck_assert_msg(res.lt_used, "bbr never used the long-term rate");
+	ck_assert_msg(res.mbps >= 0.85 * cap, "bbr %.1f Mbit/s under a %.1f policer", res.mbps,
+		      cap);
+	/* 5.1 % of what it sent after the first second is policed; 6.0 %
+	 * without the long-term model */
+	ck_assert_msg(res.policed * 1000 < res.sent * 55, "%llu of %llu segments policed",
+		      (unsigned long long)res.policed, (unsigned long long)res.sent);
+}
+END_TEST
+
 START_TEST(probe_rtt)
 {
 	struct result bbr = run("bbr", 0, 13, false);
@@ -265,10 +322,10 @@ END_TEST
  * off): still the line rate, and through a loss too. */
 START_TEST(no_sack)
 {
-	struct result bbr = run_opts("bbr", 0, 4, false, true);
+	struct result bbr = run_opts("bbr", 0, 4, false, true, 0);
 	ck_assert_msg(bbr.mbps >= 0.9 * GOODPUT_MAX / 1e6, "bbr %.1f Mbit/s without SACK",
 		      bbr.mbps);
-	bbr = run_opts("bbr", 5000, 4, false, true);
+	bbr = run_opts("bbr", 5000, 4, false, true, 0);
 	ck_assert_msg(bbr.mbps >= 0.3 * GOODPUT_MAX / 1e6,
 		      "bbr %.1f Mbit/s without SACK, 0.5%% loss", bbr.mbps);
 }
@@ -315,6 +372,7 @@ int main(void)
 	tcase_add_test(tc, probe_rtt);
 	tcase_add_test(tc, rate_samples);
 	tcase_add_test(tc, no_sack);
+	tcase_add_test(tc, policer);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
