@@ -110,6 +110,10 @@ void tcp_tlp_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h,
 		tcp_cc_reduce(tcb);
 		if (tcb->cc.cwnd > tcb->cc.ssthresh)
 			tcp_cc_set_cwnd(tcb, tcb->cc.ssthresh);
+		/* the cut is whole at once: an ECE's reduction running is
+		 * over too (Linux ends it with tcp_try_keep_open) */
+		if (tcb->cc.ca_state == TCP_CA_CWR)
+			tcp_cc_set_state(tcb, TCP_CA_OPEN);
 	} else if (!advanced && !res->newly_sacked && dup) {
 		/* a pure duplicate: both copies arrived, nothing was lost */
 		r->out = false;
