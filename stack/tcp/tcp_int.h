@@ -458,7 +458,8 @@ void tcp_rec_sack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, ui
  * cwnd for this ACK (no congestion avoidance). */
 bool tcp_rec_ack(struct tcp *tcp, struct tcb *tcb, const struct tcp_repr *h, uint32_t prior_una,
 		 const struct tcp_rec_in *in, bool dup_shape);
-void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb); /* instead of go-back-N */
+/* An RTO, instead of go-back-N; reduced: it took a new ssthresh (tcp_cc_rto). */
+void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb, bool reduced);
 /* Extra bytes the first two duplicate ACKs let new data use (RFC 3042). */
 uint32_t tcp_rec_lt_bytes(const struct tcb *tcb);
 /* Bytes recovery lets tcp_output send now (RFC 6675 (C), PRR). */
@@ -471,15 +472,14 @@ void tcp_rec_sent(struct tcb *tcb, uint32_t seglen, bool rtx);
 void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb);
 /* F-RTO step 2b asked this output to send new data, not holes (once). */
 bool tcp_rec_take_frto_new(struct tcb *tcb);
-void tcp_rec_no_undo(struct tcb *tcb); /* a congestion signal: no undo of it */
 /* An ECE's reduction (CA state CWR) begins, and then an ACK that
  * delivered bytes in it: false when the reduction is over (cwnd at
  * ssthresh, CA state open) and the CC may grow the window again. */
 void tcp_rec_cwr_begin(struct tcb *tcb);
 bool tcp_rec_cwr_ack(struct tcb *tcb, uint32_t delivered, bool una_advanced);
-/* RFC 6582's recovery point: a reduction (ECE, NewReno's fast retransmit,
- * an RTO) or the handshake's ISS sets it (tcp_rec.h has the per-ACK
- * writes to tcb->rec). */
+/* RFC 6582's recovery point: a reduction (NewReno's fast retransmit, an
+ * RTO; an ECE's through tcp_rec_cwr_begin) or the handshake's ISS sets it
+ * (tcp_rec.h has the per-ACK writes to tcb->rec). */
 void tcp_rec_set_recover(struct tcb *tcb, uint32_t seq);
 void tcp_rec_established(struct tcb *tcb); /* the ISS, HighRxt at the first data byte */
 

@@ -323,7 +323,7 @@ void tcp_rec_rack_lost(struct tcp *tcp, struct tcb *tcb)
 	prr_ack(tcb, mss_of(tcb), false, true);
 }
 
-void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
+void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb, bool reduced)
 {
 	/* RFC 2018 §8 asks to forget SACK information on a timeout since the
 	 * receiver may have reneged; Linux keeps it unless the head was
@@ -338,7 +338,10 @@ void tcp_rec_rto(struct tcp *tcp, struct tcb *tcb)
 	tcb->rec.frto_new = false;
 	if (tcb->rec.mode == TCP_SB_OPEN)
 		tcb->rec.rto_tsval = tcp_ts_now(tcp, tcb);
-	if (tcb->rec.mode != TCP_SB_LOSS)
+	/* Linux tcp_enter_loss arms the undo with the reduction alone: a
+	 * timeout inside a recovery keeps that one's undo, inside an ECE's
+	 * reduction has none. */
+	if (reduced)
 		arm_undo(tcb);
 	tcb->rec.mode = TCP_SB_LOSS;
 	tcb->rec.lost_high = tcb->send.max;
@@ -439,9 +442,4 @@ bool tcp_rec_take_frto_new(struct tcb *tcb)
 	bool v = tcb->rec.frto_new;
 	tcb->rec.frto_new = false;
 	return v;
-}
-
-void tcp_rec_no_undo(struct tcb *tcb)
-{
-	tcb->rec.undo = false;
 }

@@ -310,7 +310,8 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 		tcb->rtx.first_ns = tcp->now;
 	tcb->rtx.retransmits++;
 	tcp->stats.rto++;
-	tcp_cc_rto(tcb, rto_reduces(tcb));
+	bool reduce = rto_reduces(tcb);
+	tcp_cc_rto(tcb, reduce);
 	tcp_rec_dupacks_reset(tcb);
 	tcb->flags &= ~(TCB_F_RTT_TIMING | TCB_F_IN_RECOVERY);
 	tcp_rec_set_recover(tcb, tcb->send.max);
@@ -318,7 +319,7 @@ static void rtx_timeout(struct tcp *tcp, struct tcb *tcb)
 	 * (tcp_recovery.c); without, go back N: everything beyond snd_una
 	 * is sent again as cwnd allows. */
 	if (tcb->flags & TCB_F_SACK)
-		tcp_rec_rto(tcp, tcb);
+		tcp_rec_rto(tcp, tcb, reduce);
 	else
 		tcp_snd_rewind(tcb);
 	if (tcp_thin_linear(tcb))

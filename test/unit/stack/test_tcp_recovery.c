@@ -592,6 +592,44 @@ START_TEST(rto_in_recovery_keeps_ssthresh)
 }
 END_TEST
 
+/* An RTO during an ECE's reduction keeps its ssthresh and arms no undo
+ * (Linux's tcp_enter_cwr clears undo_marker, tcp_enter_loss arms one only
+ * with a reduction of its own): an ACK that shows the timeout spurious
+ * (Eifel: it echoes a timestamp from before the retransmission) restores
+ * nothing, where an undo would have restored the window before the ECE. */
+START_TEST(rto_in_cwr_no_undo)
+{
+	struct sp p;
+	sp_init(&p, 10);
+	p.f.tcp->cfg.no_tlp = true;
+	p.c->flags |= TCB_F_ECN; /* negotiated: test_tcp_ecn.c */
+	p.f.now += 10 * MS;
+	p.ece = true;
+	sp_rx(&p, 0);
+	p.ece = false;
+	ck_assert_uint_eq(p.c->cc.ca_state, TCP_CA_CWR);
+	uint32_t ss = p.c->cc.ssthresh;
+	ck_assert_uint_eq(ss, 5);
+	uint32_t echo = tcp_ts_now(p.f.tcp, p.c); /* before the retransmission */
+	uint64_t rto = p.c->tm.at[TCP_T_RTX];
+	ck_assert_uint_gt(rto, 0);
+	fx_at(&p.f, rto);
+	sp_collect(&p);
+	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
+	ck_assert_uint_eq(p.c->cc.ssthresh, ss);
+	/* the original of segment 1 arrives after all */
+	p.have[1] = true;
+	struct tcp_repr r = fx_repr(p.f.peer_seq, p.base + 2 * SEG, TCP_ACK, 4096);
+	r.ts = true;
+	r.tsval = (uint32_t)(p.f.now / MS);
+	r.tsecr = echo - 1;
+	fx_send(&p.f, &r, NULL, 0);
+	ck_assert_uint_eq(p.c->rec.undos, 0);
+	ck_assert_uint_eq(p.c->cc.ssthresh, ss);
+	fx_fini(&p.f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -610,6 +648,7 @@ int main(void)
 	tcase_add_test(tc, open_window_counts_pipe);
 	tcase_add_test(tc, loss_in_cwr_keeps_its_reduction);
 	tcase_add_test(tc, rto_in_recovery_keeps_ssthresh);
+	tcase_add_test(tc, rto_in_cwr_no_undo);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
