@@ -116,6 +116,24 @@ static void sp_rx(struct sp *p, unsigned idx)
 	sp_ack(p, idx);
 }
 
+/* The same, the segment CE-marked on the way: the ACK echoes ECE. */
+static void sp_rx_ece(struct sp *p, unsigned idx)
+{
+	p->ece = true;
+	sp_rx(p, idx);
+	p->ece = false;
+}
+
+/* The retransmission timer goes off: the connection is in loss recovery. */
+static void sp_rto(struct sp *p)
+{
+	uint64_t rto = p->c->tm.at[TCP_T_RTX];
+	ck_assert_uint_gt(rto, 0);
+	fx_at(&p->f, rto);
+	sp_collect(p);
+	ck_assert_uint_eq(p->c->rec.mode, TCP_SB_LOSS);
+}
+
 static bool rtx_has(const struct sp *p, unsigned idx)
 {
 	for (unsigned i = 0; i < p->nrtx; i++)
@@ -179,11 +197,7 @@ START_TEST(rto_keeps_sacked)
 	sp_rx(&p, 9);
 	ck_assert_uint_eq(p.c->sb.n, 1);
 	ck_assert_uint_eq(p.nrtx, 0);
-	uint64_t rto = p.c->tm.at[TCP_T_RTX];
-	ck_assert_uint_gt(rto, 0);
-	fx_at(&p.f, rto);
-	sp_collect(&p);
-	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
+	sp_rto(&p);
 	ck_assert_uint_eq(p.nrtx, 1);
 	ck_assert_uint_eq(p.rtx[0], 0);
 	for (unsigned i = 0; i < 9 && p.c->send.una != p.c->send.max; i++) {
@@ -534,9 +548,7 @@ START_TEST(loss_in_cwr_keeps_its_reduction)
 	sp_init_rack(&p, NSEG, true);
 	p.c->flags |= TCB_F_ECN; /* negotiated: test_tcp_ecn.c */
 	p.f.now += 10 * MS;
-	p.ece = true;
-	sp_rx(&p, 0);
-	p.ece = false;
+	sp_rx_ece(&p, 0);
 	ck_assert_uint_eq(p.c->cc.ca_state, TCP_CA_CWR);
 	uint32_t ss = p.c->cc.ssthresh, prior = p.c->cc.prior_cwnd, point = p.c->rec.recover;
 	ck_assert_uint_eq(prior, 10);
@@ -580,11 +592,7 @@ START_TEST(rto_in_recovery_keeps_ssthresh)
 	ck_assert_uint_eq(ss, 5);
 	ck_assert_uint_lt(p.c->cc.cwnd, 2 * ss); /* a fresh cut would take less */
 	for (int k = 0; k < 2; k++) {
-		uint64_t rto = p.c->tm.at[TCP_T_RTX];
-		ck_assert_uint_gt(rto, 0);
-		fx_at(&p.f, rto);
-		sp_collect(&p);
-		ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
+		sp_rto(&p);
 		ck_assert_uint_eq(p.c->cc.cwnd, 1);
 		ck_assert_uint_eq(p.c->cc.ssthresh, ss);
 	}
@@ -604,18 +612,12 @@ START_TEST(rto_in_cwr_no_undo)
 	p.f.tcp->cfg.no_tlp = true;
 	p.c->flags |= TCB_F_ECN; /* negotiated: test_tcp_ecn.c */
 	p.f.now += 10 * MS;
-	p.ece = true;
-	sp_rx(&p, 0);
-	p.ece = false;
+	sp_rx_ece(&p, 0);
 	ck_assert_uint_eq(p.c->cc.ca_state, TCP_CA_CWR);
 	uint32_t ss = p.c->cc.ssthresh;
 	ck_assert_uint_eq(ss, 5);
 	uint32_t echo = tcp_ts_now(p.f.tcp, p.c); /* before the retransmission */
-	uint64_t rto = p.c->tm.at[TCP_T_RTX];
-	ck_assert_uint_gt(rto, 0);
-	fx_at(&p.f, rto);
-	sp_collect(&p);
-	ck_assert_uint_eq(p.c->rec.mode, TCP_SB_LOSS);
+	sp_rto(&p);
 	ck_assert_uint_eq(p.c->cc.ssthresh, ss);
 	/* the original of segment 1 arrives after all */
 	p.have[1] = true;
