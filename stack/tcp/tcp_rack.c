@@ -147,6 +147,16 @@ void tcp_rack_sent(struct tcp *tcp, struct tcb *tcb, uint32_t seq, uint32_t end)
 }
 
 /* Linux tcp_skb_sent_after: t1/s1 left after t2/s2. */
+/* A record is deemed lost: counted in flight's lost part, and in the
+ * segments ever lost (Linux's tp->lost, whether RACK or a timeout marked
+ * it). */
+static void mark_lost(struct tcp_rack *r, struct tcp_rack_seg *g)
+{
+	g->flags |= TCP_RS_LOST;
+	r->nlost++;
+	r->lost++;
+}
+
 static bool sent_after(uint64_t t1, uint32_t s1, uint64_t t2, uint32_t s2)
 {
 	return t1 > t2 || (t1 == t2 && SEQ_GT(s1, s2));
@@ -221,9 +231,7 @@ void tcp_rack_detect(struct tcp *tcp, struct tcb *tcb)
 			continue;
 		int64_t remaining = wait - (int64_t)(tcp->now - g->xmit_ns);
 		if (remaining <= 0) {
-			g->flags |= TCP_RS_LOST;
-			r->nlost++;
-			r->lost++;
+			mark_lost(r, g);
 			tcp->stats.rack_lost++;
 		} else if (remaining > timeout) {
 			timeout = remaining;
@@ -328,11 +336,8 @@ void tcp_rack_mark_all_lost(struct tcp *tcp, struct tcb *tcb)
 		if ((g->flags & TCP_RS_SACKED) &&
 		    tcp_sb_sacked_in(tcb, g->seq, g->end) != g->end - g->seq)
 			g->flags &= ~TCP_RS_SACKED;
-		if (!(g->flags & (TCP_RS_SACKED | TCP_RS_LOST))) {
-			g->flags |= TCP_RS_LOST;
-			r->nlost++;
-			r->lost++; /* Linux's tp->lost counts a timeout's marks too */
-		}
+		if (!(g->flags & (TCP_RS_SACKED | TCP_RS_LOST)))
+			mark_lost(r, g);
 	}
 	tcp_timer_clear(tcp, tcb, TCP_T_REO);
 }
